@@ -1,0 +1,96 @@
+//! The rooms on a floor, and how a free-text hint resolves to candidates.
+
+use core::fmt;
+
+use crate::limits::MAX_ROOMS;
+
+/// One bookable room.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Room<'r> {
+    /// Stable id used in arguments and answers.
+    pub id: &'r str,
+    /// Display name.
+    pub name: &'r str,
+    /// Seats.
+    pub seats: u16,
+    /// What people call it (lower-case match, leading "the " ignored).
+    pub aliases: &'r [&'r str],
+}
+
+impl fmt::Display for Room<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({} seats)", self.name, self.seats)
+    }
+}
+
+/// The rooms a panel or desktop server books (at most [`MAX_ROOMS`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Floor<'r> {
+    /// The rooms, in display order.
+    pub rooms: &'r [Room<'r>],
+}
+
+/// The default floor: The Atrium is genuinely the big room; Studio B is what the second-floor
+/// design team call "the big room".
+pub const DEFAULT_FLOOR: Floor<'static> = Floor {
+    rooms: &[
+        Room { id: "atrium", name: "The Atrium", seats: 24, aliases: &["the big room", "big room"] },
+        Room { id: "studio-b", name: "Studio B", seats: 12, aliases: &["the big room", "big room"] },
+        Room { id: "nook", name: "The Nook", seats: 4, aliases: &["the small room", "small room"] },
+    ],
+};
+
+/// A set of rooms on a floor, by index.
+pub type Mask = u32;
+const _: () = assert!(MAX_ROOMS <= Mask::BITS as usize);
+
+impl<'r> Floor<'r> {
+    /// The room with exactly this id.
+    pub fn by_id(self, id: &str) -> Option<&'r Room<'r>> {
+        self.rooms.iter().take(MAX_ROOMS).find(|r| r.id == id)
+    }
+
+    /// Rooms whose id, name or an alias matches `hint` (case-insensitive, "the " ignored).
+    pub fn matching(self, hint: &str) -> Mask {
+        let hint = normalize(hint);
+        self.mask(|r| {
+            [r.id, r.name].iter().chain(r.aliases).any(|n| normalize(n).eq_ignore_ascii_case(hint))
+        })
+    }
+
+    /// Rooms for which `keep` holds.
+    pub fn mask(self, keep: impl Fn(&Room<'r>) -> bool) -> Mask {
+        self.rooms.iter().take(MAX_ROOMS).enumerate().filter(|(_, r)| keep(r)).fold(0, |m, (i, _)| m | 1 << i)
+    }
+
+    /// The rooms in `mask`, in floor order.
+    pub fn iter(self, mask: Mask) -> impl Iterator<Item = &'r Room<'r>> {
+        self.rooms.iter().take(MAX_ROOMS).enumerate().filter(move |(i, _)| mask & 1 << i != 0).map(|(_, r)| r)
+    }
+}
+
+fn normalize(s: &str) -> &str {
+    let s = s.trim();
+    match s.get(..4) {
+        Some(p) if p.eq_ignore_ascii_case("the ") => s[4..].trim_start(),
+        _ => s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hints_resolve() {
+        let f = DEFAULT_FLOOR;
+        assert_eq!(f.matching("the big room"), 0b011);
+        assert_eq!(f.matching("  Big Room "), 0b011);
+        assert_eq!(f.matching("atrium"), 0b001);
+        assert_eq!(f.matching("The Atrium"), 0b001);
+        assert_eq!(f.matching("studio b"), 0b010);
+        assert_eq!(f.matching("the nook"), 0b100);
+        assert_eq!(f.matching("ballroom"), 0);
+        assert_eq!(f.iter(0b101).map(|r| r.id).collect::<heapless::Vec<_, 4>>(), ["atrium", "nook"]);
+    }
+}

@@ -1,0 +1,55 @@
+//! A fixed-capacity store in RAM (the panel's; also the reference for other stores' tests).
+
+use heapless::Vec;
+
+use super::slot::Slot;
+use super::store::{Booking, BookingId, Commit, NewBooking, Status, Store, StoreError};
+
+/// Up to `N` bookings in RAM.
+#[derive(Debug, Default)]
+pub struct MemStore<const N: usize> {
+    bookings: Vec<Booking, N>,
+}
+
+impl<const N: usize> MemStore<N> {
+    /// An empty store.
+    pub const fn new() -> Self {
+        MemStore { bookings: Vec::new() }
+    }
+
+    /// The bookings, oldest first.
+    pub fn bookings(&self) -> &[Booking] {
+        &self.bookings
+    }
+}
+
+impl<const N: usize> Store for MemStore<N> {
+    fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
+        if let Some(b) = self.bookings.iter().find(|b| b.new.nonce == new.nonce) {
+            return Ok(Commit::Replayed(b.clone()));
+        }
+        if let Some(b) = self.occupant(&new.room, new.slot)? {
+            return Ok(Commit::Taken(b));
+        }
+        let id = self.bookings.len() as BookingId + 1;
+        let b = Booking { id, new: new.clone(), status: Status::Active };
+        self.bookings.push(b.clone()).map_err(|_| StoreError::Full)?;
+        Ok(Commit::Created(b))
+    }
+
+    fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
+        Ok(self.bookings.iter().find(|b| b.id == id).cloned())
+    }
+
+    fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
+        let held = |b: &&Booking| b.status == Status::Active && b.new.room == room && b.new.slot == slot;
+        Ok(self.bookings.iter().find(held).cloned())
+    }
+
+    fn cancel(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
+        Ok(self.bookings.iter_mut().find(|b| b.id == id).map(|b| {
+            b.status = Status::Cancelled;
+            b.clone()
+        }))
+    }
+}

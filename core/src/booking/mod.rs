@@ -1,0 +1,14 @@
+//! Room booking: the floor, the store trait, and the `book_room`, `cancel_booking` and
+//! `list_rooms` tools, hosted by the panel and the desktop alike.
+
+mod floor;
+mod mem_store;
+mod slot;
+mod store;
+mod tools;
+
+pub use floor::{Floor, Room, DEFAULT_FLOOR};
+pub use mem_store::MemStore;
+pub use slot::{Day, Slot};
+pub use store::{Booking, BookingId, Commit, Holder, NewBooking, RoomId, Status, Store, StoreError};
+pub use tools::{BookingApp, TOOLS};

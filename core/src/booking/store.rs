@@ -1,0 +1,83 @@
+//! The booking store: a trait the caller implements (RAM on a panel, a durable database on a
+//! desktop), so at-most-once is decided atomically where the bookings live.
+
+use heapless::String;
+
+use super::slot::Slot;
+use crate::limits::MAX_ROOM_ID;
+use crate::seal::Nonce;
+
+/// A room id as stored.
+pub type RoomId = String<MAX_ROOM_ID>;
+/// A booking number (`bk_<n>` on the wire).
+pub type BookingId = u32;
+/// The first 8 bytes of SHA-256 of the principal who booked.
+pub type Holder = [u8; 8];
+
+/// Whether a booking still holds its room.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Holds the room.
+    Active,
+    /// Released by `cancel_booking`.
+    Cancelled,
+}
+
+/// A booking to make.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewBooking {
+    /// The room.
+    pub room: RoomId,
+    /// The hour.
+    pub slot: Slot,
+    /// People expected (0 if unknown).
+    pub attendees: u16,
+    /// Who books.
+    pub holder: Holder,
+    /// The operation's nonce: committing the same nonce again returns the same booking.
+    pub nonce: Nonce,
+}
+
+/// A booking as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Booking {
+    /// Its number.
+    pub id: BookingId,
+    /// What was booked.
+    pub new: NewBooking,
+    /// Whether it still holds the room.
+    pub status: Status,
+}
+
+/// What [`Store::commit`] did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Commit {
+    /// A new booking, durable before this returns.
+    Created(Booking),
+    /// This nonce had already booked: the same booking, nothing new.
+    Replayed(Booking),
+    /// The room is held at that hour by this (other) booking.
+    Taken(Booking),
+}
+
+/// A store failure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreError {
+    /// No room for another booking.
+    Full,
+    /// The storage failed; nothing was changed.
+    Io,
+}
+
+/// Where bookings live. Each method is atomic.
+pub trait Store {
+    /// Books `new` unless its nonce already booked (then returns that booking) or the room is
+    /// held at that hour. A `Created` booking is durable when this returns.
+    fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError>;
+    /// The booking with this id.
+    fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError>;
+    /// The active booking holding `room` at `slot`.
+    fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError>;
+    /// Marks a booking cancelled (idempotent); returns it as it now stands.
+    fn cancel(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError>;
+}

@@ -1,0 +1,554 @@
+//! `book_room`, `cancel_booking` and `list_rooms`: tools that ask only when they must and do
+//! the irreversible thing last.
+
+use core::fmt;
+
+use heapless::{String, Vec};
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+
+use super::floor::{Floor, Mask, Room};
+use super::slot::{Day, Slot};
+use super::store::{Booking, Commit, Holder, NewBooking, Status, Store, StoreError};
+use crate::engine::{App, Call, CallError, Done, Reply, Report, ServerInfo, ToolInfo};
+use crate::limits::{MAX_ROOMS, MAX_ROOM_ID};
+use crate::mrtr::{Answer, Ask, Choice, Field, FieldKind, Form, Question};
+use crate::wire::write::Writer;
+
+/// The booking tools, in `tools/list` order.
+pub const TOOLS: &[ToolInfo] = &[
+    ToolInfo {
+        name: "book_room",
+        title: "Book a room",
+        description: "Books a meeting room for one hour. Give an exact room_id, or a room_hint \
+            in the user's words; if the hint fits more than one room the user is asked which.",
+        input_schema: r#"{"type":"object","properties":{"day":{"type":"string","format":"date","description":"Day, YYYY-MM-DD"},"hour":{"type":"integer","minimum":0,"maximum":23,"description":"Start hour of the one-hour slot"},"room_hint":{"type":"string","maxLength":64,"description":"The room in the user's words, e.g. \"the big room\""},"room_id":{"type":"string","maxLength":24,"description":"An exact room id from list_rooms"},"attendees":{"type":"integer","minimum":1,"maximum":1000,"description":"People expected; rooms too small are not offered"}},"required":["day","hour"],"additionalProperties":false}"#,
+        read_only: false,
+        destructive: false,
+        idempotent: true,
+        salient: None,
+        answers_need_state: true,
+    },
+    ToolInfo {
+        name: "cancel_booking",
+        title: "Cancel a booking",
+        description: "Cancels one of your bookings after asking you to confirm.",
+        input_schema: r#"{"type":"object","properties":{"booking_id":{"type":"string","description":"The booking, e.g. \"bk_1\""}},"required":["booking_id"],"additionalProperties":false}"#,
+        read_only: false,
+        destructive: true,
+        idempotent: true,
+        salient: Some(&["booking_id"]),
+        answers_need_state: true,
+    },
+    ToolInfo {
+        name: "list_rooms",
+        title: "List rooms",
+        description: "Lists the rooms with their seats; with day and hour, says which are free.",
+        input_schema: r#"{"type":"object","properties":{"day":{"type":"string","format":"date","description":"Day, YYYY-MM-DD"},"hour":{"type":"integer","minimum":0,"maximum":23,"description":"Start hour"},"attendees":{"type":"integer","minimum":1,"maximum":1000,"description":"Only rooms with at least this many seats"}},"additionalProperties":false}"#,
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        salient: None,
+        answers_need_state: false,
+    },
+];
+
+const ROOM_KEY: &str = "room";
+const CONFIRM_KEY: &str = "confirm";
+
+/// A floor of rooms and where their bookings live, as an [`App`].
+pub struct BookingApp<'r, S: Store> {
+    floor: Floor<'r>,
+    store: S,
+    info: ServerInfo,
+}
+
+impl<'r, S: Store> BookingApp<'r, S> {
+    /// The booking tools over `floor`, keeping bookings in `store`.
+    pub fn new(floor: Floor<'r>, store: S, info: ServerInfo) -> Self {
+        BookingApp { floor, store, info }
+    }
+
+    /// The store.
+    pub fn store(&self) -> &S {
+        &self.store
+    }
+}
+
+impl<S: Store> App for BookingApp<'_, S> {
+    fn info(&self) -> ServerInfo {
+        self.info
+    }
+
+    fn tools(&self) -> &[ToolInfo] {
+        TOOLS
+    }
+
+    fn call_tool(&mut self, index: usize, call: &Call<'_>, reply: Reply<'_, '_>) -> Result<Done, CallError> {
+        match index {
+            0 => self.book_room(call, reply),
+            1 => self.cancel_booking(call, reply),
+            _ => self.list_rooms(call, reply),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct BookArgs {
+    day: String<16>,
+    hour: i64,
+    room_hint: Option<String<64>>,
+    room_id: Option<String<MAX_ROOM_ID>>,
+    attendees: Option<u16>,
+}
+
+#[derive(Deserialize)]
+struct CancelArgs {
+    booking_id: String<16>,
+}
+
+#[derive(Deserialize)]
+struct ListArgs {
+    day: Option<String<16>>,
+    hour: Option<i64>,
+    attendees: Option<u16>,
+}
+
+impl<'r, S: Store> BookingApp<'r, S> {
+    fn book_room(&mut self, call: &Call<'_>, reply: Reply<'_, '_>) -> Result<Done, CallError> {
+        let Ok(args) = call.args::<BookArgs>() else {
+            return Ok(reply.fail(
+                "Invalid arguments: expected day (YYYY-MM-DD), hour (0-23), and optionally \
+                 room_id, room_hint (at most 64 characters) and attendees (a positive number).",
+            ));
+        };
+        let Some(slot) = slot(&args.day, args.hour) else {
+            return Ok(reply.fail(&Msg(format_args!(
+                "'{}' at hour {} is not a bookable slot: give day as YYYY-MM-DD and hour as 0-23.",
+                args.day, args.hour
+            ))));
+        };
+        let people = args.attendees.unwrap_or(0);
+        let fits = self.floor.mask(|r| r.seats >= people);
+        let (room, reply) = match (&args.room_id, &args.room_hint) {
+            (Some(id), _) => match self.floor.by_id(id) {
+                Some(room) => (room, reply),
+                None => return Ok(reply.fail(&UnknownRoom { floor: self.floor, id })),
+            },
+            (None, hint) => {
+                let hint = hint.as_deref();
+                let named = hint.map_or(0, |h| self.floor.matching(h));
+                // An unknown hint, or none, offers every room that fits.
+                let pool = if named == 0 { self.floor.mask(|_| true) } else { named };
+                let candidates = pool & fits;
+                match candidates.count_ones() {
+                    0 => return Ok(reply.fail(&TooSmall { floor: self.floor, pool, people })),
+                    1 => match self.floor.iter(candidates).next() {
+                        Some(room) => (room, reply),
+                        None => return Err(CallError::Internal("empty candidate set")),
+                    },
+                    _ => match self.choose_room(call, reply, hint, named != 0, candidates)? {
+                        Chosen::Room(room, reply) => (room, reply),
+                        Chosen::Answered(done) => return Ok(done),
+                    },
+                }
+            }
+        };
+        if room.seats < people {
+            let pool = self.floor.mask(|r| r.id == room.id);
+            return Ok(reply.fail(&TooSmall { floor: self.floor, pool, people }));
+        }
+        let new = NewBooking {
+            room: String::try_from(room.id).map_err(|_| CallError::Internal("room id too long"))?,
+            slot,
+            attendees: people,
+            holder: holder(call.principal),
+            nonce: call.operation(),
+        };
+        match self.store.commit(&new) {
+            Ok(Commit::Created(b) | Commit::Replayed(b)) => Ok(reply.complete(&Booked { room, booking: &b })),
+            Ok(Commit::Taken(_)) => {
+                let free = self.free_at(slot, people)?;
+                Ok(reply.fail(&Taken { floor: self.floor, room, slot, free }))
+            }
+            Err(StoreError::Full) => Ok(reply.fail("The booking store is full: cancel a booking first.")),
+            Err(StoreError::Io) => Err(CallError::Internal("booking store failed")),
+        }
+    }
+
+    /// Asks which room, or reads the answer. The form lists exactly `candidates`.
+    fn choose_room<'w, 'b>(
+        &self,
+        call: &Call<'_>,
+        reply: Reply<'w, 'b>,
+        hint: Option<&str>,
+        named: bool,
+        candidates: Mask,
+    ) -> Result<Chosen<'r, 'w, 'b>, CallError> {
+        let choices: Vec<Choice<'_>, MAX_ROOMS> =
+            self.floor.iter(candidates).map(|r| Choice { value: r.id, title: r }).collect();
+        let message = RoomQuestion { hint, named };
+        let fields = [Field {
+            name: "room_id",
+            title: "Room",
+            description: Some("The room to book"),
+            required: true,
+            kind: FieldKind::Choice { options: &choices, default: None },
+        }];
+        let question = Question { key: ROOM_KEY, form: Form { message: &message, fields: &fields } };
+        let content = match call.answer(&question) {
+            Answer::Accepted(content) => content,
+            Answer::Declined => return Ok(Chosen::Answered(reply.complete(&NotBooked("declined")))),
+            Answer::Cancelled => return Ok(Chosen::Answered(reply.complete(&NotBooked("cancelled")))),
+            Answer::Missing | Answer::Invalid => {
+                let ask = Ask { requests: &[question.request()], payload: &[] };
+                return reply.ask(&ask).map(Chosen::Answered);
+            }
+        };
+        let room = self.floor.iter(candidates).find(|r| content.get("room_id").is_some_and(|v| v.eq_str(r.id)));
+        match room {
+            Some(room) => Ok(Chosen::Room(room, reply)),
+            None => Err(CallError::Internal("validated answer names no candidate")),
+        }
+    }
+
+    fn free_at(&self, slot: Slot, people: u16) -> Result<Mask, CallError> {
+        let mut free = 0;
+        for (i, r) in self.floor.rooms.iter().take(MAX_ROOMS).enumerate() {
+            let taken = self.store.occupant(r.id, slot).map_err(|_| CallError::Internal("booking store failed"))?;
+            if taken.is_none() && r.seats >= people {
+                free |= 1 << i;
+            }
+        }
+        Ok(free)
+    }
+
+    fn cancel_booking(&mut self, call: &Call<'_>, reply: Reply<'_, '_>) -> Result<Done, CallError> {
+        let Ok(args) = call.args::<CancelArgs>() else {
+            return Ok(reply.fail("Invalid arguments: expected booking_id, e.g. \"bk_1\"."));
+        };
+        let id = args.booking_id.strip_prefix("bk_").and_then(|n| n.parse().ok());
+        let store_err = |_| CallError::Internal("booking store failed");
+        let booking = match id {
+            Some(id) => self.store.get(id).map_err(store_err)?,
+            None => None,
+        };
+        let Some(booking) = booking.filter(|b| b.new.holder == holder(call.principal)) else {
+            return Ok(reply.fail(&Msg(format_args!(
+                "There is no booking '{}' of yours to cancel.",
+                args.booking_id
+            ))));
+        };
+        let room = self.floor.by_id(&booking.new.room);
+        if booking.status == Status::Cancelled {
+            return Ok(reply.complete(&Cancelled { booking: &booking, room, already: true }));
+        }
+        let message = Msg(format_args!("Cancel {}: {}?", BookingRef(&booking), Described(&booking, room)));
+        let fields = [Field {
+            name: "confirm",
+            title: "Yes, cancel it",
+            description: None,
+            required: true,
+            kind: FieldKind::Boolean { default: Some(true) },
+        }];
+        let question = Question { key: CONFIRM_KEY, form: Form { message: &message, fields: &fields } };
+        match call.answer(&question) {
+            Answer::Accepted(c) if c.get("confirm").and_then(|v| v.as_bool()) == Some(true) => {
+                let b = self.store.cancel(booking.id).map_err(store_err)?;
+                let b = b.ok_or(CallError::Internal("booking vanished"))?;
+                Ok(reply.complete(&Cancelled { booking: &b, room, already: false }))
+            }
+            Answer::Accepted(_) | Answer::Declined | Answer::Cancelled => {
+                Ok(reply.complete(&Msg(format_args!("Kept {}: nothing was cancelled.", BookingRef(&booking)))))
+            }
+            Answer::Missing | Answer::Invalid => {
+                reply.ask(&Ask { requests: &[question.request()], payload: &[] })
+            }
+        }
+    }
+
+    fn list_rooms(&mut self, call: &Call<'_>, reply: Reply<'_, '_>) -> Result<Done, CallError> {
+        let Ok(args) = call.args::<ListArgs>() else {
+            return Ok(reply.fail("Invalid arguments: day (YYYY-MM-DD), hour (0-23), attendees."));
+        };
+        let people = args.attendees.unwrap_or(0);
+        let slot = match (&args.day, args.hour) {
+            (None, None) => None,
+            (Some(d), Some(h)) => match slot(d, h) {
+                Some(s) => Some(s),
+                None => return Ok(reply.fail("Not a bookable slot: day is YYYY-MM-DD, hour 0-23.")),
+            },
+            _ => return Ok(reply.fail("Give both day and hour to see which rooms are free.")),
+        };
+        let shown = self.floor.mask(|r| r.seats >= people);
+        let free = match slot {
+            Some(s) => self.free_at(s, people)?,
+            None => shown,
+        };
+        Ok(reply.complete(&RoomList { floor: self.floor, shown, free, slot }))
+    }
+}
+
+enum Chosen<'r, 'w, 'b> {
+    Room(&'r Room<'r>, Reply<'w, 'b>),
+    Answered(Done),
+}
+
+fn slot(day: &str, hour: i64) -> Option<Slot> {
+    let day = Day::parse(day)?;
+    let hour = u8::try_from(hour).ok().filter(|h| *h < 24)?;
+    Some(Slot { day, hour })
+}
+
+fn holder(principal: &[u8]) -> Holder {
+    let d = Sha256::digest(principal);
+    let mut h = [0; 8];
+    h.copy_from_slice(&d[..8]);
+    h
+}
+
+/// Formatted text as a report.
+struct Msg<'a>(fmt::Arguments<'a>);
+
+impl Report for Msg<'_> {
+    fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+        f.write_fmt(self.0)
+    }
+}
+
+impl fmt::Display for Msg<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_fmt(self.0)
+    }
+}
+
+struct BookingRef<'a>(&'a Booking);
+
+impl fmt::Display for BookingRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "bk_{}", self.0.id)
+    }
+}
+
+struct Described<'a, 'r>(&'a Booking, Option<&'a Room<'r>>);
+
+impl fmt::Display for Described<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.1 {
+            Some(r) => write!(f, "{} on {}", r.name, self.0.new.slot),
+            None => write!(f, "{} on {}", self.0.new.room, self.0.new.slot),
+        }
+    }
+}
+
+struct RoomQuestion<'h> {
+    hint: Option<&'h str>,
+    named: bool,
+}
+
+impl fmt::Display for RoomQuestion<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.hint, self.named) {
+            (Some(h), true) => write!(f, "'{h}' matches more than one room. Which did you mean?"),
+            (Some(h), false) => write!(f, "No room is called '{h}'. Which room did you mean?"),
+            (None, _) => f.write_str("Which room should be booked?"),
+        }
+    }
+}
+
+fn write_booking(w: &mut Writer<'_>, b: &Booking, room: Option<&Room<'_>>) {
+    w.key("booking").begin_object();
+    w.key("id").string_fmt(format_args!("{}", BookingRef(b)));
+    w.key("room_id").string(&b.new.room);
+    if let Some(r) = room {
+        w.key("room_name").string(r.name);
+    }
+    w.key("day").string_fmt(format_args!("{}", b.new.slot.day)).key("hour").int(b.new.slot.hour.into());
+    if b.new.attendees > 0 {
+        w.key("attendees").int(b.new.attendees.into());
+    }
+    let status = if b.status == Status::Active { "active" } else { "cancelled" };
+    w.key("status").string(status).end_object();
+}
+
+struct Booked<'a, 'r> {
+    room: &'a Room<'r>,
+    booking: &'a Booking,
+}
+
+impl Report for Booked<'_, '_> {
+    fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+        write!(f, "Booked {} on {} — booking {}.", self.room, self.booking.new.slot, BookingRef(self.booking))?;
+        if self.booking.status == Status::Cancelled {
+            f.write_str(" (It has since been cancelled.)")?;
+        }
+        Ok(())
+    }
+    fn has_structured(&self) -> bool {
+        true
+    }
+    fn structured(&self, w: &mut Writer<'_>) {
+        w.begin_object().key("booked").bool(true);
+        write_booking(w, self.booking, Some(self.room));
+        w.end_object();
+    }
+}
+
+struct NotBooked(&'static str);
+
+impl Report for NotBooked {
+    fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+        match self.0 {
+            "declined" => f.write_str("Not booked: you declined to choose a room."),
+            _ => f.write_str("Cancelled: nothing was booked."),
+        }
+    }
+    fn has_structured(&self) -> bool {
+        true
+    }
+    fn structured(&self, w: &mut Writer<'_>) {
+        w.begin_object().key("booked").bool(false).key("reason").string(self.0).end_object();
+    }
+}
+
+struct Cancelled<'a, 'r> {
+    booking: &'a Booking,
+    room: Option<&'a Room<'r>>,
+    already: bool,
+}
+
+impl Report for Cancelled<'_, '_> {
+    fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+        let how = if self.already { "was already cancelled" } else { "is cancelled" };
+        write!(f, "{} ({}) {how}.", BookingRef(self.booking), Described(self.booking, self.room))
+    }
+    fn has_structured(&self) -> bool {
+        true
+    }
+    fn structured(&self, w: &mut Writer<'_>) {
+        w.begin_object();
+        write_booking(w, self.booking, self.room);
+        w.end_object();
+    }
+}
+
+struct UnknownRoom<'a, 'r> {
+    floor: Floor<'r>,
+    id: &'a str,
+}
+
+impl Report for UnknownRoom<'_, '_> {
+    fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+        write!(f, "There is no room '{}'. Room ids: ", self.id)?;
+        list(f, self.floor.rooms.iter().map(|r| r.id))
+    }
+}
+
+struct TooSmall<'r> {
+    floor: Floor<'r>,
+    pool: Mask,
+    people: u16,
+}
+
+impl Report for TooSmall<'_> {
+    fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+        write!(f, "No room you named seats {}: ", self.people)?;
+        let mut first = true;
+        for r in self.floor.iter(self.pool) {
+            write!(f, "{}{r}", if first { "" } else { ", " })?;
+            first = false;
+        }
+        let bigger = self.floor.mask(|r| r.seats >= self.people);
+        if bigger == 0 {
+            f.write_str(". No room on this floor is that large.")
+        } else {
+            f.write_str(". Rooms large enough: ")?;
+            list(f, self.floor.iter(bigger).map(|r| r.name))
+        }
+    }
+}
+
+struct Taken<'a, 'r> {
+    floor: Floor<'r>,
+    room: &'a Room<'r>,
+    slot: Slot,
+    free: Mask,
+}
+
+impl Report for Taken<'_, '_> {
+    fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+        write!(f, "{} is already booked on {}. ", self.room.name, self.slot)?;
+        if self.free == 0 {
+            f.write_str("No suitable room is free at that hour; try another hour.")
+        } else {
+            f.write_str("Free at that hour: ")?;
+            list(f, self.floor.iter(self.free).map(|r| r.id))
+        }
+    }
+    fn has_structured(&self) -> bool {
+        true
+    }
+    fn structured(&self, w: &mut Writer<'_>) {
+        w.begin_object().key("booked").bool(false).key("reason").string("taken");
+        w.key("free_rooms").begin_array();
+        self.floor.iter(self.free).for_each(|r| {
+            w.string(r.id);
+        });
+        w.end_array().end_object();
+    }
+}
+
+struct RoomList<'r> {
+    floor: Floor<'r>,
+    shown: Mask,
+    free: Mask,
+    slot: Option<Slot>,
+}
+
+impl Report for RoomList<'_> {
+    fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+        if self.shown == 0 {
+            return f.write_str("No room has that many seats.");
+        }
+        for (i, r) in self.floor.rooms.iter().take(MAX_ROOMS).enumerate() {
+            if self.shown & 1 << i == 0 {
+                continue;
+            }
+            write!(f, "{} — {r}", r.id)?;
+            if let Some(s) = self.slot {
+                let state = if self.free & 1 << i != 0 { "free" } else { "booked" };
+                write!(f, ", {state} on {s}")?;
+            }
+            f.write_char('\n')?;
+        }
+        Ok(())
+    }
+    fn has_structured(&self) -> bool {
+        true
+    }
+    fn structured(&self, w: &mut Writer<'_>) {
+        w.begin_object().key("rooms").begin_array();
+        for (i, r) in self.floor.rooms.iter().take(MAX_ROOMS).enumerate() {
+            if self.shown & 1 << i == 0 {
+                continue;
+            }
+            w.begin_object().key("id").string(r.id).key("name").string(r.name);
+            w.key("seats").int(r.seats.into());
+            if self.slot.is_some() {
+                w.key("free").bool(self.free & 1 << i != 0);
+            }
+            w.end_object();
+        }
+        w.end_array().end_object();
+    }
+}
+
+fn list<'s>(f: &mut dyn fmt::Write, items: impl Iterator<Item = &'s str>) -> fmt::Result {
+    for (i, s) in items.enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        f.write_str(s)?;
+    }
+    f.write_char('.')
+}

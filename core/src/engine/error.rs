@@ -1,0 +1,122 @@
+//! The one error table: every failure the engine can answer with, its JSON-RPC code, message,
+//! `data` and HTTP status, defined here and nowhere else.
+
+use crate::mrtr::Capability;
+use crate::wire::envelope::EnvelopeError;
+use crate::wire::json::Value;
+use crate::wire::meta::MetaError;
+use crate::wire::write::Writer;
+
+use super::SUPPORTED_VERSIONS;
+
+/// An error response the engine writes.
+#[derive(Clone, Copy, Debug)]
+pub enum RpcError<'a> {
+    /// The message could not be read as a request.
+    Envelope(EnvelopeError),
+    /// Unknown, removed or unadvertised method.
+    MethodNotFound,
+    /// A required `_meta` member is missing.
+    Meta(MetaError),
+    /// The protocol version in `_meta` is not served (carries the requested value).
+    UnsupportedVersion(Value<'a>),
+    /// (HTTP) a required header is missing or disagrees with the body.
+    HeaderMismatch(&'static str),
+    /// Params do not match the method's schema.
+    InvalidParams(&'static str),
+    /// `tools/call` named a tool this server does not have (carries the name).
+    UnknownTool(Value<'a>),
+    /// A `requestState` that fails verification, for whatever reason.
+    BadState,
+    /// The request cannot be served without a capability the client did not declare.
+    MissingCapability(Capability),
+    /// The answer does not fit the lent output buffer.
+    ResponseTooLarge,
+    /// A server-side fault (storage, …).
+    Internal(&'static str),
+}
+
+impl RpcError<'_> {
+    /// The JSON-RPC error code.
+    pub fn code(&self) -> i64 {
+        match self {
+            RpcError::Envelope(EnvelopeError::Parse(_)) => -32700,
+            RpcError::Envelope(_) => -32600,
+            RpcError::MethodNotFound => -32601,
+            RpcError::Meta(_)
+            | RpcError::InvalidParams(_)
+            | RpcError::UnknownTool(_)
+            | RpcError::BadState => -32602,
+            RpcError::HeaderMismatch(_) => -32020,
+            RpcError::MissingCapability(_) => -32021,
+            RpcError::UnsupportedVersion(_) => -32022,
+            RpcError::ResponseTooLarge | RpcError::Internal(_) => -32603,
+        }
+    }
+
+    /// The HTTP status a Streamable HTTP transport answers with.
+    pub fn http_status(&self) -> u16 {
+        match self {
+            RpcError::MethodNotFound => 404,
+            RpcError::ResponseTooLarge | RpcError::Internal(_) => 500,
+            _ => 400,
+        }
+    }
+
+    /// Writes the `error` object.
+    pub fn write(&self, w: &mut Writer<'_>) {
+        w.begin_object().key("code").int(self.code()).key("message");
+        match self {
+            RpcError::Envelope(e) => w.string(match e {
+                EnvelopeError::TooLarge => "Message too large",
+                EnvelopeError::Parse(_) => "Parse error: the message is not valid JSON",
+                EnvelopeError::Batch => "Invalid request: batches are not supported",
+                EnvelopeError::Invalid(why) => why,
+                EnvelopeError::IdTooLong => "Invalid request: id too long",
+            }),
+            RpcError::MethodNotFound => w.string("Method not found (this server speaks MCP 2026-07-28)"),
+            RpcError::Meta(m) => w.string(match m {
+                MetaError::Missing => "Missing params._meta",
+                MetaError::Version => "Missing _meta io.modelcontextprotocol/protocolVersion",
+                MetaError::Capabilities => "Missing _meta io.modelcontextprotocol/clientCapabilities",
+            }),
+            RpcError::UnsupportedVersion(_) => w.string("Unsupported protocol version"),
+            RpcError::HeaderMismatch(why) | RpcError::InvalidParams(why) | RpcError::Internal(why) => {
+                w.string(why)
+            }
+            RpcError::UnknownTool(name) => {
+                w.string_with(|f| {
+                    f.write_str("Unknown tool: ")?;
+                    name.chars().try_for_each(|c| f.write_char(c))
+                })
+            }
+            RpcError::BadState => w.string("Invalid requestState"),
+            RpcError::MissingCapability(c) => {
+                w.string_fmt(format_args!("This request needs the client capability '{}'", c.name()))
+            }
+            RpcError::ResponseTooLarge => w.string("The response does not fit the output buffer"),
+        };
+        match self {
+            RpcError::UnsupportedVersion(requested) => {
+                w.key("data").begin_object().key("supported").begin_array();
+                SUPPORTED_VERSIONS.iter().for_each(|v| {
+                    w.string(v);
+                });
+                w.end_array().key("requested").raw(requested.raw()).end_object();
+            }
+            RpcError::MissingCapability(c) => {
+                w.key("data").begin_object().key("requiredCapabilities").begin_object();
+                w.key(c.name()).begin_object().end_object().end_object().end_object();
+            }
+            RpcError::MethodNotFound => {
+                w.key("data").begin_object().key("supportedVersions").begin_array();
+                SUPPORTED_VERSIONS.iter().for_each(|v| {
+                    w.string(v);
+                });
+                w.end_array().end_object();
+            }
+            _ => {}
+        }
+        w.end_object();
+    }
+}

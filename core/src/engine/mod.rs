@@ -1,0 +1,185 @@
+//! The engine: one call per message, sans-IO. Reads the envelope and `_meta`, checks what is
+//! generic (version, headers, params, `requestState`), dispatches, and writes the answer.
+
+mod app;
+mod dispatch;
+mod error;
+
+pub use app::{App, ArgsError, Call, CallError, Done, Reply, Report, ServerInfo, ToolInfo};
+pub use error::RpcError;
+
+use crate::limits::MIN_OUT;
+use crate::seal::{KeyRing, SealError};
+use crate::wire::envelope::EnvelopeError;
+use crate::wire::json::Value;
+use crate::wire::lines::Line;
+use crate::wire::meta::KEY_SERVER_INFO;
+use crate::wire::write::Writer;
+
+/// Protocol versions this engine serves.
+pub const SUPPORTED_VERSIONS: &[&str] = &["2026-07-28"];
+
+/// Settings fixed for the engine's life.
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    /// How long a sealed `requestState` stays valid, seconds.
+    pub state_ttl_s: u32,
+    /// The clock's epoch: a boot counter on a panel (state from before a reset then fails);
+    /// 0 for a wall clock.
+    pub epoch: u32,
+    /// `ttlMs` on cacheable results (`server/discover`, `tools/list`).
+    pub list_ttl_ms: u32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { state_ttl_s: 300, epoch: 0, list_ttl_ms: 300_000 }
+    }
+}
+
+/// HTTP header values the transport saw, checked against the body (`-32020` on mismatch).
+/// `None` fields are headers that were absent.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Headers<'a> {
+    /// `MCP-Protocol-Version`.
+    pub version: Option<&'a str>,
+    /// `Mcp-Method`.
+    pub method: Option<&'a str>,
+    /// `Mcp-Name`.
+    pub name: Option<&'a str>,
+}
+
+/// Everything about one message that is not in its bytes.
+#[derive(Clone, Copy, Debug)]
+pub struct Context<'a> {
+    /// The server's clock, seconds (wall clock on a desktop, since boot on a panel).
+    pub now: u64,
+    /// The authenticated principal (opaque bytes).
+    pub principal: &'a [u8],
+    /// Fresh random bytes from the caller, used as the nonce of any state minted.
+    pub entropy: [u8; 8],
+    /// HTTP headers to check, or `None` on transports without headers.
+    pub headers: Option<Headers<'a>>,
+}
+
+/// What a message produced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Handled {
+    /// Bytes of `out` holding the answer: one or more messages separated by `\n`, no
+    /// trailing newline; the last one is the response. 0 for a notification.
+    pub len: usize,
+    /// The HTTP status a Streamable HTTP transport should use (202 for a notification).
+    pub status: u16,
+    /// Whether a response was written.
+    pub responded: bool,
+    /// Something for the log that the wire does not say.
+    pub note: Option<Note>,
+}
+
+/// A log-worthy event behind an answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Note {
+    /// A `requestState` was refused; the wire only says "Invalid requestState".
+    StateRejected(SealError),
+    /// An answer overflowed the output buffer and was replaced by an error.
+    ResponseTooLarge,
+    /// The output buffer is smaller than [`MIN_OUT`]; nothing was written.
+    OutputTooSmall,
+    /// A tool reported a server-side fault.
+    Internal(&'static str),
+}
+
+/// The protocol engine, hosting one [`App`].
+pub struct Engine<A: App> {
+    app: A,
+    keys: KeyRing,
+    config: Config,
+}
+
+impl<A: App> Engine<A> {
+    /// An engine hosting `app`, sealing with `keys`.
+    pub fn new(app: A, keys: KeyRing, config: Config) -> Self {
+        Engine { app, keys, config }
+    }
+
+    /// The hosted app.
+    pub fn app(&self) -> &A {
+        &self.app
+    }
+
+    /// The hosted app, mutably.
+    pub fn app_mut(&mut self) -> &mut A {
+        &mut self.app
+    }
+
+    /// Handles one message and writes the answer into `out` (at least [`MIN_OUT`] bytes).
+    pub fn handle(&mut self, input: &[u8], cx: &Context<'_>, out: &mut [u8]) -> Handled {
+        if out.len() < MIN_OUT {
+            return Handled { len: 0, status: 500, responded: false, note: Some(Note::OutputTooSmall) };
+        }
+        let mut w = Writer::new(out);
+        let mut note = None;
+        let outcome = dispatch::dispatch(self, input, cx, &mut w, &mut note);
+        let (id, status) = match outcome {
+            dispatch::Outcome::Notification => {
+                return Handled { len: 0, status: 202, responded: false, note };
+            }
+            dispatch::Outcome::Result(id) => {
+                w.key("_meta").begin_object().key(KEY_SERVER_INFO).begin_object();
+                let info = self.app.info();
+                w.key("name").string(info.name).key("version").string(info.version);
+                w.end_object().end_object().end_object().end_object();
+                match w.finish() {
+                    Ok(len) => return Handled { len, status: 200, responded: true, note },
+                    Err(_) => {
+                        note = Some(Note::ResponseTooLarge);
+                        (Some(id), RpcError::ResponseTooLarge)
+                    }
+                }
+            }
+            dispatch::Outcome::Error(id, e) => (id, e),
+        };
+        w.reset();
+        write_error(&mut w, id, &status);
+        // MIN_OUT always fits an error with an id of at most MAX_ID bytes.
+        let len = w.finish().unwrap_or(0);
+        Handled { len, status: status.http_status(), responded: true, note }
+    }
+}
+
+impl<A: App> Engine<A> {
+    /// Handles one framed line from a byte-stream transport: a message, or an over-long line
+    /// that gets a `-32600` error without id. Blank lines are ignored.
+    pub fn handle_line(&mut self, line: Line<'_>, cx: &Context<'_>, out: &mut [u8]) -> Handled {
+        match line {
+            Line::Message(m) if m.iter().all(u8::is_ascii_whitespace) => {
+                Handled { len: 0, status: 202, responded: false, note: None }
+            }
+            Line::Message(m) => self.handle(m, cx, out),
+            Line::TooLong => {
+                let e = RpcError::Envelope(EnvelopeError::TooLarge);
+                let mut w = Writer::new(out);
+                write_error(&mut w, None, &e);
+                match w.finish() {
+                    Ok(len) => Handled { len, status: e.http_status(), responded: true, note: None },
+                    Err(_) => Handled { len: 0, status: 500, responded: false, note: Some(Note::OutputTooSmall) },
+                }
+            }
+        }
+    }
+}
+
+/// Writes `{"jsonrpc":"2.0","id":…` (id omitted when unknown), leaving the object open.
+pub(crate) fn write_head(w: &mut Writer<'_>, id: Option<Value<'_>>) {
+    w.begin_object().key("jsonrpc").string("2.0");
+    if let Some(id) = id {
+        w.key("id").raw(id.raw());
+    }
+}
+
+fn write_error(w: &mut Writer<'_>, id: Option<Value<'_>>, e: &RpcError<'_>) {
+    write_head(w, id);
+    w.key("error");
+    e.write(w);
+    w.end_object();
+}

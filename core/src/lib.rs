@@ -1,0 +1,27 @@
+//! redmark-core: a sans-IO, `no_std`, allocation-free MCP 2026-07-28 server engine.
+//!
+//! The engine is handed one JSON-RPC message, the time and the principal, and writes its
+//! answer into a buffer the caller lends. It never reads a clock, an RNG or a socket.
+//!
+//! Layers, bottom up:
+//! - [`wire`]: a validating zero-copy JSON view for reading and a bounded writer for emitting;
+//!   JSON-RPC envelope and per-request `_meta`.
+//! - [`seal`]: `requestState` tokens — HMAC-SHA256 over a compact binary layout, bound to the
+//!   principal, an expiry and a digest of the originating request.
+//! - [`mrtr`]: Multi Round-Trip Requests — input responses, elicitation forms and their
+//!   validation, the question/answer protocol a tool uses.
+//! - [`engine`]: dispatch, `_meta` checks, the one error table, the [`App`](engine::App) trait.
+//! - [`booking`]: the floor of rooms, the booking store trait and the `book_room` tools.
+#![cfg_attr(not(test), no_std)]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod booking;
+pub mod engine;
+pub mod limits;
+pub mod mrtr;
+pub mod seal;
+pub mod serve;
+pub mod wire;
+
+pub use engine::{App, Context, Engine, Handled, Headers, Note, Reply};

@@ -1,0 +1,30 @@
+//! Every capacity of the engine, in one place. Each has a typed error where it is enforced.
+
+/// Largest JSON-RPC message the engine accepts, in bytes (transports frame to this).
+pub const MAX_MESSAGE: usize = 16 * 1024;
+/// Deepest nesting of arrays and objects accepted in a message.
+pub const MAX_DEPTH: usize = 24;
+/// Longest request id echoed, in raw JSON bytes (quotes and escapes included).
+pub const MAX_ID: usize = 128;
+/// Scratch for one decoded (unescaped) string: method, version, tool name, hint.
+pub const MAX_STR: usize = 256;
+/// Smallest output buffer the engine writes into; smaller ones are refused.
+pub const MIN_OUT: usize = 512;
+/// Recommended output buffer for hosts with memory to spare.
+pub const OUT: usize = 8 * 1024;
+/// Bytes a tool may carry in its `requestState` payload.
+pub const MAX_STATE_PAYLOAD: usize = 48;
+/// Longest `requestState` string accepted, in characters.
+pub const MAX_STATE_CHARS: usize = 128;
+/// Keys a key ring holds (the current one and those kept for verification).
+pub const MAX_KEYS: usize = 4;
+/// Rooms on a floor (candidate sets are a bitmask of this width).
+pub const MAX_ROOMS: usize = 16;
+/// Longest room id, in bytes.
+pub const MAX_ROOM_ID: usize = 24;
+/// Input requests in one `InputRequiredResult`.
+pub const MAX_INPUT_REQUESTS: usize = 4;
+/// Fields in one elicitation form.
+pub const MAX_FORM_FIELDS: usize = 8;
+/// Bytes of principal bound into a sealed state (longer principals are hashed first).
+pub const MAX_PRINCIPAL: usize = 64;

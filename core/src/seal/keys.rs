@@ -1,0 +1,122 @@
+//! Sealing keys and the ring that lets keys rotate without breaking forms in flight.
+
+use core::fmt;
+use heapless::Vec;
+use zeroize::Zeroize;
+
+use crate::limits::MAX_KEYS;
+
+/// Shortest key accepted, in bytes.
+pub const KEY_MIN: usize = 32;
+/// Longest key accepted, in bytes.
+pub const KEY_MAX: usize = 64;
+
+/// Why a key or ring was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyError {
+    /// Key shorter than [`KEY_MIN`] or longer than [`KEY_MAX`] bytes.
+    Length,
+    /// The ring already holds [`MAX_KEYS`] keys.
+    RingFull,
+    /// Another key in the ring has the same id.
+    DuplicateId,
+}
+
+/// One HMAC key with its id; wiped on drop and never printed.
+pub struct Key {
+    id: u8,
+    len: u8,
+    bytes: [u8; KEY_MAX],
+}
+
+impl Key {
+    /// A key with id `id` from `secret` (32 to 64 bytes).
+    pub fn new(id: u8, secret: &[u8]) -> Result<Key, KeyError> {
+        if !(KEY_MIN..=KEY_MAX).contains(&secret.len()) {
+            return Err(KeyError::Length);
+        }
+        let mut bytes = [0; KEY_MAX];
+        bytes[..secret.len()].copy_from_slice(secret);
+        Ok(Key { id, len: secret.len() as u8, bytes })
+    }
+
+    /// The key's id, carried in every token it seals.
+    pub fn id(&self) -> u8 {
+        self.id
+    }
+
+    pub(crate) fn secret(&self) -> &[u8] {
+        &self.bytes[..self.len as usize]
+    }
+}
+
+impl Drop for Key {
+    fn drop(&mut self) {
+        self.bytes.zeroize();
+    }
+}
+
+impl fmt::Debug for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Key {{ id: {}, secret: <redacted> }}", self.id)
+    }
+}
+
+/// The sealing key and up to [`MAX_KEYS`]` - 1` older keys still accepted for opening.
+#[derive(Debug)]
+pub struct KeyRing {
+    keys: Vec<Key, MAX_KEYS>,
+}
+
+impl KeyRing {
+    /// A ring that seals with `current`.
+    pub fn new(current: Key) -> Self {
+        let mut keys = Vec::new();
+        let _ = keys.push(current); // capacity ≥ 1
+        KeyRing { keys }
+    }
+
+    /// Adds a key that opens old tokens but seals nothing.
+    pub fn retain(&mut self, old: Key) -> Result<(), KeyError> {
+        if self.find(old.id()).is_some() {
+            return Err(KeyError::DuplicateId);
+        }
+        self.keys.push(old).map_err(|_| KeyError::RingFull)
+    }
+
+    /// The key new tokens are sealed with.
+    pub fn current(&self) -> Option<&Key> {
+        self.keys.first()
+    }
+
+    /// The key with id `id`, if the ring holds it.
+    pub fn find(&self, id: u8) -> Option<&Key> {
+        self.keys.iter().find(|k| k.id == id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn never_prints_the_secret() {
+        let k = Key::new(3, &[0xAB; 32]).unwrap();
+        let shown = format!("{k:?} {:?}", KeyRing::new(Key::new(1, &[0xAB; 32]).unwrap()));
+        assert!(!shown.to_lowercase().contains("ab, ") && !shown.contains("171"));
+        assert!(shown.contains("redacted"));
+    }
+
+    #[test]
+    fn lengths_and_ring_limits() {
+        assert_eq!(Key::new(0, &[1; 31]).unwrap_err(), KeyError::Length);
+        assert_eq!(Key::new(0, &[1; 65]).unwrap_err(), KeyError::Length);
+        let mut ring = KeyRing::new(Key::new(0, &[1; 32]).unwrap());
+        assert_eq!(ring.retain(Key::new(0, &[2; 32]).unwrap()), Err(KeyError::DuplicateId));
+        for id in 1..MAX_KEYS as u8 {
+            ring.retain(Key::new(id, &[2; 32]).unwrap()).unwrap();
+        }
+        assert_eq!(ring.retain(Key::new(99, &[2; 32]).unwrap()), Err(KeyError::RingFull));
+        assert_eq!(ring.current().unwrap().id(), 0);
+    }
+}

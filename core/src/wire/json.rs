@@ -1,0 +1,476 @@
+//! A validating, zero-copy JSON view: [`parse`] checks a whole document once, then [`Value`]s
+//! navigate it without allocating. serde-json-core cannot `deserialize_any`, so the envelope,
+//! `_meta` and `inputResponses` (whose shapes vary) are read through this view; typed tool
+//! arguments go through serde-json-core on the spans it hands out.
+//!
+//! Duplicate object keys are not rejected: every lookup takes the first occurrence.
+
+use crate::limits::MAX_DEPTH;
+
+/// Why a document is not acceptable JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JsonError {
+    /// Not well-formed JSON (byte offset of the problem).
+    Syntax(usize),
+    /// Nested deeper than [`MAX_DEPTH`].
+    TooDeep,
+    /// Not valid UTF-8.
+    Utf8,
+}
+
+/// The JSON type of a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `{…}`
+    Object,
+    /// `[…]`
+    Array,
+    /// `"…"`
+    String,
+    /// a number
+    Number,
+    /// `true` or `false`
+    Bool,
+    /// `null`
+    Null,
+}
+
+/// One well-formed JSON value, borrowed from a validated document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Value<'a> {
+    raw: &'a [u8],
+}
+
+/// Validates `input` as exactly one JSON value (surrounding whitespace allowed).
+pub fn parse(input: &[u8]) -> Result<Value<'_>, JsonError> {
+    core::str::from_utf8(input).map_err(|_| JsonError::Utf8)?;
+    let start = skip_ws(input, 0);
+    let end = scan(input, start, 0)?;
+    if skip_ws(input, end) != input.len() {
+        return Err(JsonError::Syntax(end));
+    }
+    Ok(Value { raw: &input[start..end] })
+}
+
+impl<'a> Value<'a> {
+    /// The value's exact bytes as they stand in the document.
+    pub fn raw(&self) -> &'a [u8] {
+        self.raw
+    }
+
+    /// The JSON type of the value.
+    pub fn kind(&self) -> Kind {
+        match self.raw.first() {
+            Some(b'{') => Kind::Object,
+            Some(b'[') => Kind::Array,
+            Some(b'"') => Kind::String,
+            Some(b't') | Some(b'f') => Kind::Bool,
+            Some(b'n') => Kind::Null,
+            _ => Kind::Number,
+        }
+    }
+
+    /// The first member named `key`, if this is an object that has one.
+    pub fn get(&self, key: &str) -> Option<Value<'a>> {
+        self.members().find(|(k, _)| k.eq_str(key)).map(|(_, v)| v)
+    }
+
+    /// The members of an object (nothing for other kinds), in document order.
+    pub fn members(&self) -> Members<'a> {
+        let pos = if self.kind() == Kind::Object { 1 } else { self.raw.len() };
+        Members { raw: self.raw, pos }
+    }
+
+    /// The items of an array (nothing for other kinds), in document order.
+    pub fn items(&self) -> Items<'a> {
+        let pos = if self.kind() == Kind::Array { 1 } else { self.raw.len() };
+        Items { raw: self.raw, pos }
+    }
+
+    /// The string's content, still escaped as in the document (without the quotes).
+    pub fn str_escaped(&self) -> Option<&'a [u8]> {
+        match self.kind() {
+            Kind::String => Some(&self.raw[1..self.raw.len() - 1]),
+            _ => None,
+        }
+    }
+
+    /// The string's content when it has no escapes (borrowed, no copy).
+    pub fn as_plain_str(&self) -> Option<&'a str> {
+        let body = self.str_escaped()?;
+        if body.contains(&b'\\') {
+            return None;
+        }
+        core::str::from_utf8(body).ok()
+    }
+
+    /// The decoded string, borrowed when it has no escapes, else unescaped into `scratch`.
+    /// `None` if this is not a string or the decoded text does not fit `scratch`.
+    pub fn as_str<'s>(&self, scratch: &'s mut [u8]) -> Option<&'s str>
+    where
+        'a: 's,
+    {
+        if let Some(s) = self.as_plain_str() {
+            return Some(s);
+        }
+        let n = unescape(self.str_escaped()?, scratch)?;
+        core::str::from_utf8(&scratch[..n]).ok()
+    }
+
+    /// Whether this is a string whose decoded content equals `s`.
+    pub fn eq_str(&self, s: &str) -> bool {
+        match self.str_escaped() {
+            Some(body) => Chars::new(body).eq(s.chars()),
+            None => false,
+        }
+    }
+
+    /// The decoded characters of a string (nothing for other kinds).
+    pub fn chars(&self) -> Chars<'a> {
+        Chars::new(self.str_escaped().unwrap_or(b""))
+    }
+
+    /// The value as an integer, if it is a number written without fraction or exponent.
+    pub fn as_i64(&self) -> Option<i64> {
+        if self.kind() != Kind::Number || self.raw.iter().any(|b| matches!(b, b'.' | b'e' | b'E'))
+        {
+            return None;
+        }
+        core::str::from_utf8(self.raw).ok()?.parse().ok()
+    }
+
+    /// The value as a float, if it is a number.
+    pub fn as_f64(&self) -> Option<f64> {
+        if self.kind() != Kind::Number {
+            return None;
+        }
+        core::str::from_utf8(self.raw).ok()?.parse().ok()
+    }
+
+    /// The value as a boolean, if it is one.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self.raw {
+            b"true" => Some(true),
+            b"false" => Some(false),
+            _ => None,
+        }
+    }
+
+    /// Whether the value is `null`.
+    pub fn is_null(&self) -> bool {
+        self.raw == b"null"
+    }
+}
+
+/// Iterator over an object's members as (key, value).
+pub struct Members<'a> {
+    raw: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Iterator for Members<'a> {
+    type Item = (Value<'a>, Value<'a>);
+    fn next(&mut self) -> Option<Self::Item> {
+        let k0 = skip_ws(self.raw, self.pos);
+        if k0 >= self.raw.len() || self.raw[k0] != b'"' {
+            self.pos = self.raw.len();
+            return None;
+        }
+        let k1 = scan(self.raw, k0, 0).ok()?;
+        let colon = skip_ws(self.raw, k1);
+        let v0 = skip_ws(self.raw, colon + 1);
+        let v1 = scan(self.raw, v0, 0).ok()?;
+        self.pos = skip_ws(self.raw, v1) + 1; // past ',' or '}'
+        Some((Value { raw: &self.raw[k0..k1] }, Value { raw: &self.raw[v0..v1] }))
+    }
+}
+
+/// Iterator over an array's items.
+pub struct Items<'a> {
+    raw: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Iterator for Items<'a> {
+    type Item = Value<'a>;
+    fn next(&mut self) -> Option<Self::Item> {
+        let v0 = skip_ws(self.raw, self.pos);
+        if v0 >= self.raw.len() || self.raw[v0] == b']' {
+            self.pos = self.raw.len();
+            return None;
+        }
+        let v1 = scan(self.raw, v0, 0).ok()?;
+        self.pos = skip_ws(self.raw, v1) + 1;
+        Some(Value { raw: &self.raw[v0..v1] })
+    }
+}
+
+/// Decoded characters of an escaped JSON string body (already validated).
+pub struct Chars<'a> {
+    body: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Chars<'a> {
+    fn new(body: &'a [u8]) -> Self {
+        Chars { body, pos: 0 }
+    }
+}
+
+impl Iterator for Chars<'_> {
+    type Item = char;
+    fn next(&mut self) -> Option<char> {
+        let b = *self.body.get(self.pos)?;
+        if b != b'\\' {
+            // Validated UTF-8: decode one scalar from the lead byte.
+            let len = utf8_len(b);
+            let s = core::str::from_utf8(self.body.get(self.pos..self.pos + len)?).ok()?;
+            self.pos += len;
+            return s.chars().next();
+        }
+        let e = *self.body.get(self.pos + 1)?;
+        self.pos += 2;
+        Some(match e {
+            b'n' => '\n',
+            b't' => '\t',
+            b'r' => '\r',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'u' => {
+                let hi = hex4(self.body.get(self.pos..self.pos + 4)?)?;
+                self.pos += 4;
+                if (0xD800..0xDC00).contains(&hi)
+                    && self.body.get(self.pos..self.pos + 2) == Some(b"\\u")
+                {
+                    if let Some(lo) = self.body.get(self.pos + 2..self.pos + 6).and_then(hex4) {
+                        if (0xDC00..0xE000).contains(&lo) {
+                            self.pos += 6;
+                            let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                            return Some(char::from_u32(c).unwrap_or('\u{FFFD}'));
+                        }
+                    }
+                }
+                char::from_u32(hi).unwrap_or('\u{FFFD}')
+            }
+            other => other as char, // '"', '\\', '/'
+        })
+    }
+}
+
+/// Unescapes a validated string body into `out`; `None` if it does not fit.
+pub fn unescape(body: &[u8], out: &mut [u8]) -> Option<usize> {
+    let mut n = 0;
+    for c in Chars::new(body) {
+        let len = c.len_utf8();
+        let dst = out.get_mut(n..n + len)?;
+        c.encode_utf8(dst);
+        n += len;
+    }
+    Some(n)
+}
+
+fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0x00..=0x7F => 1,
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
+    }
+}
+
+fn hex4(b: &[u8]) -> Option<u32> {
+    let mut v = 0u32;
+    for &c in b.get(..4)? {
+        v = v * 16 + (c as char).to_digit(16)?;
+    }
+    Some(v)
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
+        i += 1;
+    }
+    i
+}
+
+/// Validates the value starting at `i`; returns the index just past it.
+fn scan(b: &[u8], i: usize, depth: usize) -> Result<usize, JsonError> {
+    let err = Err(JsonError::Syntax(i));
+    match b.get(i) {
+        Some(b'{') => scan_container(b, i, depth, b'}', true),
+        Some(b'[') => scan_container(b, i, depth, b']', false),
+        Some(b'"') => scan_string(b, i),
+        Some(b't') => literal(b, i, b"true"),
+        Some(b'f') => literal(b, i, b"false"),
+        Some(b'n') => literal(b, i, b"null"),
+        Some(b'-' | b'0'..=b'9') => scan_number(b, i),
+        _ => err,
+    }
+}
+
+fn scan_container(
+    b: &[u8],
+    open: usize,
+    depth: usize,
+    close: u8,
+    object: bool,
+) -> Result<usize, JsonError> {
+    if depth >= MAX_DEPTH {
+        return Err(JsonError::TooDeep);
+    }
+    let mut i = skip_ws(b, open + 1);
+    if b.get(i) == Some(&close) {
+        return Ok(i + 1);
+    }
+    loop {
+        if object {
+            if b.get(i) != Some(&b'"') {
+                return Err(JsonError::Syntax(i));
+            }
+            i = skip_ws(b, scan_string(b, i)?);
+            if b.get(i) != Some(&b':') {
+                return Err(JsonError::Syntax(i));
+            }
+            i = skip_ws(b, i + 1);
+        }
+        i = skip_ws(b, scan(b, i, depth + 1)?);
+        match b.get(i) {
+            Some(b',') => i = skip_ws(b, i + 1),
+            Some(c) if *c == close => return Ok(i + 1),
+            _ => return Err(JsonError::Syntax(i)),
+        }
+    }
+}
+
+fn scan_string(b: &[u8], open: usize) -> Result<usize, JsonError> {
+    let mut i = open + 1;
+    loop {
+        match b.get(i) {
+            None => return Err(JsonError::Syntax(i)),
+            Some(b'"') => return Ok(i + 1),
+            Some(b'\\') => match b.get(i + 1) {
+                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
+                Some(b'u') if b.get(i + 2..i + 6).and_then(hex4).is_some() => i += 6,
+                _ => return Err(JsonError::Syntax(i)),
+            },
+            Some(c) if *c < 0x20 => return Err(JsonError::Syntax(i)),
+            Some(_) => i += 1,
+        }
+    }
+}
+
+fn scan_number(b: &[u8], start: usize) -> Result<usize, JsonError> {
+    let digits = |mut i: usize| {
+        let s = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        (i, i > s)
+    };
+    let mut i = start;
+    if b.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i = digits(i).0,
+        _ => return Err(JsonError::Syntax(i)),
+    }
+    if b.get(i) == Some(&b'.') {
+        let (j, any) = digits(i + 1);
+        if !any {
+            return Err(JsonError::Syntax(j));
+        }
+        i = j;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let (j, any) = digits(i);
+        if !any {
+            return Err(JsonError::Syntax(j));
+        }
+        i = j;
+    }
+    Ok(i)
+}
+
+fn literal(b: &[u8], i: usize, lit: &[u8]) -> Result<usize, JsonError> {
+    if b.get(i..i + lit.len()) == Some(lit) {
+        Ok(i + lit.len())
+    } else {
+        Err(JsonError::Syntax(i))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn navigates_objects_arrays_and_escapes() {
+        let v = parse(br#" {"a": [1, -2.5e3, "x\"y"], "\u005fmeta": {"k": true}, "n": null} "#)
+            .unwrap();
+        assert_eq!(v.kind(), Kind::Object);
+        let a: heapless::Vec<_, 4> = v.get("a").unwrap().items().collect();
+        assert_eq!(a[0].as_i64(), Some(1));
+        assert_eq!(a[1].as_i64(), None);
+        assert_eq!(a[1].as_f64(), Some(-2500.0));
+        let mut s = [0u8; 8];
+        assert_eq!(a[2].as_str(&mut s), Some("x\"y"));
+        assert_eq!(v.get("_meta").unwrap().get("k").unwrap().as_bool(), Some(true));
+        assert!(v.get("n").unwrap().is_null());
+        assert!(v.get("missing").is_none());
+    }
+
+    #[test]
+    fn first_duplicate_wins() {
+        let v = parse(br#"{"a":1,"a":2}"#).unwrap();
+        assert_eq!(v.get("a").unwrap().as_i64(), Some(1));
+    }
+
+    #[test]
+    fn surrogate_pairs_decode() {
+        let v = parse(br#""\ud83d\ude00!""#).unwrap();
+        let mut s = [0u8; 8];
+        assert_eq!(v.as_str(&mut s), Some("\u{1F600}!"));
+    }
+
+    #[test]
+    fn rejects_malformed() {
+        for bad in [
+            &b"{"[..],
+            b"{\"a\" 1}",
+            b"[1,]",
+            b"01",
+            b"1.",
+            b"\"\x01\"",
+            b"\"\\x\"",
+            b"tru",
+            b"{} {}",
+            b"",
+            b"[1e]",
+            b"{\"a\":1,}",
+        ] {
+            assert!(parse(bad).is_err(), "{:?}", core::str::from_utf8(bad));
+        }
+        assert_eq!(parse(b"\"\xff\""), Err(JsonError::Utf8));
+    }
+
+    #[test]
+    fn depth_is_bounded() {
+        let mut deep = [b'['; 64];
+        deep[32..].fill(b']');
+        assert_eq!(parse(&deep), Err(JsonError::TooDeep));
+    }
+
+    #[test]
+    fn scalar_kinds_have_no_members() {
+        let v = parse(b"42").unwrap();
+        assert_eq!(v.members().count(), 0);
+        assert_eq!(v.items().count(), 0);
+        assert!(!v.eq_str("42"));
+    }
+}

@@ -1,0 +1,113 @@
+//! Per-request `params._meta`: protocol version and client capabilities (SEP-2575).
+
+use super::json::{Kind, Value};
+
+/// `_meta` key of the protocol version.
+pub const KEY_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key of the client capabilities.
+pub const KEY_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key under which results name the server.
+pub const KEY_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+/// What the client declared it can do, for this request only.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClientCaps {
+    /// Form-mode elicitation (`elicitation: {}` or `elicitation.form`).
+    pub elicitation_form: bool,
+    /// URL-mode elicitation.
+    pub elicitation_url: bool,
+    /// `sampling/createMessage` input requests.
+    pub sampling: bool,
+    /// `roots/list` input requests.
+    pub roots: bool,
+}
+
+/// The per-request `_meta` the engine needs.
+#[derive(Clone, Copy, Debug)]
+pub struct RequestMeta<'a> {
+    /// The protocol version (a JSON string).
+    pub version: Value<'a>,
+    /// The declared client capabilities.
+    pub caps: ClientCaps,
+    /// `progressToken`, if the client wants progress notifications.
+    pub progress_token: Option<Value<'a>>,
+}
+
+/// Which required `_meta` member is missing or of the wrong type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MetaError {
+    /// No `params._meta` object.
+    Missing,
+    /// No protocol version string.
+    Version,
+    /// No client capabilities object.
+    Capabilities,
+}
+
+/// Reads `params._meta`; unknown keys anywhere are ignored.
+pub fn read<'a>(params: Option<Value<'a>>) -> Result<RequestMeta<'a>, MetaError> {
+    let meta = params.and_then(|p| p.get("_meta")).filter(|m| m.kind() == Kind::Object);
+    let meta = meta.ok_or(MetaError::Missing)?;
+    let version = meta.get(KEY_VERSION).filter(|v| v.kind() == Kind::String);
+    let version = version.ok_or(MetaError::Version)?;
+    let caps = meta.get(KEY_CAPS).filter(|v| v.kind() == Kind::Object);
+    let caps = read_caps(caps.ok_or(MetaError::Capabilities)?);
+    let progress_token = meta
+        .get("progressToken")
+        .filter(|t| t.kind() == Kind::String || t.as_i64().is_some());
+    Ok(RequestMeta { version, caps, progress_token })
+}
+
+fn read_caps(caps: Value<'_>) -> ClientCaps {
+    let present = |k| caps.get(k).is_some_and(|v| v.kind() == Kind::Object);
+    let elicitation = caps.get("elicitation").filter(|v| v.kind() == Kind::Object);
+    let (form, url) = match elicitation {
+        None => (false, false),
+        Some(e) => {
+            let has = |k| e.get(k).is_some_and(|v| v.kind() == Kind::Object);
+            // `elicitation: {}` with neither sub-key means form (back-compat rule).
+            (has("form") || !has("url"), has("url"))
+        }
+    };
+    ClientCaps {
+        elicitation_form: form,
+        elicitation_url: url,
+        sampling: present("sampling"),
+        roots: present("roots"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::json::parse;
+
+    fn caps(json: &str) -> ClientCaps {
+        let doc = parse(json.as_bytes()).unwrap();
+        read(Some(doc)).unwrap().caps
+    }
+
+    #[test]
+    fn elicitation_modes() {
+        let m = |c: &str| {
+            format!(r#"{{"_meta":{{"{KEY_VERSION}":"2026-07-28","{KEY_CAPS}":{c}}}}}"#)
+        };
+        assert!(caps(&m(r#"{"elicitation":{}}"#)).elicitation_form);
+        assert!(caps(&m(r#"{"elicitation":{"form":{}}}"#)).elicitation_form);
+        let url_only = caps(&m(r#"{"elicitation":{"url":{}}}"#));
+        assert!(!url_only.elicitation_form && url_only.elicitation_url);
+        assert_eq!(caps(&m("{}")), ClientCaps::default());
+        let s = caps(&m(r#"{"sampling":{},"roots":{"listChanged":true},"x":1}"#));
+        assert!(s.sampling && s.roots && !s.elicitation_form);
+    }
+
+    #[test]
+    fn missing_members() {
+        let r = |s: &str| read(Some(parse(s.as_bytes()).unwrap())).map(|_| ());
+        assert_eq!(r("{}"), Err(MetaError::Missing));
+        assert_eq!(r(r#"{"_meta":{}}"#), Err(MetaError::Version));
+        let v = format!(r#"{{"_meta":{{"{KEY_VERSION}":"x"}}}}"#);
+        assert_eq!(r(&v), Err(MetaError::Capabilities));
+        assert_eq!(read(None).map(|_| ()), Err(MetaError::Missing));
+    }
+}

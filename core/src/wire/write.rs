@@ -1,0 +1,253 @@
+//! A bounded JSON writer over a lent buffer. Commas are placed automatically; overflow is
+//! sticky, so emitters write straight through and check once with [`Writer::finish`].
+//!
+//! serde-json-core's serializer cannot splice in a raw JSON fragment (a tool's `inputSchema`)
+//! or format text straight into an escaped string, which is why emission has its own writer.
+
+use core::fmt;
+
+/// The lent buffer was too small for what was written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Full;
+
+/// Writes JSON into a caller-lent byte buffer.
+pub struct Writer<'b> {
+    buf: &'b mut [u8],
+    len: usize,
+    full: bool,
+    comma: bool,
+}
+
+impl<'b> Writer<'b> {
+    /// A writer at the start of `buf`.
+    pub fn new(buf: &'b mut [u8]) -> Self {
+        Writer { buf, len: 0, full: false, comma: false }
+    }
+
+    /// Bytes written so far.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether nothing has been written.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether a write has not fitted.
+    pub fn is_full(&self) -> bool {
+        self.full
+    }
+
+    /// Forgets everything written (to replace a half-written answer with an error).
+    pub fn reset(&mut self) {
+        self.len = 0;
+        self.full = false;
+        self.comma = false;
+    }
+
+    /// The written length, or [`Full`] if anything did not fit.
+    pub fn finish(&self) -> Result<usize, Full> {
+        if self.full {
+            Err(Full)
+        } else {
+            Ok(self.len)
+        }
+    }
+
+    /// The bytes written so far.
+    pub fn written(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
+    fn put(&mut self, bytes: &[u8]) {
+        if self.full {
+            return;
+        }
+        match self.buf.get_mut(self.len..self.len + bytes.len()) {
+            Some(dst) => {
+                dst.copy_from_slice(bytes);
+                self.len += bytes.len();
+            }
+            None => self.full = true,
+        }
+    }
+
+    fn sep(&mut self) {
+        if self.comma {
+            self.put(b",");
+        }
+    }
+
+    /// Opens an object.
+    pub fn begin_object(&mut self) -> &mut Self {
+        self.sep();
+        self.put(b"{");
+        self.comma = false;
+        self
+    }
+
+    /// Closes an object.
+    pub fn end_object(&mut self) -> &mut Self {
+        self.put(b"}");
+        self.comma = true;
+        self
+    }
+
+    /// Opens an array.
+    pub fn begin_array(&mut self) -> &mut Self {
+        self.sep();
+        self.put(b"[");
+        self.comma = false;
+        self
+    }
+
+    /// Closes an array.
+    pub fn end_array(&mut self) -> &mut Self {
+        self.put(b"]");
+        self.comma = true;
+        self
+    }
+
+    /// Writes a member name; the next write is its value.
+    pub fn key(&mut self, k: &str) -> &mut Self {
+        self.sep();
+        self.escaped(k);
+        self.put(b":");
+        self.comma = false;
+        self
+    }
+
+    /// Writes a string value.
+    pub fn string(&mut self, s: &str) -> &mut Self {
+        self.sep();
+        self.escaped(s);
+        self.comma = true;
+        self
+    }
+
+    /// Writes a string value formatted from `args`, escaped as it is produced.
+    pub fn string_fmt(&mut self, args: fmt::Arguments<'_>) -> &mut Self {
+        self.sep();
+        self.put(b"\"");
+        let _ = fmt::write(&mut Escape(self), args);
+        self.put(b"\"");
+        self.comma = true;
+        self
+    }
+
+    /// Writes a string value produced by `f` into an escaping sink.
+    pub fn string_with(&mut self, f: impl FnOnce(&mut dyn fmt::Write) -> fmt::Result) -> &mut Self {
+        self.sep();
+        self.put(b"\"");
+        let _ = f(&mut Escape(self));
+        self.put(b"\"");
+        self.comma = true;
+        self
+    }
+
+    /// Writes an integer value.
+    pub fn int(&mut self, v: i64) -> &mut Self {
+        self.sep();
+        let _ = fmt::write(&mut Raw(self), format_args!("{v}"));
+        self.comma = true;
+        self
+    }
+
+    /// Writes a boolean value.
+    pub fn bool(&mut self, v: bool) -> &mut Self {
+        self.sep();
+        self.put(if v { b"true" } else { b"false" });
+        self.comma = true;
+        self
+    }
+
+    /// Writes a value that is already valid JSON, byte for byte.
+    pub fn raw(&mut self, json: &[u8]) -> &mut Self {
+        self.sep();
+        self.put(json);
+        self.comma = true;
+        self
+    }
+
+    fn escaped(&mut self, s: &str) {
+        self.put(b"\"");
+        escape_into(self, s);
+        self.put(b"\"");
+    }
+}
+
+fn escape_into(w: &mut Writer<'_>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let esc: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0..=0x1F => &[],
+            _ => continue,
+        };
+        w.put(&bytes[start..i]);
+        if esc.is_empty() {
+            w.put(&[b'\\', b'u', b'0', b'0', HEX[(b >> 4) as usize], HEX[(b & 15) as usize]]);
+        } else {
+            w.put(esc);
+        }
+        start = i + 1;
+    }
+    w.put(&bytes[start..]);
+}
+
+/// A `fmt::Write` sink that escapes into a JSON string body.
+struct Escape<'w, 'b>(&'w mut Writer<'b>);
+
+impl fmt::Write for Escape<'_, '_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        escape_into(self.0, s);
+        Ok(())
+    }
+}
+
+/// A `fmt::Write` sink that copies verbatim (numbers).
+struct Raw<'w, 'b>(&'w mut Writer<'b>);
+
+impl fmt::Write for Raw<'_, '_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0.put(s.as_bytes());
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commas_and_escapes() {
+        let mut buf = [0u8; 128];
+        let mut w = Writer::new(&mut buf);
+        w.begin_object().key("a").int(-3).key("b").begin_array();
+        w.string("x\"\n\u{1}").bool(true).raw(b"null").end_array();
+        w.key("c").string_fmt(format_args!("{}-{}", 1, "\\")).end_object();
+        let n = w.finish().unwrap();
+        assert_eq!(
+            core::str::from_utf8(&buf[..n]).unwrap(),
+            r#"{"a":-3,"b":["x\"\n\u0001",true,null],"c":"1-\\"}"#
+        );
+    }
+
+    #[test]
+    fn overflow_is_sticky() {
+        let mut buf = [0u8; 4];
+        let mut w = Writer::new(&mut buf);
+        w.string("toolong").int(1);
+        assert_eq!(w.finish(), Err(Full));
+        w.reset();
+        w.int(7);
+        assert_eq!(w.finish(), Ok(1));
+    }
+}
