@@ -18,6 +18,7 @@
 
 pub mod booking;
 pub mod engine;
+pub mod fixtures;
 pub mod limits;
 pub mod mrtr;
 pub mod seal;
