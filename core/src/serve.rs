@@ -51,7 +51,12 @@ fn answer<A: App, T: Write>(
     principal: &[u8],
     host: &mut impl Host,
 ) -> Result<(), T::Error> {
-    let cx = Context { now: host.now(), principal, entropy: host.entropy(), headers: None };
+    let cx = Context {
+        now: host.now(),
+        principal,
+        entropy: host.entropy(),
+        headers: None,
+    };
     let handled = engine.handle_line(line, &cx, out);
     if let Some(note) = handled.note {
         host.note(note);

@@ -34,9 +34,24 @@ pub struct Floor<'r> {
 /// design team call "the big room".
 pub const DEFAULT_FLOOR: Floor<'static> = Floor {
     rooms: &[
-        Room { id: "atrium", name: "The Atrium", seats: 24, aliases: &["the big room", "big room"] },
-        Room { id: "studio-b", name: "Studio B", seats: 12, aliases: &["the big room", "big room"] },
-        Room { id: "nook", name: "The Nook", seats: 4, aliases: &["the small room", "small room"] },
+        Room {
+            id: "atrium",
+            name: "The Atrium",
+            seats: 24,
+            aliases: &["the big room", "big room"],
+        },
+        Room {
+            id: "studio-b",
+            name: "Studio B",
+            seats: 12,
+            aliases: &["the big room", "big room"],
+        },
+        Room {
+            id: "nook",
+            name: "The Nook",
+            seats: 4,
+            aliases: &["the small room", "small room"],
+        },
     ],
 };
 
@@ -54,18 +69,31 @@ impl<'r> Floor<'r> {
     pub fn matching(self, hint: &str) -> Mask {
         let hint = normalize(hint);
         self.mask(|r| {
-            [r.id, r.name].iter().chain(r.aliases).any(|n| normalize(n).eq_ignore_ascii_case(hint))
+            [r.id, r.name]
+                .iter()
+                .chain(r.aliases)
+                .any(|n| normalize(n).eq_ignore_ascii_case(hint))
         })
     }
 
     /// Rooms for which `keep` holds.
     pub fn mask(self, keep: impl Fn(&Room<'r>) -> bool) -> Mask {
-        self.rooms.iter().take(MAX_ROOMS).enumerate().filter(|(_, r)| keep(r)).fold(0, |m, (i, _)| m | 1 << i)
+        self.rooms
+            .iter()
+            .take(MAX_ROOMS)
+            .enumerate()
+            .filter(|(_, r)| keep(r))
+            .fold(0, |m, (i, _)| m | 1 << i)
     }
 
     /// The rooms in `mask`, in floor order.
     pub fn iter(self, mask: Mask) -> impl Iterator<Item = &'r Room<'r>> {
-        self.rooms.iter().take(MAX_ROOMS).enumerate().filter(move |(i, _)| mask & 1 << i != 0).map(|(_, r)| r)
+        self.rooms
+            .iter()
+            .take(MAX_ROOMS)
+            .enumerate()
+            .filter(move |(i, _)| mask & 1 << i != 0)
+            .map(|(_, r)| r)
     }
 }
 
@@ -91,6 +119,9 @@ mod tests {
         assert_eq!(f.matching("studio b"), 0b010);
         assert_eq!(f.matching("the nook"), 0b100);
         assert_eq!(f.matching("ballroom"), 0);
-        assert_eq!(f.iter(0b101).map(|r| r.id).collect::<heapless::Vec<_, 4>>(), ["atrium", "nook"]);
+        assert_eq!(
+            f.iter(0b101).map(|r| r.id).collect::<heapless::Vec<_, 4>>(),
+            ["atrium", "nook"]
+        );
     }
 }

@@ -14,7 +14,9 @@ pub struct MemStore<const N: usize> {
 impl<const N: usize> MemStore<N> {
     /// An empty store.
     pub const fn new() -> Self {
-        MemStore { bookings: Vec::new() }
+        MemStore {
+            bookings: Vec::new(),
+        }
     }
 
     /// The bookings, oldest first.
@@ -32,8 +34,14 @@ impl<const N: usize> Store for MemStore<N> {
             return Ok(Commit::Taken(b));
         }
         let id = self.bookings.len() as BookingId + 1;
-        let b = Booking { id, new: new.clone(), status: Status::Active };
-        self.bookings.push(b.clone()).map_err(|_| StoreError::Full)?;
+        let b = Booking {
+            id,
+            new: new.clone(),
+            status: Status::Active,
+        };
+        self.bookings
+            .push(b.clone())
+            .map_err(|_| StoreError::Full)?;
         Ok(Commit::Created(b))
     }
 
@@ -42,7 +50,8 @@ impl<const N: usize> Store for MemStore<N> {
     }
 
     fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
-        let held = |b: &&Booking| b.status == Status::Active && b.new.room == room && b.new.slot == slot;
+        let held =
+            |b: &&Booking| b.status == Status::Active && b.new.room == room && b.new.slot == slot;
         Ok(self.bookings.iter().find(held).cloned())
     }
 

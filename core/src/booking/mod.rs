@@ -10,5 +10,7 @@ mod tools;
 pub use floor::{Floor, Room, DEFAULT_FLOOR};
 pub use mem_store::MemStore;
 pub use slot::{Day, Slot};
-pub use store::{Booking, BookingId, Commit, Holder, NewBooking, RoomId, Status, Store, StoreError};
+pub use store::{
+    Booking, BookingId, Commit, Holder, NewBooking, RoomId, Status, Store, StoreError,
+};
 pub use tools::{BookingApp, TOOLS};

@@ -21,7 +21,9 @@ impl Day {
             return None;
         }
         let num = |r: core::ops::Range<usize>| -> Option<u16> {
-            b[r].iter().try_fold(0u16, |n, c| c.is_ascii_digit().then(|| n * 10 + u16::from(c - b'0')))
+            b[r].iter().try_fold(0u16, |n, c| {
+                c.is_ascii_digit().then(|| n * 10 + u16::from(c - b'0'))
+            })
         };
         let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
@@ -32,8 +34,11 @@ impl Day {
             2 => 28,
             _ => return None,
         };
-        ((2000..3000).contains(&year) && (1..=days).contains(&day))
-            .then_some(Day { year, month: month as u8, day: day as u8 })
+        ((2000..3000).contains(&year) && (1..=days).contains(&day)).then_some(Day {
+            year,
+            month: month as u8,
+            day: day as u8,
+        })
     }
 }
 
@@ -54,7 +59,13 @@ pub struct Slot {
 
 impl fmt::Display for Slot {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} at {:02}:00–{:02}:00", self.day, self.hour, (self.hour + 1) % 24)
+        write!(
+            f,
+            "{} at {:02}:00–{:02}:00",
+            self.day,
+            self.hour,
+            (self.hour + 1) % 24
+        )
     }
 }
 
@@ -64,11 +75,29 @@ mod tests {
 
     #[test]
     fn days() {
-        assert_eq!(Day::parse("2026-09-17"), Some(Day { year: 2026, month: 9, day: 17 }));
+        assert_eq!(
+            Day::parse("2026-09-17"),
+            Some(Day {
+                year: 2026,
+                month: 9,
+                day: 17
+            })
+        );
         assert!(Day::parse("2028-02-29").is_some());
-        for bad in ["2026-02-29", "2026-13-01", "2026-9-17", "26-09-17x", "2026-04-31", "abcd-ef-gh", "1999-01-01"] {
+        for bad in [
+            "2026-02-29",
+            "2026-13-01",
+            "2026-9-17",
+            "26-09-17x",
+            "2026-04-31",
+            "abcd-ef-gh",
+            "1999-01-01",
+        ] {
             assert_eq!(Day::parse(bad), None, "{bad}");
         }
-        assert_eq!(format!("{}", Day::parse("2026-01-02").unwrap()), "2026-01-02");
+        assert_eq!(
+            format!("{}", Day::parse("2026-01-02").unwrap()),
+            "2026-01-02"
+        );
     }
 }

@@ -84,7 +84,12 @@ impl<S: Store> App for BookingApp<'_, S> {
         TOOLS
     }
 
-    fn call_tool(&mut self, index: usize, call: &Call<'_>, reply: Reply<'_, '_>) -> Result<Done, CallError> {
+    fn call_tool(
+        &mut self,
+        index: usize,
+        call: &Call<'_>,
+        reply: Reply<'_, '_>,
+    ) -> Result<Done, CallError> {
         match index {
             0 => self.book_room(call, reply),
             1 => self.cancel_booking(call, reply),
@@ -133,16 +138,31 @@ impl<'r, S: Store> BookingApp<'r, S> {
         let (room, reply) = match (&args.room_id, &args.room_hint) {
             (Some(id), _) => match self.floor.by_id(id) {
                 Some(room) => (room, reply),
-                None => return Ok(reply.fail(&UnknownRoom { floor: self.floor, id })),
+                None => {
+                    return Ok(reply.fail(&UnknownRoom {
+                        floor: self.floor,
+                        id,
+                    }))
+                }
             },
             (None, hint) => {
                 let hint = hint.as_deref();
                 let named = hint.map_or(0, |h| self.floor.matching(h));
                 // An unknown hint, or none, offers every room that fits.
-                let pool = if named == 0 { self.floor.mask(|_| true) } else { named };
+                let pool = if named == 0 {
+                    self.floor.mask(|_| true)
+                } else {
+                    named
+                };
                 let candidates = pool & fits;
                 match candidates.count_ones() {
-                    0 => return Ok(reply.fail(&TooSmall { floor: self.floor, pool, people })),
+                    0 => {
+                        return Ok(reply.fail(&TooSmall {
+                            floor: self.floor,
+                            pool,
+                            people,
+                        }))
+                    }
                     1 => match self.floor.iter(candidates).next() {
                         Some(room) => (room, reply),
                         None => return Err(CallError::Internal("empty candidate set")),
@@ -156,7 +176,11 @@ impl<'r, S: Store> BookingApp<'r, S> {
         };
         if room.seats < people {
             let pool = self.floor.mask(|r| r.id == room.id);
-            return Ok(reply.fail(&TooSmall { floor: self.floor, pool, people }));
+            return Ok(reply.fail(&TooSmall {
+                floor: self.floor,
+                pool,
+                people,
+            }));
         }
         let new = NewBooking {
             room: String::try_from(room.id).map_err(|_| CallError::Internal("room id too long"))?,
@@ -166,12 +190,21 @@ impl<'r, S: Store> BookingApp<'r, S> {
             nonce: call.operation(),
         };
         match self.store.commit(&new) {
-            Ok(Commit::Created(b) | Commit::Replayed(b)) => Ok(reply.complete(&Booked { room, booking: &b })),
+            Ok(Commit::Created(b) | Commit::Replayed(b)) => {
+                Ok(reply.complete(&Booked { room, booking: &b }))
+            }
             Ok(Commit::Taken(_)) => {
                 let free = self.free_at(slot, people)?;
-                Ok(reply.fail(&Taken { floor: self.floor, room, slot, free }))
+                Ok(reply.fail(&Taken {
+                    floor: self.floor,
+                    room,
+                    slot,
+                    free,
+                }))
             }
-            Err(StoreError::Full) => Ok(reply.fail("The booking store is full: cancel a booking first.")),
+            Err(StoreError::Full) => {
+                Ok(reply.fail("The booking store is full: cancel a booking first."))
+            }
             Err(StoreError::Io) => Err(CallError::Internal("booking store failed")),
         }
     }
@@ -185,27 +218,52 @@ impl<'r, S: Store> BookingApp<'r, S> {
         named: bool,
         candidates: Mask,
     ) -> Result<Chosen<'r, 'w, 'b>, CallError> {
-        let choices: Vec<Choice<'_>, MAX_ROOMS> =
-            self.floor.iter(candidates).map(|r| Choice { value: r.id, title: r }).collect();
+        let choices: Vec<Choice<'_>, MAX_ROOMS> = self
+            .floor
+            .iter(candidates)
+            .map(|r| Choice {
+                value: r.id,
+                title: r,
+            })
+            .collect();
         let message = RoomQuestion { hint, named };
         let fields = [Field {
             name: "room_id",
             title: "Room",
             description: Some("The room to book"),
             required: true,
-            kind: FieldKind::Choice { options: &choices, default: None },
+            kind: FieldKind::Choice {
+                options: &choices,
+                default: None,
+            },
         }];
-        let question = Question { key: ROOM_KEY, form: Form { message: &message, fields: &fields } };
+        let question = Question {
+            key: ROOM_KEY,
+            form: Form {
+                message: &message,
+                fields: &fields,
+            },
+        };
         let content = match call.answer(&question) {
             Answer::Accepted(content) => content,
-            Answer::Declined => return Ok(Chosen::Answered(reply.complete(&NotBooked("declined")))),
-            Answer::Cancelled => return Ok(Chosen::Answered(reply.complete(&NotBooked("cancelled")))),
+            Answer::Declined => {
+                return Ok(Chosen::Answered(reply.complete(&NotBooked("declined"))))
+            }
+            Answer::Cancelled => {
+                return Ok(Chosen::Answered(reply.complete(&NotBooked("cancelled"))))
+            }
             Answer::Missing | Answer::Invalid => {
-                let ask = Ask { requests: &[question.request()], payload: &[] };
+                let ask = Ask {
+                    requests: &[question.request()],
+                    payload: &[],
+                };
                 return reply.ask(&ask).map(Chosen::Answered);
             }
         };
-        let room = self.floor.iter(candidates).find(|r| content.get("room_id").is_some_and(|v| v.eq_str(r.id)));
+        let room = self
+            .floor
+            .iter(candidates)
+            .find(|r| content.get("room_id").is_some_and(|v| v.eq_str(r.id)));
         match room {
             Some(room) => Ok(Chosen::Room(room, reply)),
             None => Err(CallError::Internal("validated answer names no candidate")),
@@ -215,7 +273,10 @@ impl<'r, S: Store> BookingApp<'r, S> {
     fn free_at(&self, slot: Slot, people: u16) -> Result<Mask, CallError> {
         let mut free = 0;
         for (i, r) in self.floor.rooms.iter().take(MAX_ROOMS).enumerate() {
-            let taken = self.store.occupant(r.id, slot).map_err(|_| CallError::Internal("booking store failed"))?;
+            let taken = self
+                .store
+                .occupant(r.id, slot)
+                .map_err(|_| CallError::Internal("booking store failed"))?;
             if taken.is_none() && r.seats >= people {
                 free |= 1 << i;
             }
@@ -227,7 +288,10 @@ impl<'r, S: Store> BookingApp<'r, S> {
         let Ok(args) = call.args::<CancelArgs>() else {
             return Ok(reply.fail("Invalid arguments: expected booking_id, e.g. \"bk_1\"."));
         };
-        let id = args.booking_id.strip_prefix("bk_").and_then(|n| n.parse().ok());
+        let id = args
+            .booking_id
+            .strip_prefix("bk_")
+            .and_then(|n| n.parse().ok());
         let store_err = |_| CallError::Internal("booking store failed");
         let booking = match id {
             Some(id) => self.store.get(id).map_err(store_err)?,
@@ -241,29 +305,50 @@ impl<'r, S: Store> BookingApp<'r, S> {
         };
         let room = self.floor.by_id(&booking.new.room);
         if booking.status == Status::Cancelled {
-            return Ok(reply.complete(&Cancelled { booking: &booking, room, already: true }));
+            return Ok(reply.complete(&Cancelled {
+                booking: &booking,
+                room,
+                already: true,
+            }));
         }
-        let message = Msg(format_args!("Cancel {}: {}?", BookingRef(&booking), Described(&booking, room)));
+        let message = Msg(format_args!(
+            "Cancel {}: {}?",
+            BookingRef(&booking),
+            Described(&booking, room)
+        ));
         let fields = [Field {
             name: "confirm",
             title: "Yes, cancel it",
             description: None,
             required: true,
-            kind: FieldKind::Boolean { default: Some(true) },
+            kind: FieldKind::Boolean {
+                default: Some(true),
+            },
         }];
-        let question = Question { key: CONFIRM_KEY, form: Form { message: &message, fields: &fields } };
+        let question = Question {
+            key: CONFIRM_KEY,
+            form: Form {
+                message: &message,
+                fields: &fields,
+            },
+        };
         match call.answer(&question) {
             Answer::Accepted(c) if c.get("confirm").and_then(|v| v.as_bool()) == Some(true) => {
                 let b = self.store.cancel(booking.id).map_err(store_err)?;
                 let b = b.ok_or(CallError::Internal("booking vanished"))?;
-                Ok(reply.complete(&Cancelled { booking: &b, room, already: false }))
+                Ok(reply.complete(&Cancelled {
+                    booking: &b,
+                    room,
+                    already: false,
+                }))
             }
-            Answer::Accepted(_) | Answer::Declined | Answer::Cancelled => {
-                Ok(reply.complete(&Msg(format_args!("Kept {}: nothing was cancelled.", BookingRef(&booking)))))
-            }
-            Answer::Missing | Answer::Invalid => {
-                reply.ask(&Ask { requests: &[question.request()], payload: &[] })
-            }
+            Answer::Accepted(_) | Answer::Declined | Answer::Cancelled => Ok(reply.complete(&Msg(
+                format_args!("Kept {}: nothing was cancelled.", BookingRef(&booking)),
+            ))),
+            Answer::Missing | Answer::Invalid => reply.ask(&Ask {
+                requests: &[question.request()],
+                payload: &[],
+            }),
         }
     }
 
@@ -285,7 +370,12 @@ impl<'r, S: Store> BookingApp<'r, S> {
             Some(s) => self.free_at(s, people)?,
             None => shown,
         };
-        Ok(reply.complete(&RoomList { floor: self.floor, shown, free, slot }))
+        Ok(reply.complete(&RoomList {
+            floor: self.floor,
+            shown,
+            free,
+            slot,
+        }))
     }
 }
 
@@ -363,11 +453,18 @@ fn write_booking(w: &mut Writer<'_>, b: &Booking, room: Option<&Room<'_>>) {
     if let Some(r) = room {
         w.key("room_name").string(r.name);
     }
-    w.key("day").string_fmt(format_args!("{}", b.new.slot.day)).key("hour").int(b.new.slot.hour.into());
+    w.key("day")
+        .string_fmt(format_args!("{}", b.new.slot.day))
+        .key("hour")
+        .int(b.new.slot.hour.into());
     if b.new.attendees > 0 {
         w.key("attendees").int(b.new.attendees.into());
     }
-    let status = if b.status == Status::Active { "active" } else { "cancelled" };
+    let status = if b.status == Status::Active {
+        "active"
+    } else {
+        "cancelled"
+    };
     w.key("status").string(status).end_object();
 }
 
@@ -378,7 +475,13 @@ struct Booked<'a, 'r> {
 
 impl Report for Booked<'_, '_> {
     fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        write!(f, "Booked {} on {} — booking {}.", self.room, self.booking.new.slot, BookingRef(self.booking))?;
+        write!(
+            f,
+            "Booked {} on {} — booking {}.",
+            self.room,
+            self.booking.new.slot,
+            BookingRef(self.booking)
+        )?;
         if self.booking.status == Status::Cancelled {
             f.write_str(" (It has since been cancelled.)")?;
         }
@@ -407,7 +510,12 @@ impl Report for NotBooked {
         true
     }
     fn structured(&self, w: &mut Writer<'_>) {
-        w.begin_object().key("booked").bool(false).key("reason").string(self.0).end_object();
+        w.begin_object()
+            .key("booked")
+            .bool(false)
+            .key("reason")
+            .string(self.0)
+            .end_object();
     }
 }
 
@@ -419,8 +527,17 @@ struct Cancelled<'a, 'r> {
 
 impl Report for Cancelled<'_, '_> {
     fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        let how = if self.already { "was already cancelled" } else { "is cancelled" };
-        write!(f, "{} ({}) {how}.", BookingRef(self.booking), Described(self.booking, self.room))
+        let how = if self.already {
+            "was already cancelled"
+        } else {
+            "is cancelled"
+        };
+        write!(
+            f,
+            "{} ({}) {how}.",
+            BookingRef(self.booking),
+            Described(self.booking, self.room)
+        )
     }
     fn has_structured(&self) -> bool {
         true
@@ -452,7 +569,7 @@ struct TooSmall<'r> {
 
 impl Report for TooSmall<'_> {
     fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        write!(f, "No room you named seats {}: ", self.people)?;
+        write!(f, "Too small for {} people: ", self.people)?;
         let mut first = true;
         for r in self.floor.iter(self.pool) {
             write!(f, "{}{r}", if first { "" } else { ", " })?;
@@ -489,7 +606,11 @@ impl Report for Taken<'_, '_> {
         true
     }
     fn structured(&self, w: &mut Writer<'_>) {
-        w.begin_object().key("booked").bool(false).key("reason").string("taken");
+        w.begin_object()
+            .key("booked")
+            .bool(false)
+            .key("reason")
+            .string("taken");
         w.key("free_rooms").begin_array();
         self.floor.iter(self.free).for_each(|r| {
             w.string(r.id);
@@ -516,7 +637,11 @@ impl Report for RoomList<'_> {
             }
             write!(f, "{} — {r}", r.id)?;
             if let Some(s) = self.slot {
-                let state = if self.free & 1 << i != 0 { "free" } else { "booked" };
+                let state = if self.free & 1 << i != 0 {
+                    "free"
+                } else {
+                    "booked"
+                };
                 write!(f, ", {state} on {s}")?;
             }
             f.write_char('\n')?;
@@ -532,7 +657,11 @@ impl Report for RoomList<'_> {
             if self.shown & 1 << i == 0 {
                 continue;
             }
-            w.begin_object().key("id").string(r.id).key("name").string(r.name);
+            w.begin_object()
+                .key("id")
+                .string(r.id)
+                .key("name")
+                .string(r.name);
             w.key("seats").int(r.seats.into());
             if self.slot.is_some() {
                 w.key("free").bool(self.free & 1 << i != 0);

@@ -111,8 +111,12 @@ impl<'f> Form<'f> {
     /// Writes the `elicitation/create` params: mode, message and `requestedSchema`.
     pub fn write_params(&self, w: &mut Writer<'_>) {
         w.begin_object().key("mode").string("form");
-        w.key("message").string_fmt(format_args!("{}", self.message));
-        w.key("requestedSchema").begin_object().key("type").string("object");
+        w.key("message")
+            .string_fmt(format_args!("{}", self.message));
+        w.key("requestedSchema")
+            .begin_object()
+            .key("type")
+            .string("object");
         w.key("properties").begin_object();
         for f in self.fields {
             w.key(f.name);
@@ -156,7 +160,12 @@ impl Field<'_> {
             w.key("description").string(d);
         }
         match self.kind {
-            FieldKind::Text { min_len, max_len, format, default } => {
+            FieldKind::Text {
+                min_len,
+                max_len,
+                format,
+                default,
+            } => {
                 if let Some(n) = min_len {
                     w.key("minLength").int(n.into());
                 }
@@ -202,7 +211,12 @@ impl Field<'_> {
 impl FieldKind<'_> {
     fn accepts(&self, v: Value<'_>) -> bool {
         match *self {
-            FieldKind::Text { min_len, max_len, format, .. } => {
+            FieldKind::Text {
+                min_len,
+                max_len,
+                format,
+                ..
+            } => {
                 if v.kind() != Kind::String {
                     return false;
                 }
@@ -249,8 +263,14 @@ mod tests {
     use crate::wire::json::parse;
 
     const ROOMS: &[Choice<'static>] = &[
-        Choice { value: "atrium", title: &"The Atrium (24 seats)" },
-        Choice { value: "studio-b", title: &"Studio B (12 seats)" },
+        Choice {
+            value: "atrium",
+            title: &"The Atrium (24 seats)",
+        },
+        Choice {
+            value: "studio-b",
+            title: &"Studio B (12 seats)",
+        },
     ];
     const FIELDS: &[Field<'static>] = &[
         Field {
@@ -258,26 +278,41 @@ mod tests {
             title: "Room",
             description: None,
             required: true,
-            kind: FieldKind::Choice { options: ROOMS, default: None },
+            kind: FieldKind::Choice {
+                options: ROOMS,
+                default: None,
+            },
         },
         Field {
             name: "attendees",
             title: "Attendees",
             description: Some("How many people"),
             required: false,
-            kind: FieldKind::Integer { min: Some(1), max: Some(24), default: None },
+            kind: FieldKind::Integer {
+                min: Some(1),
+                max: Some(24),
+                default: None,
+            },
         },
         Field {
             name: "email",
             title: "Email",
             description: None,
             required: false,
-            kind: FieldKind::Text { min_len: None, max_len: Some(64), format: Some(TextFormat::Email), default: None },
+            kind: FieldKind::Text {
+                min_len: None,
+                max_len: Some(64),
+                format: Some(TextFormat::Email),
+                default: None,
+            },
         },
     ];
 
     fn form() -> Form<'static> {
-        Form { message: &"Which room?", fields: FIELDS }
+        Form {
+            message: &"Which room?",
+            fields: FIELDS,
+        }
     }
 
     #[test]
@@ -288,19 +323,37 @@ mod tests {
         let n = w.finish().unwrap();
         let v: serde_json::Value = serde_json::from_slice(&buf[..n]).unwrap();
         assert_eq!(v["mode"], "form");
-        assert_eq!(v["requestedSchema"]["properties"]["room_id"]["oneOf"][1]["const"], "studio-b");
-        assert_eq!(v["requestedSchema"]["required"], serde_json::json!(["room_id"]));
+        assert_eq!(
+            v["requestedSchema"]["properties"]["room_id"]["oneOf"][1]["const"],
+            "studio-b"
+        );
+        assert_eq!(
+            v["requestedSchema"]["required"],
+            serde_json::json!(["room_id"])
+        );
     }
 
     #[test]
     fn validates_content() {
         let ok = |s: &str| form().validate(parse(s.as_bytes()).unwrap());
         assert_eq!(ok(r#"{"room_id":"studio-b","extra":[1]}"#), Ok(()));
-        assert_eq!(ok(r#"{"room_id":"nook"}"#), Err(Invalid { field: "room_id" }));
+        assert_eq!(
+            ok(r#"{"room_id":"nook"}"#),
+            Err(Invalid { field: "room_id" })
+        );
         assert_eq!(ok(r#"{}"#), Err(Invalid { field: "room_id" }));
-        assert_eq!(ok(r#"{"room_id":"atrium","attendees":25}"#), Err(Invalid { field: "attendees" }));
-        assert_eq!(ok(r#"{"room_id":"atrium","attendees":"3"}"#), Err(Invalid { field: "attendees" }));
+        assert_eq!(
+            ok(r#"{"room_id":"atrium","attendees":25}"#),
+            Err(Invalid { field: "attendees" })
+        );
+        assert_eq!(
+            ok(r#"{"room_id":"atrium","attendees":"3"}"#),
+            Err(Invalid { field: "attendees" })
+        );
         assert_eq!(ok(r#"{"room_id":"atrium","email":"a@b"}"#), Ok(()));
-        assert_eq!(ok(r#"{"room_id":"atrium","email":"ab"}"#), Err(Invalid { field: "email" }));
+        assert_eq!(
+            ok(r#"{"room_id":"atrium","email":"ab"}"#),
+            Err(Invalid { field: "email" })
+        );
     }
 }

@@ -71,14 +71,29 @@ impl InputRequest<'_> {
                 form.write_params(w);
             }
             InputRequest::Sample { prompt, max_tokens } => {
-                w.key("method").string("sampling/createMessage").key("params").begin_object();
-                w.key("messages").begin_array().begin_object().key("role").string("user");
+                w.key("method")
+                    .string("sampling/createMessage")
+                    .key("params")
+                    .begin_object();
+                w.key("messages")
+                    .begin_array()
+                    .begin_object()
+                    .key("role")
+                    .string("user");
                 w.key("content").begin_object().key("type").string("text");
-                w.key("text").string(prompt).end_object().end_object().end_array();
+                w.key("text")
+                    .string(prompt)
+                    .end_object()
+                    .end_object()
+                    .end_array();
                 w.key("maxTokens").int((*max_tokens).into()).end_object();
             }
             InputRequest::Roots => {
-                w.key("method").string("roots/list").key("params").begin_object().end_object();
+                w.key("method")
+                    .string("roots/list")
+                    .key("params")
+                    .begin_object()
+                    .end_object();
             }
         }
         w.end_object();
@@ -107,7 +122,9 @@ pub struct Question<'f> {
 impl<'f> Question<'f> {
     /// This question's answer among `responses`, validated against its own form.
     pub fn answer<'a>(&self, responses: &InputResponses<'a>) -> Answer<'a> {
-        let Some(v) = responses.get(self.key) else { return Answer::Missing };
+        let Some(v) = responses.get(self.key) else {
+            return Answer::Missing;
+        };
         match Answer::from_result(v) {
             Answer::Accepted(c) if self.form.validate(c).is_err() => Answer::Invalid,
             other => other,

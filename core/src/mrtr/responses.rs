@@ -20,7 +20,9 @@ pub enum ResponsesError {
 impl<'a> InputResponses<'a> {
     /// Checks the shape of `params.inputResponses` (`None` when absent).
     pub fn read(v: Option<Value<'a>>) -> Result<Self, ResponsesError> {
-        let Some(map) = v else { return Ok(Self::default()) };
+        let Some(map) = v else {
+            return Ok(Self::default());
+        };
         if map.kind() != Kind::Object {
             return Err(ResponsesError::NotObject);
         }
@@ -81,7 +83,10 @@ mod tests {
         let r = |s: &str| InputResponses::read(Some(parse(s.as_bytes()).unwrap())).map(|_| ());
         assert_eq!(r("null"), Err(ResponsesError::NotObject));
         assert_eq!(r("[]"), Err(ResponsesError::NotObject));
-        assert_eq!(r(r#"{"user_name":12345}"#), Err(ResponsesError::EntryNotObject));
+        assert_eq!(
+            r(r#"{"user_name":12345}"#),
+            Err(ResponsesError::EntryNotObject)
+        );
         assert_eq!(r(r#"{"a":{"action":"accept"}}"#), Ok(()));
         assert!(InputResponses::read(None).unwrap().is_empty());
     }
@@ -95,6 +100,9 @@ mod tests {
         assert_eq!(a(r#"{"action":"cancel"}"#), Answer::Cancelled);
         assert_eq!(a(r#"{"action":"accept"}"#), Answer::Invalid);
         assert_eq!(a(r#"{"action":"maybe"}"#), Answer::Invalid);
-        assert!(matches!(a(r#"{"action":"accept","content":{}}"#), Answer::Accepted(_)));
+        assert!(matches!(
+            a(r#"{"action":"accept","content":{}}"#),
+            Answer::Accepted(_)
+        ));
     }
 }

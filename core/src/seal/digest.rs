@@ -29,7 +29,11 @@ pub fn request_digest(
 fn canonical(h: &mut Sha256, v: Value<'_>) {
     match v.kind() {
         Kind::Null => h.update(b"n"),
-        Kind::Bool => h.update(if v.as_bool() == Some(true) { b"t" } else { b"f" }),
+        Kind::Bool => h.update(if v.as_bool() == Some(true) {
+            b"t"
+        } else {
+            b"f"
+        }),
         Kind::Number => match v.as_i64() {
             Some(i) => {
                 h.update(b"i");
@@ -55,7 +59,8 @@ fn string(h: &mut Sha256, v: Value<'_>) {
     h.update(b"s");
     h.update((len as u32).to_be_bytes());
     let mut buf = [0u8; 4];
-    v.chars().for_each(|c| h.update(c.encode_utf8(&mut buf).as_bytes()));
+    v.chars()
+        .for_each(|c| h.update(c.encode_utf8(&mut buf).as_bytes()));
 }
 
 /// Members in ascending key order (first occurrence of a duplicate key), filtered by `only`.
@@ -87,13 +92,24 @@ mod tests {
 
     fn d(args: &str, salient: Option<&[&str]>) -> [u8; 32] {
         let name = parse(br#""book_room""#).unwrap();
-        request_digest("tools/call", name, Some(parse(args.as_bytes()).unwrap()), salient)
+        request_digest(
+            "tools/call",
+            name,
+            Some(parse(args.as_bytes()).unwrap()),
+            salient,
+        )
     }
 
     #[test]
     fn order_whitespace_and_escapes_do_not_matter() {
-        let a = d(r#"{"day":"2026-09-17","hour":9,"room_hint":"the big room"}"#, None);
-        let b = d(r#"{ "room_hint" : "the big \u0072oom", "hour": 9, "day":"2026-09-17" }"#, None);
+        let a = d(
+            r#"{"day":"2026-09-17","hour":9,"room_hint":"the big room"}"#,
+            None,
+        );
+        let b = d(
+            r#"{ "room_hint" : "the big \u0072oom", "hour": 9, "day":"2026-09-17" }"#,
+            None,
+        );
         assert_eq!(a, b);
     }
 
@@ -103,7 +119,13 @@ mod tests {
         assert_ne!(a, d(r#"{"booking_id":"bk_9"}"#, None));
         assert_ne!(d(r#"{"x":"1"}"#, None), d(r#"{"x":1}"#, None));
         let only: &[&str] = &["booking_id"];
-        assert_eq!(d(r#"{"booking_id":"bk_1","note":"a"}"#, Some(only)), d(r#"{"booking_id":"bk_1"}"#, Some(only)));
-        assert_ne!(d(r#"{"a":{"b":[1,2]}}"#, None), d(r#"{"a":{"b":[2,1]}}"#, None));
+        assert_eq!(
+            d(r#"{"booking_id":"bk_1","note":"a"}"#, Some(only)),
+            d(r#"{"booking_id":"bk_1"}"#, Some(only))
+        );
+        assert_ne!(
+            d(r#"{"a":{"b":[1,2]}}"#, None),
+            d(r#"{"a":{"b":[2,1]}}"#, None)
+        );
     }
 }

@@ -37,7 +37,11 @@ impl Key {
         }
         let mut bytes = [0; KEY_MAX];
         bytes[..secret.len()].copy_from_slice(secret);
-        Ok(Key { id, len: secret.len() as u8, bytes })
+        Ok(Key {
+            id,
+            len: secret.len() as u8,
+            bytes,
+        })
     }
 
     /// The key's id, carried in every token it seals.
@@ -102,7 +106,10 @@ mod tests {
     #[test]
     fn never_prints_the_secret() {
         let k = Key::new(3, &[0xAB; 32]).unwrap();
-        let shown = format!("{k:?} {:?}", KeyRing::new(Key::new(1, &[0xAB; 32]).unwrap()));
+        let shown = format!(
+            "{k:?} {:?}",
+            KeyRing::new(Key::new(1, &[0xAB; 32]).unwrap())
+        );
         assert!(!shown.to_lowercase().contains("ab, ") && !shown.contains("171"));
         assert!(shown.contains("redacted"));
     }
@@ -112,11 +119,17 @@ mod tests {
         assert_eq!(Key::new(0, &[1; 31]).unwrap_err(), KeyError::Length);
         assert_eq!(Key::new(0, &[1; 65]).unwrap_err(), KeyError::Length);
         let mut ring = KeyRing::new(Key::new(0, &[1; 32]).unwrap());
-        assert_eq!(ring.retain(Key::new(0, &[2; 32]).unwrap()), Err(KeyError::DuplicateId));
+        assert_eq!(
+            ring.retain(Key::new(0, &[2; 32]).unwrap()),
+            Err(KeyError::DuplicateId)
+        );
         for id in 1..MAX_KEYS as u8 {
             ring.retain(Key::new(id, &[2; 32]).unwrap()).unwrap();
         }
-        assert_eq!(ring.retain(Key::new(99, &[2; 32]).unwrap()), Err(KeyError::RingFull));
+        assert_eq!(
+            ring.retain(Key::new(99, &[2; 32]).unwrap()),
+            Err(KeyError::RingFull)
+        );
         assert_eq!(ring.current().unwrap().id(), 0);
     }
 }

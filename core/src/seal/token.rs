@@ -99,12 +99,19 @@ pub fn seal<'o>(
 }
 
 /// Opens and verifies `token` at time `now` (server clock, seconds).
-pub fn open(ring: &KeyRing, bind: &Binding<'_>, now: u64, token: &[u8]) -> Result<Opened, SealError> {
+pub fn open(
+    ring: &KeyRing,
+    bind: &Binding<'_>,
+    now: u64,
+    token: &[u8],
+) -> Result<Opened, SealError> {
     if token.len() > MAX_STATE_CHARS {
         return Err(SealError::Oversize);
     }
     let mut body = [0u8; MAX_STATE_CHARS];
-    let n = B64.decode_slice(token, &mut body).map_err(|_| SealError::NotBase64)?;
+    let n = B64
+        .decode_slice(token, &mut body)
+        .map_err(|_| SealError::NotBase64)?;
     let body = &body[..n];
     if n < HEAD + TAG_LEN {
         return Err(SealError::Truncated);
@@ -128,8 +135,13 @@ pub fn open(ring: &KeyRing, bind: &Binding<'_>, now: u64, token: &[u8]) -> Resul
     }
     let mut nonce = [0; NONCE_LEN];
     nonce.copy_from_slice(&body[6..6 + NONCE_LEN]);
-    let payload = heapless::Vec::from_slice(&body[HEAD..signed]).map_err(|_| SealError::Truncated)?;
-    Ok(Opened { nonce, expires, payload })
+    let payload =
+        heapless::Vec::from_slice(&body[HEAD..signed]).map_err(|_| SealError::Truncated)?;
+    Ok(Opened {
+        nonce,
+        expires,
+        payload,
+    })
 }
 
 fn tag(secret: &[u8], bind: &Binding<'_>, body: &[u8]) -> Option<[u8; 32]> {
@@ -152,7 +164,11 @@ mod tests {
         KeyRing::new(Key::new(id, &[seed; 32]).unwrap())
     }
 
-    const BIND: Binding<'static> = Binding { principal: b"alice", epoch: 0, request: [7; 32] };
+    const BIND: Binding<'static> = Binding {
+        principal: b"alice",
+        epoch: 0,
+        request: [7; 32],
+    };
 
     fn sealed(ring: &KeyRing, bind: &Binding<'_>, payload: &[u8]) -> heapless::String<TOKEN_MAX> {
         let mut out = [0; TOKEN_MAX];
@@ -166,7 +182,10 @@ mod tests {
         let t = sealed(&r, &BIND, &[3]);
         assert!(t.len() <= 96, "{} chars", t.len());
         let o = open(&r, &BIND, 999, t.as_bytes()).unwrap();
-        assert_eq!((o.nonce, o.expires, &o.payload[..]), ([9; 8], 1_000, &[3u8][..]));
+        assert_eq!(
+            (o.nonce, o.expires, &o.payload[..]),
+            ([9; 8], 1_000, &[3u8][..])
+        );
     }
 
     #[test]
@@ -174,14 +193,38 @@ mod tests {
         let r = ring(1, 0);
         let t = sealed(&r, &BIND, b"p");
         let other = |b: Binding<'_>| open(&r, &b, 0, t.as_bytes()).unwrap_err();
-        assert_eq!(other(Binding { principal: b"bob", ..BIND }), SealError::BadTag);
+        assert_eq!(
+            other(Binding {
+                principal: b"bob",
+                ..BIND
+            }),
+            SealError::BadTag
+        );
         assert_eq!(other(Binding { epoch: 1, ..BIND }), SealError::BadTag);
-        assert_eq!(other(Binding { request: [8; 32], ..BIND }), SealError::BadTag);
-        assert_eq!(open(&r, &BIND, 1_001, t.as_bytes()), Err(SealError::Expired));
-        assert_eq!(open(&ring(2, 0), &BIND, 0, t.as_bytes()), Err(SealError::BadTag));
-        assert_eq!(open(&ring(1, 5), &BIND, 0, t.as_bytes()), Err(SealError::UnknownKey));
+        assert_eq!(
+            other(Binding {
+                request: [8; 32],
+                ..BIND
+            }),
+            SealError::BadTag
+        );
+        assert_eq!(
+            open(&r, &BIND, 1_001, t.as_bytes()),
+            Err(SealError::Expired)
+        );
+        assert_eq!(
+            open(&ring(2, 0), &BIND, 0, t.as_bytes()),
+            Err(SealError::BadTag)
+        );
+        assert_eq!(
+            open(&ring(1, 5), &BIND, 0, t.as_bytes()),
+            Err(SealError::UnknownKey)
+        );
         assert_eq!(open(&r, &BIND, 0, b"!!!"), Err(SealError::NotBase64));
-        assert_eq!(open(&r, &BIND, 0, &t.as_bytes()[..20]), Err(SealError::Truncated));
+        assert_eq!(
+            open(&r, &BIND, 0, &t.as_bytes()[..20]),
+            Err(SealError::Truncated)
+        );
         assert_eq!(open(&r, &BIND, 0, &[b'A'; 200]), Err(SealError::Oversize));
         let mut tampered: heapless::String<200> = heapless::String::try_from(t.as_str()).unwrap();
         tampered.push_str("-TAMPERED").unwrap();

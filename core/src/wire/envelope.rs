@@ -38,7 +38,12 @@ pub fn read(input: &[u8]) -> Result<Envelope<'_>, (EnvelopeError, Option<Value<'
     match doc.kind() {
         Kind::Object => {}
         Kind::Array => return Err((EnvelopeError::Batch, None)),
-        _ => return Err((EnvelopeError::Invalid("a request must be a JSON object"), None)),
+        _ => {
+            return Err((
+                EnvelopeError::Invalid("a request must be a JSON object"),
+                None,
+            ))
+        }
     }
     let id = match doc.get("id") {
         None => None,
@@ -75,8 +80,8 @@ mod tests {
 
     #[test]
     fn reads_requests_and_notifications() {
-        let e = read(br#"{"jsonrpc":"2.0","id":"a\"b","method":"tools/list","params":{}}"#)
-            .unwrap();
+        let e =
+            read(br#"{"jsonrpc":"2.0","id":"a\"b","method":"tools/list","params":{}}"#).unwrap();
         assert_eq!(e.id.unwrap().raw(), br#""a\"b""#);
         assert!(e.method.eq_str("tools/list"));
         let n = read(br#"{"method":"notifications/x","jsonrpc":"2.0"}"#).unwrap();
@@ -98,7 +103,10 @@ mod tests {
             br#"{"jsonrpc":"2.0","id":1}"#,
             b"17",
         ] {
-            assert!(matches!(read(bad).unwrap_err().0, EnvelopeError::Invalid(_)));
+            assert!(matches!(
+                read(bad).unwrap_err().0,
+                EnvelopeError::Invalid(_)
+            ));
         }
     }
 }

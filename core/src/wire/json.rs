@@ -49,7 +49,9 @@ pub fn parse(input: &[u8]) -> Result<Value<'_>, JsonError> {
     if skip_ws(input, end) != input.len() {
         return Err(JsonError::Syntax(end));
     }
-    Ok(Value { raw: &input[start..end] })
+    Ok(Value {
+        raw: &input[start..end],
+    })
 }
 
 impl<'a> Value<'a> {
@@ -77,13 +79,21 @@ impl<'a> Value<'a> {
 
     /// The members of an object (nothing for other kinds), in document order.
     pub fn members(&self) -> Members<'a> {
-        let pos = if self.kind() == Kind::Object { 1 } else { self.raw.len() };
+        let pos = if self.kind() == Kind::Object {
+            1
+        } else {
+            self.raw.len()
+        };
         Members { raw: self.raw, pos }
     }
 
     /// The items of an array (nothing for other kinds), in document order.
     pub fn items(&self) -> Items<'a> {
-        let pos = if self.kind() == Kind::Array { 1 } else { self.raw.len() };
+        let pos = if self.kind() == Kind::Array {
+            1
+        } else {
+            self.raw.len()
+        };
         Items { raw: self.raw, pos }
     }
 
@@ -132,8 +142,7 @@ impl<'a> Value<'a> {
 
     /// The value as an integer, if it is a number written without fraction or exponent.
     pub fn as_i64(&self) -> Option<i64> {
-        if self.kind() != Kind::Number || self.raw.iter().any(|b| matches!(b, b'.' | b'e' | b'E'))
-        {
+        if self.kind() != Kind::Number || self.raw.iter().any(|b| matches!(b, b'.' | b'e' | b'E')) {
             return None;
         }
         core::str::from_utf8(self.raw).ok()?.parse().ok()
@@ -181,7 +190,14 @@ impl<'a> Iterator for Members<'a> {
         let v0 = skip_ws(self.raw, colon + 1);
         let v1 = scan(self.raw, v0, 0).ok()?;
         self.pos = skip_ws(self.raw, v1) + 1; // past ',' or '}'
-        Some((Value { raw: &self.raw[k0..k1] }, Value { raw: &self.raw[v0..v1] }))
+        Some((
+            Value {
+                raw: &self.raw[k0..k1],
+            },
+            Value {
+                raw: &self.raw[v0..v1],
+            },
+        ))
     }
 }
 
@@ -201,7 +217,9 @@ impl<'a> Iterator for Items<'a> {
         }
         let v1 = scan(self.raw, v0, 0).ok()?;
         self.pos = skip_ws(self.raw, v1) + 1;
-        Some(Value { raw: &self.raw[v0..v1] })
+        Some(Value {
+            raw: &self.raw[v0..v1],
+        })
     }
 }
 
@@ -420,7 +438,10 @@ mod tests {
         assert_eq!(a[1].as_f64(), Some(-2500.0));
         let mut s = [0u8; 8];
         assert_eq!(a[2].as_str(&mut s), Some("x\"y"));
-        assert_eq!(v.get("_meta").unwrap().get("k").unwrap().as_bool(), Some(true));
+        assert_eq!(
+            v.get("_meta").unwrap().get("k").unwrap().as_bool(),
+            Some(true)
+        );
         assert!(v.get("n").unwrap().is_null());
         assert!(v.get("missing").is_none());
     }

@@ -29,7 +29,12 @@ impl<const N: usize> Default for Lines<N> {
 impl<const N: usize> Lines<N> {
     /// An empty framer.
     pub const fn new() -> Self {
-        Lines { buf: [0; N], len: 0, dropping: false, ready: false }
+        Lines {
+            buf: [0; N],
+            len: 0,
+            dropping: false,
+            ready: false,
+        }
     }
 
     /// Takes bytes from `input` until a line completes. Returns how many bytes were consumed

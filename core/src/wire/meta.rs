@@ -46,7 +46,9 @@ pub enum MetaError {
 
 /// Reads `params._meta`; unknown keys anywhere are ignored.
 pub fn read<'a>(params: Option<Value<'a>>) -> Result<RequestMeta<'a>, MetaError> {
-    let meta = params.and_then(|p| p.get("_meta")).filter(|m| m.kind() == Kind::Object);
+    let meta = params
+        .and_then(|p| p.get("_meta"))
+        .filter(|m| m.kind() == Kind::Object);
     let meta = meta.ok_or(MetaError::Missing)?;
     let version = meta.get(KEY_VERSION).filter(|v| v.kind() == Kind::String);
     let version = version.ok_or(MetaError::Version)?;
@@ -55,7 +57,11 @@ pub fn read<'a>(params: Option<Value<'a>>) -> Result<RequestMeta<'a>, MetaError>
     let progress_token = meta
         .get("progressToken")
         .filter(|t| t.kind() == Kind::String || t.as_i64().is_some());
-    Ok(RequestMeta { version, caps, progress_token })
+    Ok(RequestMeta {
+        version,
+        caps,
+        progress_token,
+    })
 }
 
 fn read_caps(caps: Value<'_>) -> ClientCaps {
@@ -89,9 +95,8 @@ mod tests {
 
     #[test]
     fn elicitation_modes() {
-        let m = |c: &str| {
-            format!(r#"{{"_meta":{{"{KEY_VERSION}":"2026-07-28","{KEY_CAPS}":{c}}}}}"#)
-        };
+        let m =
+            |c: &str| format!(r#"{{"_meta":{{"{KEY_VERSION}":"2026-07-28","{KEY_CAPS}":{c}}}}}"#);
         assert!(caps(&m(r#"{"elicitation":{}}"#)).elicitation_form);
         assert!(caps(&m(r#"{"elicitation":{"form":{}}}"#)).elicitation_form);
         let url_only = caps(&m(r#"{"elicitation":{"url":{}}}"#));

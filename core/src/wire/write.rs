@@ -21,7 +21,12 @@ pub struct Writer<'b> {
 impl<'b> Writer<'b> {
     /// A writer at the start of `buf`.
     pub fn new(buf: &'b mut [u8]) -> Self {
-        Writer { buf, len: 0, full: false, comma: false }
+        Writer {
+            buf,
+            len: 0,
+            full: false,
+            comma: false,
+        }
     }
 
     /// Bytes written so far.
@@ -193,7 +198,14 @@ fn escape_into(w: &mut Writer<'_>, s: &str) {
         };
         w.put(&bytes[start..i]);
         if esc.is_empty() {
-            w.put(&[b'\\', b'u', b'0', b'0', HEX[(b >> 4) as usize], HEX[(b & 15) as usize]]);
+            w.put(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[(b >> 4) as usize],
+                HEX[(b & 15) as usize],
+            ]);
         } else {
             w.put(esc);
         }
@@ -232,7 +244,9 @@ mod tests {
         let mut w = Writer::new(&mut buf);
         w.begin_object().key("a").int(-3).key("b").begin_array();
         w.string("x\"\n\u{1}").bool(true).raw(b"null").end_array();
-        w.key("c").string_fmt(format_args!("{}-{}", 1, "\\")).end_object();
+        w.key("c")
+            .string_fmt(format_args!("{}-{}", 1, "\\"))
+            .end_object();
         let n = w.finish().unwrap();
         assert_eq!(
             core::str::from_utf8(&buf[..n]).unwrap(),
