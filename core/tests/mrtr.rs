@@ -1,0 +1,285 @@
+//! The seed lesson's exchange, message by message, and every way a retry can go wrong.
+
+mod common;
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+use base64::Engine as _;
+use common::{accept, form_caps, Client};
+use redmark_core::booking::{BookingApp, MemStore, DEFAULT_FLOOR};
+use redmark_core::engine::Config;
+use redmark_core::seal::{Key, KeyRing};
+use redmark_core::Engine;
+use serde_json::{json, Value};
+
+fn big_room() -> Value {
+    json!({"day": "2026-09-17", "hour": 9, "room_hint": "the big room"})
+}
+
+fn state_of(resp: &Value) -> String {
+    assert_eq!(resp["result"]["resultType"], "input_required", "{resp}");
+    resp["result"]["requestState"].as_str().expect("requestState is a top-level string").to_owned()
+}
+
+fn ask_big_room(c: &mut Client) -> String {
+    state_of(&c.call("book_room", big_room(), form_caps(), None, None))
+}
+
+fn bookings(c: &Client) -> usize {
+    c.engine.app().store().bookings().len()
+}
+
+fn assert_rejected(resp: &Value) {
+    assert_eq!(resp["error"]["code"], -32602, "{resp}");
+    assert_eq!(resp["error"]["message"], "Invalid requestState", "one message for every failure");
+}
+
+#[test]
+fn the_seed_exchange() {
+    let mut c = Client::default();
+    // Round 1: the server cannot tell which room, so it asks — a successful result.
+    let r1 = c.call("book_room", big_room(), json!({"elicitation": {}}), None, None);
+    let result = &r1["result"];
+    assert_eq!(result["resultType"], "input_required");
+    let req = &result["inputRequests"]["room"];
+    assert_eq!(req["method"], "elicitation/create");
+    assert_eq!(req["params"]["mode"], "form");
+    let prop = &req["params"]["requestedSchema"]["properties"]["room_id"];
+    let options: Vec<_> = prop["oneOf"].as_array().unwrap().iter().map(|o| o["const"].as_str().unwrap()).collect();
+    assert_eq!(options, ["atrium", "studio-b"]);
+    assert!(prop["oneOf"][0]["title"].as_str().unwrap().contains("24 seats"));
+    assert!(result["inputRequests"].get("requestState").is_none(), "requestState is a sibling, not nested");
+    let state = state_of(&r1);
+    assert!(state.len() <= 96, "token is {} chars", state.len());
+    assert_eq!(bookings(&c), 0, "nothing irreversible before the answer");
+
+    // Round 2: new id, same arguments, the answer and the echoed state.
+    let r2 = c.call("book_room", big_room(), form_caps(), Some(accept("room", json!({"room_id": "studio-b"}))), Some(&state));
+    assert_eq!(r2["result"]["resultType"], "complete");
+    assert_eq!(r2["result"]["isError"], false);
+    assert_eq!(r2["result"]["structuredContent"]["booking"]["room_id"], "studio-b");
+    assert!(r2["result"]["content"][0]["text"].as_str().unwrap().contains("Studio B"));
+    assert_eq!(bookings(&c), 1);
+}
+
+#[test]
+fn asks_only_when_it_must() {
+    let mut c = Client::default();
+    for (args, room) in [
+        (json!({"day": "2026-09-17", "hour": 9, "room_id": "studio-b"}), "studio-b"),
+        (json!({"day": "2026-09-17", "hour": 10, "room_hint": "the atrium"}), "atrium"),
+        // "the big room" for 20 people: only The Atrium fits, so there is nothing to ask.
+        (json!({"day": "2026-09-17", "hour": 11, "room_hint": "the big room", "attendees": 20}), "atrium"),
+    ] {
+        // No elicitation capability declared, and none needed.
+        let r = c.call("book_room", args, json!({}), None, None);
+        assert_eq!(r["result"]["structuredContent"]["booking"]["room_id"], room, "{r}");
+    }
+}
+
+#[test]
+fn unknown_hint_offers_every_room_that_fits() {
+    let mut c = Client::default();
+    let args = json!({"day": "2026-09-17", "hour": 9, "room_hint": "the ballroom", "attendees": 5});
+    let r = c.call("book_room", args, form_caps(), None, None);
+    let schema = &r["result"]["inputRequests"]["room"]["params"];
+    assert!(schema["message"].as_str().unwrap().contains("No room is called"));
+    assert_eq!(schema["requestedSchema"]["properties"]["room_id"]["oneOf"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn decline_and_cancel_book_nothing() {
+    for (action, reason) in [("decline", "declined"), ("cancel", "cancelled")] {
+        let mut c = Client::default();
+        let state = ask_big_room(&mut c);
+        let r = c.call("book_room", big_room(), form_caps(), Some(json!({"room": {"action": action}})), Some(&state));
+        assert_eq!(r["result"]["resultType"], "complete");
+        assert_eq!(r["result"]["structuredContent"], json!({"booked": false, "reason": reason}));
+        assert_eq!(bookings(&c), 0);
+    }
+}
+
+#[test]
+fn missing_invalid_or_unbound_answers_are_asked_again() {
+    let mut c = Client::default();
+    let state = ask_big_room(&mut c);
+    let again = [
+        (Some(accept("wrong_key", json!({"room_id": "atrium"}))), Some(state.as_str())),
+        (Some(accept("room", json!({"room_id": "nook"}))), Some(&state)), // not offered
+        (Some(accept("room", json!({"room_id": 7}))), Some(&state)),
+        (Some(accept("room", json!({}))), Some(&state)),
+        (Some(json!({"room": {"action": "maybe"}})), Some(&state)),
+        (Some(json!({"room": {"action": "accept"}})), Some(&state)),
+        // An answer without the state it was asked with does not count.
+        (Some(accept("room", json!({"room_id": "atrium"}))), None),
+    ];
+    for (responses, st) in again {
+        let r = c.call("book_room", big_room(), form_caps(), responses.clone(), st);
+        let fresh = state_of(&r);
+        assert_ne!(fresh, state, "a new question gets a new state");
+        assert!(r["result"]["inputRequests"]["room"].is_object(), "{responses:?}");
+    }
+    assert_eq!(bookings(&c), 0);
+}
+
+#[test]
+fn unknown_keys_and_fields_are_ignored() {
+    let mut c = Client::default();
+    let state = ask_big_room(&mut c);
+    let responses = json!({
+        "room": {"action": "accept", "content": {"room_id": "atrium", "colour": "red"}, "_meta": {}},
+        "unknown_extra_key": {"action": "accept", "content": {"x": 1}},
+    });
+    let r = c.call("book_room", big_room(), form_caps(), Some(responses), Some(&state));
+    assert_eq!(r["result"]["structuredContent"]["booking"]["room_id"], "atrium");
+}
+
+#[test]
+fn malformed_input_responses_are_protocol_errors() {
+    let mut c = Client::default();
+    for bad in [json!(null), json!([]), json!("x"), json!({"room": 12345}), json!({"room": null})] {
+        let r = c.call("book_room", big_room(), form_caps(), Some(bad), None);
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+    }
+}
+
+#[test]
+fn a_client_that_cannot_be_asked_gets_32021() {
+    let mut c = Client::default();
+    for caps in [json!({}), json!({"elicitation": {"url": {}}}), json!({"sampling": {}})] {
+        let r = c.call("book_room", big_room(), caps, None, None);
+        assert_eq!(r["error"]["code"], -32021, "{r}");
+        assert_eq!(r["error"]["data"]["requiredCapabilities"], json!({"elicitation": {}}));
+    }
+    assert_eq!(bookings(&c), 0);
+}
+
+#[test]
+fn every_tamper_and_replay_class_is_rejected_alike() {
+    let mut c = Client::default();
+    let state = ask_big_room(&mut c);
+    let answer = || Some(accept("room", json!({"room_id": "studio-b"})));
+    let mut try_state = |c: &mut Client, args: Value, st: &str| c.call("book_room", args, form_caps(), answer(), Some(st));
+
+    let tampered = format!("{state}-TAMPERED");
+    let truncated = &state[..state.len() - 4];
+    let oversize = "A".repeat(400);
+    for bad in [tampered.as_str(), truncated, "not base64!", "", oversize.as_str()] {
+        assert_rejected(&try_state(&mut c, big_room(), bad));
+    }
+    // Bound to other arguments.
+    let other = json!({"day": "2026-09-17", "hour": 10, "room_hint": "the big room"});
+    assert_rejected(&try_state(&mut c, other, &state));
+    // Same arguments in another order and spelling are the same request.
+    let reordered = json!({"room_hint": "the big room", "hour": 9, "day": "2026-09-17"});
+    assert_eq!(try_state(&mut c, reordered, &state)["result"]["resultType"], "complete");
+    // Another principal.
+    let mut c2 = Client { principal: b"bob".to_vec(), ..Client::default() };
+    assert_rejected(&try_state(&mut c2, big_room(), &state));
+    // Expired.
+    let mut c3 = Client::default();
+    let s3 = ask_big_room(&mut c3);
+    c3.now += u64::from(Config::default().state_ttl_s) + 1;
+    assert_rejected(&try_state(&mut c3, big_room(), &s3));
+    // Another tool.
+    let r = c.call("cancel_booking", json!({"booking_id": "bk_1"}), form_caps(), answer(), Some(&state));
+    assert_rejected(&r);
+    // Unknown key id (the server was re-keyed without keeping the old key).
+    let mut c4 = Client::default();
+    let s4 = ask_big_room(&mut c4);
+    c4.engine = Engine::new(
+        BookingApp::new(DEFAULT_FLOOR, MemStore::new(), common::INFO),
+        KeyRing::new(Key::new(9, &[0x42; 32]).unwrap()),
+        Config::default(),
+    );
+    assert_rejected(&try_state(&mut c4, big_room(), &s4));
+}
+
+#[test]
+fn no_single_bit_flip_of_a_real_token_is_accepted() {
+    let mut c = Client::default();
+    let state = ask_big_room(&mut c);
+    let raw = B64.decode(&state).unwrap();
+    let mut accepted = 0;
+    for bit in 0..raw.len() * 8 {
+        let mut flipped = raw.clone();
+        flipped[bit / 8] ^= 1 << (bit % 8);
+        let r = c.call("book_room", big_room(), form_caps(), Some(accept("room", json!({"room_id": "atrium"}))), Some(&B64.encode(&flipped)));
+        if r.get("result").is_some() {
+            accepted += 1;
+        } else {
+            assert_rejected(&r);
+        }
+    }
+    assert_eq!(accepted, 0);
+    assert_eq!(bookings(&c), 0);
+}
+
+#[test]
+fn replaying_the_final_retry_books_once() {
+    let mut c = Client::default();
+    let state = ask_big_room(&mut c);
+    let mut ids = std::collections::BTreeSet::new();
+    for i in 0..100 {
+        // Even with a different answer the same state can authorise only one booking.
+        let room = if i % 2 == 0 { "studio-b" } else { "atrium" };
+        let r = c.call("book_room", big_room(), form_caps(), Some(accept("room", json!({"room_id": room}))), Some(&state));
+        assert_eq!(r["result"]["isError"], false, "{r}");
+        ids.insert(r["result"]["structuredContent"]["booking"]["id"].as_str().unwrap().to_owned());
+    }
+    assert_eq!(ids.len(), 1);
+    assert_eq!(bookings(&c), 1);
+}
+
+#[test]
+fn a_taken_slot_says_what_is_free() {
+    let mut c = Client::default();
+    c.call("book_room", json!({"day": "2026-09-17", "hour": 9, "room_id": "studio-b"}), json!({}), None, None);
+    let r = c.call("book_room", json!({"day": "2026-09-17", "hour": 9, "room_id": "studio-b"}), json!({}), None, None);
+    assert_eq!(r["result"]["isError"], true);
+    assert_eq!(r["result"]["structuredContent"]["free_rooms"], json!(["atrium", "nook"]));
+}
+
+fn book(c: &mut Client, hour: u8) -> String {
+    let r = c.call("book_room", json!({"day": "2026-09-17", "hour": hour, "room_id": "nook"}), json!({}), None, None);
+    r["result"]["structuredContent"]["booking"]["id"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn cancel_confirmation_is_bound_to_its_booking() {
+    let mut c = Client::default();
+    let (bk1, bk2) = (book(&mut c, 9), book(&mut c, 10));
+    let r = c.call("cancel_booking", json!({"booking_id": bk1}), form_caps(), None, None);
+    assert!(r["result"]["inputRequests"]["confirm"]["params"]["message"].as_str().unwrap().contains(&bk1));
+    let state = state_of(&r);
+    let yes = || Some(accept("confirm", json!({"confirm": true})));
+    // Replayed onto the other booking: rejected, and bk_2 stays.
+    assert_rejected(&c.call("cancel_booking", json!({"booking_id": bk2}), form_caps(), yes(), Some(&state)));
+    let r = c.call("cancel_booking", json!({"booking_id": bk1}), form_caps(), yes(), Some(&state));
+    assert_eq!(r["result"]["structuredContent"]["booking"]["status"], "cancelled");
+    let statuses: Vec<_> = c.engine.app().store().bookings().iter().map(|b| format!("{:?}", b.status)).collect();
+    assert_eq!(statuses, ["Cancelled", "Active"]);
+}
+
+#[test]
+fn cancel_declined_or_by_someone_else_keeps_the_booking() {
+    let mut c = Client::default();
+    let bk = book(&mut c, 9);
+    let state = state_of(&c.call("cancel_booking", json!({"booking_id": bk}), form_caps(), None, None));
+    let r = c.call("cancel_booking", json!({"booking_id": bk}), form_caps(), Some(json!({"confirm": {"action": "decline"}})), Some(&state));
+    assert!(r["result"]["content"][0]["text"].as_str().unwrap().starts_with("Kept"));
+    c.principal = b"mallory".to_vec();
+    let r = c.call("cancel_booking", json!({"booking_id": bk}), form_caps(), None, None);
+    assert_eq!(r["result"]["isError"], true);
+    assert!(c.engine.app().store().bookings().iter().all(|b| format!("{:?}", b.status) == "Active"));
+}
+
+#[test]
+fn rotated_keys_keep_forms_in_flight_valid() {
+    let mut c = Client::default();
+    let state = ask_big_room(&mut c);
+    let mut ring = KeyRing::new(Key::new(2, &[0x77; 32]).unwrap());
+    ring.retain(Key::new(1, &[0x42; 32]).unwrap()).unwrap();
+    c.engine = Engine::new(BookingApp::new(DEFAULT_FLOOR, MemStore::new(), common::INFO), ring, Config::default());
+    let r = c.call("book_room", big_room(), form_caps(), Some(accept("room", json!({"room_id": "atrium"}))), Some(&state));
+    assert_eq!(r["result"]["structuredContent"]["booked"], true);
+}

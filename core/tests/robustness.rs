@@ -1,0 +1,142 @@
+//! No input of any shape panics the engine, and every answer it writes is one well-formed
+//! JSON-RPC message (property tests over random and mutated messages).
+
+mod common;
+
+use common::Client;
+use proptest::prelude::*;
+use redmark_core::limits::MIN_OUT;
+
+/// Valid messages of every kind, for the mutator to start from.
+const SEEDS: &[&str] = &[
+    r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+    r#"{"jsonrpc":"2.0","id":"x","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+    r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"book_room","arguments":{"day":"2026-09-17","hour":9,"room_hint":"the big room"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}"#,
+    r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"book_room","arguments":{"day":"2026-09-17","hour":9,"room_hint":"the big room"},"inputResponses":{"room":{"action":"accept","content":{"room_id":"studio-b"}}},"requestState":"AQFqsTysAAAAAAAAAAEAFM0Utn9o-STKI3mrvYLgYQ","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}"#,
+    r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"cancel_booking","arguments":{"booking_id":"bk_1"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}}}"#,
+    r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"list_rooms","arguments":{"day":"2026-09-17","hour":9,"attendees":3},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+    r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#,
+];
+
+fn check(c: &mut Client, input: &[u8]) {
+    let (h, text) = c.raw(input);
+    if h.responded {
+        assert!(!text.contains('\n'), "one line: {text}");
+        let v: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+        assert_eq!(v["jsonrpc"], "2.0");
+        assert!(v.get("result").is_some() ^ v.get("error").is_some(), "{text}");
+        let method = serde_json::from_slice::<serde_json::Value>(input).ok().and_then(|r| r["method"].as_str().map(String::from));
+        common::validate(method.as_deref(), &v);
+    }
+}
+
+fn mutate(seed: &[u8], edits: &[(usize, u8, u8)]) -> Vec<u8> {
+    let mut m = seed.to_vec();
+    for &(pos, op, byte) in edits {
+        if m.is_empty() {
+            m.push(byte);
+            continue;
+        }
+        let i = pos % m.len();
+        match op % 4 {
+            0 => m[i] = byte,
+            1 => {
+                m.remove(i);
+            }
+            2 => m.insert(i, byte),
+            _ => {
+                let end = (i + (byte as usize % 16)).min(m.len());
+                let chunk = m[i..end].to_vec();
+                m.splice(i..i, chunk);
+            }
+        }
+    }
+    m
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_bytes_never_panic(input in proptest::collection::vec(any::<u8>(), 0..512)) {
+        check(&mut Client::default(), &input);
+    }
+
+    #[test]
+    fn mutated_messages_never_panic(
+        seed in 0..SEEDS.len(),
+        edits in proptest::collection::vec((any::<usize>(), any::<u8>(), any::<u8>()), 1..8),
+    ) {
+        let input = mutate(SEEDS[seed].as_bytes(), &edits);
+        check(&mut Client::default(), &input);
+    }
+
+    #[test]
+    fn json_shaped_noise_never_panics(input in r#"[\{\}\[\]",:0-9a-z\\ _/.-]{0,200}"#) {
+        check(&mut Client::default(), input.as_bytes());
+    }
+}
+
+#[test]
+fn overflowing_output_becomes_a_well_formed_error() {
+    let mut c = Client::default();
+    let cx = redmark_core::Context { now: 0, principal: b"p", entropy: [0; 8], headers: None };
+    let mut out = vec![0u8; MIN_OUT];
+    let h = c.engine.handle(SEEDS[1].as_bytes(), &cx, &mut out);
+    let v: serde_json::Value = serde_json::from_slice(&out[..h.len]).unwrap();
+    assert_eq!(v["error"]["code"], -32603);
+    assert_eq!(v["id"], "x");
+    let mut tiny = vec![0u8; MIN_OUT - 1];
+    assert!(!c.engine.handle(SEEDS[0].as_bytes(), &cx, &mut tiny).responded);
+}
+
+#[test]
+fn deep_nesting_and_huge_messages_are_refused() {
+    let mut c = Client::default();
+    let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
+    let (_, text) = c.raw(deep.as_bytes());
+    assert!(text.contains("-32700"), "{text}");
+    let big = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{}"}}"#, "x".repeat(redmark_core::limits::MAX_MESSAGE));
+    let (_, text) = c.raw(big.as_bytes());
+    assert!(text.contains("-32600"), "{text}");
+}
+
+#[test]
+fn official_example_requests_are_served() {
+    let dir = common::spec_dir().join("examples");
+    let mut served = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let folder = entry.unwrap().path();
+        let name = folder.file_name().unwrap().to_string_lossy().into_owned();
+        for file in std::fs::read_dir(&folder).unwrap() {
+            let bytes = std::fs::read(file.unwrap().path()).unwrap();
+            let example: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+            let message = match name.as_str() {
+                _ if example.get("jsonrpc").is_some() && example.get("method").is_some() => bytes.clone(),
+                "CallToolRequestParams" => serde_json::to_vec(
+                    &serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": example}),
+                )
+                .unwrap(),
+                "InputResponses" => {
+                    let v = redmark_core::wire::parse(&bytes).unwrap();
+                    assert!(redmark_core::mrtr::InputResponses::read(Some(v)).is_ok(), "{name}");
+                    continue;
+                }
+                _ => continue,
+            };
+            assert!(redmark_core::wire::envelope::read(&message).is_ok(), "{name}");
+            let mut c = Client::default();
+            let (h, text) = c.raw(&message);
+            if h.responded {
+                // Tools this server does not have get proper errors, never a panic or junk.
+                let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+                common::validate(example["method"].as_str(), &v);
+                if name == "DiscoverRequest" || name == "ListToolsRequest" {
+                    assert!(v.get("result").is_some(), "{name}: {text}");
+                }
+            }
+            served += 1;
+        }
+    }
+    assert!(served >= 5, "only {served} example requests found");
+}
