@@ -1,0 +1,53 @@
+//! The panel's monotonic clock: SysTick counting core cycles, its wraps counted by polling.
+//!
+//! SysTick runs from the core clock with the largest reload (2^24 cycles, about 1.34 s at
+//! 12.5 MHz). Its interrupt is enabled but masked by PRIMASK, so a wrap only pends the
+//! exception (and ends any WFI); [`poll`] counts and clears it. The firmware polls on every
+//! wake-up and every reading, far more often than once per wrap.
+
+use core::sync::atomic::{AtomicU32, Ordering};
+
+use cortex_m::peripheral::syst::SystClkSource;
+use cortex_m::peripheral::{SCB, SYST};
+
+/// Core clock of QEMU's lm3s6965evb at reset: the 200 MHz PLL divided by SYSDIV+1 = 16.
+pub const CORE_HZ: u64 = 12_500_000;
+const PERIOD: u64 = 1 << 24;
+
+/// SysTick wraps since boot (one execution context: plain loads and stores, no CAS, so this
+/// also builds for thumbv6m).
+static WRAPS: AtomicU32 = AtomicU32::new(0);
+
+/// Starts SysTick.
+pub fn start(mut syst: SYST) {
+    syst.set_clock_source(SystClkSource::Core);
+    syst.set_reload((PERIOD - 1) as u32);
+    syst.clear_current();
+    syst.enable_interrupt();
+    syst.enable_counter();
+}
+
+/// Counts a wrap that happened since the last poll.
+pub fn poll() {
+    if SCB::is_pendst_pending() {
+        SCB::clear_pendst();
+        WRAPS.store(WRAPS.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
+    }
+}
+
+/// Core cycles since boot.
+pub fn ticks() -> u64 {
+    poll();
+    let mut cur = SYST::get_current();
+    if SCB::is_pendst_pending() {
+        // Wrapped between the poll and the reading: count it and read again.
+        poll();
+        cur = SYST::get_current();
+    }
+    u64::from(WRAPS.load(Ordering::Relaxed)) * PERIOD + (PERIOD - 1 - u64::from(cur))
+}
+
+/// Seconds since boot.
+pub fn now_s() -> u64 {
+    ticks() / CORE_HZ
+}
