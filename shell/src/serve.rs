@@ -1,13 +1,282 @@
-//! `redmark serve`: the transports (stub until the shell lands).
+//! `redmark serve`: the booking floor (or the conformance fixtures) over stdio, TCP and
+//! Streamable HTTP at once, all through one shared engine.
+//!
+//! Principals (state minted for one fails for another):
+//! - stdio: the local user (`local`) — whoever launched the process.
+//! - TCP: binds loopback addresses only, and its clients are the local user too (`local`):
+//!   a loopback port is reachable only from this machine, as a local MCP client's launched
+//!   process is. For anything remote or multi-user use `--http` with `--tokens`.
+//! - HTTP: `Authorization: Bearer` tokens mapped by `--tokens FILE` (`http:<name>`); without a
+//!   file, everyone is `http:anonymous` and a warning is logged.
 
+mod config;
+mod http;
+mod keys;
+mod shared;
+mod store;
+mod stream;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use redmark_core::booking::{BookingApp, DEFAULT_FLOOR};
+use redmark_core::engine::{Config, ServerInfo};
+use redmark_core::fixtures::Fixtures;
+use redmark_core::seal::KeyRing;
+use redmark_core::{App, Engine};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use shared::Shared;
+use stream::StreamLimits;
+
+/// The principal of stdio and TCP clients: the local user.
+pub const LOCAL_PRINCIPAL: &[u8] = b"local";
+
+/// Name of the bookings database inside the data directory.
+pub const STORE_FILE: &str = "bookings.redb";
+
+const AFTER_HELP: &str = "\
+Transports (combine freely; stdio is the default when neither --tcp nor --http is given):
+  redmark serve                           stdio, for an MCP client's config
+  redmark serve --tcp 127.0.0.1:7070      newline-delimited JSON-RPC over TCP
+  redmark serve --http 127.0.0.1:8080     Streamable HTTP at http://127.0.0.1:8080/mcp
+  Port 0 picks a free port. Each listener prints `redmark: listening <tcp|http> <addr>` on
+  stderr once bound. Logs go to stderr only (REDMARK_LOG=debug for more).
+
+Limits: a message (line or POST body) holds at most 16384 bytes; a longer line gets a -32600
+error without id and the connection goes on; a longer POST body gets HTTP 413 with that error.
+
+Keys: REDMARK_KEY (hex, 32-64 bytes) overrides the key file DIR/sealing-keys; REDMARK_OLD_KEYS
+(comma-separated hex) keeps older keys verifying. Without REDMARK_KEY a random key is created on
+first start (mode 0600); --rotate-key adds a new one and keeps the previous ones for verifying.
+
+Bookings: DIR/bookings.redb (redb, fsynced before a booking is acknowledged).
+
+Exit: EOF on stdin (when serving stdio), SIGINT or SIGTERM: stop accepting, finish the
+requests in flight, exit 0.";
 
 /// Options of `redmark serve`.
-#[derive(clap::Args)]
-pub struct ServeArgs {}
+#[derive(clap::Args, Debug)]
+#[command(after_long_help = AFTER_HELP)]
+pub struct ServeArgs {
+    /// Serve TCP (newline-delimited JSON-RPC, many clients) on this loopback address; repeatable
+    #[arg(long, value_name = "ADDR")]
+    pub tcp: Vec<SocketAddr>,
+    /// Serve Streamable HTTP (POST /mcp) on this address; repeatable
+    #[arg(long, value_name = "ADDR")]
+    pub http: Vec<SocketAddr>,
+    /// Serve stdio as well when --tcp or --http is given (EOF on stdin then stops everything)
+    #[arg(long)]
+    pub stdio: bool,
+    /// Directory of the sealing keys and the bookings [default: the platform's data directory,
+    /// e.g. ~/.local/share/redmark]
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<PathBuf>,
+    /// The floor of rooms, TOML `[[room]]` entries with id, name, seats, aliases [default: the
+    /// built-in floor: The Atrium, Studio B, The Nook]
+    #[arg(long, value_name = "FILE")]
+    pub rooms: Option<PathBuf>,
+    /// HTTP bearer tokens, TOML lines `principal = "token"`; without it every HTTP client is one
+    /// anonymous principal
+    #[arg(long, value_name = "FILE")]
+    pub tokens: Option<PathBuf>,
+    /// Serve the conformance-suite fixtures instead of the booking floor
+    #[arg(long)]
+    pub fixtures: bool,
+    /// Make a new sealing key current before serving (older keys keep verifying)
+    #[arg(long)]
+    pub rotate_key: bool,
+    /// Most connections open at once per TCP or HTTP listener; more are closed on accept
+    #[arg(long, value_name = "N", default_value_t = 1024)]
+    pub max_connections: usize,
+    /// Close a TCP connection that completes no message for this many seconds (0: never)
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub idle_timeout: u64,
+    /// How long a requestState (an open question) stays valid, seconds
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub state_ttl: u32,
+}
 
 /// Runs the server.
-pub fn run(_args: ServeArgs) -> ExitCode {
-    eprintln!("redmark serve: not built yet");
+pub fn run(args: ServeArgs) -> ExitCode {
+    init_tracing();
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => return fail(format!("cannot start the runtime: {e}")),
+    };
+    match rt.block_on(start(args)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(e),
+    }
+}
+
+fn fail(msg: String) -> ExitCode {
+    eprintln!("redmark serve: {msg}");
     ExitCode::FAILURE
+}
+
+fn init_tracing() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_env("REDMARK_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_env_filter(filter)
+        .try_init();
+}
+
+async fn start(args: ServeArgs) -> Result<(), String> {
+    for a in &args.tcp {
+        if !a.ip().is_loopback() {
+            return Err(format!(
+                "--tcp {a}: TCP clients act as the local user, so TCP binds loopback only; \
+                 use --http with --tokens to serve other machines"
+            ));
+        }
+    }
+    let dir = match &args.data {
+        Some(d) => d.clone(),
+        None => dirs::data_dir()
+            .ok_or("no platform data directory; pass --data DIR")?
+            .join("redmark"),
+    };
+    keys::ensure_dir(&dir)?;
+    let loaded = keys::load(&dir, args.rotate_key)?;
+    tracing::info!("sealing keys: {}", loaded.source);
+    let config = Config {
+        state_ttl_s: args.state_ttl,
+        ..Config::default()
+    };
+    if args.fixtures {
+        let engine = Engine::new(Fixtures, loaded.ring, config);
+        return serve(Shared::new(engine), &args).await;
+    }
+    let floor = match &args.rooms {
+        Some(f) => config::load_rooms(f)?,
+        None => DEFAULT_FLOOR,
+    };
+    let store = store::RedbStore::open(&dir.join(STORE_FILE)).map_err(|e| e.to_string())?;
+    tracing::info!("bookings: {}", dir.join(STORE_FILE).display());
+    let info = ServerInfo {
+        name: "redmark",
+        version: env!("CARGO_PKG_VERSION"),
+        instructions: Some(
+            "Books meeting rooms. Use list_rooms to see rooms, book_room to book one hour \
+             (it asks which room when a hint fits several), cancel_booking to cancel.",
+        ),
+    };
+    let app = BookingApp::new(floor, store, info);
+    serve(Shared::new(engine(app, loaded.ring, config)), &args).await
+}
+
+fn engine<A: App>(app: A, ring: KeyRing, config: Config) -> Engine<A> {
+    Engine::new(app, ring, config)
+}
+
+/// Serves `shared` on every transport asked for until EOF on stdio or a signal.
+async fn serve<A: App + Send + 'static>(
+    shared: Arc<Shared<A>>,
+    args: &ServeArgs,
+) -> Result<(), String> {
+    let shutdown = CancellationToken::new();
+    let tracker = TaskTracker::new();
+    let idle = (args.idle_timeout > 0).then(|| Duration::from_secs(args.idle_timeout));
+    let limits = StreamLimits {
+        idle,
+        write_timeout: Some(Duration::from_secs(30)),
+    };
+    let tokens = match &args.tokens {
+        Some(f) => Some(Arc::new(config::Tokens::load(f)?)),
+        None => None,
+    };
+    if !args.http.is_empty() && tokens.is_none() {
+        tracing::warn!("no --tokens file: every HTTP client is the one anonymous principal");
+    }
+    // Bind everything first, so a bad address fails before anything is served.
+    let mut tcp = Vec::new();
+    for a in &args.tcp {
+        let l = tokio::net::TcpListener::bind(a)
+            .await
+            .map_err(|e| format!("cannot listen on tcp {a}: {e}"))?;
+        eprintln!(
+            "redmark: listening tcp {}",
+            l.local_addr().map_err(|e| e.to_string())?
+        );
+        tcp.push(l);
+    }
+    let mut web = Vec::new();
+    for a in &args.http {
+        web.push(http::bind(*a).await?);
+    }
+    for l in tcp {
+        let t = tracker.clone();
+        tracker.spawn(stream::serve_tcp(
+            Arc::clone(&shared),
+            l,
+            args.max_connections,
+            limits,
+            shutdown.clone(),
+            t,
+        ));
+    }
+    for l in web {
+        let cfg = http::HttpConfig {
+            tokens: tokens.clone(),
+            max_conns: args.max_connections,
+            read_timeout: Duration::from_secs(30),
+            grace: Duration::from_secs(10),
+        };
+        tracker.spawn(http::serve_http(
+            Arc::clone(&shared),
+            l,
+            cfg,
+            shutdown.clone(),
+        ));
+    }
+    let stdio = args.stdio || (args.tcp.is_empty() && args.http.is_empty());
+    if stdio {
+        let (shared, shutdown) = (Arc::clone(&shared), shutdown.clone());
+        tokio::spawn(async move {
+            stream::serve_stdio(shared, shutdown.clone()).await;
+            // The client that launched us is gone: stop everything.
+            shutdown.cancel();
+        });
+    }
+    tracker.close();
+    wait_for_signal(&shutdown).await;
+    shutdown.cancel();
+    // In-flight requests finish (each connection task completes the message it is on).
+    if tokio::time::timeout(Duration::from_secs(15), tracker.wait())
+        .await
+        .is_err()
+    {
+        tracing::warn!("shutdown: some connections did not finish in 15 s");
+    }
+    tracing::info!("stopped");
+    Ok(())
+}
+
+async fn wait_for_signal(shutdown: &CancellationToken) {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate()).ok();
+    let term = async {
+        match term.as_mut() {
+            Some(s) => {
+                s.recv().await;
+            }
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = shutdown.cancelled() => {}
+        _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT: shutting down"),
+        _ = term => tracing::info!("SIGTERM: shutting down"),
+    }
 }

@@ -1,0 +1,383 @@
+//! Streamable HTTP (2026-07-28) at `/mcp`: one POST per message, nothing protocol-level
+//! decoded here beyond the three MCP headers, which the engine checks against the body.
+//!
+//! Per request, in order:
+//! 1. Host/Origin (DNS rebinding): when bound to loopback, `Host` must name localhost,
+//!    127.0.0.1 or [::1] (any port) and `Origin`, if sent, too; otherwise an `Origin` must name
+//!    the `Host`. Else **403**.
+//! 2. Path `/mcp` (else 404); method POST (else **405**, `Allow: POST`).
+//! 3. `Authorization: Bearer` → principal from `--tokens`; unknown or missing → **401**. With
+//!    no tokens file every request is one anonymous principal.
+//! 4. Body of at most [`MAX_MESSAGE`] bytes, read within the body timeout: larger → **413**
+//!    with an id-less JSON-RPC `-32600` "message too large"; too slow → 408.
+//! 5. The engine answers; its `Handled.status` is the HTTP status (400 for -32020/-32021/-32022
+//!    and `_meta` -32602, 404 for -32601, 202 with no body for a notification). One message →
+//!    `application/json`; several (notifications before the response) → `text/event-stream`,
+//!    one `data:` event each.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use http_body_util::{BodyExt, Limited};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use redmark_core::limits::MAX_MESSAGE;
+use redmark_core::App;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+
+use super::config::Tokens;
+use super::shared::{Input, OwnedHeaders, Shared};
+
+/// Principal of every request when no tokens file is given.
+pub const ANONYMOUS: &[u8] = b"http:anonymous";
+
+/// Settings of one HTTP listener.
+pub struct HttpConfig {
+    pub tokens: Option<Arc<Tokens>>,
+    pub max_conns: usize,
+    /// Time to receive a request's headers, and separately its body.
+    pub read_timeout: Duration,
+    /// How long shutdown waits for open connections to finish their request.
+    pub grace: Duration,
+}
+
+struct HttpState<A: App> {
+    shared: Arc<Shared<A>>,
+    tokens: Option<Arc<Tokens>>,
+    loopback: bool,
+    read_timeout: Duration,
+    anonymous: Arc<[u8]>,
+}
+
+/// Serves HTTP on `listener` until shutdown, then lets open requests finish (up to the grace).
+pub async fn serve_http<A: App + Send + 'static>(
+    shared: Arc<Shared<A>>,
+    listener: TcpListener,
+    cfg: HttpConfig,
+    shutdown: CancellationToken,
+) {
+    let loopback = listener
+        .local_addr()
+        .map(|a| a.ip().is_loopback())
+        .unwrap_or(false);
+    let state = Arc::new(HttpState {
+        shared,
+        tokens: cfg.tokens,
+        loopback,
+        read_timeout: cfg.read_timeout,
+        anonymous: Arc::from(ANONYMOUS),
+    });
+    let app = Router::new().fallback(handle::<A>).with_state(state);
+    let permits = Arc::new(Semaphore::new(cfg.max_conns));
+    let graceful = GracefulShutdown::new();
+    loop {
+        let (sock, peer) = tokio::select! {
+            _ = shutdown.cancelled() => break,
+            r = listener.accept() => match r {
+                Ok(x) => x,
+                Err(e) => {
+                    tracing::warn!("http accept: {e}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
+            tracing::warn!(
+                "http {peer}: refused, {} connections already open",
+                cfg.max_conns
+            );
+            drop(sock);
+            continue;
+        };
+        let _ = sock.set_nodelay(true);
+        let svc = TowerToHyperService::new(app.clone());
+        let conn = hyper::server::conn::http1::Builder::new()
+            .timer(TokioTimer::new())
+            .header_read_timeout(cfg.read_timeout)
+            .max_buf_size(64 * 1024)
+            .serve_connection(TokioIo::new(sock), svc);
+        let conn = graceful.watch(conn);
+        tokio::spawn(async move {
+            if let Err(e) = conn.await {
+                tracing::debug!("http {peer}: {e}");
+            }
+            drop(permit);
+        });
+    }
+    tokio::select! {
+        _ = graceful.shutdown() => tracing::debug!("http: connections closed"),
+        _ = tokio::time::sleep(cfg.grace) => tracing::warn!("http: connections still open after {:?}", cfg.grace),
+    }
+}
+
+fn plain(status: StatusCode, text: &'static str) -> Response {
+    (
+        status,
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        text,
+    )
+        .into_response()
+}
+
+async fn handle<A: App + Send + 'static>(
+    State(st): State<Arc<HttpState<A>>>,
+    req: Request,
+) -> Response {
+    let (parts, body) = req.into_parts();
+    if let Err(why) = check_origin(&parts.headers, st.loopback) {
+        tracing::info!("http: 403 ({why})");
+        return plain(
+            StatusCode::FORBIDDEN,
+            "Forbidden: Host or Origin not allowed\n",
+        );
+    }
+    if parts.uri.path() != "/mcp" {
+        return plain(
+            StatusCode::NOT_FOUND,
+            "Not found: the MCP endpoint is /mcp\n",
+        );
+    }
+    if parts.method != Method::POST {
+        let mut r = plain(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "Method not allowed: POST one JSON-RPC message\n",
+        );
+        r.headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("POST"));
+        return r;
+    }
+    let principal = match &st.tokens {
+        None => Arc::clone(&st.anonymous),
+        Some(tokens) => match bearer(&parts.headers).and_then(|t| tokens.principal(t)) {
+            Some(p) => Arc::from(p),
+            None => {
+                let mut r = plain(
+                    StatusCode::UNAUTHORIZED,
+                    "Unauthorized: send Authorization: Bearer <token>\n",
+                );
+                r.headers_mut()
+                    .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+                return r;
+            }
+        },
+    };
+    let declared = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    let body = if declared.is_some_and(|n| n > MAX_MESSAGE as u64) {
+        None
+    } else {
+        match tokio::time::timeout(st.read_timeout, Limited::new(body, MAX_MESSAGE).collect()).await
+        {
+            Err(_) => {
+                return plain(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "Request timeout: body too slow\n",
+                )
+            }
+            Ok(Ok(b)) => Some(b.to_bytes().to_vec()),
+            Ok(Err(e))
+                if e.downcast_ref::<http_body_util::LengthLimitError>()
+                    .is_some() =>
+            {
+                None
+            }
+            Ok(Err(e)) => {
+                tracing::debug!("http: body: {e}");
+                return plain(StatusCode::BAD_REQUEST, "Bad request: unreadable body\n");
+            }
+        }
+    };
+    let Some(body) = body else {
+        // The engine writes the id-less "message too large" error; the status says why.
+        let out = st.shared.handle(Input::TooLong, principal).await;
+        return json(StatusCode::PAYLOAD_TOO_LARGE, out.bytes);
+    };
+    let h = |name: &str| {
+        parts
+            .headers
+            .get(name)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+    };
+    let headers = OwnedHeaders {
+        version: h("mcp-protocol-version"),
+        method: h("mcp-method"),
+        name: h("mcp-name"),
+    };
+    let out = st
+        .shared
+        .handle(Input::Http { body, headers }, principal)
+        .await;
+    if !out.handled.responded {
+        if out.handled.status >= 400 {
+            return plain(StatusCode::INTERNAL_SERVER_ERROR, "Internal error\n");
+        }
+        return StatusCode::ACCEPTED.into_response();
+    }
+    let status =
+        StatusCode::from_u16(out.handled.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    if !out.bytes.contains(&b'\n') {
+        return json(status, out.bytes);
+    }
+    let mut sse = Vec::with_capacity(out.bytes.len() + 64);
+    for line in out.bytes.split(|b| *b == b'\n') {
+        sse.extend_from_slice(b"event: message\ndata: ");
+        sse.extend_from_slice(line);
+        sse.extend_from_slice(b"\n\n");
+    }
+    let headers = [
+        (header::CONTENT_TYPE, "text/event-stream"),
+        (header::CACHE_CONTROL, "no-cache"),
+        (header::HeaderName::from_static("x-accel-buffering"), "no"),
+    ];
+    (StatusCode::OK, headers, sse).into_response()
+}
+
+fn json(status: StatusCode, bytes: Vec<u8>) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], bytes).into_response()
+}
+
+fn bearer(h: &HeaderMap) -> Option<&str> {
+    let v = h.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = v.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+}
+
+/// The host part of `host[:port]` / `[v6]:port`, lower-cased.
+fn host_of(authority: &str) -> String {
+    let a = authority.trim();
+    let host = if let Some(rest) = a.strip_prefix('[') {
+        rest.split(']')
+            .next()
+            .map(|h| format!("[{h}]"))
+            .unwrap_or_default()
+    } else {
+        a.rsplit_once(':')
+            .filter(|(_, p)| p.chars().all(|c| c.is_ascii_digit()))
+            .map_or(a, |(h, _)| h)
+            .to_string()
+    };
+    host.to_ascii_lowercase()
+}
+
+fn is_local(host: &str) -> bool {
+    matches!(host, "localhost" | "127.0.0.1" | "[::1]")
+}
+
+/// The DNS-rebinding guard (see the module docs).
+fn check_origin(h: &HeaderMap, loopback: bool) -> Result<(), &'static str> {
+    let host = h
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .map(host_of);
+    let origin = match h.get(header::ORIGIN) {
+        None => None,
+        Some(v) => {
+            let o = v.to_str().map_err(|_| "unreadable Origin")?;
+            let rest = o
+                .strip_prefix("http://")
+                .or_else(|| o.strip_prefix("https://"))
+                .ok_or("Origin is not http(s)")?;
+            Some(host_of(rest.split('/').next().unwrap_or("")))
+        }
+    };
+    if loopback {
+        match &host {
+            Some(hst) if is_local(hst) => {}
+            Some(_) => return Err("Host is not a loopback name"),
+            None => return Err("no Host"),
+        }
+        if origin.as_deref().is_some_and(|o| !is_local(o)) {
+            return Err("Origin is not a loopback name");
+        }
+    } else if let Some(o) = &origin {
+        if host.as_deref() != Some(o.as_str()) {
+            return Err("Origin does not match Host");
+        }
+    }
+    Ok(())
+}
+
+/// Binds an HTTP listener, printing `redmark: listening http ADDR` on stderr.
+pub async fn bind(addr: SocketAddr) -> Result<TcpListener, String> {
+    let l = TcpListener::bind(addr)
+        .await
+        .map_err(|e| format!("cannot listen on http {addr}: {e}"))?;
+    let local = l.local_addr().map_err(|e| e.to_string())?;
+    eprintln!("redmark: listening http {local}");
+    if !local.ip().is_loopback() {
+        tracing::warn!("http {local} is not loopback: put TLS in front of it");
+    }
+    Ok(l)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hm(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.insert(*k, HeaderValue::from_static(v));
+        }
+        h
+    }
+
+    #[test]
+    fn origin_guard() {
+        assert!(check_origin(&hm(&[("host", "127.0.0.1:8080")]), true).is_ok());
+        assert!(check_origin(
+            &hm(&[("host", "localhost:1"), ("origin", "http://localhost:3000")]),
+            true
+        )
+        .is_ok());
+        assert!(check_origin(
+            &hm(&[("host", "[::1]:80"), ("origin", "https://127.0.0.1")]),
+            true
+        )
+        .is_ok());
+        assert!(check_origin(&hm(&[("host", "evil.example:8080")]), true).is_err());
+        assert!(check_origin(
+            &hm(&[
+                ("host", "127.0.0.1:8080"),
+                ("origin", "http://evil.example")
+            ]),
+            true
+        )
+        .is_err());
+        assert!(
+            check_origin(&hm(&[("host", "127.0.0.1:8080"), ("origin", "null")]), true).is_err()
+        );
+        assert!(check_origin(&hm(&[]), true).is_err());
+        assert!(check_origin(
+            &hm(&[("host", "a.example:1"), ("origin", "https://a.example:1")]),
+            false
+        )
+        .is_ok());
+        assert!(check_origin(
+            &hm(&[("host", "a.example"), ("origin", "https://b.example")]),
+            false
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn bearer_tokens() {
+        assert_eq!(bearer(&hm(&[("authorization", "Bearer abc")])), Some("abc"));
+        assert_eq!(
+            bearer(&hm(&[("authorization", "bearer  abc ")])),
+            Some("abc")
+        );
+        assert_eq!(bearer(&hm(&[("authorization", "Basic abc")])), None);
+    }
+}
