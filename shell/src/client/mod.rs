@@ -1,23 +1,467 @@
-//! `redmark call` and `redmark tools`: the client side of the red mark (stub).
+//! `redmark call` and `redmark tools`: the client side of the red mark.
+//!
+//! `call` sends `tools/call`, and when the server answers `input_required` it answers every
+//! question (from the command line or a form in the terminal) and calls again with a new id,
+//! the same arguments, the `inputResponses` and the `requestState` echoed byte for byte —
+//! against any 2026-07-28 server: in-process (default), `--stdio`, `--tcp` or `--url`.
 
+mod answer;
+mod form;
+mod mrtr;
+mod transport;
+
+use std::io::IsTerminal;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use answer::{Answers, Presets};
+use mrtr::{Failure, Outcome, Session};
+use transport::{Http, InProcess, Lines, Transport};
+
+/// The protocol revision this client speaks.
+pub const PROTOCOL_VERSION: &str = "2026-07-28";
+
+/// Exit statuses of `redmark call` (also in its `--help`).
+pub mod exit {
+    /// The tool completed.
+    pub const COMPLETE: u8 = 0;
+    /// The tool reported an error (`isError: true`).
+    pub const TOOL_ERROR: u8 = 1;
+    /// Bad command line (clap uses 2 as well).
+    pub const USAGE: u8 = 2;
+    /// A question was declined.
+    pub const DECLINED: u8 = 3;
+    /// A question was cancelled.
+    pub const CANCELLED: u8 = 4;
+    /// The server answered with a JSON-RPC error or broke the protocol.
+    pub const PROTOCOL: u8 = 5;
+    /// The server could not be reached, or did not answer in time.
+    pub const TRANSPORT: u8 = 6;
+    /// A question needs an answer, and there is no terminal and no flag giving one.
+    pub const NEED_INPUT: u8 = 7;
+}
+
+const CALL_HELP: &str = "\
+Arguments are KEY=VALUE; VALUE is read as JSON when it parses as JSON (hour=9 is a number,
+notify=true a boolean, tags='[\"a\"]' an array) and as a string otherwise (day=2026-09-17,
+room_hint=\"the big room\"). --arguments JSON gives the whole object; KEY=VALUE pairs override it.
+
+Questions (input requests) are answered in the terminal: a form with arrow keys for choices,
+checks at each field before anything is sent; n declines, Esc or Ctrl-C cancels. Without a
+terminal, or with --no-input, answer them on the command line:
+  --answer room.room_id=studio-b   field room_id of question 'room' (defaults fill the rest)
+  --accept KEY                     accept question KEY with its defaults
+  --decline KEY / --cancel KEY     decline or cancel question KEY
+
+Exit status:
+  0  complete            the tool completed
+  1  tool error          the tool reported an error (isError: true)
+  2  usage               bad command line
+  3  declined            a question was declined (the server's final answer is still printed)
+  4  cancelled           a question was cancelled (likewise)
+  5  protocol error      JSON-RPC error response, malformed or unexpected message, an input
+                         request this client did not declare, or too many rounds
+  6  transport error     cannot start or reach the server, or no answer in time
+  7  input needed        a question with no terminal and no --answer/--accept/--decline/--cancel
+
+Examples:
+  redmark call book_room day=2026-09-17 hour=9 room_hint=\"the big room\"
+  redmark call --trace --answer room.room_id=studio-b book_room day=2026-09-17 hour=9 room_hint=\"the big room\"
+  redmark call --stdio 'redmark serve' list_rooms
+  redmark call --url http://127.0.0.1:8080/mcp --json list_rooms";
+
+/// Which server to talk to.
+#[derive(clap::Args, Debug)]
+pub struct ServerArgs {
+    /// Spawn an MCP server and talk newline-delimited JSON over its stdin/stdout (run with `sh -c`).
+    #[arg(long, value_name = "CMD", conflicts_with_all = ["tcp", "url"])]
+    pub stdio: Option<String>,
+    /// Talk newline-delimited JSON over TCP.
+    #[arg(long, value_name = "HOST:PORT", conflicts_with = "url")]
+    pub tcp: Option<String>,
+    /// Talk Streamable HTTP (2026-07-28) to this MCP endpoint, e.g. http://127.0.0.1:8080/mcp.
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// Seconds to wait for each response (not for you: forms wait as long as you like).
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    pub timeout: u64,
+    /// Print every wire message to stderr (→ sent, ← received).
+    #[arg(long)]
+    pub trace: bool,
+}
 
 /// Options of `redmark call`.
-#[derive(clap::Args)]
-pub struct CallArgs {}
+#[derive(clap::Args, Debug)]
+#[command(after_help = CALL_HELP)]
+pub struct CallArgs {
+    /// The tool to call.
+    pub tool: String,
+    /// Tool arguments, KEY=VALUE (VALUE as JSON when it parses, else a string).
+    #[arg(value_name = "KEY=VALUE")]
+    pub args: Vec<String>,
+    /// The whole arguments object as JSON.
+    #[arg(long, value_name = "JSON")]
+    pub arguments: Option<String>,
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// Answer field FIELD of question KEY (repeatable).
+    #[arg(long = "answer", value_name = "KEY.FIELD=VALUE")]
+    pub answer: Vec<String>,
+    /// Accept question KEY with its defaults (repeatable).
+    #[arg(long = "accept", value_name = "KEY")]
+    pub accept: Vec<String>,
+    /// Decline question KEY (repeatable).
+    #[arg(long = "decline", value_name = "KEY")]
+    pub decline: Vec<String>,
+    /// Cancel question KEY (repeatable).
+    #[arg(long = "cancel", value_name = "KEY")]
+    pub cancel: Vec<String>,
+    /// Never show a form, even in a terminal.
+    #[arg(long)]
+    pub no_input: bool,
+    /// Print the final result (or error) as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Most tools/call requests for one call before giving up.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub max_rounds: usize,
+}
 
 /// Options of `redmark tools`.
-#[derive(clap::Args)]
-pub struct ToolsArgs {}
+#[derive(clap::Args, Debug)]
+pub struct ToolsArgs {
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// Print the tools as a JSON array on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+static TRACE: AtomicBool = AtomicBool::new(false);
+
+/// Whether `--trace` is on.
+pub(crate) fn tracing() -> bool {
+    TRACE.load(Ordering::Relaxed)
+}
+
+/// Prints one wire message under `--trace`.
+pub(crate) fn trace(dir: &str, msg: &str) {
+    if tracing() {
+        eprintln!("{dir} {msg}");
+    }
+}
+
+fn connect(s: &ServerArgs) -> Result<Box<dyn Transport>, Failure> {
+    TRACE.store(s.trace, Ordering::Relaxed);
+    let timeout = Duration::from_secs(s.timeout.max(1));
+    let t: Box<dyn Transport> = match (&s.stdio, &s.tcp, &s.url) {
+        (Some(cmd), _, _) => Box::new(Lines::spawn(cmd, timeout)?),
+        (_, Some(addr), _) => Box::new(Lines::connect(addr, timeout)?),
+        (_, _, Some(url)) => Box::new(Http::new(url, timeout)?),
+        _ => Box::new(InProcess::new()?),
+    };
+    Ok(t)
+}
+
+/// Reads `--arguments` and KEY=VALUE pairs into the arguments object.
+pub fn parse_arguments(
+    whole: Option<&str>,
+    pairs: &[String],
+) -> Result<Map<String, Value>, String> {
+    let mut args = match whole {
+        None => Map::new(),
+        Some(j) => match serde_json::from_str(j) {
+            Ok(Value::Object(m)) => m,
+            _ => return Err(format!("--arguments '{j}' is not a JSON object")),
+        },
+    };
+    for p in pairs {
+        let Some((k, v)) = p.split_once('=').filter(|(k, _)| !k.is_empty()) else {
+            return Err(format!("argument '{p}': expected KEY=VALUE, e.g. hour=9"));
+        };
+        let value = serde_json::from_str(v).unwrap_or_else(|_| Value::String(v.to_owned()));
+        args.insert(k.to_owned(), value);
+    }
+    Ok(args)
+}
+
+fn fail(f: Failure) -> ExitCode {
+    let (code, msg) = match f {
+        Failure::Protocol(m) => (exit::PROTOCOL, format!("protocol error: {m}")),
+        Failure::Transport(e) => (exit::TRANSPORT, format!("transport error: {e}")),
+        Failure::NeedInput(m) => (exit::NEED_INPUT, m),
+        Failure::Usage(m) => (exit::USAGE, m),
+        Failure::TooManyRounds(n, keys) => (
+            exit::PROTOCOL,
+            format!(
+                "protocol error: the server still asks ({}) after {n} rounds; giving up (raise --max-rounds?)",
+                keys.join(", ")
+            ),
+        ),
+    };
+    eprintln!("redmark: {msg}");
+    ExitCode::from(code)
+}
+
+/// Explains a JSON-RPC error in a sentence.
+fn describe_error(e: &Value) -> String {
+    let code = e.get("code").and_then(Value::as_i64).unwrap_or(0);
+    let message = e
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or("(no message)");
+    let data = e.get("data");
+    let hint = match code {
+        -32021 => format!(
+            " — the server needs client capabilities this client does not have: {}",
+            data.and_then(|d| d.get("requiredCapabilities"))
+                .map(Value::to_string)
+                .unwrap_or_default()
+        ),
+        -32022 => format!(
+            " — this client speaks {PROTOCOL_VERSION}; the server supports {}",
+            data.and_then(|d| d.get("supported"))
+                .map(Value::to_string)
+                .unwrap_or_default()
+        ),
+        -32601 => " — the server does not know this method".to_owned(),
+        _ => String::new(),
+    };
+    format!("server error {code}: {message}{hint}")
+}
+
+/// Prints a CallToolResult's content for a person.
+fn print_result(result: &Value) {
+    let blocks = result
+        .get("content")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    let mut printed = false;
+    for b in blocks {
+        let ty = b.get("type").and_then(Value::as_str).unwrap_or("");
+        match ty {
+            "text" => println!("{}", b.get("text").and_then(Value::as_str).unwrap_or("")),
+            "image" | "audio" => {
+                let mime = b.get("mimeType").and_then(Value::as_str).unwrap_or("?");
+                let len = b.get("data").and_then(Value::as_str).map_or(0, str::len);
+                println!("[{ty} {mime}, {len} base64 characters]");
+            }
+            "resource_link" => println!(
+                "[link {}]",
+                b.get("uri").and_then(Value::as_str).unwrap_or("")
+            ),
+            "resource" => {
+                let r = b.get("resource").cloned().unwrap_or(Value::Null);
+                println!(
+                    "[resource {}]",
+                    r.get("uri").and_then(Value::as_str).unwrap_or("")
+                );
+                if let Some(t) = r.get("text").and_then(Value::as_str) {
+                    println!("{t}");
+                }
+            }
+            _ => println!("{b}"),
+        }
+        printed = true;
+    }
+    if !printed {
+        if let Some(s) = result.get("structuredContent") {
+            println!("{}", serde_json::to_string_pretty(s).unwrap_or_default());
+        }
+    }
+}
 
 /// Runs `redmark call`.
-pub fn run_call(_args: CallArgs) -> ExitCode {
-    eprintln!("redmark call: not built yet");
-    ExitCode::FAILURE
+pub fn run_call(args: CallArgs) -> ExitCode {
+    let arguments = match parse_arguments(args.arguments.as_deref(), &args.args) {
+        Ok(a) => a,
+        Err(m) => return fail(Failure::Usage(m)),
+    };
+    let answers = match Presets::parse_answers(&args.answer) {
+        Ok(a) => a,
+        Err(m) => return fail(Failure::Usage(m)),
+    };
+    let presets = Presets {
+        answers,
+        accept: args.accept,
+        decline: args.decline,
+        cancel: args.cancel,
+    };
+    let interactive =
+        !args.no_input && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    let mut answerer = Answers::new(presets, interactive);
+    let transport = match connect(&args.server) {
+        Ok(t) => t,
+        Err(f) => return fail(f),
+    };
+    let mut session = Session::new(transport);
+    let called = match session.call_tool(&args.tool, &arguments, &mut answerer, args.max_rounds) {
+        Ok(c) => c,
+        Err(f) => return fail(f),
+    };
+    if tracing() {
+        eprintln!(
+            "({} tools/call request{})",
+            called.rounds,
+            if called.rounds == 1 { "" } else { "s" }
+        );
+    }
+    match called.outcome {
+        Outcome::Error(e) => {
+            if args.json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&serde_json::json!({ "error": e }))
+                        .unwrap_or_default()
+                );
+            }
+            eprintln!("redmark: {}", describe_error(&e));
+            ExitCode::from(exit::PROTOCOL)
+        }
+        Outcome::Complete(result) => {
+            let is_error = result
+                .get("isError")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            if args.json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&result).unwrap_or_default()
+                );
+            } else {
+                print_result(&result);
+            }
+            if called.cancelled {
+                ExitCode::from(exit::CANCELLED)
+            } else if called.declined {
+                ExitCode::from(exit::DECLINED)
+            } else if is_error {
+                if !args.json {
+                    eprintln!("redmark: the tool reported an error");
+                }
+                ExitCode::from(exit::TOOL_ERROR)
+            } else {
+                ExitCode::from(exit::COMPLETE)
+            }
+        }
+    }
 }
 
 /// Runs `redmark tools`.
-pub fn run_tools(_args: ToolsArgs) -> ExitCode {
-    eprintln!("redmark tools: not built yet");
-    ExitCode::FAILURE
+pub fn run_tools(args: ToolsArgs) -> ExitCode {
+    let transport = match connect(&args.server) {
+        Ok(t) => t,
+        Err(f) => return fail(f),
+    };
+    let mut session = Session::new(transport);
+    let mut tools = Vec::new();
+    let mut cursor: Option<Value> = None;
+    let mut server = None;
+    for _ in 0..100 {
+        let mut extra = Map::new();
+        if let Some(c) = cursor.take() {
+            extra.insert("cursor".into(), c);
+        }
+        let resp = match session.request("tools/list", extra) {
+            Ok(r) => r,
+            Err(f) => return fail(f),
+        };
+        if let Some(e) = resp.msg.get("error") {
+            eprintln!("redmark: {}", describe_error(e));
+            return ExitCode::from(exit::PROTOCOL);
+        }
+        let result = resp.msg.get("result").cloned().unwrap_or(Value::Null);
+        let Some(page) = result.get("tools").and_then(Value::as_array) else {
+            return fail(Failure::Protocol(
+                "tools/list result has no tools array".into(),
+            ));
+        };
+        tools.extend(page.iter().cloned());
+        server = server.or_else(|| {
+            result
+                .pointer("/_meta/io.modelcontextprotocol~1serverInfo")
+                .cloned()
+        });
+        match result.get("nextCursor") {
+            Some(c) if !c.is_null() => cursor = Some(c.clone()),
+            _ => break,
+        }
+    }
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&Value::Array(tools)).unwrap_or_default()
+        );
+        return ExitCode::SUCCESS;
+    }
+    if let Some(s) = server {
+        let name = s.get("name").and_then(Value::as_str).unwrap_or("?");
+        let version = s.get("version").and_then(Value::as_str).unwrap_or("?");
+        println!("server: {name} {version}\n");
+    }
+    for t in &tools {
+        let name = t.get("name").and_then(Value::as_str).unwrap_or("?");
+        match t.get("title").and_then(Value::as_str) {
+            Some(title) => println!("{name} — {title}"),
+            None => println!("{name}"),
+        }
+        if let Some(d) = t.get("description").and_then(Value::as_str) {
+            println!("  {d}");
+        }
+        if let Some(schema) = t.get("inputSchema") {
+            let required: Vec<&str> = schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+                for (p, s) in props {
+                    let ty = s
+                        .get("type")
+                        .map(|t| t.as_str().map_or(t.to_string(), str::to_owned))
+                        .unwrap_or_default();
+                    let req = if required.contains(&p.as_str()) {
+                        " (required)"
+                    } else {
+                        ""
+                    };
+                    let desc = s.get("description").and_then(Value::as_str).unwrap_or("");
+                    println!("    {p}: {ty}{req}  {desc}");
+                }
+            }
+            println!("  inputSchema: {schema}");
+        }
+        println!();
+    }
+    ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn key_value_arguments() {
+        let pairs = [
+            "day=2026-09-17",
+            "hour=9",
+            "room_hint=the big room",
+            "x=true",
+            "n=null",
+            "e=",
+        ]
+        .map(str::to_owned);
+        let a = parse_arguments(Some(r#"{"hour": 8, "attendees": 3}"#), &pairs).unwrap();
+        assert_eq!(
+            Value::Object(a),
+            json!({"hour": 9, "attendees": 3, "day": "2026-09-17", "room_hint": "the big room", "x": true, "n": null, "e": ""})
+        );
+        assert!(parse_arguments(None, &["nokey".into()]).is_err());
+        assert!(parse_arguments(Some("[1]"), &[]).is_err());
+    }
 }

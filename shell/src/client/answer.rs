@@ -1,0 +1,409 @@
+//! Who answers a server's questions: `--answer`/`--accept`/`--decline`/`--cancel` from the
+//! command line first, then a form in the terminal, and with neither a clear message naming
+//! the flag that would answer.
+
+use inquire::validator::Validation;
+use inquire::{Confirm, InquireError, MultiSelect, Select, Text};
+use serde_json::{Map, Value};
+
+use super::form::{check_count, check_text, Field, Form, Kind};
+use super::mrtr::{Answerer, Failure, Reply};
+
+/// Answers given on the command line.
+#[derive(Debug, Default, Clone)]
+pub struct Presets {
+    /// `--answer KEY.FIELD=VALUE`, unsplit on the left of `=`.
+    pub answers: Vec<(String, String)>,
+    /// `--accept KEY`: accept with the defaults.
+    pub accept: Vec<String>,
+    /// `--decline KEY`.
+    pub decline: Vec<String>,
+    /// `--cancel KEY`.
+    pub cancel: Vec<String>,
+}
+
+impl Presets {
+    /// Reads `--answer` values (`KEY.FIELD=VALUE`).
+    pub fn parse_answers(raw: &[String]) -> Result<Vec<(String, String)>, String> {
+        raw.iter()
+            .map(|a| match a.split_once('=') {
+                Some((lhs, v)) if lhs.contains('.') => Ok((lhs.to_owned(), v.to_owned())),
+                _ => Err(format!(
+                    "--answer '{a}': expected KEY.FIELD=VALUE, e.g. --answer room.room_id=studio-b"
+                )),
+            })
+            .collect()
+    }
+}
+
+/// Answers from presets, then from the terminal when there is one.
+pub struct Answers {
+    presets: Presets,
+    interactive: bool,
+}
+
+impl Answers {
+    /// `interactive`: whether a form may be shown in the terminal.
+    pub fn new(presets: Presets, interactive: bool) -> Answers {
+        Answers {
+            presets,
+            interactive,
+        }
+    }
+
+    /// The `--answer` values for question `key`, checked and keyed by field.
+    fn preset_content(
+        &self,
+        key: &str,
+        form: &Form,
+    ) -> Result<(Map<String, Value>, bool), Failure> {
+        let mut content = Map::new();
+        let mut mentioned = self.presets.accept.iter().any(|k| k == key);
+        let prefix = format!("{key}.");
+        for (lhs, text) in &self.presets.answers {
+            let Some(name) = lhs.strip_prefix(&prefix) else {
+                continue;
+            };
+            mentioned = true;
+            let Some(field) = form.field(name) else {
+                let names: Vec<_> = form.fields.iter().map(|f| f.name.as_str()).collect();
+                return Err(Failure::Usage(format!(
+                    "--answer {lhs}=…: question '{key}' has no field '{name}' (its fields: {})",
+                    names.join(", ")
+                )));
+            };
+            let v = field
+                .parse(text)
+                .map_err(|e| Failure::Usage(format!("--answer {lhs}={text}: {e}")))?;
+            content.insert(field.name.clone(), v);
+        }
+        Ok((content, mentioned))
+    }
+}
+
+impl Answerer for Answers {
+    fn answer(&mut self, key: &str, form: &Form) -> Result<Reply, Failure> {
+        if self.presets.cancel.iter().any(|k| k == key) {
+            return Ok(Reply::Cancel);
+        }
+        if self.presets.decline.iter().any(|k| k == key) {
+            return Ok(Reply::Decline);
+        }
+        let (mut content, mentioned) = self.preset_content(key, form)?;
+        if mentioned {
+            for f in &form.fields {
+                if !content.contains_key(&f.name) {
+                    if let Some(d) = f.default_value() {
+                        content.insert(f.name.clone(), d);
+                    }
+                }
+            }
+            let missing: Vec<&Field> = form
+                .fields
+                .iter()
+                .filter(|f| f.required && !content.contains_key(&f.name))
+                .collect();
+            if missing.is_empty() {
+                form.check(&content)
+                    .map_err(|e| Failure::Usage(format!("answer to '{key}': {e}")))?;
+                return Ok(Reply::Accept(content));
+            }
+            if !self.interactive {
+                return Err(need_input(key, form, &missing));
+            }
+        } else if !self.interactive {
+            let missing: Vec<&Field> = form.fields.iter().filter(|f| f.required).collect();
+            return Err(need_input(key, form, &missing));
+        }
+        ask(key, form, content)
+    }
+}
+
+fn need_input(key: &str, form: &Form, missing: &[&Field]) -> Failure {
+    let mut m = format!(
+        "the server asks '{key}': {}\nno terminal to ask in; answer on the command line:",
+        form.message
+    );
+    for f in missing {
+        m += &format!(
+            "\n  --answer {key}.{}=VALUE    ({}: {})",
+            f.name,
+            f.label(),
+            f.expects()
+        );
+    }
+    if missing.is_empty() {
+        m += &format!("\n  --accept {key}    (send the form's defaults)");
+    }
+    m += &format!("\nor --decline {key} / --cancel {key}");
+    Failure::NeedInput(m)
+}
+
+/// Maps a prompt's refusal: Esc or Ctrl-C at the form cancels.
+fn refused(e: InquireError) -> Result<Option<Reply>, Failure> {
+    match e {
+        InquireError::OperationCanceled | InquireError::OperationInterrupted => {
+            Ok(Some(Reply::Cancel))
+        }
+        InquireError::NotTTY => Err(Failure::NeedInput(
+            "the terminal went away while asking".into(),
+        )),
+        e => Err(Failure::NeedInput(format!(
+            "cannot ask in the terminal: {e}"
+        ))),
+    }
+}
+
+/// Shows the form in the terminal. Fields already answered on the command line are not asked.
+fn ask(key: &str, form: &Form, mut content: Map<String, Value>) -> Result<Reply, Failure> {
+    eprintln!();
+    eprintln!(
+        "\x1b[1;31m●\x1b[0m \x1b[1m{}\x1b[0m  \x1b[2m(question '{key}')\x1b[0m",
+        form.message
+    );
+    let go = Confirm::new("Answer it?")
+        .with_default(true)
+        .with_help_message("Enter/y: fill in the form · n: decline · Esc: cancel")
+        .prompt();
+    match go {
+        Ok(true) => {}
+        Ok(false) => return Ok(Reply::Decline),
+        Err(e) => return refused(e).map(|r| r.unwrap_or(Reply::Cancel)),
+    }
+    for f in &form.fields {
+        if content.contains_key(&f.name) {
+            continue;
+        }
+        match ask_field(f) {
+            Ok(Some(v)) => {
+                content.insert(f.name.clone(), v);
+            }
+            Ok(None) => {}
+            Err(e) => {
+                if let Some(r) = refused(e)? {
+                    return Ok(r);
+                }
+            }
+        }
+    }
+    form.check(&content)
+        .map_err(|e| Failure::Usage(format!("answer to '{key}': {e}")))?;
+    Ok(Reply::Accept(content))
+}
+
+fn help(f: &Field, extra: &str) -> String {
+    let mut h = String::new();
+    if let Some(d) = &f.description {
+        h += d;
+        h += " · ";
+    }
+    if !f.required {
+        h += "optional · ";
+    }
+    h += extra;
+    h
+}
+
+/// One field; `Ok(None)` leaves an optional field out.
+fn ask_field(f: &Field) -> Result<Option<Value>, InquireError> {
+    let label = f.label().to_owned();
+    match &f.kind {
+        Kind::Choice { options, default } => {
+            let mut labels: Vec<String> = options.iter().map(|o| o.to_string()).collect();
+            if !f.required {
+                labels.push("(leave empty)".into());
+            }
+            let start = default
+                .as_ref()
+                .and_then(|d| options.iter().position(|o| &o.value == d))
+                .unwrap_or(0);
+            let h = help(f, "↑↓ move · Enter picks · type to filter · Esc cancels");
+            let picked = Select::new(&label, labels)
+                .with_starting_cursor(start)
+                .with_help_message(&h)
+                .raw_prompt()?;
+            Ok(options
+                .get(picked.index)
+                .map(|o| Value::String(o.value.clone())))
+        }
+        Kind::Multi {
+            options,
+            min_items,
+            max_items,
+            default,
+        } => {
+            let labels: Vec<String> = options.iter().map(|o| o.to_string()).collect();
+            let pre: Vec<usize> = default
+                .iter()
+                .filter_map(|d| options.iter().position(|o| &o.value == d))
+                .collect();
+            let (min, max) = (*min_items, *max_items);
+            let h = help(f, "Space toggles · Enter sends · Esc cancels");
+            let picked = MultiSelect::new(&label, labels)
+                .with_default(&pre)
+                .with_help_message(&h)
+                .with_validator(move |l: &[inquire::list_option::ListOption<&String>]| {
+                    Ok(match check_count(l.len() as u64, min, max) {
+                        Ok(()) => Validation::Valid,
+                        Err(e) => Validation::Invalid(e.into()),
+                    })
+                })
+                .raw_prompt()?;
+            let values: Vec<Value> = picked
+                .iter()
+                .filter_map(|p| options.get(p.index))
+                .map(|o| Value::String(o.value.clone()))
+                .collect();
+            if values.is_empty() && !f.required {
+                return Ok(None);
+            }
+            Ok(Some(Value::Array(values)))
+        }
+        Kind::Boolean { default } => {
+            let h = help(f, "y/n · Esc cancels");
+            let mut c = Confirm::new(&label).with_help_message(&h);
+            if let Some(d) = default {
+                c = c.with_default(*d);
+            }
+            Ok(Some(Value::Bool(c.prompt()?)))
+        }
+        Kind::Text {
+            min_len,
+            max_len,
+            format,
+            default,
+        } => {
+            let (min, max, fmt, required) = (*min_len, *max_len, format.clone(), f.required);
+            let h = help(f, &format!("{} · Esc cancels", f.expects()));
+            let init = default.clone().unwrap_or_default();
+            let text = Text::new(&label)
+                .with_initial_value(&init)
+                .with_help_message(&h)
+                .with_validator(move |s: &str| {
+                    if s.is_empty() && !required {
+                        return Ok(Validation::Valid);
+                    }
+                    Ok(match check_text(s, min, max, fmt.as_deref()) {
+                        Ok(()) => Validation::Valid,
+                        Err(e) => Validation::Invalid(e.into()),
+                    })
+                })
+                .prompt()?;
+            if text.is_empty() && !f.required {
+                return Ok(None);
+            }
+            Ok(Some(Value::String(text)))
+        }
+        Kind::Number { default, .. } => {
+            let field = f.clone();
+            let h = help(f, &format!("{} · Esc cancels", f.expects()));
+            let init = default.as_ref().map(|d| d.to_string()).unwrap_or_default();
+            let text = Text::new(&label)
+                .with_initial_value(&init)
+                .with_help_message(&h)
+                .with_validator(move |s: &str| {
+                    if s.trim().is_empty() && !field.required {
+                        return Ok(Validation::Valid);
+                    }
+                    Ok(match field.parse(s) {
+                        Ok(_) => Validation::Valid,
+                        Err(e) => Validation::Invalid(e.into()),
+                    })
+                })
+                .prompt()?;
+            if text.trim().is_empty() && !f.required {
+                return Ok(None);
+            }
+            // The validator accepted it, so it parses.
+            Ok(f.parse(&text).ok())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn form() -> Form {
+        Form::parse(
+            &json!({"message": "Which room?", "requestedSchema": {"type": "object", "properties": {
+            "room_id": {"type": "string", "enum": ["atrium", "studio-b"]},
+            "minutes": {"type": "integer", "default": 30}}, "required": ["room_id"]}}),
+        )
+        .unwrap()
+    }
+
+    fn answers(p: Presets) -> Answers {
+        Answers::new(p, false)
+    }
+
+    #[test]
+    fn presets_answer_with_defaults() {
+        let p = Presets {
+            answers: vec![("room.room_id".into(), "studio-b".into())],
+            ..Default::default()
+        };
+        let r = answers(p).answer("room", &form()).unwrap();
+        assert_eq!(
+            r,
+            Reply::Accept(
+                json!({"room_id": "studio-b", "minutes": 30})
+                    .as_object()
+                    .unwrap()
+                    .clone()
+            )
+        );
+    }
+
+    #[test]
+    fn decline_cancel_and_missing() {
+        let p = Presets {
+            decline: vec!["room".into()],
+            ..Default::default()
+        };
+        assert_eq!(answers(p).answer("room", &form()).unwrap(), Reply::Decline);
+        let p = Presets {
+            cancel: vec!["room".into()],
+            ..Default::default()
+        };
+        assert_eq!(answers(p).answer("room", &form()).unwrap(), Reply::Cancel);
+        let Failure::NeedInput(m) = answers(Presets::default())
+            .answer("room", &form())
+            .unwrap_err()
+        else {
+            panic!()
+        };
+        assert!(
+            m.contains("--answer room.room_id=VALUE") && m.contains("--decline room"),
+            "{m}"
+        );
+        let p = Presets {
+            accept: vec!["room".into()],
+            ..Default::default()
+        };
+        assert!(matches!(
+            answers(p).answer("room", &form()),
+            Err(Failure::NeedInput(_))
+        ));
+    }
+
+    #[test]
+    fn bad_presets_are_usage_errors() {
+        let p = Presets {
+            answers: vec![("room.room_id".into(), "ballroom".into())],
+            ..Default::default()
+        };
+        assert!(
+            matches!(answers(p).answer("room", &form()), Err(Failure::Usage(m)) if m.contains("atrium, studio-b"))
+        );
+        let p = Presets {
+            answers: vec![("room.rooom".into(), "x".into())],
+            ..Default::default()
+        };
+        assert!(
+            matches!(answers(p).answer("room", &form()), Err(Failure::Usage(m)) if m.contains("no field 'rooom'"))
+        );
+        assert!(Presets::parse_answers(&["room=x".into()]).is_err());
+    }
+}

@@ -1,0 +1,468 @@
+//! Where `redmark call` talks to, behind one small trait: send one request, get back every
+//! message up to and including its response. The MRTR loop is written once, above this.
+//!
+//! - [`InProcess`]: a redmark engine on the default floor inside this process.
+//! - [`Lines`]: newline-delimited JSON over a child's stdin/stdout (`--stdio`) or a TCP
+//!   connection (`--tcp`).
+//! - [`Http`]: Streamable HTTP (`--url`), with the 2026-07-28 headers, answering with JSON or SSE.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use redmark_core::booking::{BookingApp, MemStore, DEFAULT_FLOOR};
+use redmark_core::engine::{Config, ServerInfo};
+use redmark_core::limits::OUT;
+use redmark_core::seal::{Key, KeyRing};
+use redmark_core::{Context, Engine};
+use serde_json::Value;
+
+use super::PROTOCOL_VERSION;
+
+/// One request on its way out.
+pub struct Outgoing<'a> {
+    /// Its JSON-RPC id.
+    pub id: u64,
+    /// Its method (for the `Mcp-Method` header).
+    pub method: &'a str,
+    /// The tool, prompt or resource it names (for the `Mcp-Name` header).
+    pub name: Option<&'a str>,
+    /// The whole message, one line of JSON.
+    pub body: &'a str,
+}
+
+/// Why a message could not be exchanged.
+#[derive(Debug)]
+pub enum TransportError {
+    /// Could not start, connect, read or write.
+    Io(String),
+    /// No response within the timeout.
+    Timeout(Duration),
+    /// The peer closed before answering.
+    Closed,
+    /// Something arrived that is not what the transport allows (status, content type).
+    Protocol(String),
+}
+
+impl std::fmt::Display for TransportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TransportError::Io(e) => f.write_str(e),
+            TransportError::Timeout(d) => write!(f, "no response within {} s", d.as_secs_f32()),
+            TransportError::Closed => {
+                f.write_str("the server closed the connection before answering")
+            }
+            TransportError::Protocol(e) => f.write_str(e),
+        }
+    }
+}
+
+/// Sends one request and returns the raw messages received up to and including its response
+/// (notifications first, the response last).
+pub trait Transport {
+    /// Exchanges one request for its response.
+    fn exchange(&mut self, req: &Outgoing<'_>) -> Result<Vec<String>, TransportError>;
+}
+
+/// Whether a received message is the response to request `id`: it carries that id, or it is an
+/// error without an id (the server could not read the request).
+pub fn is_response_to(msg: &Value, id: u64) -> bool {
+    let answer = msg.get("result").is_some() || msg.get("error").is_some();
+    answer
+        && match msg.get("id") {
+            Some(v) => v.as_u64() == Some(id),
+            None => msg.get("error").is_some(),
+        }
+}
+
+fn trace_ignored(line: &str, why: &str) {
+    if super::tracing() {
+        eprintln!("   (ignored {why}: {line})");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// The engine type of the in-process server.
+type Local = Engine<BookingApp<'static, MemStore<64>>>;
+
+/// A redmark server on the default floor inside this process: nothing else needs to run.
+pub struct InProcess {
+    engine: Box<Local>,
+    counter: u64,
+    salt: [u8; 8],
+}
+
+impl InProcess {
+    /// A fresh server with a random sealing key.
+    pub fn new() -> Result<InProcess, TransportError> {
+        let mut secret = [0u8; 32];
+        let mut salt = [0u8; 8];
+        getrandom::fill(&mut secret)
+            .map_err(|e| TransportError::Io(format!("no randomness: {e}")))?;
+        getrandom::fill(&mut salt)
+            .map_err(|e| TransportError::Io(format!("no randomness: {e}")))?;
+        let key =
+            Key::new(0, &secret).map_err(|e| TransportError::Io(format!("sealing key: {e:?}")))?;
+        let info = ServerInfo {
+            name: "redmark",
+            version: env!("CARGO_PKG_VERSION"),
+            instructions: None,
+        };
+        let app = BookingApp::new(DEFAULT_FLOOR, MemStore::<64>::new(), info);
+        let engine = Box::new(Engine::new(app, KeyRing::new(key), Config::default()));
+        Ok(InProcess {
+            engine,
+            counter: 0,
+            salt,
+        })
+    }
+}
+
+impl Transport for InProcess {
+    fn exchange(&mut self, req: &Outgoing<'_>) -> Result<Vec<String>, TransportError> {
+        self.counter += 1;
+        let mut entropy = self.salt;
+        for (e, c) in entropy.iter_mut().zip(self.counter.to_be_bytes()) {
+            *e ^= c;
+        }
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        let cx = Context {
+            now,
+            principal: b"local",
+            entropy,
+            headers: None,
+        };
+        let mut out = vec![0u8; OUT];
+        let h = self.engine.handle(req.body.as_bytes(), &cx, &mut out);
+        if !h.responded {
+            return Err(TransportError::Protocol(
+                "the in-process server did not answer".into(),
+            ));
+        }
+        let text = std::str::from_utf8(&out[..h.len]).map_err(|_| {
+            TransportError::Protocol("the in-process server wrote invalid UTF-8".into())
+        })?;
+        Ok(text.split('\n').map(str::to_owned).collect())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// Newline-delimited JSON-RPC over a byte stream: a child process or a TCP connection.
+pub struct Lines {
+    writer: Box<dyn Write + Send>,
+    lines: Receiver<std::io::Result<String>>,
+    child: Option<Child>,
+    timeout: Duration,
+}
+
+impl Lines {
+    /// Spawns `command` with `sh -c` and talks over its stdin/stdout; its stderr is passed on.
+    pub fn spawn(command: &str, timeout: Duration) -> Result<Lines, TransportError> {
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(format!("exec {command}"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| TransportError::Io(format!("cannot start '{command}': {e}")))?;
+        let stdin = child
+            .stdin
+            .take()
+            .ok_or_else(|| TransportError::Io("no stdin pipe".into()))?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| TransportError::Io("no stdout pipe".into()))?;
+        Ok(Lines {
+            writer: Box::new(stdin),
+            lines: reader(stdout),
+            child: Some(child),
+            timeout,
+        })
+    }
+
+    /// Connects to `addr` (HOST:PORT).
+    pub fn connect(addr: &str, timeout: Duration) -> Result<Lines, TransportError> {
+        let io = |e: std::io::Error| TransportError::Io(format!("cannot connect to {addr}: {e}"));
+        let stream = TcpStream::connect(addr).map_err(io)?;
+        stream.set_nodelay(true).ok();
+        let read = stream.try_clone().map_err(io)?;
+        Ok(Lines {
+            writer: Box::new(stream),
+            lines: reader(read),
+            child: None,
+            timeout,
+        })
+    }
+}
+
+/// Reads lines on a thread, so waits can time out.
+fn reader(r: impl Read + Send + 'static) -> Receiver<std::io::Result<String>> {
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        let mut r = BufReader::new(r);
+        loop {
+            let mut line = String::new();
+            match r.read_line(&mut line) {
+                Ok(0) => break,
+                Ok(_) => {
+                    if tx.send(Ok(line)).is_err() {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                    break;
+                }
+            }
+        }
+    });
+    rx
+}
+
+impl Transport for Lines {
+    fn exchange(&mut self, req: &Outgoing<'_>) -> Result<Vec<String>, TransportError> {
+        let io = |e: std::io::Error| TransportError::Io(format!("cannot send: {e}"));
+        self.writer.write_all(req.body.as_bytes()).map_err(io)?;
+        self.writer.write_all(b"\n").map_err(io)?;
+        self.writer.flush().map_err(io)?;
+        let deadline = Instant::now() + self.timeout;
+        let mut got = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = match self.lines.recv_timeout(left) {
+                Ok(Ok(line)) => line,
+                Ok(Err(e)) => return Err(TransportError::Io(format!("cannot read: {e}"))),
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(TransportError::Timeout(self.timeout))
+                }
+                Err(RecvTimeoutError::Disconnected) => return Err(TransportError::Closed),
+            };
+            let line = line.trim_end_matches(['\n', '\r']);
+            // Firmware consoles and some servers print other lines; only JSON objects count.
+            let Ok(msg) = serde_json::from_str::<Value>(line) else {
+                if !line.trim().is_empty() {
+                    trace_ignored(line, "a line that is not JSON");
+                }
+                continue;
+            };
+            if !msg.is_object() {
+                trace_ignored(line, "a line that is not a JSON object");
+                continue;
+            }
+            let done = is_response_to(&msg, req.id);
+            if !done && msg.get("method").is_none() {
+                trace_ignored(line, "a response to another request");
+                continue;
+            }
+            got.push(line.to_owned());
+            if done {
+                return Ok(got);
+            }
+        }
+    }
+}
+
+impl Drop for Lines {
+    fn drop(&mut self) {
+        // Closing stdin tells a stdio server to exit; give it a moment, then make sure.
+        self.writer = Box::new(std::io::sink());
+        if let Some(mut child) = self.child.take() {
+            let deadline = Instant::now() + Duration::from_secs(2);
+            while Instant::now() < deadline {
+                if let Ok(Some(_)) = child.try_wait() {
+                    return;
+                }
+                thread::sleep(Duration::from_millis(20));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// Streamable HTTP, 2026-07-28: one POST per request, no session, the protocol headers set.
+pub struct Http {
+    url: String,
+    agent: ureq::Agent,
+}
+
+impl Http {
+    /// A client of the MCP endpoint at `url` (`http://` only: this build has no TLS).
+    pub fn new(url: &str, timeout: Duration) -> Result<Http, TransportError> {
+        if !url.starts_with("http://") {
+            return Err(TransportError::Io(format!(
+                "'{url}': only http:// URLs are supported (this build has no TLS)"
+            )));
+        }
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(timeout))
+            .max_redirects(0)
+            .build()
+            .into();
+        Ok(Http {
+            url: url.to_owned(),
+            agent,
+        })
+    }
+}
+
+/// A header value as sent: plain when it is visible ASCII without leading/trailing spaces,
+/// else the `=?base64?…?=` form the spec defines.
+pub fn header_value(v: &str) -> String {
+    let plain =
+        v.bytes().all(|b| (0x20..0x7f).contains(&b)) && v.trim() == v && !v.starts_with("=?");
+    if plain {
+        v.to_owned()
+    } else {
+        format!("=?base64?{}?=", base64(v.as_bytes()))
+    }
+}
+
+fn base64(data: &[u8]) -> String {
+    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut s = String::with_capacity(data.len().div_ceil(3) * 4);
+    for c in data.chunks(3) {
+        let n = (c[0] as u32) << 16
+            | (*c.get(1).unwrap_or(&0) as u32) << 8
+            | *c.get(2).unwrap_or(&0) as u32;
+        for i in 0..4 {
+            if i <= c.len() {
+                s.push(T[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                s.push('=');
+            }
+        }
+    }
+    s
+}
+
+impl Transport for Http {
+    fn exchange(&mut self, req: &Outgoing<'_>) -> Result<Vec<String>, TransportError> {
+        let mut post = self
+            .agent
+            .post(&self.url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", PROTOCOL_VERSION)
+            .header("Mcp-Method", header_value(req.method));
+        if let Some(name) = req.name {
+            post = post.header("Mcp-Name", header_value(name));
+        }
+        let mut resp = post.send(req.body).map_err(|e| match e {
+            ureq::Error::Timeout(_) => TransportError::Timeout(Duration::ZERO),
+            e => TransportError::Io(format!("POST {}: {e}", self.url)),
+        })?;
+        let status = resp.status().as_u16();
+        let ctype = resp
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        let body = resp.body_mut();
+        if ctype == "text/event-stream" {
+            let mut got = Vec::new();
+            let mut data = String::new();
+            let mut reader = BufReader::new(body.as_reader());
+            loop {
+                let mut line = String::new();
+                let n = reader
+                    .read_line(&mut line)
+                    .map_err(|e| TransportError::Io(format!("reading the stream: {e}")))?;
+                let line = line.trim_end_matches(['\n', '\r']);
+                if n == 0 || line.is_empty() {
+                    // End of an event: dispatch its data.
+                    if !data.is_empty() {
+                        let text = std::mem::take(&mut data);
+                        if let Ok(msg) = serde_json::from_str::<Value>(&text) {
+                            let done = is_response_to(&msg, req.id);
+                            got.push(text);
+                            if done {
+                                return Ok(got);
+                            }
+                        } else {
+                            trace_ignored(&text, "an event that is not JSON");
+                        }
+                    }
+                    if n == 0 {
+                        return Err(TransportError::Closed);
+                    }
+                } else if let Some(d) = line.strip_prefix("data:") {
+                    if !data.is_empty() {
+                        data.push('\n');
+                    }
+                    data.push_str(d.strip_prefix(' ').unwrap_or(d));
+                }
+                // `event:`, `id:`, `retry:` and comments carry nothing a client needs here.
+            }
+        }
+        let text = body
+            .read_to_string()
+            .map_err(|e| TransportError::Io(format!("reading the body: {e}")))?;
+        if ctype == "application/json" {
+            if let Ok(msg) = serde_json::from_str::<Value>(&text) {
+                if is_response_to(&msg, req.id) || msg.get("error").is_some() {
+                    return Ok(vec![text]);
+                }
+            }
+        }
+        let excerpt: String = text.chars().take(200).collect();
+        Err(TransportError::Protocol(format!(
+            "HTTP {status} ({}) without a JSON-RPC response: {excerpt}",
+            if ctype.is_empty() {
+                "no content type"
+            } else {
+                &ctype
+            }
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_values() {
+        assert_eq!(header_value("book_room"), "book_room");
+        assert_eq!(header_value("réserver"), "=?base64?csOpc2VydmVy?=");
+        assert_eq!(base64(b"ab"), "YWI=");
+        assert_eq!(base64(b"a"), "YQ==");
+    }
+
+    #[test]
+    fn in_process_answers() {
+        let mut t = InProcess::new().unwrap();
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"{PROTOCOL_VERSION}","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+        );
+        let got = t
+            .exchange(&Outgoing {
+                id: 1,
+                method: "tools/list",
+                name: None,
+                body: &body,
+            })
+            .unwrap();
+        let last: Value = serde_json::from_str(got.last().unwrap()).unwrap();
+        assert!(is_response_to(&last, 1));
+        assert_eq!(last["result"]["tools"][0]["name"], "book_room");
+    }
+}
