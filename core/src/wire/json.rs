@@ -185,10 +185,10 @@ impl<'a> Iterator for Members<'a> {
             self.pos = self.raw.len();
             return None;
         }
-        let k1 = scan(self.raw, k0, 0).ok()?;
+        let k1 = skip(self.raw, k0);
         let colon = skip_ws(self.raw, k1);
         let v0 = skip_ws(self.raw, colon + 1);
-        let v1 = scan(self.raw, v0, 0).ok()?;
+        let v1 = skip(self.raw, v0);
         self.pos = skip_ws(self.raw, v1) + 1; // past ',' or '}'
         Some((
             Value {
@@ -309,6 +309,38 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
+}
+
+/// Skips the already-validated value starting at `i` without checking it again; returns the
+/// index just past it (navigation is then linear in the bytes skipped).
+fn skip(b: &[u8], i: usize) -> usize {
+    let mut depth = 0usize;
+    let mut j = i;
+    while j < b.len() {
+        match b[j] {
+            b'"' => {
+                j += 1;
+                while j < b.len() && b[j] != b'"' {
+                    j += if b[j] == b'\\' { 2 } else { 1 };
+                }
+                j += 1;
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                j += 1;
+            }
+            b'}' | b']' if depth > 0 => {
+                depth -= 1;
+                j += 1;
+            }
+            b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r' | b':' if depth == 0 => return j,
+            _ => j += 1,
+        }
+        if depth == 0 && matches!(b[i], b'"' | b'{' | b'[') {
+            return j.min(b.len());
+        }
+    }
+    b.len()
 }
 
 /// Validates the value starting at `i`; returns the index just past it.
