@@ -46,14 +46,173 @@ pub struct ToolInfo {
     pub answers_need_state: bool,
 }
 
-/// A hosted application: its identity and tools.
+/// A prompt as `prompts/list` describes it, plus how the engine binds its state.
+#[derive(Clone, Copy, Debug)]
+pub struct PromptInfo {
+    /// Unique name.
+    pub name: &'static str,
+    /// Display title.
+    pub title: &'static str,
+    /// What it provides.
+    pub description: &'static str,
+    /// The arguments it takes, in display order.
+    pub arguments: &'static [PromptArg],
+    /// Whether answers count only when they come back with a valid `requestState`.
+    pub answers_need_state: bool,
+}
+
+/// One argument of a prompt.
+#[derive(Clone, Copy, Debug)]
+pub struct PromptArg {
+    /// Its name in `arguments`.
+    pub name: &'static str,
+    /// What it means.
+    pub description: &'static str,
+    /// Whether it must be given.
+    pub required: bool,
+}
+
+/// A resource as `resources/list` describes it.
+#[derive(Clone, Copy, Debug)]
+pub struct ResourceInfo {
+    /// Its URI.
+    pub uri: &'static str,
+    /// Programmatic name.
+    pub name: &'static str,
+    /// Display title.
+    pub title: &'static str,
+    /// What it holds.
+    pub description: &'static str,
+    /// Its MIME type.
+    pub mime_type: &'static str,
+}
+
+/// A resource template as `resources/templates/list` describes it.
+#[derive(Clone, Copy, Debug)]
+pub struct TemplateInfo {
+    /// The RFC 6570 URI template.
+    pub uri_template: &'static str,
+    /// Programmatic name.
+    pub name: &'static str,
+    /// Display title.
+    pub title: &'static str,
+    /// What its resources hold.
+    pub description: &'static str,
+    /// The MIME type of every resource it yields.
+    pub mime_type: &'static str,
+}
+
+/// What a `completion/complete` request refers to.
+#[derive(Clone, Copy, Debug)]
+pub enum CompletionRef<'a> {
+    /// `ref/prompt` with this prompt name (a JSON string).
+    Prompt(Value<'a>),
+    /// `ref/resource` with this URI or URI template (a JSON string).
+    Resource(Value<'a>),
+}
+
+/// One `completion/complete` request, checked for shape.
+#[derive(Clone, Copy, Debug)]
+pub struct CompletionRequest<'a> {
+    /// The prompt or resource template.
+    pub reference: CompletionRef<'a>,
+    /// The argument being completed (a JSON string).
+    pub argument: Value<'a>,
+    /// What the user has typed so far (a JSON string).
+    pub value: Value<'a>,
+    /// `context.arguments`, if sent (an object).
+    pub context: Option<Value<'a>>,
+}
+
+/// Completion values, written straight into the response (at most 100 are sent; the rest
+/// count towards `total` and set `hasMore`).
+pub struct Completions<'w, 'b> {
+    pub(crate) w: &'w mut Writer<'b>,
+    pub(crate) sent: u32,
+    pub(crate) total: u32,
+}
+
+impl Completions<'_, '_> {
+    /// Most values one result carries (schema `maxItems`).
+    pub const MAX: u32 = 100;
+
+    /// Adds one value.
+    pub fn push(&mut self, value: &str) {
+        self.total = self.total.saturating_add(1);
+        if self.sent < Self::MAX {
+            self.w.string(value);
+            self.sent += 1;
+        }
+    }
+}
+
+/// A hosted application: its identity, tools, and optionally prompts, resources and
+/// completions. `server/discover` advertises exactly what the app serves; methods of a
+/// feature it does not serve answer `-32601`.
 pub trait App {
     /// Who the server is.
     fn info(&self) -> ServerInfo;
     /// The tools, in `tools/list` order.
     fn tools(&self) -> &[ToolInfo];
     /// Runs tool number `index` (into [`App::tools`]) and answers through `reply`.
-    fn call_tool(&mut self, index: usize, call: &Call<'_>, reply: Reply<'_, '_>) -> Result<Done, CallError>;
+    fn call_tool(
+        &mut self,
+        index: usize,
+        call: &Call<'_>,
+        reply: Reply<'_, '_>,
+    ) -> Result<Done, CallError>;
+
+    /// The prompts, in `prompts/list` order (none: prompts are not served).
+    fn prompts(&self) -> &[PromptInfo] {
+        &[]
+    }
+
+    /// Renders prompt number `index` (into [`App::prompts`]) through `reply`
+    /// ([`Reply::prompt`] or [`Reply::ask`]).
+    fn get_prompt(
+        &mut self,
+        _index: usize,
+        _call: &Call<'_>,
+        _reply: Reply<'_, '_>,
+    ) -> Result<Done, CallError> {
+        Err(CallError::Internal("prompts are not served"))
+    }
+
+    /// The concrete resources, in `resources/list` order.
+    fn resources(&self) -> &[ResourceInfo] {
+        &[]
+    }
+
+    /// The resource templates, in `resources/templates/list` order. Resources are served
+    /// when this or [`App::resources`] is non-empty.
+    fn resource_templates(&self) -> &[TemplateInfo] {
+        &[]
+    }
+
+    /// Reads the resource at `uri` through `reply` ([`Reply::contents`] or [`Reply::ask`]);
+    /// [`CallError::NotFound`] when there is none.
+    fn read_resource(
+        &mut self,
+        _uri: &str,
+        _call: &Call<'_>,
+        _reply: Reply<'_, '_>,
+    ) -> Result<Done, CallError> {
+        Err(CallError::NotFound)
+    }
+
+    /// Whether `completion/complete` is served.
+    fn serves_completions(&self) -> bool {
+        false
+    }
+
+    /// Suggests values for one argument.
+    fn complete(
+        &mut self,
+        _request: &CompletionRequest<'_>,
+        _out: &mut Completions<'_, '_>,
+    ) -> Result<(), CallError> {
+        Ok(())
+    }
 }
 
 /// Why a tool call ends in a JSON-RPC error rather than a result.
@@ -65,6 +224,8 @@ pub enum CallError {
     InvalidParams(&'static str),
     /// A server-side fault, e.g. storage (`-32603`).
     Internal(&'static str),
+    /// `resources/read` of a URI that names no resource (`-32602` with `data.uri`).
+    NotFound,
 }
 
 impl CallError {
@@ -73,6 +234,7 @@ impl CallError {
             CallError::MissingCapability(c) => RpcError::MissingCapability(c),
             CallError::InvalidParams(m) => RpcError::InvalidParams(m),
             CallError::Internal(m) => RpcError::Internal(m),
+            CallError::NotFound => RpcError::InvalidParams("Resource not found"),
         }
     }
 }
@@ -111,6 +273,15 @@ impl<'a> Call<'a> {
         q.answer(&self.responses)
     }
 
+    /// The raw response under `key` (sampling and roots results), or `None` when it does not
+    /// count (absent, or no valid state for a tool that needs one).
+    pub fn response(&self, key: &str) -> Option<Value<'a>> {
+        if self.answers_need_state && self.state.is_none() {
+            return None;
+        }
+        self.responses.get(key)
+    }
+
     /// The nonce that identifies this logical operation across rounds: the verified state's,
     /// or this call's own when no state came back. Key at-most-once effects on it.
     pub fn operation(&self) -> Nonce {
@@ -127,13 +298,35 @@ impl<'a> Call<'a> {
     pub fn args<T: DeserializeOwned>(&self) -> Result<T, ArgsError> {
         let raw = self.args.map_or(&b"{}"[..], |a| a.raw());
         let mut scratch = [0u8; MAX_STR];
-        serde_json_core::from_slice_escaped(raw, &mut scratch).map(|(t, _)| t).map_err(|_| ArgsError)
+        serde_json_core::from_slice_escaped(raw, &mut scratch)
+            .map(|(t, _)| t)
+            .map_err(|_| ArgsError)
     }
 }
 
 /// Proof that a tool answered (only a [`Reply`] makes one).
 #[derive(Debug)]
-pub struct Done(());
+pub struct Done(pub(crate) Answered);
+
+/// Which kind of result a [`Reply`] wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Answered {
+    /// A complete result.
+    Complete,
+    /// An `InputRequiredResult`.
+    InputRequired,
+}
+
+/// Most `notifications/progress` one request may send.
+pub const MAX_PROGRESS: usize = 8;
+
+/// Progress a call reported, written by the engine as `notifications/progress` lines
+/// ahead of the response.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ProgressLog {
+    pub steps: [(u32, Option<u32>); MAX_PROGRESS],
+    pub len: usize,
+}
 
 /// A tool result's content, written straight into the response.
 pub trait Report {
@@ -169,12 +362,76 @@ pub struct Reply<'w, 'b> {
     pub(crate) w: &'w mut Writer<'b>,
     pub(crate) id: Value<'w>,
     pub(crate) sealer: Sealer<'w>,
+    /// Where progress goes, when the request carried a `progressToken`.
+    pub(crate) progress: Option<&'w mut ProgressLog>,
 }
 
 impl Reply<'_, '_> {
     fn head(&mut self) {
         super::write_head(self.w, Some(self.id));
         self.w.key("result").begin_object();
+    }
+
+    /// Reports progress (`notifications/progress`, sent before the response). A no-op when
+    /// the request carried no `progressToken`, or after [`MAX_PROGRESS`] reports.
+    pub fn progress(&mut self, progress: u32, total: Option<u32>) {
+        if let Some(log) = self.progress.as_deref_mut() {
+            if let Some(slot) = log.steps.get_mut(log.len) {
+                *slot = (progress, total);
+                log.len += 1;
+            }
+        }
+    }
+
+    /// Whether the client asked for progress (sent a `progressToken`).
+    pub fn wants_progress(&self) -> bool {
+        self.progress.is_some()
+    }
+
+    /// A complete `CallToolResult` whose `content` blocks `blocks` writes into the open array
+    /// (images, audio, embedded resources…).
+    pub fn content(mut self, is_error: bool, blocks: impl FnOnce(&mut Writer<'_>)) -> Done {
+        self.head();
+        let w = self.w;
+        w.key("resultType")
+            .string("complete")
+            .key("content")
+            .begin_array();
+        blocks(w);
+        w.end_array().key("isError").bool(is_error);
+        Done(Answered::Complete)
+    }
+
+    /// A complete `GetPromptResult`: `messages` writes the message objects into the open array.
+    pub fn prompt(
+        mut self,
+        description: Option<&str>,
+        messages: impl FnOnce(&mut Writer<'_>),
+    ) -> Done {
+        self.head();
+        let w = self.w;
+        w.key("resultType").string("complete");
+        if let Some(d) = description {
+            w.key("description").string(d);
+        }
+        w.key("messages").begin_array();
+        messages(w);
+        w.end_array();
+        Done(Answered::Complete)
+    }
+
+    /// A complete `ReadResourceResult`: `contents` writes the resource contents objects into
+    /// the open array (the engine adds the caching hints).
+    pub fn contents(mut self, contents: impl FnOnce(&mut Writer<'_>)) -> Done {
+        self.head();
+        let w = self.w;
+        w.key("resultType")
+            .string("complete")
+            .key("contents")
+            .begin_array();
+        contents(w);
+        w.end_array();
+        Done(Answered::Complete)
     }
 
     /// A complete, successful result.
@@ -191,7 +448,10 @@ impl Reply<'_, '_> {
     fn result<R: Report + ?Sized>(mut self, r: &R, is_error: bool) -> Done {
         self.head();
         let w = self.w;
-        w.key("resultType").string("complete").key("content").begin_array();
+        w.key("resultType")
+            .string("complete")
+            .key("content")
+            .begin_array();
         w.begin_object().key("type").string("text").key("text");
         w.string_with(|f| r.text(f)).end_object();
         r.more_content(w);
@@ -201,14 +461,18 @@ impl Reply<'_, '_> {
             r.structured(w);
         }
         w.key("isError").bool(is_error);
-        Done(())
+        Done(Answered::Complete)
     }
 
     /// An `InputRequiredResult`: the requests and a sealed `requestState`. Refuses, sending
     /// nothing, if the client did not declare what a request needs.
     pub fn ask(mut self, ask: &Ask<'_>) -> Result<Done, CallError> {
         let s = &self.sealer;
-        if let Some((_, r)) = ask.requests.iter().find(|(_, r)| !r.needs().declared(&s.caps)) {
+        if let Some((_, r)) = ask
+            .requests
+            .iter()
+            .find(|(_, r)| !r.needs().declared(&s.caps))
+        {
             return Err(CallError::MissingCapability(r.needs()));
         }
         let mut token = [0u8; TOKEN_MAX];
@@ -226,6 +490,6 @@ impl Reply<'_, '_> {
             w.end_object();
         }
         w.key("requestState").string(token);
-        Ok(Done(()))
+        Ok(Done(Answered::InputRequired))
     }
 }

@@ -4,7 +4,10 @@
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine as _;
 
-use super::app::{Call, Reply, Sealer};
+use super::app::{
+    Answered, Call, CallError, CompletionRef, CompletionRequest, Completions, Done, ProgressLog,
+    Reply, Sealer,
+};
 use super::error::RpcError;
 use super::{App, Context, Engine, Headers, Note, SUPPORTED_VERSIONS};
 use crate::limits::MAX_STR;
@@ -22,20 +25,59 @@ pub(crate) enum Outcome<'a> {
     Error(Option<Value<'a>>, RpcError<'a>),
 }
 
+/// The `progressToken` of the request and the progress its handler reported.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Progress<'a> {
+    pub token: Option<Value<'a>>,
+    pub log: ProgressLog,
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Method {
     Discover,
     ToolsList,
     ToolsCall,
+    PromptsList,
+    PromptsGet,
+    ResourcesList,
+    TemplatesList,
+    ResourcesRead,
+    Complete,
 }
 
 impl Method {
     fn of(name: Value<'_>) -> Option<Method> {
-        [("server/discover", Method::Discover), ("tools/list", Method::ToolsList), ("tools/call", Method::ToolsCall)]
-            .into_iter()
-            .find(|(n, _)| name.eq_str(n))
-            .map(|(_, m)| m)
+        [
+            ("server/discover", Method::Discover),
+            ("tools/list", Method::ToolsList),
+            ("tools/call", Method::ToolsCall),
+            ("prompts/list", Method::PromptsList),
+            ("prompts/get", Method::PromptsGet),
+            ("resources/list", Method::ResourcesList),
+            ("resources/templates/list", Method::TemplatesList),
+            ("resources/read", Method::ResourcesRead),
+            ("completion/complete", Method::Complete),
+        ]
+        .into_iter()
+        .find(|(n, _)| name.eq_str(n))
+        .map(|(_, m)| m)
     }
+
+    /// Whether the app serves this method (what discover advertises, and nothing more).
+    fn served<A: App>(self, app: &A) -> bool {
+        match self {
+            Method::Discover | Method::ToolsList | Method::ToolsCall => true,
+            Method::PromptsList | Method::PromptsGet => !app.prompts().is_empty(),
+            Method::ResourcesList | Method::TemplatesList | Method::ResourcesRead => {
+                serves_resources(app)
+            }
+            Method::Complete => app.serves_completions(),
+        }
+    }
+}
+
+fn serves_resources<A: App>(app: &A) -> bool {
+    !app.resources().is_empty() || !app.resource_templates().is_empty()
 }
 
 pub(crate) fn dispatch<'a, A: App>(
@@ -44,18 +86,22 @@ pub(crate) fn dispatch<'a, A: App>(
     cx: &Context<'_>,
     w: &mut Writer<'_>,
     note: &mut Option<Note>,
+    progress: &mut Progress<'a>,
 ) -> Outcome<'a> {
     let env = match envelope::read(input) {
         Ok(env) => env,
         Err((e, id)) => return Outcome::Error(id, RpcError::Envelope(e)),
     };
-    let Some(id) = env.id else { return Outcome::Notification };
-    match request(eng, id, env.method, env.params, cx, w, note) {
+    let Some(id) = env.id else {
+        return Outcome::Notification;
+    };
+    match request(eng, id, env.method, env.params, cx, w, note, progress) {
         Ok(()) => Outcome::Result(id),
         Err(e) => Outcome::Error(Some(id), e),
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn request<'a, A: App>(
     eng: &mut Engine<A>,
     id: Value<'a>,
@@ -64,16 +110,20 @@ fn request<'a, A: App>(
     cx: &Context<'_>,
     w: &mut Writer<'_>,
     note: &mut Option<Note>,
+    progress: &mut Progress<'a>,
 ) -> Result<(), RpcError<'a>> {
     if let Some(h) = cx.headers {
         if h.version.is_none() {
-            return Err(RpcError::HeaderMismatch("Missing MCP-Protocol-Version header"));
+            return Err(RpcError::HeaderMismatch(
+                "Missing MCP-Protocol-Version header",
+            ));
         }
         if h.method.is_none() {
             return Err(RpcError::HeaderMismatch("Missing Mcp-Method header"));
         }
     }
-    let m = Method::of(method).ok_or(RpcError::MethodNotFound)?;
+    let m = Method::of(method).filter(|m| m.served(&eng.app));
+    let m = m.ok_or(RpcError::MethodNotFound)?;
     let meta = meta::read(params).map_err(RpcError::Meta)?;
     if let Some(h) = cx.headers {
         check_headers(&h, method, params, &meta, m)?;
@@ -85,13 +135,73 @@ fn request<'a, A: App>(
         Method::Discover => discover(eng, w, id),
         Method::ToolsList => {
             if params.and_then(|p| p.get("cursor")).is_some() {
-                return Err(RpcError::InvalidParams("Invalid cursor: tools/list has one page"));
+                return Err(RpcError::InvalidParams(
+                    "Invalid cursor: tools/list has one page",
+                ));
             }
             tools_list(eng, w, id)
         }
-        Method::ToolsCall => return tools_call(eng, id, params, &meta, cx, w, note),
+        Method::PromptsList => {
+            one_page(params, "Invalid cursor: prompts/list has one page")?;
+            prompts_list(eng, w, id)
+        }
+        Method::ResourcesList => {
+            one_page(params, "Invalid cursor: resources/list has one page")?;
+            resources_list(eng, w, id)
+        }
+        Method::TemplatesList => {
+            one_page(
+                params,
+                "Invalid cursor: resources/templates/list has one page",
+            )?;
+            templates_list(eng, w, id)
+        }
+        Method::ToolsCall => {
+            let mut cx = Invocation {
+                eng,
+                id,
+                meta: &meta,
+                cx,
+                w,
+                note,
+                progress,
+            };
+            return tools_call(&mut cx, params);
+        }
+        Method::PromptsGet => {
+            let mut cx = Invocation {
+                eng,
+                id,
+                meta: &meta,
+                cx,
+                w,
+                note,
+                progress,
+            };
+            return prompts_get(&mut cx, params);
+        }
+        Method::ResourcesRead => {
+            let mut cx = Invocation {
+                eng,
+                id,
+                meta: &meta,
+                cx,
+                w,
+                note,
+                progress,
+            };
+            return resources_read(&mut cx, params);
+        }
+        Method::Complete => return complete(eng, id, params, w, note),
     }
     Ok(())
+}
+
+fn one_page(params: Option<Value<'_>>, why: &'static str) -> Result<(), RpcError<'static>> {
+    match params.and_then(|p| p.get("cursor")) {
+        Some(_) => Err(RpcError::InvalidParams(why)),
+        None => Ok(()),
+    }
 }
 
 fn check_headers<'a>(
@@ -102,17 +212,30 @@ fn check_headers<'a>(
     m: Method,
 ) -> Result<(), RpcError<'a>> {
     if !h.version.is_some_and(|v| header_eq(v, meta.version)) {
-        return Err(RpcError::HeaderMismatch("MCP-Protocol-Version header does not match _meta"));
+        return Err(RpcError::HeaderMismatch(
+            "MCP-Protocol-Version header does not match _meta",
+        ));
     }
     if !h.method.is_some_and(|v| header_eq(v, method)) {
-        return Err(RpcError::HeaderMismatch("Mcp-Method header does not match the body"));
+        return Err(RpcError::HeaderMismatch(
+            "Mcp-Method header does not match the body",
+        ));
     }
-    if m == Method::ToolsCall {
-        let name = params.and_then(|p| p.get("name"));
+    let name_member = match m {
+        Method::ToolsCall | Method::PromptsGet => Some("name"),
+        Method::ResourcesRead => Some("uri"),
+        _ => None,
+    };
+    if let Some(member) = name_member {
+        let name = params.and_then(|p| p.get(member));
         match (h.name, name) {
             (None, _) => return Err(RpcError::HeaderMismatch("Missing Mcp-Name header")),
             (Some(v), Some(n)) if header_eq(v, n) => {}
-            _ => return Err(RpcError::HeaderMismatch("Mcp-Name header does not match the body")),
+            _ => {
+                return Err(RpcError::HeaderMismatch(
+                    "Mcp-Name header does not match the body",
+                ))
+            }
         }
     }
     Ok(())
@@ -120,7 +243,9 @@ fn check_headers<'a>(
 
 /// Compares a header value (possibly `=?base64?…?=`) with a JSON string.
 fn header_eq(header: &str, v: Value<'_>) -> bool {
-    let encoded = header.strip_prefix("=?base64?").and_then(|s| s.strip_suffix("?="));
+    let encoded = header
+        .strip_prefix("=?base64?")
+        .and_then(|s| s.strip_suffix("?="));
     match encoded {
         None => v.eq_str(header),
         Some(b64) => {
@@ -135,7 +260,10 @@ fn header_eq(header: &str, v: Value<'_>) -> bool {
 
 fn open_result(w: &mut Writer<'_>, id: Value<'_>) {
     super::write_head(w, Some(id));
-    w.key("result").begin_object().key("resultType").string("complete");
+    w.key("result")
+        .begin_object()
+        .key("resultType")
+        .string("complete");
 }
 
 fn discover<A: App>(eng: &Engine<A>, w: &mut Writer<'_>, id: Value<'_>) {
@@ -145,7 +273,18 @@ fn discover<A: App>(eng: &Engine<A>, w: &mut Writer<'_>, id: Value<'_>) {
         w.string(v);
     });
     w.end_array();
-    w.key("capabilities").begin_object().key("tools").begin_object().end_object().end_object();
+    w.key("capabilities").begin_object();
+    w.key("tools").begin_object().end_object();
+    if !eng.app.prompts().is_empty() {
+        w.key("prompts").begin_object().end_object();
+    }
+    if serves_resources(&eng.app) {
+        w.key("resources").begin_object().end_object();
+    }
+    if eng.app.serves_completions() {
+        w.key("completions").begin_object().end_object();
+    }
+    w.end_object();
     if let Some(i) = eng.app.info().instructions {
         w.key("instructions").string(i);
     }
@@ -153,20 +292,33 @@ fn discover<A: App>(eng: &Engine<A>, w: &mut Writer<'_>, id: Value<'_>) {
 }
 
 fn cache_hints<A: App>(eng: &Engine<A>, w: &mut Writer<'_>) {
-    w.key("ttlMs").int(eng.config.list_ttl_ms.into()).key("cacheScope").string("public");
+    w.key("ttlMs")
+        .int(eng.config.list_ttl_ms.into())
+        .key("cacheScope")
+        .string("public");
 }
 
 fn tools_list<A: App>(eng: &Engine<A>, w: &mut Writer<'_>, id: Value<'_>) {
     open_result(w, id);
     w.key("tools").begin_array();
     for t in eng.app.tools() {
-        w.begin_object().key("name").string(t.name).key("title").string(t.title);
+        w.begin_object()
+            .key("name")
+            .string(t.name)
+            .key("title")
+            .string(t.title);
         w.key("description").string(t.description);
         w.key("inputSchema").raw(t.input_schema.as_bytes());
-        w.key("annotations").begin_object().key("title").string(t.title);
+        w.key("annotations")
+            .begin_object()
+            .key("title")
+            .string(t.title);
         w.key("readOnlyHint").bool(t.read_only);
         if !t.read_only {
-            w.key("destructiveHint").bool(t.destructive).key("idempotentHint").bool(t.idempotent);
+            w.key("destructiveHint")
+                .bool(t.destructive)
+                .key("idempotentHint")
+                .bool(t.idempotent);
         }
         w.key("openWorldHint").bool(false).end_object().end_object();
     }
@@ -174,22 +326,89 @@ fn tools_list<A: App>(eng: &Engine<A>, w: &mut Writer<'_>, id: Value<'_>) {
     cache_hints(eng, w);
 }
 
-fn tools_call<'a, A: App>(
-    eng: &mut Engine<A>,
-    id: Value<'a>,
-    params: Option<Value<'a>>,
-    meta: &RequestMeta<'a>,
-    cx: &Context<'_>,
-    w: &mut Writer<'_>,
-    note: &mut Option<Note>,
-) -> Result<(), RpcError<'a>> {
-    let params = params.ok_or(RpcError::InvalidParams("tools/call needs params"))?;
-    let name = params.get("name").filter(|n| n.kind() == Kind::String);
-    let name = name.ok_or(RpcError::InvalidParams("params.name must be a string"))?;
-    let args = params.get("arguments");
-    if args.is_some_and(|a| a.kind() != Kind::Object) {
-        return Err(RpcError::InvalidParams("params.arguments must be an object"));
+fn prompts_list<A: App>(eng: &Engine<A>, w: &mut Writer<'_>, id: Value<'_>) {
+    open_result(w, id);
+    w.key("prompts").begin_array();
+    for p in eng.app.prompts() {
+        w.begin_object()
+            .key("name")
+            .string(p.name)
+            .key("title")
+            .string(p.title);
+        w.key("description").string(p.description);
+        if !p.arguments.is_empty() {
+            w.key("arguments").begin_array();
+            for a in p.arguments {
+                w.begin_object().key("name").string(a.name);
+                w.key("description").string(a.description);
+                w.key("required").bool(a.required).end_object();
+            }
+            w.end_array();
+        }
+        w.end_object();
     }
+    w.end_array();
+    cache_hints(eng, w);
+}
+
+fn resources_list<A: App>(eng: &Engine<A>, w: &mut Writer<'_>, id: Value<'_>) {
+    open_result(w, id);
+    w.key("resources").begin_array();
+    for r in eng.app.resources() {
+        w.begin_object()
+            .key("uri")
+            .string(r.uri)
+            .key("name")
+            .string(r.name);
+        w.key("title")
+            .string(r.title)
+            .key("description")
+            .string(r.description);
+        w.key("mimeType").string(r.mime_type).end_object();
+    }
+    w.end_array();
+    cache_hints(eng, w);
+}
+
+fn templates_list<A: App>(eng: &Engine<A>, w: &mut Writer<'_>, id: Value<'_>) {
+    open_result(w, id);
+    w.key("resourceTemplates").begin_array();
+    for t in eng.app.resource_templates() {
+        w.begin_object().key("uriTemplate").string(t.uri_template);
+        w.key("name").string(t.name).key("title").string(t.title);
+        w.key("description").string(t.description);
+        w.key("mimeType").string(t.mime_type).end_object();
+    }
+    w.end_array();
+    cache_hints(eng, w);
+}
+
+/// Everything one MRTR-capable request (`tools/call`, `prompts/get`, `resources/read`)
+/// carries through the engine.
+struct Invocation<'e, 'a, 'w, 'b, A: App> {
+    eng: &'e mut Engine<A>,
+    id: Value<'a>,
+    meta: &'e RequestMeta<'a>,
+    cx: &'e Context<'e>,
+    w: &'w mut Writer<'b>,
+    note: &'e mut Option<Note>,
+    progress: &'e mut Progress<'a>,
+}
+
+/// The request a `requestState` is bound to, and how its answers count.
+struct Target<'a> {
+    method: &'static str,
+    /// The tool or prompt name, or the resource URI (a JSON string).
+    name: Value<'a>,
+    args: Option<Value<'a>>,
+    salient: Option<&'static [&'static str]>,
+    answers_need_state: bool,
+}
+
+/// Reads the MRTR members every such request may carry: `inputResponses`, `requestState`.
+fn mrtr_params<'a>(
+    params: Value<'a>,
+) -> Result<(InputResponses<'a>, Option<Value<'a>>), RpcError<'a>> {
     let responses = InputResponses::read(params.get("inputResponses")).map_err(|e| {
         RpcError::InvalidParams(match e {
             ResponsesError::NotObject => "params.inputResponses must be an object",
@@ -198,15 +417,27 @@ fn tools_call<'a, A: App>(
     })?;
     let state = params.get("requestState");
     if state.is_some_and(|s| s.kind() != Kind::String) {
-        return Err(RpcError::InvalidParams("params.requestState must be a string"));
+        return Err(RpcError::InvalidParams(
+            "params.requestState must be a string",
+        ));
     }
-    let index = eng.app.tools().iter().position(|t| name.eq_str(t.name));
-    let index = index.ok_or(RpcError::UnknownTool(name))?;
-    let tool = eng.app.tools()[index];
+    Ok((responses, state))
+}
+
+/// Verifies any `requestState`, lends the handler a [`Call`] and a [`Reply`], and maps its
+/// error. Sealing, capability checks and progress live here, once for every method.
+fn invoke<'a, A: App>(
+    inv: &mut Invocation<'_, 'a, '_, '_, A>,
+    target: Target<'a>,
+    responses: InputResponses<'a>,
+    state: Option<Value<'a>>,
+    run: impl FnOnce(&mut A, &Call<'_>, Reply<'_, '_>) -> Result<Done, CallError>,
+) -> Result<Answered, RpcError<'a>> {
+    let (eng, cx) = (&mut *inv.eng, inv.cx);
     let bind = Binding {
         principal: cx.principal,
         epoch: eng.config.epoch,
-        request: seal::request_digest("tools/call", name, args, tool.salient),
+        request: seal::request_digest(target.method, target.name, target.args, target.salient),
     };
     let opened = match state {
         None => None,
@@ -216,32 +447,220 @@ fn tools_call<'a, A: App>(
             match seal::open(&eng.keys, &bind, cx.now, token) {
                 Ok(o) => Some(o),
                 Err(e) => {
-                    *note = Some(Note::StateRejected(e));
+                    *inv.note = Some(Note::StateRejected(e));
                     return Err(RpcError::BadState);
                 }
             }
         }
     };
     let call = Call {
-        args,
+        args: target.args,
         responses,
         state: opened.as_ref(),
-        caps: meta.caps,
+        caps: inv.meta.caps,
         principal: cx.principal,
         now: cx.now,
         nonce: cx.entropy,
-        answers_need_state: tool.answers_need_state,
+        answers_need_state: target.answers_need_state,
     };
-    let expires = cx.now.saturating_add(eng.config.state_ttl_s.into()).min(u32::MAX.into()) as u32;
-    let sealer = Sealer { ring: &eng.keys, bind, expires, nonce: cx.entropy, caps: meta.caps };
-    let reply = Reply { w, id, sealer };
-    match eng.app.call_tool(index, &call, reply) {
-        Ok(_done) => Ok(()),
+    let expires = cx
+        .now
+        .saturating_add(eng.config.state_ttl_s.into())
+        .min(u32::MAX.into()) as u32;
+    let sealer = Sealer {
+        ring: &eng.keys,
+        bind,
+        expires,
+        nonce: cx.entropy,
+        caps: inv.meta.caps,
+    };
+    inv.progress.token = inv.meta.progress_token;
+    let progress = match inv.progress.token {
+        Some(_) => Some(&mut inv.progress.log),
+        None => None,
+    };
+    let reply = Reply {
+        w: &mut *inv.w,
+        id: inv.id,
+        sealer,
+        progress,
+    };
+    match run(&mut eng.app, &call, reply) {
+        Ok(done) => Ok(done.0),
         Err(e) => {
-            if let super::CallError::Internal(why) = e {
-                *note = Some(Note::Internal(why));
+            if let CallError::Internal(why) = e {
+                *inv.note = Some(Note::Internal(why));
             }
-            Err(e.rpc())
+            Err(match e {
+                CallError::NotFound if target.method == "resources/read" => {
+                    RpcError::ResourceNotFound(target.name)
+                }
+                e => e.rpc(),
+            })
         }
     }
+}
+
+fn tools_call<'a, A: App>(
+    inv: &mut Invocation<'_, 'a, '_, '_, A>,
+    params: Option<Value<'a>>,
+) -> Result<(), RpcError<'a>> {
+    let params = params.ok_or(RpcError::InvalidParams("tools/call needs params"))?;
+    let name = params.get("name").filter(|n| n.kind() == Kind::String);
+    let name = name.ok_or(RpcError::InvalidParams("params.name must be a string"))?;
+    let args = params.get("arguments");
+    if args.is_some_and(|a| a.kind() != Kind::Object) {
+        return Err(RpcError::InvalidParams(
+            "params.arguments must be an object",
+        ));
+    }
+    let (responses, state) = mrtr_params(params)?;
+    let index = inv.eng.app.tools().iter().position(|t| name.eq_str(t.name));
+    let index = index.ok_or(RpcError::UnknownTool(name))?;
+    let tool = inv.eng.app.tools()[index];
+    let target = Target {
+        method: "tools/call",
+        name,
+        args,
+        salient: tool.salient,
+        answers_need_state: tool.answers_need_state,
+    };
+    invoke(inv, target, responses, state, |app, call, reply| {
+        app.call_tool(index, call, reply)
+    })?;
+    Ok(())
+}
+
+fn prompts_get<'a, A: App>(
+    inv: &mut Invocation<'_, 'a, '_, '_, A>,
+    params: Option<Value<'a>>,
+) -> Result<(), RpcError<'a>> {
+    let params = params.ok_or(RpcError::InvalidParams("prompts/get needs params"))?;
+    let name = params.get("name").filter(|n| n.kind() == Kind::String);
+    let name = name.ok_or(RpcError::InvalidParams("params.name must be a string"))?;
+    let args = params.get("arguments");
+    let strings = |a: Value<'_>| a.members().all(|(_, v)| v.kind() == Kind::String);
+    if args.is_some_and(|a| a.kind() != Kind::Object || !strings(a)) {
+        return Err(RpcError::InvalidParams(
+            "params.arguments must be an object of strings",
+        ));
+    }
+    let (responses, state) = mrtr_params(params)?;
+    let index = inv
+        .eng
+        .app
+        .prompts()
+        .iter()
+        .position(|p| name.eq_str(p.name));
+    let index = index.ok_or(RpcError::UnknownPrompt(name))?;
+    let prompt = inv.eng.app.prompts()[index];
+    for a in prompt.arguments.iter().filter(|a| a.required) {
+        if args.and_then(|v| v.get(a.name)).is_none() {
+            return Err(RpcError::InvalidParams(
+                "a required prompt argument is missing",
+            ));
+        }
+    }
+    let target = Target {
+        method: "prompts/get",
+        name,
+        args,
+        salient: None,
+        answers_need_state: prompt.answers_need_state,
+    };
+    invoke(inv, target, responses, state, |app, call, reply| {
+        app.get_prompt(index, call, reply)
+    })?;
+    Ok(())
+}
+
+fn resources_read<'a, A: App>(
+    inv: &mut Invocation<'_, 'a, '_, '_, A>,
+    params: Option<Value<'a>>,
+) -> Result<(), RpcError<'a>> {
+    let params = params.ok_or(RpcError::InvalidParams("resources/read needs params"))?;
+    let uri = params.get("uri").filter(|n| n.kind() == Kind::String);
+    let uri = uri.ok_or(RpcError::InvalidParams("params.uri must be a string"))?;
+    let mut scratch = [0u8; MAX_STR];
+    let decoded = uri.as_str(&mut scratch);
+    let decoded = decoded.ok_or(RpcError::InvalidParams("params.uri is too long"))?;
+    let (responses, state) = mrtr_params(params)?;
+    let target = Target {
+        method: "resources/read",
+        name: uri,
+        args: None,
+        salient: None,
+        answers_need_state: false,
+    };
+    let answered = invoke(inv, target, responses, state, |app, call, reply| {
+        app.read_resource(decoded, call, reply)
+    })?;
+    if answered == Answered::Complete {
+        cache_hints(inv.eng, inv.w);
+    }
+    Ok(())
+}
+
+fn complete<'a, A: App>(
+    eng: &mut Engine<A>,
+    id: Value<'a>,
+    params: Option<Value<'a>>,
+    w: &mut Writer<'_>,
+    note: &mut Option<Note>,
+) -> Result<(), RpcError<'a>> {
+    let params = params.ok_or(RpcError::InvalidParams("completion/complete needs params"))?;
+    let string = |v: Option<Value<'a>>| v.filter(|v| v.kind() == Kind::String);
+    let r = params.get("ref").filter(|r| r.kind() == Kind::Object);
+    let r = r.ok_or(RpcError::InvalidParams("params.ref must be an object"))?;
+    let kind = string(r.get("type"));
+    let reference = match kind {
+        Some(t) if t.eq_str("ref/prompt") => string(r.get("name")).map(CompletionRef::Prompt),
+        Some(t) if t.eq_str("ref/resource") => string(r.get("uri")).map(CompletionRef::Resource),
+        _ => None,
+    };
+    let reference = reference.ok_or(RpcError::InvalidParams(
+        "params.ref is not a prompt or resource reference",
+    ))?;
+    let arg = params.get("argument").filter(|a| a.kind() == Kind::Object);
+    let (argument, value) = match arg {
+        Some(a) => (string(a.get("name")), string(a.get("value"))),
+        None => (None, None),
+    };
+    let (Some(argument), Some(value)) = (argument, value) else {
+        return Err(RpcError::InvalidParams(
+            "params.argument needs string name and value",
+        ));
+    };
+    let context = params.get("context").and_then(|c| c.get("arguments"));
+    let context = context.filter(|c| c.kind() == Kind::Object);
+    let request = CompletionRequest {
+        reference,
+        argument,
+        value,
+        context,
+    };
+    open_result(w, id);
+    w.key("completion")
+        .begin_object()
+        .key("values")
+        .begin_array();
+    let mut out = Completions {
+        w: &mut *w,
+        sent: 0,
+        total: 0,
+    };
+    if let Err(e) = eng.app.complete(&request, &mut out) {
+        if let CallError::Internal(why) = e {
+            *note = Some(Note::Internal(why));
+        }
+        return Err(e.rpc());
+    }
+    let (sent, total) = (out.sent, out.total);
+    w.end_array()
+        .key("total")
+        .int(total.into())
+        .key("hasMore")
+        .bool(total > sent);
+    w.end_object();
+    Ok(())
 }

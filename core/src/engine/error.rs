@@ -26,6 +26,10 @@ pub enum RpcError<'a> {
     InvalidParams(&'static str),
     /// `tools/call` named a tool this server does not have (carries the name).
     UnknownTool(Value<'a>),
+    /// `prompts/get` named a prompt this server does not have (carries the name).
+    UnknownPrompt(Value<'a>),
+    /// `resources/read` of a URI that names no resource (carries the URI; SEP-2164).
+    ResourceNotFound(Value<'a>),
     /// A `requestState` that fails verification, for whatever reason.
     BadState,
     /// The request cannot be served without a capability the client did not declare.
@@ -46,6 +50,8 @@ impl RpcError<'_> {
             RpcError::Meta(_)
             | RpcError::InvalidParams(_)
             | RpcError::UnknownTool(_)
+            | RpcError::UnknownPrompt(_)
+            | RpcError::ResourceNotFound(_)
             | RpcError::BadState => -32602,
             RpcError::HeaderMismatch(_) => -32020,
             RpcError::MissingCapability(_) => -32021,
@@ -67,33 +73,49 @@ impl RpcError<'_> {
     pub fn write(&self, w: &mut Writer<'_>) {
         w.begin_object().key("code").int(self.code()).key("message");
         match self {
-            RpcError::Envelope(e) => w.string(match e {
-                EnvelopeError::TooLarge => "Message too large",
-                EnvelopeError::Parse(_) => "Parse error: the message is not valid JSON",
-                EnvelopeError::Batch => "Invalid request: batches are not supported",
-                EnvelopeError::Invalid(why) => why,
-                EnvelopeError::IdTooLong => "Invalid request: id too long",
-            }),
-            RpcError::MethodNotFound => w.string("Method not found (this server speaks MCP 2026-07-28)"),
+            RpcError::Envelope(e) => w.string_fmt(format_args!(
+                "{}{}",
+                if matches!(e, EnvelopeError::Parse(_)) {
+                    ""
+                } else {
+                    "Invalid request: "
+                },
+                match e {
+                    EnvelopeError::TooLarge => "message too large",
+                    EnvelopeError::Parse(_) => "Parse error: the message is not valid JSON",
+                    EnvelopeError::Batch => "batches are not supported",
+                    EnvelopeError::Invalid(why) => why,
+                    EnvelopeError::IdTooLong => "id too long",
+                }
+            )),
+            RpcError::MethodNotFound => {
+                w.string("Method not found (this server speaks MCP 2026-07-28)")
+            }
             RpcError::Meta(m) => w.string(match m {
                 MetaError::Missing => "Missing params._meta",
                 MetaError::Version => "Missing _meta io.modelcontextprotocol/protocolVersion",
-                MetaError::Capabilities => "Missing _meta io.modelcontextprotocol/clientCapabilities",
+                MetaError::Capabilities => {
+                    "Missing _meta io.modelcontextprotocol/clientCapabilities"
+                }
             }),
             RpcError::UnsupportedVersion(_) => w.string("Unsupported protocol version"),
-            RpcError::HeaderMismatch(why) | RpcError::InvalidParams(why) | RpcError::Internal(why) => {
-                w.string(why)
-            }
-            RpcError::UnknownTool(name) => {
-                w.string_with(|f| {
-                    f.write_str("Unknown tool: ")?;
-                    name.chars().try_for_each(|c| f.write_char(c))
-                })
-            }
+            RpcError::HeaderMismatch(why)
+            | RpcError::InvalidParams(why)
+            | RpcError::Internal(why) => w.string(why),
+            RpcError::UnknownTool(name) => w.string_with(|f| {
+                f.write_str("Unknown tool: ")?;
+                name.chars().try_for_each(|c| f.write_char(c))
+            }),
+            RpcError::UnknownPrompt(name) => w.string_with(|f| {
+                f.write_str("Unknown prompt: ")?;
+                name.chars().try_for_each(|c| f.write_char(c))
+            }),
+            RpcError::ResourceNotFound(_) => w.string("Resource not found"),
             RpcError::BadState => w.string("Invalid requestState"),
-            RpcError::MissingCapability(c) => {
-                w.string_fmt(format_args!("This request needs the client capability '{}'", c.name()))
-            }
+            RpcError::MissingCapability(c) => w.string_fmt(format_args!(
+                "This request needs the client capability '{}'",
+                c.name()
+            )),
             RpcError::ResponseTooLarge => w.string("The response does not fit the output buffer"),
         };
         match self {
@@ -102,14 +124,34 @@ impl RpcError<'_> {
                 SUPPORTED_VERSIONS.iter().for_each(|v| {
                     w.string(v);
                 });
-                w.end_array().key("requested").raw(requested.raw()).end_object();
+                w.end_array()
+                    .key("requested")
+                    .raw(requested.raw())
+                    .end_object();
+            }
+            RpcError::ResourceNotFound(uri) => {
+                w.key("data")
+                    .begin_object()
+                    .key("uri")
+                    .raw(uri.raw())
+                    .end_object();
             }
             RpcError::MissingCapability(c) => {
-                w.key("data").begin_object().key("requiredCapabilities").begin_object();
-                w.key(c.name()).begin_object().end_object().end_object().end_object();
+                w.key("data")
+                    .begin_object()
+                    .key("requiredCapabilities")
+                    .begin_object();
+                w.key(c.name())
+                    .begin_object()
+                    .end_object()
+                    .end_object()
+                    .end_object();
             }
             RpcError::MethodNotFound => {
-                w.key("data").begin_object().key("supportedVersions").begin_array();
+                w.key("data")
+                    .begin_object()
+                    .key("supportedVersions")
+                    .begin_array();
                 SUPPORTED_VERSIONS.iter().for_each(|v| {
                     w.string(v);
                 });

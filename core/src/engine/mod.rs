@@ -5,7 +5,11 @@ mod app;
 mod dispatch;
 mod error;
 
-pub use app::{App, ArgsError, Call, CallError, Done, Reply, Report, ServerInfo, ToolInfo};
+pub use app::{
+    App, ArgsError, Call, CallError, CompletionRef, CompletionRequest, Completions, Done,
+    PromptArg, PromptInfo, Reply, Report, ResourceInfo, ServerInfo, TemplateInfo, ToolInfo,
+    MAX_PROGRESS,
+};
 pub use error::RpcError;
 
 use crate::limits::MIN_OUT;
@@ -33,7 +37,11 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { state_ttl_s: 300, epoch: 0, list_ttl_ms: 300_000 }
+        Config {
+            state_ttl_s: 300,
+            epoch: 0,
+            list_ttl_ms: 300_000,
+        }
     }
 }
 
@@ -115,22 +123,47 @@ impl<A: App> Engine<A> {
     /// Handles one message and writes the answer into `out` (at least [`MIN_OUT`] bytes).
     pub fn handle(&mut self, input: &[u8], cx: &Context<'_>, out: &mut [u8]) -> Handled {
         if out.len() < MIN_OUT {
-            return Handled { len: 0, status: 500, responded: false, note: Some(Note::OutputTooSmall) };
+            return Handled {
+                len: 0,
+                status: 500,
+                responded: false,
+                note: Some(Note::OutputTooSmall),
+            };
         }
-        let mut w = Writer::new(out);
+        let mut w = Writer::new(&mut *out);
         let mut note = None;
-        let outcome = dispatch::dispatch(self, input, cx, &mut w, &mut note);
+        let mut progress = dispatch::Progress::default();
+        let outcome = dispatch::dispatch(self, input, cx, &mut w, &mut note, &mut progress);
         let (id, status) = match outcome {
             dispatch::Outcome::Notification => {
-                return Handled { len: 0, status: 202, responded: false, note };
+                return Handled {
+                    len: 0,
+                    status: 202,
+                    responded: false,
+                    note,
+                };
             }
             dispatch::Outcome::Result(id) => {
-                w.key("_meta").begin_object().key(KEY_SERVER_INFO).begin_object();
+                w.key("_meta")
+                    .begin_object()
+                    .key(KEY_SERVER_INFO)
+                    .begin_object();
                 let info = self.app.info();
-                w.key("name").string(info.name).key("version").string(info.version);
+                w.key("name")
+                    .string(info.name)
+                    .key("version")
+                    .string(info.version);
                 w.end_object().end_object().end_object().end_object();
                 match w.finish() {
-                    Ok(len) => return Handled { len, status: 200, responded: true, note },
+                    Ok(len) => {
+                        let len = with_progress(out, len, &progress);
+                        return Handled {
+                            len,
+                            status: 200,
+                            responded: true,
+                            note,
+                        };
+                    }
                     Err(_) => {
                         note = Some(Note::ResponseTooLarge);
                         (Some(id), RpcError::ResponseTooLarge)
@@ -143,7 +176,12 @@ impl<A: App> Engine<A> {
         write_error(&mut w, id, &status);
         // MIN_OUT always fits an error with an id of at most MAX_ID bytes.
         let len = w.finish().unwrap_or(0);
-        Handled { len, status: status.http_status(), responded: true, note }
+        Handled {
+            len,
+            status: status.http_status(),
+            responded: true,
+            note,
+        }
     }
 }
 
@@ -152,21 +190,73 @@ impl<A: App> Engine<A> {
     /// that gets a `-32600` error without id. Blank lines are ignored.
     pub fn handle_line(&mut self, line: Line<'_>, cx: &Context<'_>, out: &mut [u8]) -> Handled {
         match line {
-            Line::Message(m) if m.iter().all(u8::is_ascii_whitespace) => {
-                Handled { len: 0, status: 202, responded: false, note: None }
-            }
+            Line::Message(m) if m.iter().all(u8::is_ascii_whitespace) => Handled {
+                len: 0,
+                status: 202,
+                responded: false,
+                note: None,
+            },
             Line::Message(m) => self.handle(m, cx, out),
             Line::TooLong => {
                 let e = RpcError::Envelope(EnvelopeError::TooLarge);
                 let mut w = Writer::new(out);
                 write_error(&mut w, None, &e);
                 match w.finish() {
-                    Ok(len) => Handled { len, status: e.http_status(), responded: true, note: None },
-                    Err(_) => Handled { len: 0, status: 500, responded: false, note: Some(Note::OutputTooSmall) },
+                    Ok(len) => Handled {
+                        len,
+                        status: e.http_status(),
+                        responded: true,
+                        note: None,
+                    },
+                    Err(_) => Handled {
+                        len: 0,
+                        status: 500,
+                        responded: false,
+                        note: Some(Note::OutputTooSmall),
+                    },
                 }
             }
         }
     }
+}
+
+/// Puts the `notifications/progress` lines a handler reported ahead of the response in
+/// `out[..len]`, each followed by `\n`; returns the new length. Lines that do not fit are
+/// dropped (progress is advisory; the response always stays whole).
+fn with_progress(out: &mut [u8], len: usize, progress: &dispatch::Progress<'_>) -> usize {
+    let Some(token) = progress.token else {
+        return len;
+    };
+    let mut end = len;
+    for &(done, total) in &progress.log.steps[..progress.log.len] {
+        let Some(rest) = out.get_mut(end..) else {
+            break;
+        };
+        let mut w = Writer::new(rest);
+        w.begin_object().key("jsonrpc").string("2.0");
+        w.key("method")
+            .string("notifications/progress")
+            .key("params")
+            .begin_object();
+        w.key("progressToken")
+            .raw(token.raw())
+            .key("progress")
+            .int(done.into());
+        if let Some(t) = total {
+            w.key("total").int(t.into());
+        }
+        w.end_object().end_object();
+        match w.finish() {
+            Ok(n) if end + n < out.len() => {
+                out[end + n] = b'\n';
+                end += n + 1;
+            }
+            _ => break,
+        }
+    }
+    // The notifications were appended after the response; rotate so it comes last.
+    out[..end].rotate_left(len);
+    end
 }
 
 /// Writes `{"jsonrpc":"2.0","id":…` (id omitted when unknown), leaving the object open.
