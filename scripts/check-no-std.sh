@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Proves the core is no_std without alloc: it builds for two bare-metal targets, and no crate
+# in its normal dependency tree has an `alloc` or `std` feature switched on.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+for target in thumbv6m-none-eabi thumbv7em-none-eabihf; do
+    cargo build --quiet -p redmark-core --release --target "$target"
+    features=$(cargo tree -p redmark-core --target "$target" -e normal,features --prefix none 2>/dev/null \
+        | grep -E 'feature "(alloc|std)"' | sort -u || true)
+    if [ -n "$features" ]; then
+        echo "no-std check: $target: the core's tree enables alloc/std:" >&2
+        echo "$features" >&2
+        exit 1
+    fi
+    echo "no-std check: redmark-core builds for $target with no alloc/std feature in its tree"
+done
+if grep -rnE --exclude=tests.rs '^\s*(extern crate (alloc|std)|use (alloc|std)::)' core/src; then
+    echo "no-std check: core/src names alloc or std" >&2
+    exit 1
+fi

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The one command that passes all tests on a fresh machine; CI (.ci/run) runs exactly this.
+# It installs what it needs: bare-metal Rust targets, llvm-tools, qemu-system-arm, and (inside
+# scripts/conformance.sh) Node 22 with the official MCP conformance suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+step() { printf '\n==> %s\n' "$*"; }
+
+step "toolchain: bare-metal targets and llvm-tools"
+rustup target add thumbv6m-none-eabi thumbv7m-none-eabi thumbv7em-none-eabihf
+rustup component add llvm-tools rustfmt
+
+step "qemu-system-arm"
+if ! command -v qemu-system-arm >/dev/null 2>&1; then
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo=sudo
+    $sudo apt-get update -qq
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends qemu-system-arm
+fi
+qemu-system-arm --version | head -n 1
+
+step "formatting"
+cargo fmt --all -- --check
+
+step "core is no_std without alloc"
+scripts/check-no-std.sh
+
+step "tests (unit, golden, property, end-to-end over every transport, QEMU)"
+cargo test --workspace --locked
+
+step "benches compile"
+cargo bench --workspace --locked --no-run --quiet
+
+step "official MCP conformance suite"
+scripts/conformance.sh
+
+echo
+echo "all checks passed"
