@@ -17,7 +17,10 @@ fn big_room() -> Value {
 
 fn state_of(resp: &Value) -> String {
     assert_eq!(resp["result"]["resultType"], "input_required", "{resp}");
-    resp["result"]["requestState"].as_str().expect("requestState is a top-level string").to_owned()
+    resp["result"]["requestState"]
+        .as_str()
+        .expect("requestState is a top-level string")
+        .to_owned()
 }
 
 fn ask_big_room(c: &mut Client) -> String {
@@ -30,34 +33,66 @@ fn bookings(c: &Client) -> usize {
 
 fn assert_rejected(resp: &Value) {
     assert_eq!(resp["error"]["code"], -32602, "{resp}");
-    assert_eq!(resp["error"]["message"], "Invalid requestState", "one message for every failure");
+    assert_eq!(
+        resp["error"]["message"], "Invalid requestState",
+        "one message for every failure"
+    );
 }
 
 #[test]
 fn the_seed_exchange() {
     let mut c = Client::default();
     // Round 1: the server cannot tell which room, so it asks — a successful result.
-    let r1 = c.call("book_room", big_room(), json!({"elicitation": {}}), None, None);
+    let r1 = c.call(
+        "book_room",
+        big_room(),
+        json!({"elicitation": {}}),
+        None,
+        None,
+    );
     let result = &r1["result"];
     assert_eq!(result["resultType"], "input_required");
     let req = &result["inputRequests"]["room"];
     assert_eq!(req["method"], "elicitation/create");
     assert_eq!(req["params"]["mode"], "form");
     let prop = &req["params"]["requestedSchema"]["properties"]["room_id"];
-    let options: Vec<_> = prop["oneOf"].as_array().unwrap().iter().map(|o| o["const"].as_str().unwrap()).collect();
+    let options: Vec<_> = prop["oneOf"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["const"].as_str().unwrap())
+        .collect();
     assert_eq!(options, ["atrium", "studio-b"]);
-    assert!(prop["oneOf"][0]["title"].as_str().unwrap().contains("24 seats"));
-    assert!(result["inputRequests"].get("requestState").is_none(), "requestState is a sibling, not nested");
+    assert!(prop["oneOf"][0]["title"]
+        .as_str()
+        .unwrap()
+        .contains("24 seats"));
+    assert!(
+        result["inputRequests"].get("requestState").is_none(),
+        "requestState is a sibling, not nested"
+    );
     let state = state_of(&r1);
     assert!(state.len() <= 96, "token is {} chars", state.len());
     assert_eq!(bookings(&c), 0, "nothing irreversible before the answer");
 
     // Round 2: new id, same arguments, the answer and the echoed state.
-    let r2 = c.call("book_room", big_room(), form_caps(), Some(accept("room", json!({"room_id": "studio-b"}))), Some(&state));
+    let r2 = c.call(
+        "book_room",
+        big_room(),
+        form_caps(),
+        Some(accept("room", json!({"room_id": "studio-b"}))),
+        Some(&state),
+    );
     assert_eq!(r2["result"]["resultType"], "complete");
     assert_eq!(r2["result"]["isError"], false);
-    assert_eq!(r2["result"]["structuredContent"]["booking"]["room_id"], "studio-b");
-    assert!(r2["result"]["content"][0]["text"].as_str().unwrap().contains("Studio B"));
+    assert_eq!(
+        r2["result"]["structuredContent"]["booking"]["room_id"],
+        "studio-b"
+    );
+    assert!(r2["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("Studio B"));
     assert_eq!(bookings(&c), 1);
 }
 
@@ -65,14 +100,26 @@ fn the_seed_exchange() {
 fn asks_only_when_it_must() {
     let mut c = Client::default();
     for (args, room) in [
-        (json!({"day": "2026-09-17", "hour": 9, "room_id": "studio-b"}), "studio-b"),
-        (json!({"day": "2026-09-17", "hour": 10, "room_hint": "the atrium"}), "atrium"),
+        (
+            json!({"day": "2026-09-17", "hour": 9, "room_id": "studio-b"}),
+            "studio-b",
+        ),
+        (
+            json!({"day": "2026-09-17", "hour": 10, "room_hint": "the atrium"}),
+            "atrium",
+        ),
         // "the big room" for 20 people: only The Atrium fits, so there is nothing to ask.
-        (json!({"day": "2026-09-17", "hour": 11, "room_hint": "the big room", "attendees": 20}), "atrium"),
+        (
+            json!({"day": "2026-09-17", "hour": 11, "room_hint": "the big room", "attendees": 20}),
+            "atrium",
+        ),
     ] {
         // No elicitation capability declared, and none needed.
         let r = c.call("book_room", args, json!({}), None, None);
-        assert_eq!(r["result"]["structuredContent"]["booking"]["room_id"], room, "{r}");
+        assert_eq!(
+            r["result"]["structuredContent"]["booking"]["room_id"], room,
+            "{r}"
+        );
     }
 }
 
@@ -82,8 +129,17 @@ fn unknown_hint_offers_every_room_that_fits() {
     let args = json!({"day": "2026-09-17", "hour": 9, "room_hint": "the ballroom", "attendees": 5});
     let r = c.call("book_room", args, form_caps(), None, None);
     let schema = &r["result"]["inputRequests"]["room"]["params"];
-    assert!(schema["message"].as_str().unwrap().contains("No room is called"));
-    assert_eq!(schema["requestedSchema"]["properties"]["room_id"]["oneOf"].as_array().unwrap().len(), 2);
+    assert!(schema["message"]
+        .as_str()
+        .unwrap()
+        .contains("No room is called"));
+    assert_eq!(
+        schema["requestedSchema"]["properties"]["room_id"]["oneOf"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
 }
 
 #[test]
@@ -91,9 +147,18 @@ fn decline_and_cancel_book_nothing() {
     for (action, reason) in [("decline", "declined"), ("cancel", "cancelled")] {
         let mut c = Client::default();
         let state = ask_big_room(&mut c);
-        let r = c.call("book_room", big_room(), form_caps(), Some(json!({"room": {"action": action}})), Some(&state));
+        let r = c.call(
+            "book_room",
+            big_room(),
+            form_caps(),
+            Some(json!({"room": {"action": action}})),
+            Some(&state),
+        );
         assert_eq!(r["result"]["resultType"], "complete");
-        assert_eq!(r["result"]["structuredContent"], json!({"booked": false, "reason": reason}));
+        assert_eq!(
+            r["result"]["structuredContent"],
+            json!({"booked": false, "reason": reason})
+        );
         assert_eq!(bookings(&c), 0);
     }
 }
@@ -103,8 +168,14 @@ fn missing_invalid_or_unbound_answers_are_asked_again() {
     let mut c = Client::default();
     let state = ask_big_room(&mut c);
     let again = [
-        (Some(accept("wrong_key", json!({"room_id": "atrium"}))), Some(state.as_str())),
-        (Some(accept("room", json!({"room_id": "nook"}))), Some(&state)), // not offered
+        (
+            Some(accept("wrong_key", json!({"room_id": "atrium"}))),
+            Some(state.as_str()),
+        ),
+        (
+            Some(accept("room", json!({"room_id": "nook"}))),
+            Some(&state),
+        ), // not offered
         (Some(accept("room", json!({"room_id": 7}))), Some(&state)),
         (Some(accept("room", json!({}))), Some(&state)),
         (Some(json!({"room": {"action": "maybe"}})), Some(&state)),
@@ -116,7 +187,10 @@ fn missing_invalid_or_unbound_answers_are_asked_again() {
         let r = c.call("book_room", big_room(), form_caps(), responses.clone(), st);
         let fresh = state_of(&r);
         assert_ne!(fresh, state, "a new question gets a new state");
-        assert!(r["result"]["inputRequests"]["room"].is_object(), "{responses:?}");
+        assert!(
+            r["result"]["inputRequests"]["room"].is_object(),
+            "{responses:?}"
+        );
     }
     assert_eq!(bookings(&c), 0);
 }
@@ -129,14 +203,29 @@ fn unknown_keys_and_fields_are_ignored() {
         "room": {"action": "accept", "content": {"room_id": "atrium", "colour": "red"}, "_meta": {}},
         "unknown_extra_key": {"action": "accept", "content": {"x": 1}},
     });
-    let r = c.call("book_room", big_room(), form_caps(), Some(responses), Some(&state));
-    assert_eq!(r["result"]["structuredContent"]["booking"]["room_id"], "atrium");
+    let r = c.call(
+        "book_room",
+        big_room(),
+        form_caps(),
+        Some(responses),
+        Some(&state),
+    );
+    assert_eq!(
+        r["result"]["structuredContent"]["booking"]["room_id"],
+        "atrium"
+    );
 }
 
 #[test]
 fn malformed_input_responses_are_protocol_errors() {
     let mut c = Client::default();
-    for bad in [json!(null), json!([]), json!("x"), json!({"room": 12345}), json!({"room": null})] {
+    for bad in [
+        json!(null),
+        json!([]),
+        json!("x"),
+        json!({"room": 12345}),
+        json!({"room": null}),
+    ] {
         let r = c.call("book_room", big_room(), form_caps(), Some(bad), None);
         assert_eq!(r["error"]["code"], -32602, "{r}");
     }
@@ -145,10 +234,17 @@ fn malformed_input_responses_are_protocol_errors() {
 #[test]
 fn a_client_that_cannot_be_asked_gets_32021() {
     let mut c = Client::default();
-    for caps in [json!({}), json!({"elicitation": {"url": {}}}), json!({"sampling": {}})] {
+    for caps in [
+        json!({}),
+        json!({"elicitation": {"url": {}}}),
+        json!({"sampling": {}}),
+    ] {
         let r = c.call("book_room", big_room(), caps, None, None);
         assert_eq!(r["error"]["code"], -32021, "{r}");
-        assert_eq!(r["error"]["data"]["requiredCapabilities"], json!({"elicitation": {}}));
+        assert_eq!(
+            r["error"]["data"]["requiredCapabilities"],
+            json!({"elicitation": {}})
+        );
     }
     assert_eq!(bookings(&c), 0);
 }
@@ -158,12 +254,20 @@ fn every_tamper_and_replay_class_is_rejected_alike() {
     let mut c = Client::default();
     let state = ask_big_room(&mut c);
     let answer = || Some(accept("room", json!({"room_id": "studio-b"})));
-    let mut try_state = |c: &mut Client, args: Value, st: &str| c.call("book_room", args, form_caps(), answer(), Some(st));
+    let try_state = |c: &mut Client, args: Value, st: &str| {
+        c.call("book_room", args, form_caps(), answer(), Some(st))
+    };
 
     let tampered = format!("{state}-TAMPERED");
     let truncated = &state[..state.len() - 4];
     let oversize = "A".repeat(400);
-    for bad in [tampered.as_str(), truncated, "not base64!", "", oversize.as_str()] {
+    for bad in [
+        tampered.as_str(),
+        truncated,
+        "not base64!",
+        "",
+        oversize.as_str(),
+    ] {
         assert_rejected(&try_state(&mut c, big_room(), bad));
     }
     // Bound to other arguments.
@@ -171,9 +275,15 @@ fn every_tamper_and_replay_class_is_rejected_alike() {
     assert_rejected(&try_state(&mut c, other, &state));
     // Same arguments in another order and spelling are the same request.
     let reordered = json!({"room_hint": "the big room", "hour": 9, "day": "2026-09-17"});
-    assert_eq!(try_state(&mut c, reordered, &state)["result"]["resultType"], "complete");
+    assert_eq!(
+        try_state(&mut c, reordered, &state)["result"]["resultType"],
+        "complete"
+    );
     // Another principal.
-    let mut c2 = Client { principal: b"bob".to_vec(), ..Client::default() };
+    let mut c2 = Client {
+        principal: b"bob".to_vec(),
+        ..Client::default()
+    };
     assert_rejected(&try_state(&mut c2, big_room(), &state));
     // Expired.
     let mut c3 = Client::default();
@@ -181,7 +291,13 @@ fn every_tamper_and_replay_class_is_rejected_alike() {
     c3.now += u64::from(Config::default().state_ttl_s) + 1;
     assert_rejected(&try_state(&mut c3, big_room(), &s3));
     // Another tool.
-    let r = c.call("cancel_booking", json!({"booking_id": "bk_1"}), form_caps(), answer(), Some(&state));
+    let r = c.call(
+        "cancel_booking",
+        json!({"booking_id": "bk_1"}),
+        form_caps(),
+        answer(),
+        Some(&state),
+    );
     assert_rejected(&r);
     // Unknown key id (the server was re-keyed without keeping the old key).
     let mut c4 = Client::default();
@@ -203,7 +319,13 @@ fn no_single_bit_flip_of_a_real_token_is_accepted() {
     for bit in 0..raw.len() * 8 {
         let mut flipped = raw.clone();
         flipped[bit / 8] ^= 1 << (bit % 8);
-        let r = c.call("book_room", big_room(), form_caps(), Some(accept("room", json!({"room_id": "atrium"}))), Some(&B64.encode(&flipped)));
+        let r = c.call(
+            "book_room",
+            big_room(),
+            form_caps(),
+            Some(accept("room", json!({"room_id": "atrium"}))),
+            Some(&B64.encode(&flipped)),
+        );
         if r.get("result").is_some() {
             accepted += 1;
         } else {
@@ -222,9 +344,20 @@ fn replaying_the_final_retry_books_once() {
     for i in 0..100 {
         // Even with a different answer the same state can authorise only one booking.
         let room = if i % 2 == 0 { "studio-b" } else { "atrium" };
-        let r = c.call("book_room", big_room(), form_caps(), Some(accept("room", json!({"room_id": room}))), Some(&state));
+        let r = c.call(
+            "book_room",
+            big_room(),
+            form_caps(),
+            Some(accept("room", json!({"room_id": room}))),
+            Some(&state),
+        );
         assert_eq!(r["result"]["isError"], false, "{r}");
-        ids.insert(r["result"]["structuredContent"]["booking"]["id"].as_str().unwrap().to_owned());
+        ids.insert(
+            r["result"]["structuredContent"]["booking"]["id"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+        );
     }
     assert_eq!(ids.len(), 1);
     assert_eq!(bookings(&c), 1);
@@ -233,30 +366,85 @@ fn replaying_the_final_retry_books_once() {
 #[test]
 fn a_taken_slot_says_what_is_free() {
     let mut c = Client::default();
-    c.call("book_room", json!({"day": "2026-09-17", "hour": 9, "room_id": "studio-b"}), json!({}), None, None);
-    let r = c.call("book_room", json!({"day": "2026-09-17", "hour": 9, "room_id": "studio-b"}), json!({}), None, None);
+    c.call(
+        "book_room",
+        json!({"day": "2026-09-17", "hour": 9, "room_id": "studio-b"}),
+        json!({}),
+        None,
+        None,
+    );
+    let r = c.call(
+        "book_room",
+        json!({"day": "2026-09-17", "hour": 9, "room_id": "studio-b"}),
+        json!({}),
+        None,
+        None,
+    );
     assert_eq!(r["result"]["isError"], true);
-    assert_eq!(r["result"]["structuredContent"]["free_rooms"], json!(["atrium", "nook"]));
+    assert_eq!(
+        r["result"]["structuredContent"]["free_rooms"],
+        json!(["atrium", "nook"])
+    );
 }
 
 fn book(c: &mut Client, hour: u8) -> String {
-    let r = c.call("book_room", json!({"day": "2026-09-17", "hour": hour, "room_id": "nook"}), json!({}), None, None);
-    r["result"]["structuredContent"]["booking"]["id"].as_str().unwrap().to_owned()
+    let r = c.call(
+        "book_room",
+        json!({"day": "2026-09-17", "hour": hour, "room_id": "nook"}),
+        json!({}),
+        None,
+        None,
+    );
+    r["result"]["structuredContent"]["booking"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
 }
 
 #[test]
 fn cancel_confirmation_is_bound_to_its_booking() {
     let mut c = Client::default();
     let (bk1, bk2) = (book(&mut c, 9), book(&mut c, 10));
-    let r = c.call("cancel_booking", json!({"booking_id": bk1}), form_caps(), None, None);
-    assert!(r["result"]["inputRequests"]["confirm"]["params"]["message"].as_str().unwrap().contains(&bk1));
+    let r = c.call(
+        "cancel_booking",
+        json!({"booking_id": bk1}),
+        form_caps(),
+        None,
+        None,
+    );
+    assert!(r["result"]["inputRequests"]["confirm"]["params"]["message"]
+        .as_str()
+        .unwrap()
+        .contains(&bk1));
     let state = state_of(&r);
     let yes = || Some(accept("confirm", json!({"confirm": true})));
     // Replayed onto the other booking: rejected, and bk_2 stays.
-    assert_rejected(&c.call("cancel_booking", json!({"booking_id": bk2}), form_caps(), yes(), Some(&state)));
-    let r = c.call("cancel_booking", json!({"booking_id": bk1}), form_caps(), yes(), Some(&state));
-    assert_eq!(r["result"]["structuredContent"]["booking"]["status"], "cancelled");
-    let statuses: Vec<_> = c.engine.app().store().bookings().iter().map(|b| format!("{:?}", b.status)).collect();
+    assert_rejected(&c.call(
+        "cancel_booking",
+        json!({"booking_id": bk2}),
+        form_caps(),
+        yes(),
+        Some(&state),
+    ));
+    let r = c.call(
+        "cancel_booking",
+        json!({"booking_id": bk1}),
+        form_caps(),
+        yes(),
+        Some(&state),
+    );
+    assert_eq!(
+        r["result"]["structuredContent"]["booking"]["status"],
+        "cancelled"
+    );
+    let statuses: Vec<_> = c
+        .engine
+        .app()
+        .store()
+        .bookings()
+        .iter()
+        .map(|b| format!("{:?}", b.status))
+        .collect();
     assert_eq!(statuses, ["Cancelled", "Active"]);
 }
 
@@ -264,13 +452,40 @@ fn cancel_confirmation_is_bound_to_its_booking() {
 fn cancel_declined_or_by_someone_else_keeps_the_booking() {
     let mut c = Client::default();
     let bk = book(&mut c, 9);
-    let state = state_of(&c.call("cancel_booking", json!({"booking_id": bk}), form_caps(), None, None));
-    let r = c.call("cancel_booking", json!({"booking_id": bk}), form_caps(), Some(json!({"confirm": {"action": "decline"}})), Some(&state));
-    assert!(r["result"]["content"][0]["text"].as_str().unwrap().starts_with("Kept"));
+    let state = state_of(&c.call(
+        "cancel_booking",
+        json!({"booking_id": bk}),
+        form_caps(),
+        None,
+        None,
+    ));
+    let r = c.call(
+        "cancel_booking",
+        json!({"booking_id": bk}),
+        form_caps(),
+        Some(json!({"confirm": {"action": "decline"}})),
+        Some(&state),
+    );
+    assert!(r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("Kept"));
     c.principal = b"mallory".to_vec();
-    let r = c.call("cancel_booking", json!({"booking_id": bk}), form_caps(), None, None);
+    let r = c.call(
+        "cancel_booking",
+        json!({"booking_id": bk}),
+        form_caps(),
+        None,
+        None,
+    );
     assert_eq!(r["result"]["isError"], true);
-    assert!(c.engine.app().store().bookings().iter().all(|b| format!("{:?}", b.status) == "Active"));
+    assert!(c
+        .engine
+        .app()
+        .store()
+        .bookings()
+        .iter()
+        .all(|b| format!("{:?}", b.status) == "Active"));
 }
 
 #[test]
@@ -279,7 +494,17 @@ fn rotated_keys_keep_forms_in_flight_valid() {
     let state = ask_big_room(&mut c);
     let mut ring = KeyRing::new(Key::new(2, &[0x77; 32]).unwrap());
     ring.retain(Key::new(1, &[0x42; 32]).unwrap()).unwrap();
-    c.engine = Engine::new(BookingApp::new(DEFAULT_FLOOR, MemStore::new(), common::INFO), ring, Config::default());
-    let r = c.call("book_room", big_room(), form_caps(), Some(accept("room", json!({"room_id": "atrium"}))), Some(&state));
+    c.engine = Engine::new(
+        BookingApp::new(DEFAULT_FLOOR, MemStore::new(), common::INFO),
+        ring,
+        Config::default(),
+    );
+    let r = c.call(
+        "book_room",
+        big_room(),
+        form_caps(),
+        Some(accept("room", json!({"room_id": "atrium"}))),
+        Some(&state),
+    );
     assert_eq!(r["result"]["structuredContent"]["booked"], true);
 }

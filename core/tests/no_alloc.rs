@@ -57,7 +57,12 @@ fn thousands_of_mixed_messages_allocate_nothing() {
     COUNTING.with(|c| c.set(true));
     let mut answered = 0usize;
     for i in 0..3000u64 {
-        let cx = Context { now: 1_790_000_000, principal, entropy: i.to_be_bytes(), headers: None };
+        let cx = Context {
+            now: 1_790_000_000,
+            principal,
+            entropy: i.to_be_bytes(),
+            headers: None,
+        };
         let h = engine.handle(&fixed[i as usize % fixed.len()], &cx, &mut out);
         answered += h.responded as usize;
         if i % 10 == 0 {
@@ -66,15 +71,25 @@ fn thousands_of_mixed_messages_allocate_nothing() {
             let mut ask = [0u8; 512];
             let n = {
                 let mut w = &mut ask[..];
-                let _ = write!(w, r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"2026-09-17","hour":{hour},"room_hint":"the big room"}},{META}}}}}"#);
+                let _ = write!(
+                    w,
+                    r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"2026-09-17","hour":{hour},"room_hint":"the big room"}},{META}}}}}"#
+                );
                 512 - w.len()
             };
             let h = engine.handle(&ask[..n], &cx, &mut out);
             let doc = redmark_core::wire::parse(&out[..h.len]).expect("response parses");
-            let state = doc.get("result").and_then(|r| r.get("requestState")).and_then(|s| s.as_plain_str()).expect("asked");
+            let state = doc
+                .get("result")
+                .and_then(|r| r.get("requestState"))
+                .and_then(|s| s.as_plain_str())
+                .expect("asked");
             let n = {
                 let mut w = &mut retry[..];
-                let _ = write!(w, r#"{{"jsonrpc":"2.0","id":"r{i}","method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"2026-09-17","hour":{hour},"room_hint":"the big room"}},"inputResponses":{{"room":{{"action":"accept","content":{{"room_id":"studio-b"}}}}}},"requestState":"{state}",{META}}}}}"#);
+                let _ = write!(
+                    w,
+                    r#"{{"jsonrpc":"2.0","id":"r{i}","method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"2026-09-17","hour":{hour},"room_hint":"the big room"}},"inputResponses":{{"room":{{"action":"accept","content":{{"room_id":"studio-b"}}}}}},"requestState":"{state}",{META}}}}}"#
+                );
                 2048 - w.len()
             };
             let h = engine.handle(&retry[..n], &cx, &mut out);
@@ -84,5 +99,9 @@ fn thousands_of_mixed_messages_allocate_nothing() {
     }
     COUNTING.with(|c| c.set(false));
     assert!(answered > 3000);
-    assert_eq!(ALLOCATIONS.load(Ordering::SeqCst), 0, "the engine allocated");
+    assert_eq!(
+        ALLOCATIONS.load(Ordering::SeqCst),
+        0,
+        "the engine allocated"
+    );
 }

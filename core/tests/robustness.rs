@@ -24,8 +24,13 @@ fn check(c: &mut Client, input: &[u8]) {
         assert!(!text.contains('\n'), "one line: {text}");
         let v: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
         assert_eq!(v["jsonrpc"], "2.0");
-        assert!(v.get("result").is_some() ^ v.get("error").is_some(), "{text}");
-        let method = serde_json::from_slice::<serde_json::Value>(input).ok().and_then(|r| r["method"].as_str().map(String::from));
+        assert!(
+            v.get("result").is_some() ^ v.get("error").is_some(),
+            "{text}"
+        );
+        let method = serde_json::from_slice::<serde_json::Value>(input)
+            .ok()
+            .and_then(|r| r["method"].as_str().map(String::from));
         common::validate(method.as_deref(), &v);
     }
 }
@@ -80,14 +85,23 @@ proptest! {
 #[test]
 fn overflowing_output_becomes_a_well_formed_error() {
     let mut c = Client::default();
-    let cx = redmark_core::Context { now: 0, principal: b"p", entropy: [0; 8], headers: None };
+    let cx = redmark_core::Context {
+        now: 0,
+        principal: b"p",
+        entropy: [0; 8],
+        headers: None,
+    };
     let mut out = vec![0u8; MIN_OUT];
     let h = c.engine.handle(SEEDS[1].as_bytes(), &cx, &mut out);
     let v: serde_json::Value = serde_json::from_slice(&out[..h.len]).unwrap();
     assert_eq!(v["error"]["code"], -32603);
     assert_eq!(v["id"], "x");
     let mut tiny = vec![0u8; MIN_OUT - 1];
-    assert!(!c.engine.handle(SEEDS[0].as_bytes(), &cx, &mut tiny).responded);
+    assert!(
+        !c.engine
+            .handle(SEEDS[0].as_bytes(), &cx, &mut tiny)
+            .responded
+    );
 }
 
 #[test]
@@ -96,7 +110,10 @@ fn deep_nesting_and_huge_messages_are_refused() {
     let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
     let (_, text) = c.raw(deep.as_bytes());
     assert!(text.contains("-32700"), "{text}");
-    let big = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{}"}}"#, "x".repeat(redmark_core::limits::MAX_MESSAGE));
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"{}"}}"#,
+        "x".repeat(redmark_core::limits::MAX_MESSAGE)
+    );
     let (_, text) = c.raw(big.as_bytes());
     assert!(text.contains("-32600"), "{text}");
 }
@@ -124,7 +141,10 @@ fn official_example_requests_are_served() {
                 }
                 _ => continue,
             };
-            assert!(redmark_core::wire::envelope::read(&message).is_ok(), "{name}");
+            assert!(
+                redmark_core::wire::envelope::read(&message).is_ok(),
+                "{name}"
+            );
             let mut c = Client::default();
             let (h, text) = c.raw(&message);
             if h.responded {

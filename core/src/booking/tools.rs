@@ -12,7 +12,7 @@ use super::slot::{Day, Slot};
 use super::store::{Booking, Commit, Holder, NewBooking, Status, Store, StoreError};
 use crate::engine::{App, Call, CallError, Done, Reply, Report, ServerInfo, ToolInfo};
 use crate::limits::{MAX_ROOMS, MAX_ROOM_ID};
-use crate::mrtr::{Answer, Ask, Choice, Field, FieldKind, Form, Question};
+use crate::mrtr::{Choice, Elicited, Field, FieldKind, Form, Question};
 use crate::wire::write::Writer;
 
 /// The booking tools, in `tools/list` order.
@@ -244,21 +244,15 @@ impl<'r, S: Store> BookingApp<'r, S> {
                 fields: &fields,
             },
         };
-        let content = match call.answer(&question) {
-            Answer::Accepted(content) => content,
-            Answer::Declined => {
+        let (content, reply) = match question.elicit(call, reply, &[])? {
+            Elicited::Accepted(content, reply) => (content, reply),
+            Elicited::Declined(reply) => {
                 return Ok(Chosen::Answered(reply.complete(&NotBooked("declined"))))
             }
-            Answer::Cancelled => {
+            Elicited::Cancelled(reply) => {
                 return Ok(Chosen::Answered(reply.complete(&NotBooked("cancelled"))))
             }
-            Answer::Missing | Answer::Invalid => {
-                let ask = Ask {
-                    requests: &[question.request()],
-                    payload: &[],
-                };
-                return reply.ask(&ask).map(Chosen::Answered);
-            }
+            Elicited::Asked(done) => return Ok(Chosen::Answered(done)),
         };
         let room = self
             .floor
@@ -332,8 +326,10 @@ impl<'r, S: Store> BookingApp<'r, S> {
                 fields: &fields,
             },
         };
-        match call.answer(&question) {
-            Answer::Accepted(c) if c.get("confirm").and_then(|v| v.as_bool()) == Some(true) => {
+        match question.elicit(call, reply, &[])? {
+            Elicited::Accepted(c, reply)
+                if c.get("confirm").and_then(|v| v.as_bool()) == Some(true) =>
+            {
                 let b = self.store.cancel(booking.id).map_err(store_err)?;
                 let b = b.ok_or(CallError::Internal("booking vanished"))?;
                 Ok(reply.complete(&Cancelled {
@@ -342,13 +338,13 @@ impl<'r, S: Store> BookingApp<'r, S> {
                     already: false,
                 }))
             }
-            Answer::Accepted(_) | Answer::Declined | Answer::Cancelled => Ok(reply.complete(&Msg(
-                format_args!("Kept {}: nothing was cancelled.", BookingRef(&booking)),
-            ))),
-            Answer::Missing | Answer::Invalid => reply.ask(&Ask {
-                requests: &[question.request()],
-                payload: &[],
-            }),
+            Elicited::Accepted(_, reply)
+            | Elicited::Declined(reply)
+            | Elicited::Cancelled(reply) => Ok(reply.complete(&Msg(format_args!(
+                "Kept {}: nothing was cancelled.",
+                BookingRef(&booking)
+            )))),
+            Elicited::Asked(done) => Ok(done),
         }
     }
 

@@ -9,5 +9,5 @@ mod request;
 mod responses;
 
 pub use form::{Choice, Field, FieldKind, Form, Invalid, TextFormat};
-pub use request::{Ask, Capability, InputRequest, Question};
+pub use request::{Ask, Capability, Elicited, InputRequest, Question};
 pub use responses::{Answer, InputResponses, ResponsesError};

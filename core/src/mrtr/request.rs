@@ -2,6 +2,8 @@
 
 use super::form::Form;
 use super::responses::{Answer, InputResponses};
+use crate::engine::{Call, CallError, Done, Reply};
+use crate::wire::json::Value;
 use crate::wire::meta::ClientCaps;
 use crate::wire::write::Writer;
 
@@ -134,5 +136,39 @@ impl<'f> Question<'f> {
     /// The input request that asks it.
     pub fn request(&self) -> (&'f str, InputRequest<'f>) {
         (self.key, InputRequest::Elicit(self.form))
+    }
+}
+
+/// Where a [`Question::elicit`] left the call.
+pub enum Elicited<'a, 'w, 'b> {
+    /// Answered with content that matches the form; the reply is still the tool's to give.
+    Accepted(Value<'a>, Reply<'w, 'b>),
+    /// The user said no; nothing irreversible may happen.
+    Declined(Reply<'w, 'b>),
+    /// The user dismissed the operation; nothing irreversible may happen.
+    Cancelled(Reply<'w, 'b>),
+    /// Not (validly) answered yet: the question went out as an `InputRequiredResult`.
+    Asked(Done),
+}
+
+impl<'f> Question<'f> {
+    /// The whole round trip for one question: reads this call's answer and, when there is
+    /// none or it does not match the form, asks (again) with `payload` sealed in the state.
+    /// A tool only handles the three outcomes; it never writes the round trip by hand.
+    pub fn elicit<'a, 'w, 'b>(
+        &self,
+        call: &Call<'a>,
+        reply: Reply<'w, 'b>,
+        payload: &[u8],
+    ) -> Result<Elicited<'a, 'w, 'b>, CallError> {
+        Ok(match call.answer(self) {
+            Answer::Accepted(content) => Elicited::Accepted(content, reply),
+            Answer::Declined => Elicited::Declined(reply),
+            Answer::Cancelled => Elicited::Cancelled(reply),
+            Answer::Missing | Answer::Invalid => Elicited::Asked(reply.ask(&Ask {
+                requests: &[self.request()],
+                payload,
+            })?),
+        })
     }
 }
