@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite (@modelcontextprotocol/conformance) against
+# `redmark serve --http 127.0.0.1:0 --fixtures`: the fixtures App hosted by the same no_std
+# core that runs on the panel.
+#
+#   scripts/conformance.sh                 # scored 2026-07-28 set, then --suite all
+#   scripts/conformance.sh --scenario NAME # one scenario (both passes)
+#
+# Installs Node 22 and the suite from npm into .conformance/ (git-ignored) on first use; the
+# machine's own node may be older (the suite needs >= 22) and npm's `latest` tag of the suite
+# (0.1.16) does not know 2026-07-28. Exits non-zero on any failed check or warning.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+DIR="$ROOT/.conformance"
+SUITE_VERSION=0.2.0-alpha.12
+NODE_VERSION=22
+SPEC=2026-07-28
+BASELINE="$ROOT/scripts/conformance-baseline.yml"
+
+log() { printf 'conformance: %s\n' "$*" >&2; }
+
+# --- tools -------------------------------------------------------------------------------
+installed() {
+    [ -x "$DIR/node_modules/.bin/node" ] && [ -x "$DIR/node_modules/.bin/conformance" ] &&
+        grep -q "\"version\": \"$SUITE_VERSION\"" \
+            "$DIR/node_modules/@modelcontextprotocol/conformance/package.json" 2>/dev/null
+}
+if ! installed; then
+    log "installing node@$NODE_VERSION and @modelcontextprotocol/conformance@$SUITE_VERSION into $DIR"
+    mkdir -p "$DIR"
+    npm install --prefix "$DIR" --no-audit --no-fund --loglevel=error \
+        "node@$NODE_VERSION" "@modelcontextprotocol/conformance@$SUITE_VERSION" >&2
+fi
+NODE="$DIR/node_modules/.bin/node"
+case "$("$NODE" --version)" in
+    v2[2-9].* | v[3-9][0-9].*) ;;
+    *) log "node from $DIR is $("$NODE" --version), need >= 22"; exit 1 ;;
+esac
+SUITE=("$NODE" "$DIR/node_modules/@modelcontextprotocol/conformance/dist/index.js")
+
+# --- server ------------------------------------------------------------------------------
+log "building redmark"
+cargo build --quiet -p redmark --manifest-path "$ROOT/Cargo.toml" >&2
+BIN="$ROOT/target/debug/redmark"
+
+WORK=$(mktemp -d)
+SERVER_PID=
+cleanup() {
+    if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
+        kill "$SERVER_PID" 2>/dev/null || true
+        for _ in $(seq 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$SERVER_PID" 2>/dev/null || true
+    fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT INT TERM
+
+"$BIN" serve --http 127.0.0.1:0 --fixtures --data "$WORK/data" 2>"$WORK/server.log" &
+SERVER_PID=$!
+ADDR=
+for _ in $(seq 100); do
+    ADDR=$(sed -n 's/.*listening http \([0-9.]*:[0-9]*\).*/\1/p' "$WORK/server.log" | head -n1)
+    [ -n "$ADDR" ] && break
+    kill -0 "$SERVER_PID" 2>/dev/null || break
+    sleep 0.1
+done
+if [ -z "$ADDR" ]; then
+    log "server did not report its address:"
+    cat "$WORK/server.log" >&2
+    exit 1
+fi
+# The suite's DNS-rebinding scenario needs a localhost URL (Host: localhost:PORT).
+URL="http://localhost:${ADDR##*:}/mcp"
+log "server pid $SERVER_PID at $URL"
+
+# --- suite -------------------------------------------------------------------------------
+# Warnings in scored scenarios (checks.json under $1; scenarios the suite lists as
+# "(extension)" in $2 are not scored and are skipped).
+warnings() {
+    "$NODE" -e '
+        const fs = require("fs"), path = require("path");
+        const [dir, text] = process.argv.slice(1);
+        const unscored = new Set([...fs.readFileSync(text, "utf8").matchAll(/^\s+\S+ (\S+) \(extension\)$/gm)].map(m => m[1]));
+        for (const d of fs.readdirSync(dir)) {
+            const scenario = d.replace(/^server-/, "").replace(/-\d{4}-\d\d-\d\dT.*$/, "");
+            if (unscored.has(scenario)) continue;
+            const f = path.join(dir, d, "checks.json");
+            if (!fs.existsSync(f)) continue;
+            for (const c of JSON.parse(fs.readFileSync(f, "utf8")))
+                if (c.status === "WARNING") console.log(`WARNING ${scenario}: ${c.id}: ${c.errorMessage ?? ""}`);
+        }' "$1" "$2"
+}
+
+# The SUMMARY's scenario lines, minus the ones listed as not scored.
+scored_lines() {
+    local summary unscored
+    summary=$(sed -n '/=== SUMMARY ===/,/^Total:/p' "$1" | grep -E '^[✓✗] ' || true)
+    unscored=$(sed -n '/^Not scored/,$p' "$1" | sed -n 's/^ *[✓✗] \([^ ]*\) (.*)$/\1/p')
+    if [ -z "$unscored" ]; then
+        printf '%s\n' "$summary"
+    else
+        printf '%s\n' "$summary" | grep -vwF -f <(printf '%s\n' "$unscored") || true
+    fi
+}
+
+status=0
+run() {
+    local name=$1; shift
+    local out="$WORK/$name"
+    local args=(server --url "$URL" -o "$out" "$@")
+    if [ -f "$BASELINE" ]; then args+=(--expected-failures "$BASELINE"); fi
+    log "run: conformance ${args[*]}"
+    local rc=0
+    "${SUITE[@]}" "${args[@]}" >"$WORK/$name.txt" 2>&1 || rc=$?
+    sed 's/\x1b\[[0-9;]*m//g' "$WORK/$name.txt" >"$WORK/$name.plain"
+    # The suite's own summary: one line per scenario, the Total line, what is not scored.
+    sed -n '/=== SUMMARY ===/,$p' "$WORK/$name.plain"
+    if [ "$rc" -ne 0 ]; then
+        log "$name: FAILED (the suite exited $rc)"
+        status=1
+    fi
+    local warned
+    warned=$(warnings "$out" "$WORK/$name.plain")
+    if [ -n "$warned" ]; then
+        printf '%s\n' "$warned"
+        log "$name: FAILED (warnings in scored scenarios)"
+        status=1
+    fi
+    # Our own count over the scenarios that count (the suite's Total also adds unscored ones).
+    local pass fail
+    pass=$(scored_lines "$WORK/$name.plain" | grep -c '^✓' || true)
+    fail=$(scored_lines "$WORK/$name.plain" | grep -c '^✗' || true)
+    printf 'conformance %s (%s): %d/%d scenarios pass, %d warnings\n' "$name" "$*" \
+        "$pass" "$((pass + fail))" "$(printf '%s' "$warned" | grep -c . || true)"
+    return 0
+}
+run scored --requirements "$SPEC" "$@"
+run all --suite all --spec-version "$SPEC" "$@"
+
+if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+    log "the server died during the run:"
+    tail -n 20 "$WORK/server.log" >&2
+    status=1
+fi
+exit "$status"
