@@ -1,1 +1,2 @@
 //! End-to-end tests of redmark.
+pub mod server;
