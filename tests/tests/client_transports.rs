@@ -6,7 +6,12 @@ mod client_support;
 use client_support::*;
 use serde_json::Value;
 
-const BIG_ROOM: [&str; 4] = ["book_room", "day=2026-09-17", "hour=9", "room_hint=the big room"];
+const BIG_ROOM: [&str; 4] = [
+    "book_room",
+    "day=2026-09-17",
+    "hour=9",
+    "room_hint=the big room",
+];
 
 fn with(pre: &[&str], post: &[&str]) -> Vec<String> {
     cat(&[pre, post])
@@ -14,14 +19,20 @@ fn with(pre: &[&str], post: &[&str]) -> Vec<String> {
 
 #[test]
 fn in_process_books_after_the_answer() {
-    let out = redmark(&with(&["call", "--answer", "room.room_id=studio-b"], &BIG_ROOM));
+    let out = redmark(&with(
+        &["call", "--answer", "room.room_id=studio-b"],
+        &BIG_ROOM,
+    ));
     assert_eq!(out.code, 0, "{out:?}");
     assert!(out.stdout.contains("Booked Studio B"), "{out:?}");
 }
 
 #[test]
 fn json_prints_the_final_result() {
-    let out = redmark(&with(&["call", "--json", "--answer", "room.room_id=atrium"], &BIG_ROOM));
+    let out = redmark(&with(
+        &["call", "--json", "--answer", "room.room_id=atrium"],
+        &BIG_ROOM,
+    ));
     assert_eq!(out.code, 0, "{out:?}");
     let v: Value = serde_json::from_str(&out.stdout).expect("stdout is JSON");
     assert_eq!(v["resultType"], "complete");
@@ -30,7 +41,10 @@ fn json_prints_the_final_result() {
 
 #[test]
 fn trace_shows_the_red_mark_round_trip() {
-    let out = redmark(&with(&["call", "--trace", "--answer", "room.room_id=studio-b"], &BIG_ROOM));
+    let out = redmark(&with(
+        &["call", "--trace", "--answer", "room.room_id=studio-b"],
+        &BIG_ROOM,
+    ));
     assert_eq!(out.code, 0, "{out:?}");
     let t = Trace::parse(&out.stderr);
     assert_eq!(t.sent.len(), 2, "{}", out.stderr);
@@ -38,10 +52,19 @@ fn trace_shows_the_red_mark_round_trip() {
     let (r1, r2) = (&t.sent[0].1, &t.sent[1].1);
     assert_eq!(r1["id"], 1);
     assert_eq!(r2["id"], 2, "the retry has a new id");
-    assert_eq!(r1["params"]["arguments"], r2["params"]["arguments"], "same arguments");
+    assert_eq!(
+        r1["params"]["arguments"], r2["params"]["arguments"],
+        "same arguments"
+    );
     let meta = &r1["params"]["_meta"];
-    assert_eq!(meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
-    assert_eq!(meta["io.modelcontextprotocol/clientCapabilities"], serde_json::json!({"elicitation": {"form": {}}}));
+    assert_eq!(
+        meta["io.modelcontextprotocol/protocolVersion"],
+        "2026-07-28"
+    );
+    assert_eq!(
+        meta["io.modelcontextprotocol/clientCapabilities"],
+        serde_json::json!({"elicitation": {"form": {}}})
+    );
     assert!(meta["io.modelcontextprotocol/clientInfo"]["name"].is_string());
     assert!(r1["params"].get("requestState").is_none());
     let asked = &t.received[0].1["result"];
@@ -52,7 +75,10 @@ fn trace_shows_the_red_mark_round_trip() {
         "requestState echoed byte for byte"
     );
     assert_eq!(r2["params"]["inputResponses"]["room"]["action"], "accept");
-    assert_eq!(r2["params"]["inputResponses"]["room"]["content"]["room_id"], "studio-b");
+    assert_eq!(
+        r2["params"]["inputResponses"]["room"]["content"]["room_id"],
+        "studio-b"
+    );
     assert_eq!(t.received[1].1["result"]["resultType"], "complete");
 }
 
@@ -61,7 +87,10 @@ fn without_a_terminal_an_unanswered_question_names_the_flag() {
     let out = redmark(&with(&["call"], &BIG_ROOM));
     assert_eq!(out.code, 7, "{out:?}");
     assert!(out.stderr.contains("'room'"), "{out:?}");
-    assert!(out.stderr.contains("--answer room.room_id=VALUE"), "{out:?}");
+    assert!(
+        out.stderr.contains("--answer room.room_id=VALUE"),
+        "{out:?}"
+    );
     assert!(out.stderr.contains("--decline room"), "{out:?}");
     assert!(out.stderr.contains("atrium, studio-b"), "{out:?}");
 }
@@ -74,7 +103,10 @@ fn decline_and_cancel_have_their_own_exit_status() {
     let out = redmark(&with(&["call", "--cancel", "room", "--trace"], &BIG_ROOM));
     assert_eq!(out.code, 4, "{out:?}");
     let t = Trace::parse(&out.stderr);
-    assert_eq!(t.sent[1].1["params"]["inputResponses"]["room"], serde_json::json!({"action": "cancel"}));
+    assert_eq!(
+        t.sent[1].1["params"]["inputResponses"]["room"],
+        serde_json::json!({"action": "cancel"})
+    );
 }
 
 #[test]
@@ -84,7 +116,10 @@ fn tool_errors_protocol_errors_and_usage_are_told_apart() {
     let out = redmark(&with(&["call"], &["no_such_tool"]));
     assert_eq!(out.code, 5, "JSON-RPC error: {out:?}");
     assert!(out.stderr.contains("-32602"), "{out:?}");
-    let out = redmark(&with(&["call", "--answer", "room.room_id=ballroom"], &BIG_ROOM));
+    let out = redmark(&with(
+        &["call", "--answer", "room.room_id=ballroom"],
+        &BIG_ROOM,
+    ));
     assert_eq!(out.code, 2, "invalid answer: {out:?}");
     assert!(out.stderr.contains("atrium, studio-b"), "{out:?}");
     let out = redmark(&with(&["call"], &["book_room", "novalue"]));
@@ -98,20 +133,36 @@ fn tools_lists_schemas() {
     let out = redmark(&["tools".to_string(), "--json".to_string()]);
     assert_eq!(out.code, 0, "{out:?}");
     let v: Value = serde_json::from_str(&out.stdout).unwrap();
-    let names: Vec<_> = v.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect();
+    let names: Vec<_> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect();
     assert_eq!(names, ["book_room", "cancel_booking", "list_rooms"]);
     assert_eq!(v[0]["inputSchema"]["type"], "object");
     let out = redmark(&["tools".to_string()]);
-    assert!(out.stdout.contains("book_room — Book a room") && out.stdout.contains("room_hint"), "{out:?}");
+    assert!(
+        out.stdout.contains("book_room — Book a room") && out.stdout.contains("room_hint"),
+        "{out:?}"
+    );
 }
 
 fn book_over(server: &[&str]) {
-    let out = redmark(&cat(&[&["call", "--trace", "--answer", "room.room_id=studio-b"], server, &BIG_ROOM]));
+    let out = redmark(&cat(&[
+        &["call", "--trace", "--answer", "room.room_id=studio-b"],
+        server,
+        &BIG_ROOM,
+    ]));
     assert_eq!(out.code, 0, "{out:?}");
     assert!(out.stdout.contains("Booked Studio B"), "{out:?}");
     assert_eq!(Trace::parse(&out.stderr).sent.len(), 2, "{out:?}");
     // The same slot again: the room is taken now, a tool error.
-    let out = redmark(&cat(&[&["call", "--answer", "room.room_id=studio-b"], server, &BIG_ROOM]));
+    let out = redmark(&cat(&[
+        &["call", "--answer", "room.room_id=studio-b"],
+        server,
+        &BIG_ROOM,
+    ]));
     assert_eq!(out.code, 1, "{out:?}");
     assert!(out.stdout.contains("already booked"), "{out:?}");
     let out = redmark(&cat(&[&["tools", "--json"], server]));
@@ -142,7 +193,11 @@ fn over_http() {
 // --- scripted servers: one line in, one line out, over --stdio ---------------------------------
 
 fn scripted(script: &str, extra: &[&str]) -> Run {
-    let mut args = vec!["call".to_string(), "--stdio".to_string(), format!("sh -c '{script}'")];
+    let mut args = vec![
+        "call".to_string(),
+        "--stdio".to_string(),
+        format!("sh -c '{script}'"),
+    ];
     args.extend(extra.iter().map(|s| s.to_string()));
     args.push("t".into());
     redmark(&args)

@@ -1,0 +1,109 @@
+//! `redmark call` in a real pseudo-terminal: the form is drawn, arrow keys pick a room,
+//! `n` declines, Esc cancels, and a bad value is refused at the field before anything is sent.
+//! Every wait is bounded by the session's expect timeout; the child is killed on drop.
+
+mod client_support;
+
+use std::process::Command;
+use std::time::Duration;
+
+use client_support::bin;
+use expectrl::{Expect, Session};
+
+const DOWN: &str = "\x1b[B";
+const ENTER: &str = "\r";
+const ESC: &str = "\x1b";
+
+/// Runs `redmark ARGS` in a pty under `sh`, which prints `EXIT=<status>` when it ends.
+fn pty(args: &[&str]) -> expectrl::session::OsSession {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(r#""$0" "$@"; echo EXIT=$?"#)
+        .arg(bin())
+        .args(args);
+    cmd.env("REDMARK_LOG", "warn").env("TERM", "xterm-256color");
+    let mut s = Session::spawn(cmd).expect("spawn in a pty");
+    s.get_process_mut()
+        .set_window_size(120, 40)
+        .expect("window size");
+    s.set_expect_timeout(Some(Duration::from_secs(30)));
+    s
+}
+
+fn expect(s: &mut expectrl::session::OsSession, what: &str) {
+    if let Err(e) = s.expect(what) {
+        panic!("waiting for {what:?}: {e}");
+    }
+}
+
+const BOOK: &[&str] = &[
+    "call",
+    "book_room",
+    "day=2026-09-17",
+    "hour=9",
+    "room_hint=the big room",
+];
+
+#[test]
+fn arrow_keys_pick_a_room() {
+    let mut s = pty(BOOK);
+    expect(&mut s, "matches more than one room");
+    expect(&mut s, "Answer it?");
+    s.send(ENTER).unwrap();
+    expect(&mut s, "The Atrium (24 seats)");
+    expect(&mut s, "Studio B (12 seats)");
+    s.send(DOWN).unwrap();
+    s.send(ENTER).unwrap();
+    expect(&mut s, "Booked Studio B");
+    expect(&mut s, "EXIT=0");
+}
+
+#[test]
+fn no_declines() {
+    let mut s = pty(BOOK);
+    expect(&mut s, "Answer it?");
+    s.send("n").unwrap();
+    s.send(ENTER).unwrap();
+    expect(&mut s, "Not booked: you declined");
+    expect(&mut s, "EXIT=3");
+}
+
+#[test]
+fn esc_cancels() {
+    let mut s = pty(BOOK);
+    expect(&mut s, "Answer it?");
+    s.send(ENTER).unwrap();
+    expect(&mut s, "The Atrium (24 seats)");
+    s.send(ESC).unwrap();
+    expect(&mut s, "Cancelled: nothing was booked");
+    expect(&mut s, "EXIT=4");
+}
+
+#[test]
+fn ctrl_c_at_the_form_cancels() {
+    let mut s = pty(BOOK);
+    expect(&mut s, "Answer it?");
+    s.send("\x03").unwrap();
+    expect(&mut s, "Cancelled: nothing was booked");
+    expect(&mut s, "EXIT=4");
+}
+
+#[test]
+fn bad_values_are_refused_at_the_field() {
+    // A scripted server asks for an integer 15..=240 and reports what it received.
+    let script = r#"read -r l; printf "%s\n" "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"resultType\":\"input_required\",\"inputRequests\":{\"q\":{\"method\":\"elicitation/create\",\"params\":{\"message\":\"How long?\",\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"minutes\":{\"type\":\"integer\",\"title\":\"Minutes\",\"minimum\":15,\"maximum\":240,\"default\":30}},\"required\":[\"minutes\"]}}}}}}"; read -r l; case "$l" in *\"content\":{\"minutes\":45}*) t=got-45;; *) t=wrong;; esac; printf "%s\n" "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"resultType\":\"complete\",\"content\":[{\"type\":\"text\",\"text\":\"$t\"}]}}""#;
+    let server = format!("sh -c '{script}'");
+    let mut s = pty(&["call", "--stdio", &server, "t"]);
+    expect(&mut s, "How long?");
+    expect(&mut s, "Answer it?");
+    s.send(ENTER).unwrap();
+    expect(&mut s, "Minutes");
+    // The default 30 is prefilled: erase it, type 5, and the field says no.
+    s.send("\x7f\x7f5").unwrap();
+    s.send(ENTER).unwrap();
+    expect(&mut s, "must be at least 15");
+    s.send("\x7f45").unwrap();
+    s.send(ENTER).unwrap();
+    expect(&mut s, "got-45");
+    expect(&mut s, "EXIT=0");
+}
