@@ -9,7 +9,7 @@ use super::app::{
     Reply, Sealer,
 };
 use super::error::RpcError;
-use super::{App, Context, Engine, Headers, Note, SUPPORTED_VERSIONS};
+use super::{App, Context, Engine, Headers, Note, ParamHeaders, SUPPORTED_VERSIONS};
 use crate::limits::MAX_STR;
 use crate::mrtr::{InputResponses, ResponsesError};
 use crate::seal::{self, Binding};
@@ -87,6 +87,7 @@ pub(crate) fn dispatch<'a, A: App>(
     w: &mut Writer<'_>,
     note: &mut Option<Note>,
     progress: &mut Progress<'a>,
+    param_headers: Option<ParamHeaders<'_>>,
 ) -> Outcome<'a> {
     let env = match envelope::read(input) {
         Ok(env) => env,
@@ -95,23 +96,40 @@ pub(crate) fn dispatch<'a, A: App>(
     let Some(id) = env.id else {
         return Outcome::Notification;
     };
-    match request(eng, id, env.method, env.params, cx, w, note, progress) {
+    let call = Request {
+        id,
+        method: env.method,
+        params: env.params,
+        param_headers,
+    };
+    match request(eng, call, cx, w, note, progress) {
         Ok(()) => Outcome::Result(id),
         Err(e) => Outcome::Error(Some(id), e),
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn request<'a, A: App>(
-    eng: &mut Engine<A>,
+/// One request as read from the envelope, with what the transport saw of `Mcp-Param-*`.
+struct Request<'a, 'h> {
     id: Value<'a>,
     method: Value<'a>,
     params: Option<Value<'a>>,
+    param_headers: Option<ParamHeaders<'h>>,
+}
+
+fn request<'a, A: App>(
+    eng: &mut Engine<A>,
+    req: Request<'a, '_>,
     cx: &Context<'_>,
     w: &mut Writer<'_>,
     note: &mut Option<Note>,
     progress: &mut Progress<'a>,
 ) -> Result<(), RpcError<'a>> {
+    let Request {
+        id,
+        method,
+        params,
+        param_headers,
+    } = req;
     if let Some(h) = cx.headers {
         if h.version.is_none() {
             return Err(RpcError::HeaderMismatch(
@@ -127,6 +145,9 @@ fn request<'a, A: App>(
     let meta = meta::read(params).map_err(RpcError::Meta)?;
     if let Some(h) = cx.headers {
         check_headers(&h, method, params, &meta, m)?;
+        if let (Method::ToolsCall, Some(ph)) = (m, param_headers) {
+            check_param_headers(eng.app.tools(), params, ph)?;
+        }
     }
     if !SUPPORTED_VERSIONS.iter().any(|v| meta.version.eq_str(v)) {
         return Err(RpcError::UnsupportedVersion(meta.version));
@@ -241,17 +262,77 @@ fn check_headers<'a>(
     Ok(())
 }
 
-/// Compares a header value (possibly `=?base64?…?=`) with a JSON string.
+/// SEP-2243 custom headers: every tool argument whose schema carries `x-mcp-header: NAME`
+/// must be mirrored, when present in the body, by an `Mcp-Param-NAME` header of equal value
+/// (literal, or `=?base64?…?=` with strict padding); a header without the argument, or with
+/// another value, is a mismatch (`-32020`).
+fn check_param_headers<'a>(
+    tools: &[super::ToolInfo],
+    params: Option<Value<'a>>,
+    ph: ParamHeaders<'_>,
+) -> Result<(), RpcError<'a>> {
+    let name = params.and_then(|p| p.get("name"));
+    let Some(tool) = tools
+        .iter()
+        .find(|t| name.is_some_and(|n| n.eq_str(t.name)))
+    else {
+        return Ok(()); // unknown tools are answered later, with -32602
+    };
+    if !tool.input_schema.contains("x-mcp-header") {
+        return Ok(());
+    }
+    let Ok(schema) = crate::wire::json::parse(tool.input_schema.as_bytes()) else {
+        return Err(RpcError::Internal("a tool's inputSchema is not valid JSON"));
+    };
+    let args = params.and_then(|p| p.get("arguments"));
+    let properties = schema.get("properties");
+    for (prop, s) in properties.iter().flat_map(|p| p.members()) {
+        let Some(header) = s.get("x-mcp-header") else {
+            continue;
+        };
+        let mut scratch = [0u8; MAX_STR];
+        let (Some(header), Some(prop)) = (header.as_plain_str(), prop.as_str(&mut scratch)) else {
+            continue;
+        };
+        let body = args.and_then(|a| a.get(prop));
+        let sent = ph.get(header);
+        match (body, sent) {
+            (None, None) => {}
+            (Some(_), None) => return Err(RpcError::HeaderMismatch("Missing Mcp-Param header")),
+            (None, Some(_)) => {
+                return Err(RpcError::HeaderMismatch(
+                    "Mcp-Param header without its argument",
+                ))
+            }
+            (Some(v), Some(h)) if header_eq(h, v) => {}
+            (Some(_), Some(_)) => {
+                return Err(RpcError::HeaderMismatch(
+                    "Mcp-Param header does not match the body",
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Compares a header value (possibly `=?base64?…?=`) with a JSON string, number or boolean.
+/// Optional whitespace around the value is not part of it (RFC 9110 §5.5).
 fn header_eq(header: &str, v: Value<'_>) -> bool {
+    let header = header.trim_matches([' ', '\t']);
     let encoded = header
         .strip_prefix("=?base64?")
         .and_then(|s| s.strip_suffix("?="));
+    let same = |text: &str| match v.kind() {
+        Kind::String => v.eq_str(text),
+        Kind::Number | Kind::Bool => v.raw() == text.as_bytes(),
+        _ => false,
+    };
     match encoded {
-        None => v.eq_str(header),
+        None => same(header),
         Some(b64) => {
             let mut buf = [0u8; MAX_STR];
             match B64.decode_slice(b64, &mut buf) {
-                Ok(n) => core::str::from_utf8(&buf[..n]).is_ok_and(|s| v.eq_str(s)),
+                Ok(n) => core::str::from_utf8(&buf[..n]).is_ok_and(same),
                 Err(_) => false,
             }
         }

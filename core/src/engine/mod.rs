@@ -57,6 +57,24 @@ pub struct Headers<'a> {
     pub name: Option<&'a str>,
 }
 
+/// The `Mcp-Param-*` headers (SEP-2243) of one HTTP request: the name after `Mcp-Param-`
+/// (matched case-insensitively) and the raw value.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ParamHeaders<'a> {
+    /// `(name, value)` pairs, in any order.
+    pub list: &'a [(&'a str, &'a str)],
+}
+
+impl<'a> ParamHeaders<'a> {
+    /// The value of `Mcp-Param-{name}`, if sent.
+    pub fn get(&self, name: &str) -> Option<&'a str> {
+        self.list
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| *v)
+    }
+}
+
 /// Everything about one message that is not in its bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct Context<'a> {
@@ -121,7 +139,31 @@ impl<A: App> Engine<A> {
     }
 
     /// Handles one message and writes the answer into `out` (at least [`MIN_OUT`] bytes).
+    /// `Mcp-Param-*` headers are not checked (see [`Engine::handle_http`]).
     pub fn handle(&mut self, input: &[u8], cx: &Context<'_>, out: &mut [u8]) -> Handled {
+        self.handle_message(input, cx, None, out)
+    }
+
+    /// [`Engine::handle`] for an HTTP transport that also hands over every `Mcp-Param-*`
+    /// header, so tool arguments marked `x-mcp-header` are checked against them (SEP-2243:
+    /// missing, undecodable or different → `-32020`). `cx.headers` must be `Some`.
+    pub fn handle_http(
+        &mut self,
+        input: &[u8],
+        cx: &Context<'_>,
+        params: ParamHeaders<'_>,
+        out: &mut [u8],
+    ) -> Handled {
+        self.handle_message(input, cx, Some(params), out)
+    }
+
+    fn handle_message(
+        &mut self,
+        input: &[u8],
+        cx: &Context<'_>,
+        params: Option<ParamHeaders<'_>>,
+        out: &mut [u8],
+    ) -> Handled {
         if out.len() < MIN_OUT {
             return Handled {
                 len: 0,
@@ -133,7 +175,7 @@ impl<A: App> Engine<A> {
         let mut w = Writer::new(&mut *out);
         let mut note = None;
         let mut progress = dispatch::Progress::default();
-        let outcome = dispatch::dispatch(self, input, cx, &mut w, &mut note, &mut progress);
+        let outcome = dispatch::dispatch(self, input, cx, &mut w, &mut note, &mut progress, params);
         let (id, status) = match outcome {
             dispatch::Outcome::Notification => {
                 return Handled {
