@@ -21,6 +21,14 @@ use answer::{Answers, Presets};
 use mrtr::{Failure, Outcome, Session};
 use transport::{Http, InProcess, Lines, Transport};
 
+/// Prints a line on stdout; a closed stdout (`| head`) ends the output quietly, not in a panic.
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($t)*);
+    }};
+}
+
 /// The protocol revision this client speaks.
 pub const PROTOCOL_VERSION: &str = "2026-07-28";
 
@@ -150,7 +158,11 @@ pub(crate) fn tracing() -> bool {
 /// Prints one wire message under `--trace`.
 pub(crate) fn trace(dir: &str, msg: &str) {
     if tracing() {
-        eprintln!("{dir} {msg}");
+        use std::io::Write as _;
+        // One write under the lock: the server's forwarded stderr never lands inside a message.
+        let _ = std::io::stderr()
+            .lock()
+            .write_all(format!("{dir} {msg}\n").as_bytes());
     }
 }
 
@@ -244,33 +256,33 @@ fn print_result(result: &Value) {
     for b in blocks {
         let ty = b.get("type").and_then(Value::as_str).unwrap_or("");
         match ty {
-            "text" => println!("{}", b.get("text").and_then(Value::as_str).unwrap_or("")),
+            "text" => out!("{}", b.get("text").and_then(Value::as_str).unwrap_or("")),
             "image" | "audio" => {
                 let mime = b.get("mimeType").and_then(Value::as_str).unwrap_or("?");
                 let len = b.get("data").and_then(Value::as_str).map_or(0, str::len);
-                println!("[{ty} {mime}, {len} base64 characters]");
+                out!("[{ty} {mime}, {len} base64 characters]");
             }
-            "resource_link" => println!(
+            "resource_link" => out!(
                 "[link {}]",
                 b.get("uri").and_then(Value::as_str).unwrap_or("")
             ),
             "resource" => {
                 let r = b.get("resource").cloned().unwrap_or(Value::Null);
-                println!(
+                out!(
                     "[resource {}]",
                     r.get("uri").and_then(Value::as_str).unwrap_or("")
                 );
                 if let Some(t) = r.get("text").and_then(Value::as_str) {
-                    println!("{t}");
+                    out!("{t}");
                 }
             }
-            _ => println!("{b}"),
+            _ => out!("{b}"),
         }
         printed = true;
     }
     if !printed {
         if let Some(s) = result.get("structuredContent") {
-            println!("{}", serde_json::to_string_pretty(s).unwrap_or_default());
+            out!("{}", serde_json::to_string_pretty(s).unwrap_or_default());
         }
     }
 }
@@ -313,7 +325,7 @@ pub fn run_call(args: CallArgs) -> ExitCode {
     match called.outcome {
         Outcome::Error(e) => {
             if args.json {
-                println!(
+                out!(
                     "{}",
                     serde_json::to_string_pretty(&serde_json::json!({ "error": e }))
                         .unwrap_or_default()
@@ -328,7 +340,7 @@ pub fn run_call(args: CallArgs) -> ExitCode {
                 .and_then(Value::as_bool)
                 .unwrap_or(false);
             if args.json {
-                println!(
+                out!(
                     "{}",
                     serde_json::to_string_pretty(&result).unwrap_or_default()
                 );
@@ -392,7 +404,7 @@ pub fn run_tools(args: ToolsArgs) -> ExitCode {
         }
     }
     if args.json {
-        println!(
+        out!(
             "{}",
             serde_json::to_string_pretty(&Value::Array(tools)).unwrap_or_default()
         );
@@ -401,16 +413,16 @@ pub fn run_tools(args: ToolsArgs) -> ExitCode {
     if let Some(s) = server {
         let name = s.get("name").and_then(Value::as_str).unwrap_or("?");
         let version = s.get("version").and_then(Value::as_str).unwrap_or("?");
-        println!("server: {name} {version}\n");
+        out!("server: {name} {version}\n");
     }
     for t in &tools {
         let name = t.get("name").and_then(Value::as_str).unwrap_or("?");
         match t.get("title").and_then(Value::as_str) {
-            Some(title) => println!("{name} — {title}"),
-            None => println!("{name}"),
+            Some(title) => out!("{name} — {title}"),
+            None => out!("{name}"),
         }
         if let Some(d) = t.get("description").and_then(Value::as_str) {
-            println!("  {d}");
+            out!("  {d}");
         }
         if let Some(schema) = t.get("inputSchema") {
             let required: Vec<&str> = schema
@@ -430,12 +442,12 @@ pub fn run_tools(args: ToolsArgs) -> ExitCode {
                         ""
                     };
                     let desc = s.get("description").and_then(Value::as_str).unwrap_or("");
-                    println!("    {p}: {ty}{req}  {desc}");
+                    out!("    {p}: {ty}{req}  {desc}");
                 }
             }
-            println!("  inputSchema: {schema}");
+            out!("  inputSchema: {schema}");
         }
-        println!();
+        out!();
     }
     ExitCode::SUCCESS
 }

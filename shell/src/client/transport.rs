@@ -164,16 +164,30 @@ pub struct Lines {
 }
 
 impl Lines {
-    /// Spawns `command` with `sh -c` and talks over its stdin/stdout; its stderr is passed on.
+    /// Spawns `command` with `sh -c` and talks over its stdin/stdout; its stderr is passed on
+    /// line by line, never cutting into a traced message.
     pub fn spawn(command: &str, timeout: Duration) -> Result<Lines, TransportError> {
         let mut child = Command::new("sh")
             .arg("-c")
             .arg(format!("exec {command}"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| TransportError::Io(format!("cannot start '{command}': {e}")))?;
+        if let Some(err) = child.stderr.take() {
+            thread::spawn(move || {
+                let mut r = BufReader::new(err);
+                let mut line = Vec::new();
+                while matches!(r.read_until(b'\n', &mut line), Ok(n) if n > 0) {
+                    if line.last() != Some(&b'\n') {
+                        line.push(b'\n');
+                    }
+                    let _ = std::io::stderr().lock().write_all(&line);
+                    line.clear();
+                }
+            });
+        }
         let stdin = child
             .stdin
             .take()

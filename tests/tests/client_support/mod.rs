@@ -38,7 +38,11 @@ pub fn bin() -> &'static Path {
 
 /// Joins argument lists.
 pub fn cat(parts: &[&[&str]]) -> Vec<String> {
-    parts.iter().flat_map(|p| p.iter()).map(|s| s.to_string()).collect()
+    parts
+        .iter()
+        .flat_map(|p| p.iter())
+        .map(|s| s.to_string())
+        .collect()
 }
 
 /// What one run printed and how it exited.
@@ -96,12 +100,21 @@ pub struct Trace {
 
 impl Trace {
     pub fn parse(stderr: &str) -> Trace {
-        let mut t = Trace { sent: Vec::new(), received: Vec::new() };
+        let mut t = Trace {
+            sent: Vec::new(),
+            received: Vec::new(),
+        };
         for line in stderr.lines() {
             if let Some(m) = line.strip_prefix("→ ") {
-                t.sent.push((m.to_owned(), serde_json::from_str(m).expect("traced request is JSON")));
+                t.sent.push((
+                    m.to_owned(),
+                    serde_json::from_str(m).expect("traced request is JSON"),
+                ));
             } else if let Some(m) = line.strip_prefix("← ") {
-                t.received.push((m.to_owned(), serde_json::from_str(m).expect("traced message is JSON")));
+                t.received.push((
+                    m.to_owned(),
+                    serde_json::from_str(m).expect("traced message is JSON"),
+                ));
             }
         }
         t
@@ -111,7 +124,10 @@ impl Trace {
 /// The raw bytes of the string member `"name":"…"` in a message's text.
 pub fn raw_member(text: &str, name: &str) -> String {
     let key = format!("\"{name}\":\"");
-    let start = text.find(&key).unwrap_or_else(|| panic!("no {name} in {text}")) + key.len();
+    let start = text
+        .find(&key)
+        .unwrap_or_else(|| panic!("no {name} in {text}"))
+        + key.len();
     let mut end = start;
     let b = text.as_bytes();
     while b[end] != b'"' {
@@ -127,7 +143,8 @@ impl TempDir {
     pub fn new(tag: &str) -> TempDir {
         static N: AtomicU32 = AtomicU32::new(0);
         let n = N.fetch_add(1, Ordering::Relaxed);
-        let p = std::env::temp_dir().join(format!("redmark-client-{tag}-{}-{n}", std::process::id()));
+        let p =
+            std::env::temp_dir().join(format!("redmark-client-{tag}-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&p).unwrap();
         TempDir(p)
     }
@@ -155,7 +172,10 @@ impl Server {
     /// `redmark: listening <kind> <addr>` line.
     pub fn start(args: &[&str]) -> Server {
         let data = TempDir::new("serve");
-        let want = args.iter().filter(|a| **a == "--tcp" || **a == "--http").count();
+        let want = args
+            .iter()
+            .filter(|a| **a == "--tcp" || **a == "--http")
+            .count();
         let mut child = Command::new(bin())
             .arg("serve")
             .args(args)
@@ -178,11 +198,17 @@ impl Server {
                 }
             }
         });
-        let mut server = Server { child, addrs: Vec::new(), _data: data };
+        let mut server = Server {
+            child,
+            addrs: Vec::new(),
+            _data: data,
+        };
         let deadline = Instant::now() + Duration::from_secs(30);
         while server.addrs.len() < want {
             let left = deadline.saturating_duration_since(Instant::now());
-            let line = rx.recv_timeout(left).unwrap_or_else(|_| panic!("redmark serve {args:?} did not start listening"));
+            let line = rx
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("redmark serve {args:?} did not start listening"));
             if let Some(rest) = line.split("listening ").nth(1) {
                 let mut it = rest.split_whitespace();
                 if let (Some(kind), Some(addr)) = (it.next(), it.next()) {
@@ -195,7 +221,12 @@ impl Server {
 
     /// The address the `kind` (`tcp` or `http`) listener bound.
     pub fn addr(&self, kind: &str) -> &str {
-        &self.addrs.iter().find(|(k, _)| k == kind).unwrap_or_else(|| panic!("no {kind} listener")).1
+        &self
+            .addrs
+            .iter()
+            .find(|(k, _)| k == kind)
+            .unwrap_or_else(|| panic!("no {kind} listener"))
+            .1
     }
 }
 
