@@ -75,16 +75,22 @@ URL="http://localhost:${ADDR##*:}/mcp"
 log "server pid $SERVER_PID at $URL"
 
 # --- suite -------------------------------------------------------------------------------
-# Warnings in scored scenarios (checks.json under $1; scenarios the suite lists as
-# "(extension)" in $2 are not scored and are skipped).
+# The scenarios --requirements $SPEC scores (the suite also runs extension and pending ones
+# there, unscored; with a baseline it stops saying which).
+"${SUITE[@]}" list --server --requirements "$SPEC" |
+    sed -n '/^Server scenarios/,/^$/s/^  - //p' >"$WORK/scored-set"
+[ -s "$WORK/scored-set" ] || { log "could not list the scored scenarios"; exit 1; }
+: >"$WORK/all-set"
+
+# Warnings in the checks.json files under $1, for the scenarios named in $2 (empty: all).
 warnings() {
     "$NODE" -e '
         const fs = require("fs"), path = require("path");
-        const [dir, text] = process.argv.slice(1);
-        const unscored = new Set([...fs.readFileSync(text, "utf8").matchAll(/^\s+\S+ (\S+) \(extension\)$/gm)].map(m => m[1]));
+        const [dir, setFile] = process.argv.slice(1);
+        const set = new Set(fs.readFileSync(setFile, "utf8").split("\n").filter(Boolean));
         for (const d of fs.readdirSync(dir)) {
             const scenario = d.replace(/^server-/, "").replace(/-\d{4}-\d\d-\d\dT.*$/, "");
-            if (unscored.has(scenario)) continue;
+            if (set.size && !set.has(scenario)) continue;
             const f = path.join(dir, d, "checks.json");
             if (!fs.existsSync(f)) continue;
             for (const c of JSON.parse(fs.readFileSync(f, "utf8")))
@@ -92,21 +98,20 @@ warnings() {
         }' "$1" "$2"
 }
 
-# The SUMMARY's scenario lines, minus the ones listed as not scored.
+# The SUMMARY's scenario lines in $1, restricted to the scenarios named in $2 (empty: all).
 scored_lines() {
-    local summary unscored
+    local summary
     summary=$(sed -n '/=== SUMMARY ===/,/^Total:/p' "$1" | grep -E '^[✓✗] ' || true)
-    unscored=$(sed -n '/^Not scored/,$p' "$1" | sed -n 's/^ *[✓✗] \([^ ]*\) (.*)$/\1/p')
-    if [ -z "$unscored" ]; then
-        printf '%s\n' "$summary"
+    if [ -s "$2" ]; then
+        printf '%s\n' "$summary" | grep -E "^[✓✗] ($(paste -sd'|' "$2")):" || true
     else
-        printf '%s\n' "$summary" | grep -vwF -f <(printf '%s\n' "$unscored") || true
+        printf '%s\n' "$summary"
     fi
 }
 
 status=0
 run() {
-    local name=$1; shift
+    local name=$1 set=$2; shift 2
     local out="$WORK/$name"
     local args=(server --url "$URL" -o "$out" "$@")
     if [ -f "$BASELINE" ]; then args+=(--expected-failures "$BASELINE"); fi
@@ -121,7 +126,7 @@ run() {
         status=1
     fi
     local warned
-    warned=$(warnings "$out" "$WORK/$name.plain")
+    warned=$(warnings "$out" "$set")
     if [ -n "$warned" ]; then
         printf '%s\n' "$warned"
         log "$name: FAILED (warnings in scored scenarios)"
@@ -129,14 +134,17 @@ run() {
     fi
     # Our own count over the scenarios that count (the suite's Total also adds unscored ones).
     local pass fail
-    pass=$(scored_lines "$WORK/$name.plain" | grep -c '^✓' || true)
-    fail=$(scored_lines "$WORK/$name.plain" | grep -c '^✗' || true)
-    printf 'conformance %s (%s): %d/%d scenarios pass, %d warnings\n' "$name" "$*" \
-        "$pass" "$((pass + fail))" "$(printf '%s' "$warned" | grep -c . || true)"
+    pass=$(scored_lines "$WORK/$name.plain" "$set" | grep -c '^✓' || true)
+    fail=$(scored_lines "$WORK/$name.plain" "$set" | grep -c '^✗' || true)
+    local baselined
+    baselined=$(grep -c '^  ~ ' "$WORK/$name.plain" || true)
+    printf 'conformance %s (%s): %d/%d scenarios pass, %d warnings, %d baselined checks\n' \
+        "$name" "$*" "$pass" "$((pass + fail))" "$(printf '%s' "$warned" | grep -c . || true)" \
+        "$baselined"
     return 0
 }
-run scored --requirements "$SPEC" "$@"
-run all --suite all --spec-version "$SPEC" "$@"
+run scored "$WORK/scored-set" --requirements "$SPEC" "$@"
+run all "$WORK/all-set" --suite all --spec-version "$SPEC" "$@"
 
 if ! kill -0 "$SERVER_PID" 2>/dev/null; then
     log "the server died during the run:"
