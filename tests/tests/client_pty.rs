@@ -107,3 +107,55 @@ fn bad_values_are_refused_at_the_field() {
     expect(&mut s, "got-45");
     expect(&mut s, "EXIT=0");
 }
+
+#[test]
+fn every_field_kind_in_one_form() {
+    // A scripted server asks for text (email), a number, a yes/no, a multi-select and an
+    // optional note, then reports whether the content it got is exactly what was typed.
+    let form = r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"f":{"method":"elicitation/create","params":{"mode":"form","message":"Tell me everything","requestedSchema":{"type":"object","properties":{"email":{"type":"string","title":"Email","format":"email"},"share":{"type":"number","title":"Share","minimum":0,"maximum":1},"notify":{"type":"boolean","title":"Notify","default":true},"tags":{"type":"array","title":"Tags","items":{"type":"string","enum":["red","green","blue"]},"maxItems":2,"default":["red"]},"note":{"type":"string","title":"Note"}},"required":["email","tags"]}}}}}}"#;
+    let want = r#""inputResponses":{"f":{"action":"accept","content":{"email":"a@b.example","share":0.5,"notify":false,"tags":["red","green"]}}}"#;
+    let dir = client_support::TempDir::new("pty-form");
+    let path = dir.path().join("server.sh");
+    let reply = |t: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":2,"result":{{"resultType":"complete","content":[{{"type":"text","text":"{t}"}}]}}}}"#
+        )
+    };
+    let script = format!(
+        "read -r l; printf '%s\\n' '{form}'\nread -r l\ncase \"$l\" in *'{want}'*) printf '%s\\n' '{ok}';; *) printf '%s\\n' '{bad}';; esac\n",
+        ok = reply("all-fields-ok"),
+        bad = reply("content-differs"),
+    );
+    std::fs::write(&path, script).unwrap();
+    let server = format!("sh {}", path.display());
+    let mut s = pty(&["call", "--stdio", &server, "t"]);
+    expect(&mut s, "Tell me everything");
+    expect(&mut s, "Answer it?");
+    s.send(ENTER).unwrap();
+    expect(&mut s, "Email");
+    s.send("bad").unwrap();
+    s.send(ENTER).unwrap();
+    expect(&mut s, "not a valid email");
+    s.send("\x7f\x7f\x7fa@b.example").unwrap();
+    s.send(ENTER).unwrap();
+    expect(&mut s, "Share");
+    s.send("0.5").unwrap();
+    s.send(ENTER).unwrap();
+    expect(&mut s, "Notify");
+    s.send("n").unwrap();
+    s.send(ENTER).unwrap();
+    expect(&mut s, "Tags");
+    // red is preselected; add green and blue: three is one too many.
+    s.send(DOWN).unwrap();
+    s.send(" ").unwrap();
+    s.send(DOWN).unwrap();
+    s.send(" ").unwrap();
+    s.send(ENTER).unwrap();
+    expect(&mut s, "pick at most 2");
+    s.send(" ").unwrap();
+    s.send(ENTER).unwrap();
+    expect(&mut s, "Note");
+    s.send(ENTER).unwrap();
+    expect(&mut s, "all-fields-ok");
+    expect(&mut s, "EXIT=0");
+}
