@@ -245,11 +245,21 @@ pub fn retry(request: &Value, id: u64, responses: Value, state: &str) -> Value {
     r
 }
 
-/// Newline-delimited JSON-RPC over any byte stream, with bounded reads.
+/// Newline-delimited JSON-RPC over any byte stream, with bounded reads. A TCP client shuts its
+/// socket down when dropped (the reading thread holds a clone of it).
 pub struct LineClient<R: Read, W: Write> {
     reader: Receiver<Option<Vec<u8>>>,
     writer: W,
+    on_drop: Option<Box<dyn FnOnce() + Send>>,
     _r: std::marker::PhantomData<R>,
+}
+
+impl<R: Read, W: Write> Drop for LineClient<R, W> {
+    fn drop(&mut self) {
+        if let Some(f) = self.on_drop.take() {
+            f();
+        }
+    }
 }
 
 impl LineClient<TcpStream, TcpStream> {
@@ -257,7 +267,12 @@ impl LineClient<TcpStream, TcpStream> {
     pub fn tcp(addr: SocketAddr) -> Self {
         let s = TcpStream::connect(addr).expect("connect");
         let r = s.try_clone().expect("clone socket");
-        LineClient::new(r, s)
+        let closer = s.try_clone().expect("clone socket");
+        let mut c = LineClient::new(r, s);
+        c.on_drop = Some(Box::new(move || {
+            let _ = closer.shutdown(std::net::Shutdown::Both);
+        }));
+        c
     }
 }
 
@@ -285,7 +300,12 @@ impl<R: Read + Send + 'static, W: Write> LineClient<R, W> {
                 }
             }
         });
-        LineClient { reader: rx, writer: w, _r: std::marker::PhantomData }
+        LineClient { reader: rx, writer: w, on_drop: None, _r: std::marker::PhantomData }
+    }
+
+    /// The writing half (e.g. to `shutdown` a TCP stream while the reader still runs).
+    pub fn writer(&mut self) -> &mut W {
+        &mut self.writer
     }
 
     /// Writes raw bytes (no newline added).
