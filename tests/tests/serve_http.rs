@@ -1,0 +1,153 @@
+//! Streamable HTTP at the wire: every status the spec pins, the MCP headers checked against
+//! the body, the DNS-rebinding guard, bearer tokens, and the body limit.
+
+use redmark_tests::server::{http, meta, post_mcp, tool_call, HttpResponse, Server, TempDir, VERSION};
+use serde_json::{json, Value};
+
+fn discover(id: u64) -> Value {
+    json!({"jsonrpc":"2.0","id":id,"method":"server/discover","params":{"_meta": meta(json!({}))}})
+}
+
+/// POST `/mcp` with exactly these MCP headers (None: absent).
+fn post(
+    addr: std::net::SocketAddr,
+    body: &[u8],
+    version: Option<&str>,
+    method: Option<&str>,
+    name: Option<&str>,
+) -> HttpResponse {
+    let mut h = vec![("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
+    if let Some(v) = version {
+        h.push(("MCP-Protocol-Version", v));
+    }
+    if let Some(m) = method {
+        h.push(("Mcp-Method", m));
+    }
+    if let Some(n) = name {
+        h.push(("Mcp-Name", n));
+    }
+    http(addr, "POST", "/mcp", &h, body)
+}
+
+fn code(r: &HttpResponse) -> i64 {
+    r.json()["error"]["code"].as_i64().unwrap_or_else(|| panic!("no error in {}", String::from_utf8_lossy(&r.body)))
+}
+
+#[test]
+fn statuses_headers_and_limits() {
+    let data = TempDir::new("http");
+    let s = Server::start(&["--http", "127.0.0.1:0"], data.path());
+    let a = s.http[0];
+    assert!(s.stderr().contains("anonymous"), "no --tokens warns: {}", s.stderr());
+
+    let r = post_mcp(a, &discover(1), &[]);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), Some("application/json"));
+    assert!(r.header("mcp-session-id").is_none());
+    assert_eq!(r.json()["id"], 1);
+
+    let call = tool_call(2, "book_room", json!({"day":"2026-12-21","hour":9,"room_hint":"the big room"}), true);
+    let body = serde_json::to_vec(&call).unwrap();
+    // All three headers right: an InputRequiredResult, 200.
+    let ok = post(a, &body, Some(VERSION), Some("tools/call"), Some("book_room"));
+    assert_eq!(ok.status, 200);
+    assert_eq!(ok.json()["result"]["resultType"], "input_required");
+    // Base64-encoded header values are decoded before comparing.
+    let b64 = post(a, &body, Some(VERSION), Some("tools/call"), Some("=?base64?Ym9va19yb29t?="));
+    assert_eq!(b64.status, 200, "{}", String::from_utf8_lossy(&b64.body));
+    // Mismatched or missing headers: 400, -32020.
+    for (v, m, n) in [
+        (Some("2025-11-25"), Some("tools/call"), Some("book_room")),
+        (None, Some("tools/call"), Some("book_room")),
+        (Some(VERSION), Some("tools/list"), Some("book_room")),
+        (Some(VERSION), None, Some("book_room")),
+        (Some(VERSION), Some("tools/call"), Some("list_rooms")),
+        (Some(VERSION), Some("tools/call"), None),
+    ] {
+        let r = post(a, &body, v, m, n);
+        assert_eq!((r.status, code(&r)), (400, -32020), "{v:?} {m:?} {n:?}");
+        assert_eq!(r.json()["id"], 2, "errors carry the request id");
+    }
+    // Missing capability: 400, -32021.
+    let bare = tool_call(3, "book_room", json!({"day":"2026-12-21","hour":9,"room_hint":"the big room"}), false);
+    let r = post_mcp(a, &bare, &[]);
+    assert_eq!((r.status, code(&r)), (400, -32021));
+    // Unsupported version (header and body agree): 400, -32022.
+    let mut old = discover(4);
+    old["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("2099-01-01");
+    let r = post_mcp(a, &old, &[]);
+    assert_eq!((r.status, code(&r)), (400, -32022));
+    // _meta missing: 400, -32602.
+    let r = post(a, br#"{"jsonrpc":"2.0","id":5,"method":"server/discover","params":{}}"#, Some(VERSION), Some("server/discover"), None);
+    assert_eq!((r.status, code(&r)), (400, -32602));
+    // Method not found: 404, -32601.
+    for m in ["initialize", "ping", "no/such"] {
+        let msg = json!({"jsonrpc":"2.0","id":6,"method":m,"params":{"_meta": meta(json!({}))}});
+        let r = post_mcp(a, &msg, &[]);
+        assert_eq!((r.status, code(&r)), (404, -32601), "{m}");
+    }
+    // A notification: 202, no body.
+    let note = json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"_meta": meta(json!({}))}});
+    let r = post_mcp(a, &note, &[]);
+    assert_eq!(r.status, 202);
+    assert!(r.body.is_empty());
+    // Not JSON: a JSON-RPC parse error.
+    let r = post(a, b"{", Some(VERSION), Some("server/discover"), None);
+    assert_eq!(code(&r), -32700);
+    // Too large: 413 with an id-less -32600; the server goes on.
+    let big = vec![b' '; 16 * 1024 + 1];
+    let r = post(a, &big, Some(VERSION), Some("server/discover"), None);
+    assert_eq!((r.status, code(&r)), (413, -32600));
+    // GET and DELETE: 405 with Allow: POST; other paths 404.
+    for m in ["GET", "DELETE"] {
+        let r = http(a, m, "/mcp", &[], b"");
+        assert_eq!(r.status, 405, "{m}");
+        assert_eq!(r.header("allow"), Some("POST"));
+    }
+    assert_eq!(http(a, "POST", "/other", &[], b"{}").status, 404);
+    assert_eq!(post_mcp(a, &discover(7), &[]).status, 200);
+}
+
+#[test]
+fn dns_rebinding_guard_on_loopback() {
+    let data = TempDir::new("http-origin");
+    let s = Server::start(&["--http", "127.0.0.1:0"], data.path());
+    let a = s.http[0];
+    let port = a.port();
+    for host in [format!("localhost:{port}"), format!("127.0.0.1:{port}"), "[::1]".to_string()] {
+        let r = post_mcp(a, &discover(1), &[("Host", &host)]);
+        assert_eq!(r.status, 200, "Host {host}");
+    }
+    let r = post_mcp(a, &discover(1), &[("Origin", "http://localhost:5173")]);
+    assert_eq!(r.status, 200);
+    for (k, v) in [
+        ("Host", "evil.example"),
+        ("Host", "evil.example:80"),
+        ("Origin", "http://evil.example"),
+        ("Origin", "null"),
+        ("Origin", "http://127.0.0.1.evil.example"),
+    ] {
+        let r = post_mcp(a, &discover(1), &[(k, v)]);
+        assert_eq!(r.status, 403, "{k}: {v}");
+    }
+    // Also before the method check: a rebinding GET gets 403, not 405.
+    assert_eq!(http(a, "GET", "/mcp", &[("Origin", "http://evil.example")], b"").status, 403);
+}
+
+#[test]
+fn bearer_tokens() {
+    let data = TempDir::new("http-tokens");
+    let file = data.path().join("tokens.toml");
+    std::fs::write(&file, "alice = \"alice-token-0123456789\"\n").unwrap();
+    let s = Server::start(&["--http", "127.0.0.1:0", "--tokens", file.to_str().unwrap()], data.path());
+    let a = s.http[0];
+    for auth in [None, Some("Bearer wrong-token-0123456789"), Some("Basic YWxpY2U6eA==")] {
+        let extra: Vec<(&str, &str)> = auth.iter().map(|v| ("Authorization", *v)).collect();
+        let r = post_mcp(a, &discover(1), &extra);
+        assert_eq!(r.status, 401, "{auth:?}");
+        assert_eq!(r.header("www-authenticate"), Some("Bearer"));
+    }
+    let r = post_mcp(a, &discover(1), &[("Authorization", "Bearer alice-token-0123456789")]);
+    assert_eq!(r.status, 200);
+    assert!(!s.stderr().contains("alice-token"), "tokens are never logged");
+}
