@@ -27,10 +27,7 @@ fn parse_hex(s: &str) -> Option<Vec<u8>> {
     if s.len() % 2 != 0 || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).ok())
-        .collect()
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).ok()).collect()
 }
 
 fn main() {
@@ -54,14 +51,9 @@ fn main() {
         }
         _ => fail("REDMARK_PANEL_KEY is not set: the panel has no sealing key"),
     };
-    let Some(key) = parse_hex(&hex) else {
-        fail("REDMARK_PANEL_KEY is not valid hex")
-    };
+    let Some(key) = parse_hex(&hex) else { fail("REDMARK_PANEL_KEY is not valid hex") };
     if !(32..=64).contains(&key.len()) {
-        fail(&format!(
-            "REDMARK_PANEL_KEY is {} bytes; it must be 32 to 64",
-            key.len()
-        ));
+        fail(&format!("REDMARK_PANEL_KEY is {} bytes; it must be 32 to 64", key.len()));
     }
     let ttl = match env::var("REDMARK_PANEL_STATE_TTL") {
         Ok(s) => match s.trim().parse::<u32>() {

@@ -1,2 +1,4 @@
 //! End-to-end tests of redmark.
+
+pub mod qemu;
 pub mod server;

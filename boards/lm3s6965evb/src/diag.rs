@@ -44,10 +44,7 @@ pub fn boot_epoch() -> u32 {
     if r == 0 {
         let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
         let args = core::str::from_utf8(&buf[..end]).unwrap_or("");
-        if let Some(n) = args
-            .split(' ')
-            .find_map(|a| a.strip_prefix("epoch=")?.parse().ok())
-        {
+        if let Some(n) = args.split(' ').find_map(|a| a.strip_prefix("epoch=")?.parse().ok()) {
             return n;
         }
     }

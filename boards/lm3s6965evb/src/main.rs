@@ -98,56 +98,47 @@ fn note_text(note: Note) -> &'static str {
     }
 }
 
+/// What `serve` borrows for the firmware's life, all in statics (counted as static RAM).
+struct Parts {
+    engine: &'static mut Panel,
+    lines: &'static mut Lines<LINE_MAX>,
+    out: &'static mut [u8; OUT_LEN],
+    host: PanelHost,
+}
+
+/// Builds the engine and buffers into their statics. Not inlined: the engine is assembled
+/// on this frame before it moves to its static, and that frame must be gone (its stack
+/// reused) while `serve` runs.
+#[inline(never)]
+fn setup(epoch: u32) -> Parts {
+    let Ok(key) = Key::new(1, &provision::KEY) else { diag::fail() };
+    let nonce_secret: [u8; 32] =
+        Sha256::new().chain_update(b"redmark-panel nonce v1").chain_update(provision::KEY).finalize().into();
+    let config = Config { state_ttl_s: provision::STATE_TTL_S, epoch, ..Config::default() };
+    let app = BookingApp::new(DEFAULT_FLOOR, MemStore::new(), INFO);
+    let Some(engine) = cortex_m::singleton!(: Panel = Engine::new(app, KeyRing::new(key), config)) else {
+        diag::fail()
+    };
+    let Some(lines) = cortex_m::singleton!(: Lines<LINE_MAX> = Lines::new()) else { diag::fail() };
+    let Some(out) = cortex_m::singleton!(: [u8; OUT_LEN] = [0; OUT_LEN]) else { diag::fail() };
+    Parts { engine, lines, out, host: PanelHost { nonce_secret, epoch, counter: 0 } }
+}
+
 #[entry]
 fn main() -> ! {
     // Masked for good: interrupts only end WFI (see uart.rs); no handler ever runs.
     cortex_m::interrupt::disable();
+    let mut uart = uart::Uart::new();
     stack::paint();
-    let Some(cp) = cortex_m::Peripherals::take() else {
-        diag::fail()
-    };
+    let Some(cp) = cortex_m::Peripherals::take() else { diag::fail() };
     clock::start(cp.SYST);
     let epoch = diag::boot_epoch();
+    let Parts { engine, lines, out, mut host } = setup(epoch);
 
-    let Ok(key) = Key::new(1, &provision::KEY) else {
-        diag::fail()
-    };
-    let nonce_secret: [u8; 32] = Sha256::new()
-        .chain_update(b"redmark-panel nonce v1")
-        .chain_update(provision::KEY)
-        .finalize()
-        .into();
-    let config = Config {
-        state_ttl_s: provision::STATE_TTL_S,
-        epoch,
-        ..Config::default()
-    };
-    let app = BookingApp::new(DEFAULT_FLOOR, MemStore::new(), INFO);
-
-    let Some(engine) = cortex_m::singleton!(: Panel = Engine::new(app, KeyRing::new(key), config)) else {
-        diag::fail()
-    };
-    let Some(lines) = cortex_m::singleton!(: Lines<LINE_MAX> = Lines::new()) else {
-        diag::fail()
-    };
-    let Some(out) = cortex_m::singleton!(: [u8; OUT_LEN] = [0; OUT_LEN]) else {
-        diag::fail()
-    };
-    let mut host = PanelHost {
-        nonce_secret,
-        epoch,
-        counter: 0,
-    };
-    let mut uart = uart::Uart::new();
-
+    let key = if provision::KEY_IS_DEV { "DEVELOPMENT" } else { "provisioned" };
     diag::line(format_args!(
-        "up: epoch {epoch}, state ttl {} s, {} key, stack room {} bytes",
+        "up: epoch {epoch}, state ttl {} s, {key} key, stack room {} bytes",
         provision::STATE_TTL_S,
-        if provision::KEY_IS_DEV {
-            "DEVELOPMENT"
-        } else {
-            "provisioned"
-        },
         stack::room()
     ));
     #[cfg(feature = "alloc-canary")]

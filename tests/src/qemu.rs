@@ -1,0 +1,304 @@
+//! The door-panel firmware under QEMU: build it once per configuration, boot it with its UART0
+//! on a pipe, and talk newline-delimited JSON-RPC to it exactly as a stdio client would.
+//!
+//! Every wait is bounded, and a [`Panel`] kills its QEMU when dropped (also when a test
+//! panics). A missing `qemu-system-arm` or Cortex-M target fails loudly: CI installs them.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+/// The QEMU board and its firmware crate.
+pub const BOARD: &str = "lm3s6965evb";
+/// The firmware's Rust target.
+pub const TARGET: &str = "thumbv7m-none-eabi";
+/// A fixed test key (not secret): 32 bytes of hex.
+pub const TEST_KEY: &str = "0f1e2d3c4b5a69788796a5b4c3d2e1f00112233445566778899aabbccddeeff0";
+/// Longest wait for one reply; generous because CI machines are slow, never a speed check.
+pub const REPLY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How to provision a firmware image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Build {
+    /// `REDMARK_PANEL_STATE_TTL`, seconds (None: the firmware's default).
+    pub state_ttl_s: Option<u32>,
+}
+
+impl Build {
+    /// The image as shipped (default requestState lifetime).
+    pub const STANDARD: Build = Build { state_ttl_s: None };
+
+    fn dir_name(&self) -> String {
+        match self.state_ttl_s {
+            None => "standard".into(),
+            Some(t) => format!("ttl{t}"),
+        }
+    }
+}
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent")
+        .to_path_buf()
+}
+
+/// The board crate's folder.
+pub fn board_dir() -> PathBuf {
+    repo_root().join("boards").join(BOARD)
+}
+
+/// Fails the test with a clear message unless `qemu-system-arm` runs.
+pub fn require_qemu() {
+    match Command::new("qemu-system-arm").arg("--version").output() {
+        Ok(o) if o.status.success() => {}
+        Ok(o) => panic!(
+            "qemu-system-arm --version failed: {}",
+            String::from_utf8_lossy(&o.stderr)
+        ),
+        Err(e) => panic!(
+            "qemu-system-arm is not installed ({e}); the panel tests need it:\n    \
+             apt-get install -y --no-install-recommends qemu-system-arm\n\
+             and the firmware target:\n    rustup target add {TARGET}"
+        ),
+    }
+}
+
+/// Builds (once per process and configuration) the firmware and returns the ELF image.
+pub fn firmware(build: Build) -> PathBuf {
+    static BUILT: OnceLock<Mutex<HashMap<Build, Arc<OnceLock<Result<PathBuf, String>>>>>> =
+        OnceLock::new();
+    let cell = BUILT
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap()
+        .entry(build)
+        .or_default()
+        .clone();
+    cell.get_or_init(|| cargo_build(build))
+        .clone()
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn cargo_build(build: Build) -> Result<PathBuf, String> {
+    let target_dir = repo_root()
+        .join("target")
+        .join("panel")
+        .join(build.dir_name());
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(board_dir())
+        .args(["build", "--release", "--target", TARGET, "--manifest-path"])
+        .arg(board_dir().join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(&target_dir)
+        .env("REDMARK_PANEL_KEY", TEST_KEY)
+        // The outer `cargo test` must not steer the firmware build.
+        .env_remove("CARGO_TARGET_DIR")
+        .env_remove("CARGO_BUILD_TARGET")
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS");
+    match build.state_ttl_s {
+        Some(t) => cmd.env("REDMARK_PANEL_STATE_TTL", t.to_string()),
+        None => cmd.env_remove("REDMARK_PANEL_STATE_TTL"),
+    };
+    let out = cmd.output().map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "building the panel firmware failed (is the target installed? rustup target add {TARGET}):\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(target_dir
+        .join(TARGET)
+        .join("release")
+        .join("redmark-panel"))
+}
+
+/// A distinct boot epoch for every boot in this process (a fresh "reset counter").
+pub fn next_epoch() -> u32 {
+    static NEXT: AtomicU32 = AtomicU32::new(1000);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// One running panel under QEMU.
+pub struct Panel {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    replies: Receiver<String>,
+    stderr: Arc<Mutex<String>>,
+    readers: Vec<JoinHandle<()>>,
+}
+
+impl Panel {
+    /// Boots `image` with boot epoch `epoch`.
+    pub fn boot(image: &Path, epoch: u32) -> Panel {
+        require_qemu();
+        let mut child = Command::new("qemu-system-arm")
+            .args([
+                "-M", BOARD, "-display", "none", "-serial", "stdio", "-monitor", "none",
+            ])
+            .args(["-semihosting-config", "enable=on,target=native", "-kernel"])
+            .arg(image)
+            .args(["-append", &format!("epoch={epoch}")])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start qemu-system-arm");
+        let stdin = child.stdin.take();
+        let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut stderr_pipe = child.stderr.take().expect("stderr");
+        let (tx, replies) = mpsc::channel();
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let out_reader = thread::spawn(move || loop {
+            let mut line = Vec::new();
+            match stdout.read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {
+                    if line.last() == Some(&b'\n') {
+                        line.pop();
+                    }
+                    if tx
+                        .send(String::from_utf8_lossy(&line).into_owned())
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
+            }
+        });
+        let sink = stderr.clone();
+        let err_reader = thread::spawn(move || {
+            let mut buf = [0u8; 1024];
+            loop {
+                match stderr_pipe.read(&mut buf) {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => sink
+                        .lock()
+                        .unwrap()
+                        .push_str(&String::from_utf8_lossy(&buf[..n])),
+                }
+            }
+        });
+        Panel {
+            child,
+            stdin,
+            replies,
+            stderr,
+            readers: vec![out_reader, err_reader],
+        }
+    }
+
+    /// Writes raw bytes to the UART.
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin
+            .write_all(bytes)
+            .and_then(|_| stdin.flush())
+            .expect("write to the panel's UART");
+    }
+
+    /// Writes one line (a newline is added).
+    pub fn send(&mut self, line: &str) {
+        let mut b = Vec::with_capacity(line.len() + 1);
+        b.extend_from_slice(line.as_bytes());
+        b.push(b'\n');
+        self.send_raw(&b);
+    }
+
+    /// A writer for the UART that another thread can own (for pipelined runs).
+    pub fn take_stdin(&mut self) -> ChildStdin {
+        self.stdin.take().expect("stdin open")
+    }
+
+    /// The next line from the UART, waiting at most [`REPLY_TIMEOUT`]; fails the test with
+    /// the panel's diagnostics otherwise.
+    pub fn recv(&mut self) -> String {
+        match self.replies.recv_timeout(REPLY_TIMEOUT) {
+            Ok(l) => l,
+            Err(RecvTimeoutError::Timeout) => {
+                panic!(
+                    "no reply from the panel within {REPLY_TIMEOUT:?}; its stderr:\n{}",
+                    self.stderr()
+                )
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                panic!(
+                    "the panel's UART closed (QEMU exited: {:?}); its stderr:\n{}",
+                    self.child.try_wait(),
+                    self.stderr()
+                )
+            }
+        }
+    }
+
+    /// The next line if one arrives within `wait`.
+    pub fn try_recv(&mut self, wait: Duration) -> Option<String> {
+        self.replies.recv_timeout(wait).ok()
+    }
+
+    /// Sends a line and returns the next line.
+    pub fn exchange(&mut self, line: &str) -> String {
+        self.send(line);
+        self.recv()
+    }
+
+    /// What QEMU wrote on stderr so far (semihosting diagnostics, QEMU's own warnings).
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// Waits up to `wait` for stderr to contain `needle`.
+    pub fn wait_stderr(&self, needle: &str, wait: Duration) -> bool {
+        let end = Instant::now() + wait;
+        while Instant::now() < end {
+            if self.stderr().contains(needle) {
+                return true;
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+        self.stderr().contains(needle)
+    }
+
+    /// Ends QEMU and returns everything it wrote on stderr.
+    pub fn finish(mut self) -> String {
+        self.stop();
+        self.stderr()
+    }
+
+    fn stop(&mut self) {
+        self.stdin.take();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        for r in self.readers.drain(..) {
+            let _ = r.join();
+        }
+    }
+}
+
+impl Drop for Panel {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// The deepest stack the firmware reported (`stack high-water N bytes` on semihosting).
+pub fn stack_high_water(stderr: &str) -> Option<usize> {
+    stderr
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("redmark-panel: stack high-water ")?
+                .strip_suffix(" bytes")?
+                .parse()
+                .ok()
+        })
+        .max()
+}

@@ -1,0 +1,615 @@
+//! The door-panel firmware under QEMU (`lm3s6965evb`, Cortex-M3), driven over its emulated
+//! UART0 exactly as a stdio client drives `redmark serve`: one JSON-RPC message per line.
+//!
+//! Needs `qemu-system-arm` and the `thumbv7m-none-eabi` target; fails (does not skip)
+//! without them. Every wait is bounded; every QEMU started is killed by its `Panel`.
+
+use std::io::Write;
+use std::thread;
+use std::time::Duration;
+
+use redmark_tests::qemu::{firmware, next_epoch, stack_high_water, Build, Panel};
+use serde_json::{json, Value};
+
+const VERSION: &str = "2026-07-28";
+/// The firmware's line buffer (boards/lm3s6965evb/src/main.rs LINE_MAX).
+const LINE_MAX: usize = 2048;
+/// The stack budget, bytes.
+const STACK_BUDGET: usize = 8 * 1024;
+
+fn meta(caps: Value) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": VERSION,
+        "io.modelcontextprotocol/clientCapabilities": caps,
+        "io.modelcontextprotocol/clientInfo": {"name": "redmark-tests", "version": "0"}
+    })
+}
+
+fn form_caps() -> Value {
+    json!({"elicitation": {}})
+}
+
+fn big_room(hour: u8) -> Value {
+    json!({"day": "2026-09-17", "hour": hour, "room_hint": "the big room"})
+}
+
+fn request(id: i64, method: &str, params: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+fn call(
+    id: i64,
+    name: &str,
+    args: Value,
+    caps: Value,
+    responses: Option<Value>,
+    state: Option<&str>,
+) -> String {
+    let mut params = json!({"name": name, "arguments": args, "_meta": meta(caps)});
+    if let Some(r) = responses {
+        params["inputResponses"] = r;
+    }
+    if let Some(s) = state {
+        params["requestState"] = json!(s);
+    }
+    request(id, "tools/call", params)
+}
+
+fn accept(key: &str, content: Value) -> Value {
+    json!({ key: {"action": "accept", "content": content} })
+}
+
+fn parse(line: &str) -> Value {
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line:?}"))
+}
+
+/// Sends a message and parses the reply, checking the id is echoed.
+fn rpc(panel: &mut Panel, id: i64, line: &str) -> Value {
+    let r = parse(&panel.exchange(line));
+    assert_eq!(r["jsonrpc"], "2.0", "{r}");
+    assert_eq!(r["id"], json!(id), "reply to {line}: {r}");
+    r
+}
+
+fn state_of(r: &Value) -> String {
+    assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+    r["result"]["requestState"]
+        .as_str()
+        .expect("top-level requestState")
+        .to_owned()
+}
+
+fn assert_bad_state(r: &Value) {
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert_eq!(r["error"]["message"], "Invalid requestState", "{r}");
+}
+
+fn boot() -> Panel {
+    Panel::boot(&firmware(Build::STANDARD), next_epoch())
+}
+
+#[test]
+fn discover_answers_with_the_panel_identity_and_nothing_else_on_the_uart() {
+    let mut p = boot();
+    let r = rpc(
+        &mut p,
+        1,
+        &request(1, "server/discover", json!({"_meta": meta(json!({}))})),
+    );
+    assert_eq!(r["result"]["supportedVersions"], json!([VERSION]));
+    assert_eq!(
+        r["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "redmark-panel"
+    );
+    let r = rpc(
+        &mut p,
+        2,
+        &request(2, "tools/list", json!({"_meta": meta(json!({}))})),
+    );
+    let names: Vec<_> = r["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["book_room", "cancel_booking", "list_rooms"]);
+    // No banner, no log line: nothing more arrives unasked.
+    assert_eq!(p.try_recv(Duration::from_millis(300)), None);
+    let err = p.finish();
+    assert!(
+        err.contains("redmark-panel: up: epoch"),
+        "boot diagnostics go to semihosting: {err}"
+    );
+}
+
+#[test]
+fn the_seed_exchange_ambiguous_room_form_retry_booking() {
+    let mut p = boot();
+    let r1 = rpc(
+        &mut p,
+        7,
+        &call(7, "book_room", big_room(9), form_caps(), None, None),
+    );
+    let result = &r1["result"];
+    let req = &result["inputRequests"]["room"];
+    assert_eq!(req["method"], "elicitation/create", "{r1}");
+    assert_eq!(req["params"]["mode"], "form");
+    let options: Vec<_> = req["params"]["requestedSchema"]["properties"]["room_id"]["oneOf"]
+        .as_array()
+        .expect("room options")
+        .iter()
+        .map(|o| o["const"].as_str().unwrap())
+        .collect();
+    assert_eq!(options, ["atrium", "studio-b"]);
+    assert!(
+        result["inputRequests"].get("requestState").is_none(),
+        "requestState is a sibling"
+    );
+    let state = state_of(&r1);
+
+    // New id, same arguments, the answer and the echoed state.
+    let r2 = rpc(
+        &mut p,
+        8,
+        &call(
+            8,
+            "book_room",
+            big_room(9),
+            form_caps(),
+            Some(accept("room", json!({"room_id": "studio-b"}))),
+            Some(&state),
+        ),
+    );
+    assert_eq!(r2["result"]["resultType"], "complete", "{r2}");
+    assert_eq!(r2["result"]["isError"], false, "{r2}");
+    assert_eq!(
+        r2["result"]["structuredContent"]["booking"]["room_id"], "studio-b",
+        "{r2}"
+    );
+    assert!(r2["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("Studio B"));
+
+    // The slot is now taken, as the RAM store remembers.
+    let r3 = rpc(
+        &mut p,
+        9,
+        &call(
+            9,
+            "book_room",
+            json!({"day": "2026-09-17", "hour": 9, "room_id": "studio-b"}),
+            json!({}),
+            None,
+            None,
+        ),
+    );
+    assert_eq!(r3["result"]["isError"], true, "{r3}");
+}
+
+#[test]
+fn decline_and_cancel_book_nothing() {
+    let mut p = boot();
+    let mut id = 1;
+    for (action, reason) in [("decline", "declined"), ("cancel", "cancelled")] {
+        let state = state_of(&rpc(
+            &mut p,
+            id,
+            &call(id, "book_room", big_room(10), form_caps(), None, None),
+        ));
+        id += 1;
+        let answer = json!({"room": {"action": action}});
+        let r = rpc(
+            &mut p,
+            id,
+            &call(
+                id,
+                "book_room",
+                big_room(10),
+                form_caps(),
+                Some(answer),
+                Some(&state),
+            ),
+        );
+        id += 1;
+        assert_eq!(r["result"]["resultType"], "complete", "{r}");
+        assert_eq!(
+            r["result"]["structuredContent"],
+            json!({"booked": false, "reason": reason}),
+            "{r}"
+        );
+    }
+    // Nothing was booked: the exact room is still free.
+    let r = rpc(
+        &mut p,
+        id,
+        &call(
+            id,
+            "book_room",
+            json!({"day": "2026-09-17", "hour": 10, "room_id": "atrium"}),
+            json!({}),
+            None,
+            None,
+        ),
+    );
+    assert_eq!(r["result"]["isError"], false, "{r}");
+}
+
+#[test]
+fn cancel_booking_asks_to_confirm_then_cancels() {
+    let mut p = boot();
+    let r = rpc(
+        &mut p,
+        1,
+        &call(
+            1,
+            "book_room",
+            json!({"day": "2026-09-18", "hour": 14, "room_id": "nook"}),
+            json!({}),
+            None,
+            None,
+        ),
+    );
+    let bk = r["result"]["structuredContent"]["booking"]["id"]
+        .as_str()
+        .expect("booking id")
+        .to_owned();
+    let r = rpc(
+        &mut p,
+        2,
+        &call(
+            2,
+            "cancel_booking",
+            json!({"booking_id": bk}),
+            form_caps(),
+            None,
+            None,
+        ),
+    );
+    assert!(
+        r["result"]["inputRequests"]["confirm"]["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(&bk),
+        "{r}"
+    );
+    let state = state_of(&r);
+    let yes = accept("confirm", json!({"confirm": true}));
+    let r = rpc(
+        &mut p,
+        3,
+        &call(
+            3,
+            "cancel_booking",
+            json!({"booking_id": bk}),
+            form_caps(),
+            Some(yes),
+            Some(&state),
+        ),
+    );
+    assert_eq!(
+        r["result"]["structuredContent"]["booking"]["status"], "cancelled",
+        "{r}"
+    );
+    // The hour is free again.
+    let r = rpc(
+        &mut p,
+        4,
+        &call(
+            4,
+            "book_room",
+            json!({"day": "2026-09-18", "hour": 14, "room_id": "nook"}),
+            json!({}),
+            None,
+            None,
+        ),
+    );
+    assert_eq!(r["result"]["isError"], false, "{r}");
+}
+
+#[test]
+fn a_tampered_state_is_rejected_and_the_panel_goes_on() {
+    let mut p = boot();
+    let state = state_of(&rpc(
+        &mut p,
+        1,
+        &call(1, "book_room", big_room(11), form_caps(), None, None),
+    ));
+    let mut chars: Vec<char> = state.chars().collect();
+    let mid = chars.len() / 2;
+    chars[mid] = if chars[mid] == 'A' { 'B' } else { 'A' };
+    let tampered: String = chars.into_iter().collect();
+    let answer = || Some(accept("room", json!({"room_id": "atrium"})));
+    assert_bad_state(&rpc(
+        &mut p,
+        2,
+        &call(
+            2,
+            "book_room",
+            big_room(11),
+            form_caps(),
+            answer(),
+            Some(&tampered),
+        ),
+    ));
+    // The untouched state still works.
+    let r = rpc(
+        &mut p,
+        3,
+        &call(
+            3,
+            "book_room",
+            big_room(11),
+            form_caps(),
+            answer(),
+            Some(&state),
+        ),
+    );
+    assert_eq!(
+        r["result"]["structuredContent"]["booking"]["room_id"], "atrium",
+        "{r}"
+    );
+    assert!(
+        p.finish().contains("requestState rejected"),
+        "the reason goes to semihosting, not the wire"
+    );
+}
+
+#[test]
+fn an_expired_state_is_rejected() {
+    // An image whose states live 2 s (REDMARK_PANEL_STATE_TTL=2): the SysTick clock expires them.
+    let mut p = Panel::boot(
+        &firmware(Build {
+            state_ttl_s: Some(2),
+        }),
+        next_epoch(),
+    );
+    let answer = || Some(accept("room", json!({"room_id": "studio-b"})));
+    // Control: answered at once, the state holds.
+    let fresh = state_of(&rpc(
+        &mut p,
+        1,
+        &call(1, "book_room", big_room(12), form_caps(), None, None),
+    ));
+    let r = rpc(
+        &mut p,
+        2,
+        &call(
+            2,
+            "book_room",
+            big_room(12),
+            form_caps(),
+            answer(),
+            Some(&fresh),
+        ),
+    );
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+
+    let old = state_of(&rpc(
+        &mut p,
+        3,
+        &call(3, "book_room", big_room(13), form_caps(), None, None),
+    ));
+    // Past the lifetime by more than a clock tick (the panel counts whole seconds).
+    thread::sleep(Duration::from_millis(4500));
+    assert_bad_state(&rpc(
+        &mut p,
+        4,
+        &call(
+            4,
+            "book_room",
+            big_room(13),
+            form_caps(),
+            answer(),
+            Some(&old),
+        ),
+    ));
+    let err = p.finish();
+    assert!(
+        err.contains("requestState rejected: expired"),
+        "rejected as expired: {err}"
+    );
+}
+
+#[test]
+fn a_state_from_before_a_reset_fails_cleanly() {
+    let image = firmware(Build::STANDARD);
+    let epoch = next_epoch();
+    let mut before = Panel::boot(&image, epoch);
+    let state = state_of(&rpc(
+        &mut before,
+        1,
+        &call(1, "book_room", big_room(15), form_caps(), None, None),
+    ));
+    drop(before);
+    let answer = || Some(accept("room", json!({"room_id": "atrium"})));
+
+    // Reset: the boot epoch moved on; the same key, the same request, the same principal.
+    let mut after = Panel::boot(&image, next_epoch());
+    assert_bad_state(&rpc(
+        &mut after,
+        2,
+        &call(
+            2,
+            "book_room",
+            big_room(15),
+            form_caps(),
+            answer(),
+            Some(&state),
+        ),
+    ));
+    // The panel goes on serving.
+    let r = rpc(
+        &mut after,
+        3,
+        &request(3, "tools/list", json!({"_meta": meta(json!({}))})),
+    );
+    assert!(r["result"]["tools"].is_array(), "{r}");
+    drop(after);
+
+    // Control: only the epoch made the difference.
+    let mut same = Panel::boot(&image, epoch);
+    let r = rpc(
+        &mut same,
+        4,
+        &call(
+            4,
+            "book_room",
+            big_room(15),
+            form_caps(),
+            answer(),
+            Some(&state),
+        ),
+    );
+    assert_eq!(
+        r["result"]["structuredContent"]["booking"]["room_id"], "atrium",
+        "{r}"
+    );
+}
+
+#[test]
+fn a_client_that_cannot_be_asked_gets_32021() {
+    let mut p = boot();
+    let r = rpc(
+        &mut p,
+        1,
+        &call(1, "book_room", big_room(16), json!({}), None, None),
+    );
+    assert_eq!(r["error"]["code"], -32021, "{r}");
+    assert_eq!(
+        r["error"]["data"]["requiredCapabilities"],
+        json!({"elicitation": {}}),
+        "{r}"
+    );
+}
+
+#[test]
+fn garbage_and_oversize_lines_get_errors_and_the_panel_goes_on() {
+    let mut p = boot();
+    let list = |id: i64| request(id, "tools/list", json!({"_meta": meta(json!({}))}));
+
+    for garbage in [
+        &b"garbage"[..],
+        b"{",
+        b"\x00\xff\xfe",
+        b"[1,2",
+        br#"{"jsonrpc":"2.0","id":1,"method":}"#,
+    ] {
+        let mut line = garbage.to_vec();
+        line.push(b'\n');
+        p.send_raw(&line);
+        let r = parse(&p.recv());
+        assert_eq!(r["error"]["code"], -32700, "{garbage:?}: {r}");
+    }
+    assert!(rpc(&mut p, 1, &list(1))["result"]["tools"].is_array());
+
+    // A line exactly as long as the buffer is served; one byte more is refused whole.
+    let base = list(2);
+    let exact = format!("{base}{}", " ".repeat(LINE_MAX - base.len()));
+    assert_eq!(exact.len(), LINE_MAX);
+    assert!(rpc(&mut p, 2, &exact)["result"]["tools"].is_array());
+    let over = format!("{exact} ");
+    let r = parse(&p.exchange(&over));
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    assert!(
+        r.get("id").is_none(),
+        "an over-long line has no id to echo: {r}"
+    );
+
+    // Far longer than the buffer, and a huge one split in pieces.
+    let huge = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"x\",\"pad\":\"{}\"}}",
+        "a".repeat(20_000)
+    );
+    assert_eq!(parse(&p.exchange(&huge))["error"]["code"], -32600);
+    assert!(rpc(&mut p, 4, &list(4))["result"]["tools"].is_array());
+    // Blank lines are ignored; notifications get nothing.
+    p.send("");
+    p.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})
+            .to_string(),
+    );
+    assert!(rpc(&mut p, 5, &list(5))["result"]["tools"].is_array());
+}
+
+#[test]
+fn a_thousand_messages_no_reply_lost_or_reordered_and_the_stack_stays_in_budget() {
+    let mut p = boot();
+    const N: i64 = 1000;
+    let msgs: Vec<String> = (1..=N)
+        .map(|id| match id % 5 {
+            0 => request(id, "tools/list", json!({"_meta": meta(json!({}))})),
+            1 => request(id, "server/discover", json!({"_meta": meta(json!({}))})),
+            // Odd ones carry a fraction: the deepest path (float parsing in the request digest).
+            2 if id % 2 == 0 => call(
+                id,
+                "list_rooms",
+                json!({"day": "2026-09-17", "hour": id % 24}),
+                json!({}),
+                None,
+                None,
+            ),
+            2 => call(
+                id,
+                "list_rooms",
+                json!({"day": "2026-09-17", "hour": 9.5, "attendees": 2.25e1}),
+                json!({}),
+                None,
+                None,
+            ),
+            3 => call(
+                id,
+                "book_room",
+                big_room((id % 24) as u8),
+                form_caps(),
+                None,
+                None,
+            ),
+            _ => format!("not json {id}"),
+        })
+        .collect();
+    // Pipelined from another thread, as fast as QEMU takes them.
+    let mut stdin = p.take_stdin();
+    let writer = thread::spawn(move || {
+        for m in &msgs {
+            if stdin
+                .write_all(m.as_bytes())
+                .and_then(|_| stdin.write_all(b"\n"))
+                .is_err()
+            {
+                return None;
+            }
+        }
+        let _ = stdin.flush();
+        Some(stdin) // kept open until joined
+    });
+    for id in 1..=N {
+        let r = parse(&p.recv());
+        if id % 5 == 4 {
+            assert_eq!(r["error"]["code"], -32700, "reply {id}: {r}");
+            continue;
+        }
+        assert_eq!(r["id"], json!(id), "reply {id} lost or out of order: {r}");
+        let ok = match id % 5 {
+            0 => r["result"]["tools"].is_array(),
+            1 => r["result"]["supportedVersions"].is_array(),
+            2 => r["result"]["resultType"] == "complete",
+            _ => r["result"]["resultType"] == "input_required",
+        };
+        assert!(ok, "reply {id}: {r}");
+    }
+    let _stdin = writer.join().expect("writer");
+    assert_eq!(
+        p.try_recv(Duration::from_millis(200)),
+        None,
+        "no extra replies"
+    );
+
+    let err = p.finish();
+    let hw = stack_high_water(&err).expect("stack high-water reported over semihosting");
+    println!("panel stack high-water after 1000 messages: {hw} bytes");
+    assert!(
+        hw <= STACK_BUDGET,
+        "stack high-water {hw} bytes is over the {STACK_BUDGET}-byte budget"
+    );
+}
