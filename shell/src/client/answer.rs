@@ -40,6 +40,8 @@ impl Presets {
 pub struct Answers {
     presets: Presets,
     interactive: bool,
+    /// Questions already answered from the command line (a second ask means it was refused).
+    answered: Vec<String>,
 }
 
 impl Answers {
@@ -48,6 +50,7 @@ impl Answers {
         Answers {
             presets,
             interactive,
+            answered: Vec::new(),
         }
     }
 
@@ -90,6 +93,17 @@ impl Answerer for Answers {
             return Ok(Reply::Decline);
         }
         let (mut content, mentioned) = self.preset_content(key, form)?;
+        if mentioned && self.answered.iter().any(|k| k == key) {
+            if !self.interactive {
+                return Err(Failure::NeedInput(format!(
+                    "the server asks '{key}' again after the answer given on the command line, so it did not \
+                     accept it: {}",
+                    form.message
+                )));
+            }
+            // In a terminal, ask the person instead of resending what was refused.
+            return ask(key, form, Map::new());
+        }
         if mentioned {
             for f in &form.fields {
                 if !content.contains_key(&f.name) {
@@ -106,6 +120,7 @@ impl Answerer for Answers {
             if missing.is_empty() {
                 form.check(&content)
                     .map_err(|e| Failure::Usage(format!("answer to '{key}': {e}")))?;
+                self.answered.push(key.to_owned());
                 return Ok(Reply::Accept(content));
             }
             if !self.interactive {
@@ -386,6 +401,19 @@ mod tests {
             answers(p).answer("room", &form()),
             Err(Failure::NeedInput(_))
         ));
+    }
+
+    #[test]
+    fn a_refused_preset_is_not_resent() {
+        let p = Presets {
+            answers: vec![("room.room_id".into(), "atrium".into())],
+            ..Default::default()
+        };
+        let mut a = answers(p);
+        assert!(matches!(a.answer("room", &form()), Ok(Reply::Accept(_))));
+        assert!(
+            matches!(a.answer("room", &form()), Err(Failure::NeedInput(m)) if m.contains("again"))
+        );
     }
 
     #[test]
