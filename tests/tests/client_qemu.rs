@@ -1,0 +1,65 @@
+//! `redmark call --stdio "qemu-system-arm … -kernel <elf>"`: the client books through the
+//! door-panel firmware under QEMU, non-interactively, answering the red mark with `--answer`.
+//! Needs `qemu-system-arm` and the `thumbv7m-none-eabi` target; fails (does not skip) without
+//! them. The client owns QEMU (closes its UART, then kills it); every run is bounded.
+
+mod client_support;
+
+use client_support::{cat, redmark, Trace};
+use redmark_tests::qemu::{firmware, next_epoch, require_qemu, Build, BOARD};
+
+/// The command line that boots the panel with its UART0 on stdio.
+fn qemu_command() -> String {
+    require_qemu();
+    let elf = firmware(Build::STANDARD);
+    format!(
+        "qemu-system-arm -M {BOARD} -display none -serial stdio -monitor none \
+         -semihosting-config enable=on,target=native -kernel '{}' -append epoch={}",
+        elf.display(),
+        next_epoch()
+    )
+}
+
+#[test]
+fn books_through_the_panel_under_qemu() {
+    let qemu = qemu_command();
+    let args = [
+        "book_room",
+        "day=2026-09-17",
+        "hour=9",
+        "room_hint=the big room",
+    ];
+    let out = redmark(&cat(&[
+        &[
+            "call",
+            "--trace",
+            "--stdio",
+            &qemu,
+            "--answer",
+            "room.room_id=atrium",
+        ],
+        &args,
+    ]));
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("Booked The Atrium"), "{out:?}");
+    let t = Trace::parse(&out.stderr);
+    assert_eq!(t.sent.len(), 2, "one question, one retry: {}", out.stderr);
+    assert_eq!(t.received[0].1["result"]["resultType"], "input_required");
+    assert_eq!(
+        t.received[1].1["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "redmark-panel",
+        "{}",
+        out.stderr
+    );
+
+    let out = redmark(&cat(&[
+        &["call", "--stdio", &qemu, "--decline", "room"],
+        &args,
+    ]));
+    assert_eq!(out.code, 3, "{out:?}");
+    assert!(out.stdout.contains("Not booked"), "{out:?}");
+
+    let out = redmark(&cat(&[&["tools", "--json", "--stdio", &qemu]]));
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("\"book_room\""), "{out:?}");
+}
