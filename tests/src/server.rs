@@ -41,7 +41,9 @@ pub const TEST_KEY: &str = "00112233445566778899aabbccddeeff00112233445566778899
 /// `cargo test --workspace` needs nothing else). `REDMARK_BIN` overrides the path.
 pub fn redmark_bin() -> PathBuf {
     static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    BIN.get_or_init(build).clone().unwrap_or_else(|e| panic!("{e}"))
+    BIN.get_or_init(build)
+        .clone()
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn build() -> Result<PathBuf, String> {
@@ -49,10 +51,22 @@ fn build() -> Result<PathBuf, String> {
         return Ok(PathBuf::from(p));
     }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().ok_or("tests/ has no parent")?.to_path_buf();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .ok_or("tests/ has no parent")?
+        .to_path_buf();
     let out = Command::new(cargo)
         .current_dir(&root)
-        .args(["build", "-q", "-p", "redmark", "--bin", "redmark", "--message-format", "json"])
+        .args([
+            "build",
+            "-q",
+            "-p",
+            "redmark",
+            "--bin",
+            "redmark",
+            "--message-format",
+            "json",
+        ])
         .stderr(Stdio::inherit())
         .output()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
@@ -65,7 +79,7 @@ fn build() -> Result<PathBuf, String> {
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter(|v| v["target"]["name"] == "redmark")
         .filter_map(|v| v["executable"].as_str().map(PathBuf::from))
-        .last()
+        .next_back()
         .ok_or_else(|| "cargo did not report the redmark executable".into())
 }
 
@@ -119,9 +133,14 @@ impl Server {
         cmd.arg("serve").arg("--data").arg(data).args(args);
         cmd.env_remove("REDMARK_KEY").env_remove("REDMARK_OLD_KEYS");
         cmd.envs(env.iter().copied());
-        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
         let mut child = cmd.spawn().expect("spawn redmark");
-        let expected = args.iter().filter(|a| **a == "--tcp" || **a == "--http").count();
+        let expected = args
+            .iter()
+            .filter(|a| **a == "--tcp" || **a == "--http")
+            .count();
         let stderr = Arc::new(Mutex::new(String::new()));
         let (tx, rx) = mpsc::channel();
         let err = child.stderr.take().expect("stderr");
@@ -136,7 +155,12 @@ impl Server {
                 l.push('\n');
             }
         });
-        let mut s = Server { child, tcp: Vec::new(), http: Vec::new(), stderr };
+        let mut s = Server {
+            child,
+            tcp: Vec::new(),
+            http: Vec::new(),
+            stderr,
+        };
         let deadline = Instant::now() + WAIT;
         while s.tcp.len() + s.http.len() < expected {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -158,7 +182,10 @@ impl Server {
 
     /// Everything the server wrote on stderr so far.
     pub fn stderr(&self) -> String {
-        self.stderr.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.stderr
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Waits (bounded) until stderr contains `needle`.
@@ -192,7 +219,11 @@ impl Server {
 
     /// Sends `sig` (e.g. "TERM", "INT") with `kill(1)`.
     pub fn signal(&self, sig: &str) {
-        let st = Command::new("kill").arg(format!("-{sig}")).arg(self.pid().to_string()).status().expect("run kill");
+        let st = Command::new("kill")
+            .arg(format!("-{sig}"))
+            .arg(self.pid().to_string())
+            .status()
+            .expect("run kill");
         assert!(st.success(), "kill -{sig} failed");
     }
 
@@ -232,7 +263,11 @@ pub fn meta(caps: Value) -> Value {
 
 /// A `tools/call` request (form-elicitation capable when `form` is true).
 pub fn tool_call(id: u64, name: &str, args: Value, form: bool) -> Value {
-    let caps = if form { json!({"elicitation": {"form": {}}}) } else { json!({}) };
+    let caps = if form {
+        json!({"elicitation": {"form": {}}})
+    } else {
+        json!({})
+    };
     json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":name,"arguments":args,"_meta":meta(caps)}})
 }
 
@@ -300,7 +335,12 @@ impl<R: Read + Send + 'static, W: Write> LineClient<R, W> {
                 }
             }
         });
-        LineClient { reader: rx, writer: w, on_drop: None, _r: std::marker::PhantomData }
+        LineClient {
+            reader: rx,
+            writer: w,
+            on_drop: None,
+            _r: std::marker::PhantomData,
+        }
     }
 
     /// The writing half (e.g. to `shutdown` a TCP stream while the reader still runs).
@@ -326,15 +366,20 @@ impl<R: Read + Send + 'static, W: Write> LineClient<R, W> {
         self.reader.recv_timeout(WAIT).expect("no reply in time")
     }
 
-    /// The next line within `wait`: `Ok(Some)` a line, `Ok(None)` end of stream, `Err` nothing.
-    pub fn try_recv_line(&mut self, wait: Duration) -> Result<Option<Vec<u8>>, ()> {
-        self.reader.recv_timeout(wait).map_err(|_| ())
+    /// The next line within `wait`: `Ok(Some)` a line, `Ok(None)` end of stream, `Err` nothing
+    /// arrived in time.
+    pub fn try_recv_line(
+        &mut self,
+        wait: Duration,
+    ) -> Result<Option<Vec<u8>>, mpsc::RecvTimeoutError> {
+        self.reader.recv_timeout(wait)
     }
 
     /// The next line as JSON; panics at end of stream.
     pub fn recv(&mut self) -> Value {
         let line = self.recv_line().expect("stream ended");
-        serde_json::from_slice(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&line)))
+        serde_json::from_slice(&line)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&line)))
     }
 
     /// Sends a request and returns the next message.
@@ -358,19 +403,32 @@ pub struct HttpResponse {
 impl HttpResponse {
     /// The first header named `name` (lower-case).
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     }
 
     /// The body as JSON (panics if it is not).
     pub fn json(&self) -> Value {
-        serde_json::from_slice(&self.body)
-            .unwrap_or_else(|e| panic!("body not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
+            panic!(
+                "body not JSON ({e}): {}",
+                String::from_utf8_lossy(&self.body)
+            )
+        })
     }
 }
 
 /// One raw HTTP/1.1 exchange (`Connection: close`). `headers` are sent as given, after a
 /// `Host: 127.0.0.1:PORT` unless they contain their own `Host`.
-pub fn http(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> HttpResponse {
+pub fn http(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> HttpResponse {
     let mut s = TcpStream::connect(addr).expect("connect");
     s.set_read_timeout(Some(WAIT)).expect("timeout");
     let mut req = format!("{method} {path} HTTP/1.1\r\n");
@@ -380,7 +438,10 @@ pub fn http(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)]
     for (k, v) in headers {
         req.push_str(&format!("{k}: {v}\r\n"));
     }
-    req.push_str(&format!("Content-Length: {}\r\nConnection: close\r\n\r\n", body.len()));
+    req.push_str(&format!(
+        "Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    ));
     s.write_all(req.as_bytes()).expect("write head");
     // A server may answer (413) before reading a large body; ignore a reset while sending it.
     let _ = s.write_all(body);
@@ -390,19 +451,33 @@ pub fn http(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)]
 }
 
 fn parse_response(raw: &[u8]) -> HttpResponse {
-    let end = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("no HTTP head in response");
+    let end = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("no HTTP head in response");
     let head = String::from_utf8_lossy(&raw[..end]);
     let mut lines = head.split("\r\n");
-    let status = lines.next().and_then(|l| l.split(' ').nth(1)).and_then(|c| c.parse().ok()).expect("status line");
+    let status = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|c| c.parse().ok())
+        .expect("status line");
     let headers: Vec<(String, String)> = lines
         .filter_map(|l| l.split_once(':'))
         .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
         .collect();
     let mut body = raw[end + 4..].to_vec();
-    if headers.iter().any(|(k, v)| k == "transfer-encoding" && v.contains("chunked")) {
+    if headers
+        .iter()
+        .any(|(k, v)| k == "transfer-encoding" && v.contains("chunked"))
+    {
         body = dechunk(&body);
     }
-    HttpResponse { status, headers, body }
+    HttpResponse {
+        status,
+        headers,
+        body,
+    }
 }
 
 fn dechunk(mut b: &[u8]) -> Vec<u8> {
@@ -421,9 +496,13 @@ fn dechunk(mut b: &[u8]) -> Vec<u8> {
 /// POSTs one JSON-RPC message to `/mcp` with the MCP headers derived from it (version,
 /// method, and name for `tools/call`), plus `extra` headers.
 pub fn post_mcp(addr: SocketAddr, msg: &Value, extra: &[(&str, &str)]) -> HttpResponse {
-    let version = msg["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"].as_str().unwrap_or(VERSION);
+    let version = msg["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"]
+        .as_str()
+        .unwrap_or(VERSION);
     let method = msg["method"].as_str().unwrap_or("");
-    let name = msg["params"]["name"].as_str().or_else(|| msg["params"]["uri"].as_str());
+    let name = msg["params"]["name"]
+        .as_str()
+        .or_else(|| msg["params"]["uri"].as_str());
     let mut h = vec![
         ("Content-Type", "application/json"),
         ("Accept", "application/json, text/event-stream"),
@@ -434,5 +513,11 @@ pub fn post_mcp(addr: SocketAddr, msg: &Value, extra: &[(&str, &str)]) -> HttpRe
         h.push(("Mcp-Name", n));
     }
     h.extend_from_slice(extra);
-    http(addr, "POST", "/mcp", &h, &serde_json::to_vec(msg).expect("serialize"))
+    http(
+        addr,
+        "POST",
+        "/mcp",
+        &h,
+        &serde_json::to_vec(msg).expect("serialize"),
+    )
 }

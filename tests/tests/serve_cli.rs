@@ -4,7 +4,9 @@
 use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
 
-use redmark_tests::server::{meta, post_mcp, redmark_bin, retry, tool_call, Server, TempDir, TEST_KEY};
+use redmark_tests::server::{
+    meta, post_mcp, redmark_bin, retry, tool_call, Server, TempDir, TEST_KEY,
+};
 use serde_json::{json, Value};
 
 fn discover(id: u64) -> Value {
@@ -18,7 +20,11 @@ fn run(args: &[&str], env: &[(&str, &str)]) -> (bool, String) {
         .envs(env.iter().copied())
         .output()
         .expect("run redmark");
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     (out.status.success(), text)
 }
 
@@ -32,28 +38,58 @@ fn help_explains_every_flag() {
     let (ok, help) = run(&["serve", "--help"], &[]);
     assert!(ok, "{help}");
     for flag in [
-        "--tcp", "--http", "--stdio", "--data", "--rooms", "--tokens", "--fixtures", "--rotate-key",
-        "--max-connections", "--idle-timeout", "--state-ttl", "REDMARK_KEY", "16384", "SIGTERM",
+        "--tcp",
+        "--http",
+        "--stdio",
+        "--data",
+        "--rooms",
+        "--tokens",
+        "--fixtures",
+        "--rotate-key",
+        "--max-connections",
+        "--idle-timeout",
+        "--state-ttl",
+        "REDMARK_KEY",
+        "16384",
+        "SIGTERM",
     ] {
-        assert!(help.contains(flag), "redmark serve --help explains {flag}:\n{help}");
+        assert!(
+            help.contains(flag),
+            "redmark serve --help explains {flag}:\n{help}"
+        );
     }
 }
 
 #[test]
 fn transports_combine_in_one_process_over_one_engine() {
     let data = TempDir::new("combine");
-    let mut s = Server::start(&["--stdio", "--tcp", "127.0.0.1:0", "--http", "127.0.0.1:0"], data.path());
+    let mut s = Server::start(
+        &["--stdio", "--tcp", "127.0.0.1:0", "--http", "127.0.0.1:0"],
+        data.path(),
+    );
     let mut tcp = s.tcp_client();
-    let r = tcp.request(&tool_call(1, "book_room", json!({"day":"2026-12-22","hour":9,"room_id":"nook"}), false));
+    let r = tcp.request(&tool_call(
+        1,
+        "book_room",
+        json!({"day":"2026-12-22","hour":9,"room_id":"nook"}),
+        false,
+    ));
     assert_eq!(r["result"]["isError"], false, "{r}");
     // The booking made over TCP is seen over HTTP and stdio: one engine, one store.
     let list = tool_call(2, "list_rooms", json!({"day":"2026-12-22","hour":9}), false);
     let r = post_mcp(s.http[0], &list, &[]).json();
     let nook = &r["result"]["structuredContent"]["rooms"][2];
-    assert_eq!((nook["id"].as_str(), nook["free"].as_bool()), (Some("nook"), Some(false)), "{r}");
+    assert_eq!(
+        (nook["id"].as_str(), nook["free"].as_bool()),
+        (Some("nook"), Some(false)),
+        "{r}"
+    );
     let mut stdio = s.stdio();
     let r = stdio.request(&list);
-    assert_eq!(r["result"]["structuredContent"]["rooms"][2]["free"], false, "{r}");
+    assert_eq!(
+        r["result"]["structuredContent"]["rooms"][2]["free"], false,
+        "{r}"
+    );
     // EOF on stdin stops the whole process.
     drop(stdio);
     let st = s.wait_exit().expect("exit after stdin EOF");
@@ -70,35 +106,73 @@ fn rooms_file_and_fixtures() {
          [[room]]\nid = \"den\"\nname = \"The Den\"\nseats = 6\naliases = [\"the big room\"]\n",
     )
     .unwrap();
-    let s = Server::start(&["--tcp", "127.0.0.1:0", "--rooms", rooms.to_str().unwrap()], data.path());
+    let s = Server::start(
+        &["--tcp", "127.0.0.1:0", "--rooms", rooms.to_str().unwrap()],
+        data.path(),
+    );
     let mut c = s.tcp_client();
-    let r = c.request(&tool_call(1, "book_room", json!({"day":"2026-12-23","hour":9,"room_hint":"the big room"}), true));
-    let options = r["result"]["inputRequests"]["room"]["params"]["requestedSchema"]["properties"]["room_id"]["oneOf"].to_string();
-    assert!(options.contains("loft") && options.contains("den") && !options.contains("atrium"), "{r}");
+    let r = c.request(&tool_call(
+        1,
+        "book_room",
+        json!({"day":"2026-12-23","hour":9,"room_hint":"the big room"}),
+        true,
+    ));
+    let options = r["result"]["inputRequests"]["room"]["params"]["requestedSchema"]["properties"]
+        ["room_id"]["oneOf"]
+        .to_string();
+    assert!(
+        options.contains("loft") && options.contains("den") && !options.contains("atrium"),
+        "{r}"
+    );
     drop(s);
 
     let bad = data.path().join("bad.toml");
     std::fs::write(&bad, "[[room]]\nid = \"a\"\nname = \"A\"\nseats = 1\n[[room]]\nid = \"a\"\nname = \"B\"\nseats = 2\n").unwrap();
     let d = data.path().to_str().unwrap();
-    let (ok, text) = run(&["serve", "--data", d, "--tcp", "127.0.0.1:0", "--rooms", bad.to_str().unwrap()], &[("REDMARK_KEY", TEST_KEY)]);
+    let (ok, text) = run(
+        &[
+            "serve",
+            "--data",
+            d,
+            "--tcp",
+            "127.0.0.1:0",
+            "--rooms",
+            bad.to_str().unwrap(),
+        ],
+        &[("REDMARK_KEY", TEST_KEY)],
+    );
     assert!(!ok && text.contains("appears twice"), "{text}");
 
     let fx = TempDir::new("fixtures");
     let s = Server::start(&["--tcp", "127.0.0.1:0", "--fixtures"], fx.path());
     let r = s.tcp_client().request(&discover(1));
-    assert_eq!(r["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "redmark-fixtures", "{r}");
+    assert_eq!(
+        r["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "redmark-fixtures",
+        "{r}"
+    );
 }
 
 #[test]
 fn key_file_is_private_and_rotation_keeps_old_state_valid() {
     let data = TempDir::new("keys");
-    let ask = tool_call(1, "book_room", json!({"day":"2026-12-24","hour":9,"room_hint":"the big room"}), true);
+    let ask = tool_call(
+        1,
+        "book_room",
+        json!({"day":"2026-12-24","hour":9,"room_hint":"the big room"}),
+        true,
+    );
     let s = Server::start_with(&["--tcp", "127.0.0.1:0"], data.path(), &[]);
     let r = s.tcp_client().request(&ask);
-    let state = r["result"]["requestState"].as_str().expect("state").to_string();
+    let state = r["result"]["requestState"]
+        .as_str()
+        .expect("state")
+        .to_string();
     drop(s);
     let key_file = data.path().join("sealing-keys");
-    let mode = std::fs::metadata(&key_file).expect("key file").permissions().mode();
+    let mode = std::fs::metadata(&key_file)
+        .expect("key file")
+        .permissions()
+        .mode();
     assert_eq!(mode & 0o777, 0o600, "key file mode {mode:o}");
 
     // After a rotation the old state still opens (and new state is sealed with the new key).
@@ -107,8 +181,15 @@ fn key_file_is_private_and_rotation_keeps_old_state_valid() {
     let answer = json!({"room": {"action":"accept","content":{"room_id":"atrium"}}});
     let r = c.request(&retry(&ask, 2, answer.clone(), &state));
     assert_eq!(r["result"]["isError"], false, "{r}");
-    let new_state = c.request(&ask)["result"]["requestState"].as_str().unwrap().to_string();
-    assert_ne!(new_state[..3], state[..3], "the token header names the new key's id");
+    let new_state = c.request(&ask)["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_ne!(
+        new_state[..3],
+        state[..3],
+        "the token header names the new key's id"
+    );
     drop(c);
     drop(s);
 
@@ -119,8 +200,14 @@ fn key_file_is_private_and_rotation_keeps_old_state_valid() {
     drop(s);
 
     let d = data.path().to_str().unwrap();
-    let (ok, text) = run(&["serve", "--data", d, "--tcp", "127.0.0.1:0"], &[("REDMARK_KEY", "abcd")]);
+    let (ok, text) = run(
+        &["serve", "--data", d, "--tcp", "127.0.0.1:0"],
+        &[("REDMARK_KEY", "abcd")],
+    );
     assert!(!ok && text.contains("REDMARK_KEY"), "{text}");
-    let (ok, text) = run(&["serve", "--data", d, "--tcp", "0.0.0.0:0"], &[("REDMARK_KEY", TEST_KEY)]);
+    let (ok, text) = run(
+        &["serve", "--data", d, "--tcp", "0.0.0.0:0"],
+        &[("REDMARK_KEY", TEST_KEY)],
+    );
     assert!(!ok && text.contains("loopback"), "{text}");
 }

@@ -10,7 +10,11 @@ use std::time::{Duration, Instant};
 use redmark_tests::server::{tool_call, LineClient, Server, TempDir, WAIT};
 use serde_json::{json, Value};
 
-const ROOMS: [(&str, &str); 3] = [("atrium", "The Atrium"), ("studio-b", "Studio B"), ("nook", "The Nook")];
+const ROOMS: [(&str, &str); 3] = [
+    ("atrium", "The Atrium"),
+    ("studio-b", "Studio B"),
+    ("nook", "The Nook"),
+];
 
 /// A booking as acknowledged: id → (room, day, hour).
 type Acked = BTreeMap<u64, (String, String, u8)>;
@@ -19,7 +23,11 @@ type Acked = BTreeMap<u64, (String, String, u8)>;
 fn slot(round: usize, i: usize) -> (String, u8) {
     let n = round * 24 * 28 + i;
     let (day, hour) = (n / 24, (n % 24) as u8);
-    let (month, dom) = if day < 31 { (1, day + 1) } else { (2, day - 31 + 1) };
+    let (month, dom) = if day < 31 {
+        (1, day + 1)
+    } else {
+        (2, day - 31 + 1)
+    };
     (format!("2027-{month:02}-{dom:02}"), hour)
 }
 
@@ -36,34 +44,70 @@ fn stream_bookings(
     for i in 0..24 * 28 {
         let (day, hour) = slot(round, i);
         let room_id = ROOMS[room].0;
-        tried.lock().unwrap().insert((room_id.to_string(), day.clone(), hour));
-        let req = tool_call(i as u64, "book_room", json!({"day": day, "hour": hour, "room_id": room_id}), false);
+        tried
+            .lock()
+            .unwrap()
+            .insert((room_id.to_string(), day.clone(), hour));
+        let req = tool_call(
+            i as u64,
+            "book_room",
+            json!({"day": day, "hour": hour, "room_id": room_id}),
+            false,
+        );
         if c.send_raw(format!("{req}\n").as_bytes()).is_err() {
             return;
         }
-        let Ok(Some(line)) = c.try_recv_line(WAIT) else { return };
+        let Ok(Some(line)) = c.try_recv_line(WAIT) else {
+            return;
+        };
         let v: Value = serde_json::from_slice(&line).expect("a whole JSON line, never a torn one");
         let b = &v["result"]["structuredContent"]["booking"];
         assert_eq!(v["result"]["isError"], false, "{v}");
-        let id: u64 = b["id"].as_str().and_then(|s| s.strip_prefix("bk_")).and_then(|n| n.parse().ok()).expect("id");
-        assert_eq!((b["room_id"].as_str(), b["day"].as_str(), b["hour"].as_u64()), (Some(room_id), Some(&*day), Some(hour as u64)));
-        acked.lock().unwrap().insert(id, (room_id.to_string(), day, hour));
+        let id: u64 = b["id"]
+            .as_str()
+            .and_then(|s| s.strip_prefix("bk_"))
+            .and_then(|n| n.parse().ok())
+            .expect("id");
+        assert_eq!(
+            (b["room_id"].as_str(), b["day"].as_str(), b["hour"].as_u64()),
+            (Some(room_id), Some(&*day), Some(hour as u64))
+        );
+        acked
+            .lock()
+            .unwrap()
+            .insert(id, (room_id.to_string(), day, hour));
     }
 }
 
 /// Asks to cancel `bk_<id>` without confirming (read-only): the booking's description, or
 /// `None` if there is no such booking.
-fn describe(c: &mut LineClient<std::net::TcpStream, std::net::TcpStream>, id: u64) -> Option<String> {
-    let r = c.request(&tool_call(id, "cancel_booking", json!({"booking_id": format!("bk_{id}")}), true));
+fn describe(
+    c: &mut LineClient<std::net::TcpStream, std::net::TcpStream>,
+    id: u64,
+) -> Option<String> {
+    let r = c.request(&tool_call(
+        id,
+        "cancel_booking",
+        json!({"booking_id": format!("bk_{id}")}),
+        true,
+    ));
     match r["result"]["resultType"].as_str() {
-        Some("input_required") => Some(r["result"]["inputRequests"]["confirm"]["params"]["message"].as_str()?.to_string()),
+        Some("input_required") => Some(
+            r["result"]["inputRequests"]["confirm"]["params"]["message"]
+                .as_str()?
+                .to_string(),
+        ),
         Some("complete") if r["result"]["isError"] == true => None,
         _ => panic!("unexpected answer: {r}"),
     }
 }
 
 fn expected(id: u64, room: &str, day: &str, hour: u8) -> String {
-    let name = ROOMS.iter().find(|r| r.0 == room).map(|r| r.1).unwrap_or(room);
+    let name = ROOMS
+        .iter()
+        .find(|r| r.0 == room)
+        .map(|r| r.1)
+        .unwrap_or(room);
     format!("Cancel bk_{id}: {name} on {day} at {hour:02}:00")
 }
 
@@ -73,15 +117,26 @@ fn verify(server: &Server, acked: &Acked, tried: &BTreeSet<(String, String, u8)>
     let mut c = server.tcp_client();
     for (id, (room, day, hour)) in acked {
         let d = describe(&mut c, *id).unwrap_or_else(|| panic!("acknowledged bk_{id} is gone"));
-        assert!(d.starts_with(&expected(*id, room, day, *hour)), "bk_{id}: {d}");
+        assert!(
+            d.starts_with(&expected(*id, room, day, *hour)),
+            "bk_{id}: {d}"
+        );
     }
     let max_acked = acked.keys().max().copied().unwrap_or(0);
     let mut id = max_acked + 1;
     while let Some(d) = describe(&mut c, id) {
-        let whole = tried.iter().any(|(room, day, hour)| d.starts_with(&expected(id, room, day, *hour)));
-        assert!(whole, "unacknowledged bk_{id} is not a whole booking of a requested slot: {d}");
+        let whole = tried
+            .iter()
+            .any(|(room, day, hour)| d.starts_with(&expected(id, room, day, *hour)));
+        assert!(
+            whole,
+            "unacknowledged bk_{id} is not a whole booking of a requested slot: {d}"
+        );
         id += 1;
-        assert!(id <= max_acked + 1 + ROOMS.len() as u64, "more unacknowledged bookings than requests in flight");
+        assert!(
+            id <= max_acked + 1 + ROOMS.len() as u64,
+            "more unacknowledged bookings than requests in flight"
+        );
     }
     for probe in [id, id + 1, id + 100] {
         assert_eq!(describe(&mut c, probe), None, "bk_{probe} after a gap");
@@ -107,7 +162,11 @@ fn kill_9_under_a_stream_of_bookings_loses_nothing_acknowledged() {
         let target = before + 20 + 7 * round;
         let deadline = Instant::now() + WAIT;
         while acked.lock().unwrap().len() < target {
-            assert!(Instant::now() < deadline, "bookings did not flow; stderr:\n{}", server.stderr());
+            assert!(
+                Instant::now() < deadline,
+                "bookings did not flow; stderr:\n{}",
+                server.stderr()
+            );
             thread::sleep(Duration::from_millis(1));
         }
         server.kill9();
@@ -138,8 +197,14 @@ fn sigterm_finishes_in_flight_requests_and_exits_cleanly() {
         thread::sleep(Duration::from_millis(1));
     }
     server.signal("TERM");
-    let status = server.wait_exit().expect("redmark did not exit after SIGTERM");
-    assert!(status.success(), "exit status {status:?}; stderr:\n{}", server.stderr());
+    let status = server
+        .wait_exit()
+        .expect("redmark did not exit after SIGTERM");
+    assert!(
+        status.success(),
+        "exit status {status:?}; stderr:\n{}",
+        server.stderr()
+    );
     for w in writers {
         w.join().expect("writer");
     }

@@ -1,7 +1,9 @@
 //! Streamable HTTP at the wire: every status the spec pins, the MCP headers checked against
 //! the body, the DNS-rebinding guard, bearer tokens, and the body limit.
 
-use redmark_tests::server::{http, meta, post_mcp, tool_call, HttpResponse, Server, TempDir, VERSION};
+use redmark_tests::server::{
+    http, meta, post_mcp, tool_call, HttpResponse, Server, TempDir, VERSION,
+};
 use serde_json::{json, Value};
 
 fn discover(id: u64) -> Value {
@@ -16,7 +18,10 @@ fn post(
     method: Option<&str>,
     name: Option<&str>,
 ) -> HttpResponse {
-    let mut h = vec![("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
+    let mut h = vec![
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
     if let Some(v) = version {
         h.push(("MCP-Protocol-Version", v));
     }
@@ -30,7 +35,9 @@ fn post(
 }
 
 fn code(r: &HttpResponse) -> i64 {
-    r.json()["error"]["code"].as_i64().unwrap_or_else(|| panic!("no error in {}", String::from_utf8_lossy(&r.body)))
+    r.json()["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("no error in {}", String::from_utf8_lossy(&r.body)))
 }
 
 #[test]
@@ -38,7 +45,11 @@ fn statuses_headers_and_limits() {
     let data = TempDir::new("http");
     let s = Server::start(&["--http", "127.0.0.1:0"], data.path());
     let a = s.http[0];
-    assert!(s.stderr().contains("anonymous"), "no --tokens warns: {}", s.stderr());
+    assert!(
+        s.stderr().contains("anonymous"),
+        "no --tokens warns: {}",
+        s.stderr()
+    );
 
     let r = post_mcp(a, &discover(1), &[]);
     assert_eq!(r.status, 200);
@@ -46,14 +57,31 @@ fn statuses_headers_and_limits() {
     assert!(r.header("mcp-session-id").is_none());
     assert_eq!(r.json()["id"], 1);
 
-    let call = tool_call(2, "book_room", json!({"day":"2026-12-21","hour":9,"room_hint":"the big room"}), true);
+    let call = tool_call(
+        2,
+        "book_room",
+        json!({"day":"2026-12-21","hour":9,"room_hint":"the big room"}),
+        true,
+    );
     let body = serde_json::to_vec(&call).unwrap();
     // All three headers right: an InputRequiredResult, 200.
-    let ok = post(a, &body, Some(VERSION), Some("tools/call"), Some("book_room"));
+    let ok = post(
+        a,
+        &body,
+        Some(VERSION),
+        Some("tools/call"),
+        Some("book_room"),
+    );
     assert_eq!(ok.status, 200);
     assert_eq!(ok.json()["result"]["resultType"], "input_required");
     // Base64-encoded header values are decoded before comparing.
-    let b64 = post(a, &body, Some(VERSION), Some("tools/call"), Some("=?base64?Ym9va19yb29t?="));
+    let b64 = post(
+        a,
+        &body,
+        Some(VERSION),
+        Some("tools/call"),
+        Some("=?base64?Ym9va19yb29t?="),
+    );
     assert_eq!(b64.status, 200, "{}", String::from_utf8_lossy(&b64.body));
     // Mismatched or missing headers: 400, -32020.
     for (v, m, n) in [
@@ -69,7 +97,12 @@ fn statuses_headers_and_limits() {
         assert_eq!(r.json()["id"], 2, "errors carry the request id");
     }
     // Missing capability: 400, -32021.
-    let bare = tool_call(3, "book_room", json!({"day":"2026-12-21","hour":9,"room_hint":"the big room"}), false);
+    let bare = tool_call(
+        3,
+        "book_room",
+        json!({"day":"2026-12-21","hour":9,"room_hint":"the big room"}),
+        false,
+    );
     let r = post_mcp(a, &bare, &[]);
     assert_eq!((r.status, code(&r)), (400, -32021));
     // Unsupported version (header and body agree): 400, -32022.
@@ -78,7 +111,13 @@ fn statuses_headers_and_limits() {
     let r = post_mcp(a, &old, &[]);
     assert_eq!((r.status, code(&r)), (400, -32022));
     // _meta missing: 400, -32602.
-    let r = post(a, br#"{"jsonrpc":"2.0","id":5,"method":"server/discover","params":{}}"#, Some(VERSION), Some("server/discover"), None);
+    let r = post(
+        a,
+        br#"{"jsonrpc":"2.0","id":5,"method":"server/discover","params":{}}"#,
+        Some(VERSION),
+        Some("server/discover"),
+        None,
+    );
     assert_eq!((r.status, code(&r)), (400, -32602));
     // Method not found: 404, -32601.
     for m in ["initialize", "ping", "no/such"] {
@@ -114,7 +153,11 @@ fn dns_rebinding_guard_on_loopback() {
     let s = Server::start(&["--http", "127.0.0.1:0"], data.path());
     let a = s.http[0];
     let port = a.port();
-    for host in [format!("localhost:{port}"), format!("127.0.0.1:{port}"), "[::1]".to_string()] {
+    for host in [
+        format!("localhost:{port}"),
+        format!("127.0.0.1:{port}"),
+        "[::1]".to_string(),
+    ] {
         let r = post_mcp(a, &discover(1), &[("Host", &host)]);
         assert_eq!(r.status, 200, "Host {host}");
     }
@@ -131,7 +174,10 @@ fn dns_rebinding_guard_on_loopback() {
         assert_eq!(r.status, 403, "{k}: {v}");
     }
     // Also before the method check: a rebinding GET gets 403, not 405.
-    assert_eq!(http(a, "GET", "/mcp", &[("Origin", "http://evil.example")], b"").status, 403);
+    assert_eq!(
+        http(a, "GET", "/mcp", &[("Origin", "http://evil.example")], b"").status,
+        403
+    );
 }
 
 #[test]
@@ -139,15 +185,65 @@ fn bearer_tokens() {
     let data = TempDir::new("http-tokens");
     let file = data.path().join("tokens.toml");
     std::fs::write(&file, "alice = \"alice-token-0123456789\"\n").unwrap();
-    let s = Server::start(&["--http", "127.0.0.1:0", "--tokens", file.to_str().unwrap()], data.path());
+    let s = Server::start(
+        &["--http", "127.0.0.1:0", "--tokens", file.to_str().unwrap()],
+        data.path(),
+    );
     let a = s.http[0];
-    for auth in [None, Some("Bearer wrong-token-0123456789"), Some("Basic YWxpY2U6eA==")] {
+    for auth in [
+        None,
+        Some("Bearer wrong-token-0123456789"),
+        Some("Basic YWxpY2U6eA=="),
+    ] {
         let extra: Vec<(&str, &str)> = auth.iter().map(|v| ("Authorization", *v)).collect();
         let r = post_mcp(a, &discover(1), &extra);
         assert_eq!(r.status, 401, "{auth:?}");
         assert_eq!(r.header("www-authenticate"), Some("Bearer"));
     }
-    let r = post_mcp(a, &discover(1), &[("Authorization", "Bearer alice-token-0123456789")]);
+    let r = post_mcp(
+        a,
+        &discover(1),
+        &[("Authorization", "Bearer alice-token-0123456789")],
+    );
     assert_eq!(r.status, 200);
-    assert!(!s.stderr().contains("alice-token"), "tokens are never logged");
+    assert!(
+        !s.stderr().contains("alice-token"),
+        "tokens are never logged"
+    );
+}
+
+#[test]
+fn a_thousand_concurrent_http_connections() {
+    use std::io::{Read, Write};
+    let data = TempDir::new("http-many");
+    let s = Server::start(
+        &["--http", "127.0.0.1:0", "--max-connections", "2000"],
+        data.path(),
+    );
+    let a = s.http[0];
+    let body = serde_json::to_vec(&discover(1)).unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {a}\r\nContent-Type: application/json\r\nMCP-Protocol-Version: {VERSION}\r\n\
+         Mcp-Method: server/discover\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let mut conns: Vec<std::net::TcpStream> = (0..1000)
+        .map(|_| std::net::TcpStream::connect(a).expect("connect"))
+        .collect();
+    for c in &mut conns {
+        c.write_all(head.as_bytes())
+            .and_then(|_| c.write_all(&body))
+            .expect("send");
+    }
+    for (i, c) in conns.iter_mut().enumerate() {
+        c.set_read_timeout(Some(redmark_tests::server::WAIT))
+            .unwrap();
+        let mut raw = Vec::new();
+        c.read_to_end(&mut raw).expect("read");
+        assert!(
+            raw.starts_with(b"HTTP/1.1 200"),
+            "connection {i}: {}",
+            String::from_utf8_lossy(&raw)
+        );
+    }
 }

@@ -7,8 +7,8 @@ use std::process::Stdio;
 
 use redmark_tests::server::{redmark_bin, Server, TempDir, TEST_KEY};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
-    InputRequiredResult, ProtocolVersion,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
+    Implementation, InputRequiredResult, ProtocolVersion,
 };
 use rmcp::service::{serve_client_with_lifecycle, ClientLifecycleMode, RoleClient, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -19,43 +19,71 @@ use serde_json::{json, Value};
 type Client = RunningService<RoleClient, ClientConfig>;
 
 fn config(form: bool) -> ClientConfig {
-    let caps = if form { json!({"elicitation": {"form": {}}}) } else { json!({}) };
+    let caps = if form {
+        json!({"elicitation": {"form": {}}})
+    } else {
+        json!({})
+    };
     let caps: ClientCapabilities = serde_json::from_value(caps).expect("capabilities");
     ClientConfig::new(caps, Implementation::new("redmark-tests", "0"))
 }
 
 fn modern() -> ClientLifecycleMode {
-    ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] }
+    ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    }
 }
 
 async fn stdio_client(data: &TempDir, form: bool) -> Client {
     let mut cmd = tokio::process::Command::new(redmark_bin());
-    cmd.arg("serve").arg("--data").arg(data.path()).env("REDMARK_KEY", TEST_KEY);
-    let (proc, _) = TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().expect("spawn redmark");
-    serve_client_with_lifecycle(config(form), proc, modern()).await.expect("discover over stdio")
+    cmd.arg("serve")
+        .arg("--data")
+        .arg(data.path())
+        .env("REDMARK_KEY", TEST_KEY);
+    let (proc, _) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn redmark");
+    serve_client_with_lifecycle(config(form), proc, modern())
+        .await
+        .expect("discover over stdio")
 }
 
 async fn tcp_client(server: &Server, form: bool) -> Client {
-    let sock = tokio::net::TcpStream::connect(server.tcp[0]).await.expect("connect");
-    serve_client_with_lifecycle(config(form), sock, modern()).await.expect("discover over tcp")
+    let sock = tokio::net::TcpStream::connect(server.tcp[0])
+        .await
+        .expect("connect");
+    serve_client_with_lifecycle(config(form), sock, modern())
+        .await
+        .expect("discover over tcp")
 }
 
 async fn http_client(server: &Server, form: bool, token: Option<&str>) -> Client {
-    let mut cfg = StreamableHttpClientTransportConfig::with_uri(format!("http://{}/mcp", server.http[0]));
+    let mut cfg =
+        StreamableHttpClientTransportConfig::with_uri(format!("http://{}/mcp", server.http[0]));
     if let Some(t) = token {
         cfg = cfg.auth_header(t);
     }
     let transport = StreamableHttpClientTransport::from_config(cfg);
-    serve_client_with_lifecycle(config(form), transport, modern()).await.expect("discover over http")
+    serve_client_with_lifecycle(config(form), transport, modern())
+        .await
+        .expect("discover over http")
 }
 
 fn book(day: &str, hour: u8, hint: &str) -> CallToolRequestParams {
     let mut p = CallToolRequestParams::new("book_room");
-    p.arguments = json!({"day": day, "hour": hour, "room_hint": hint}).as_object().cloned();
+    p.arguments = json!({"day": day, "hour": hour, "room_hint": hint})
+        .as_object()
+        .cloned();
     p
 }
 
-fn answer(params: &CallToolRequestParams, key: &str, response: Value, state: &str) -> CallToolRequestParams {
+fn answer(
+    params: &CallToolRequestParams,
+    key: &str,
+    response: Value,
+    state: &str,
+) -> CallToolRequestParams {
     let mut p = params.clone();
     p.input_responses = Some(BTreeMap::from([(key.to_string(), response)]));
     p.request_state = Some(state.to_string());
@@ -78,7 +106,10 @@ async fn complete(c: &Client, p: &CallToolRequestParams) -> CallToolResult {
 
 fn text(r: &CallToolResult) -> String {
     let v = serde_json::to_value(r).expect("serialize result");
-    v["content"][0]["text"].as_str().unwrap_or_default().to_string()
+    v["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
 }
 
 fn rpc_error(e: ServiceError) -> ErrorData {
@@ -90,8 +121,13 @@ fn rpc_error(e: ServiceError) -> ErrorData {
 
 /// The booking id (`bk_N`) a result names.
 fn booking_id(t: &str) -> String {
-    let i = t.find("bk_").unwrap_or_else(|| panic!("no booking id in {t:?}"));
-    t[i..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect()
+    let i = t
+        .find("bk_")
+        .unwrap_or_else(|| panic!("no booking id in {t:?}"));
+    t[i..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect()
 }
 
 /// Accept, replay, decline, cancel, tamper, and cancel_booking's confirmation.
@@ -104,7 +140,12 @@ async fn flow(c: &Client) {
     let reqs = serde_json::to_value(&ir.input_requests).expect("inputRequests");
     assert_eq!(reqs["room"]["method"], "elicitation/create", "{reqs}");
     let schema = &reqs["room"]["params"]["requestedSchema"]["properties"]["room_id"]["oneOf"];
-    let offered: Vec<&str> = schema.as_array().expect("oneOf").iter().filter_map(|o| o["const"].as_str()).collect();
+    let offered: Vec<&str> = schema
+        .as_array()
+        .expect("oneOf")
+        .iter()
+        .filter_map(|o| o["const"].as_str())
+        .collect();
     assert_eq!(offered, ["atrium", "studio-b"]);
 
     // Accept Studio B: booked.
@@ -124,10 +165,23 @@ async fn flow(c: &Client) {
     let last = bad.len() - 3;
     bad[last] = if bad[last] == b'A' { b'B' } else { b'A' };
     let bad = String::from_utf8(bad).expect("ascii");
-    let e = rpc_error(c.call_tool_once(answer(&book(day, 11, "the big room"), "room", pick.clone(), &bad)).await.unwrap_err());
+    let e = rpc_error(
+        c.call_tool_once(answer(
+            &book(day, 11, "the big room"),
+            "room",
+            pick.clone(),
+            &bad,
+        ))
+        .await
+        .unwrap_err(),
+    );
     assert_eq!(e.code.0, -32602, "{e:?}");
     // The state is bound to its arguments too: replaying it onto another hour fails the same way.
-    let e = rpc_error(c.call_tool_once(answer(&book(day, 11, "the big room"), "room", pick, &state)).await.unwrap_err());
+    let e = rpc_error(
+        c.call_tool_once(answer(&book(day, 11, "the big room"), "room", pick, &state))
+            .await
+            .unwrap_err(),
+    );
     assert_eq!(e.code.0, -32602, "{e:?}");
 
     // Decline and cancel: nothing booked.
@@ -140,18 +194,32 @@ async fn flow(c: &Client) {
         let mut list = CallToolRequestParams::new("list_rooms");
         list.arguments = json!({"day": day, "hour": hour}).as_object().cloned();
         let free = serde_json::to_value(complete(c, &list).await).expect("list");
-        assert!(!free.to_string().contains("bk_"), "{action} left a booking: {free}");
+        assert!(
+            !free.to_string().contains("bk_"),
+            "{action} left a booking: {free}"
+        );
     }
 
     // cancel_booking asks to confirm, then cancels.
     let mut cancel = CallToolRequestParams::new("cancel_booking");
     cancel.arguments = json!({"booking_id": id}).as_object().cloned();
     let s = ask(c, &cancel).await.request_state.expect("requestState");
-    let r = complete(c, &answer(&cancel, "confirm", json!({"action":"accept","content":{"confirm":true}}), &s)).await;
+    let r = complete(
+        c,
+        &answer(
+            &cancel,
+            "confirm",
+            json!({"action":"accept","content":{"confirm":true}}),
+            &s,
+        ),
+    )
+    .await;
     assert!(text(&r).to_lowercase().contains("cancel"), "{}", text(&r));
     // The slot is free again: a fresh booking of Studio B at 9 succeeds with a new id.
     let mut exact = CallToolRequestParams::new("book_room");
-    exact.arguments = json!({"day": day, "hour": 9, "room_id": "studio-b"}).as_object().cloned();
+    exact.arguments = json!({"day": day, "hour": 9, "room_id": "studio-b"})
+        .as_object()
+        .cloned();
     let t = text(&complete(c, &exact).await);
     assert_ne!(booking_id(&t), id, "{t}");
 }
@@ -159,10 +227,17 @@ async fn flow(c: &Client) {
 /// Without the elicitation capability the ambiguous call is refused with -32021, and an
 /// unambiguous one still books.
 async fn missing_capability(c: &Client) {
-    let e = rpc_error(c.call_tool_once(book("2026-12-15", 9, "the big room")).await.unwrap_err());
+    let e = rpc_error(
+        c.call_tool_once(book("2026-12-15", 9, "the big room"))
+            .await
+            .unwrap_err(),
+    );
     assert_eq!(e.code.0, -32021, "{e:?}");
     let data = serde_json::to_value(&e.data).expect("data");
-    assert!(data["requiredCapabilities"]["elicitation"].is_object(), "{data}");
+    assert!(
+        data["requiredCapabilities"]["elicitation"].is_object(),
+        "{data}"
+    );
     let t = text(&complete(c, &book("2026-12-15", 9, "the nook")).await);
     assert!(t.contains("bk_"), "{t}");
 }
@@ -191,7 +266,18 @@ async fn tcp_book_room_mrtr() {
     let p = book("2026-12-16", 9, "the big room");
     let s = ask(&c, &p).await.request_state.expect("requestState");
     let other = tcp_client(&server, true).await;
-    let t = text(&complete(&other, &answer(&p, "room", json!({"action":"accept","content":{"room_id":"atrium"}}), &s)).await);
+    let t = text(
+        &complete(
+            &other,
+            &answer(
+                &p,
+                "room",
+                json!({"action":"accept","content":{"room_id":"atrium"}}),
+                &s,
+            ),
+        )
+        .await,
+    );
     assert!(t.contains("The Atrium") && t.contains("bk_"), "{t}");
     for c in [c, bare, other] {
         c.cancel().await.expect("close");
@@ -215,7 +301,11 @@ async fn http_book_room_mrtr() {
 async fn http_state_of_one_principal_fails_for_another() {
     let data = TempDir::new("mrtr-principals");
     let tokens = data.path().join("tokens.toml");
-    std::fs::write(&tokens, "alice = \"alice-token-0123456789\"\nbob = \"bob-token-0123456789\"\n").expect("write tokens");
+    std::fs::write(
+        &tokens,
+        "alice = \"alice-token-0123456789\"\nbob = \"bob-token-0123456789\"\n",
+    )
+    .expect("write tokens");
     let tokens = tokens.to_str().expect("utf-8 path");
     let server = Server::start(&["--http", "127.0.0.1:0", "--tokens", tokens], data.path());
     let alice = http_client(&server, true, Some("alice-token-0123456789")).await;
@@ -225,7 +315,11 @@ async fn http_state_of_one_principal_fails_for_another() {
     let s = ask(&alice, &p).await.request_state.expect("requestState");
     let pick = json!({"action":"accept","content":{"room_id":"studio-b"}});
     // Bob replays Alice's state with the same arguments and answer: refused.
-    let e = rpc_error(bob.call_tool_once(answer(&p, "room", pick.clone(), &s)).await.unwrap_err());
+    let e = rpc_error(
+        bob.call_tool_once(answer(&p, "room", pick.clone(), &s))
+            .await
+            .unwrap_err(),
+    );
     assert_eq!(e.code.0, -32602, "{e:?}");
     // Alice's own retry books.
     let t = text(&complete(&alice, &answer(&p, "room", pick, &s)).await);
@@ -236,9 +330,16 @@ async fn http_state_of_one_principal_fails_for_another() {
     let r = complete(&bob, &cancel).await;
     assert_eq!(r.is_error, Some(true), "{}", text(&r));
     // Alice is asked; Bob cannot use Alice's confirmation state either.
-    let s = ask(&alice, &cancel).await.request_state.expect("requestState");
+    let s = ask(&alice, &cancel)
+        .await
+        .request_state
+        .expect("requestState");
     let yes = json!({"action":"accept","content":{"confirm":true}});
-    let e = rpc_error(bob.call_tool_once(answer(&cancel, "confirm", yes, &s)).await.unwrap_err());
+    let e = rpc_error(
+        bob.call_tool_once(answer(&cancel, "confirm", yes, &s))
+            .await
+            .unwrap_err(),
+    );
     assert_eq!(e.code.0, -32602, "{e:?}");
     for c in [alice, bob] {
         c.cancel().await.expect("close");

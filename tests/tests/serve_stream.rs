@@ -36,10 +36,17 @@ fn bad_input_then_service<R: Read + Send + 'static, W: Write>(c: &mut LineClient
     max.remove(0);
     c.send_raw(&max).expect("send max line");
     let r = c.recv();
-    assert_ne!(r["error"]["code"], -32700, "16384 bytes of whitespace and {{}} is valid JSON: {r}");
-    c.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"\xff\xfe\"}\n").expect("send");
+    assert_ne!(
+        r["error"]["code"], -32700,
+        "16384 bytes of whitespace and {{}} is valid JSON: {r}"
+    );
+    c.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"\xff\xfe\"}\n")
+        .expect("send");
     let r = c.recv();
-    assert!(r["error"]["code"].as_i64().is_some(), "invalid UTF-8 gets an error: {r}");
+    assert!(
+        r["error"]["code"].as_i64().is_some(),
+        "invalid UTF-8 gets an error: {r}"
+    );
     c.send_raw(b"\n\r\n   \n").expect("send blanks");
     c.send(&json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}));
     assert_discovered(&c.request(&discover(3)), 3);
@@ -54,7 +61,10 @@ fn stdio_bad_input_and_clean_exit_on_eof() {
     drop(c); // closes stdin
     let st = s.wait_exit().expect("redmark did not exit on EOF");
     assert!(st.success(), "{st:?}\n{}", s.stderr());
-    assert!(!s.stderr().contains("listening"), "stdio alone opens no listener");
+    assert!(
+        !s.stderr().contains("listening"),
+        "stdio alone opens no listener"
+    );
 }
 
 #[test]
@@ -65,13 +75,18 @@ fn tcp_bad_input_half_lines_and_other_clients() {
     let mut c = s.tcp_client();
     bad_input_then_service(&mut c);
     // Half a line, then disconnect: dropped and logged; the other client is still served.
-    c.send_raw(br#"{"jsonrpc":"2.0","id":9,"method":"server/disc"#).expect("send half");
-    c.writer().shutdown(std::net::Shutdown::Both).expect("close");
+    c.send_raw(br#"{"jsonrpc":"2.0","id":9,"method":"server/disc"#)
+        .expect("send half");
+    c.writer()
+        .shutdown(std::net::Shutdown::Both)
+        .expect("close");
     drop(c);
     assert!(s.wait_stderr("in the middle of a line"), "{}", s.stderr());
     assert_discovered(&other.request(&discover(4)), 4);
     // Pipelined requests in one write are answered in order.
-    let batch: Vec<u8> = (10..20).flat_map(|i| format!("{}\n", discover(i)).into_bytes()).collect();
+    let batch: Vec<u8> = (10..20)
+        .flat_map(|i| format!("{}\n", discover(i)).into_bytes())
+        .collect();
     other.send_raw(&batch).expect("pipeline");
     for i in 10..20 {
         assert_discovered(&other.recv(), i);
@@ -81,7 +96,10 @@ fn tcp_bad_input_half_lines_and_other_clients() {
 #[test]
 fn tcp_idle_and_slow_clients_are_closed_others_served() {
     let data = TempDir::new("tcp-idle");
-    let s = Server::start(&["--tcp", "127.0.0.1:0", "--idle-timeout", "1"], data.path());
+    let s = Server::start(
+        &["--tcp", "127.0.0.1:0", "--idle-timeout", "1"],
+        data.path(),
+    );
     let mut idle = s.tcp_client();
     // A slow-drip client: a byte every 100 ms never completes a line within the idle limit.
     let addr = s.tcp[0];
@@ -104,7 +122,10 @@ fn tcp_idle_and_slow_clients_are_closed_others_served() {
         matches!(sock.read(&mut buf), Ok(0) | Err(_))
     });
     assert_eq!(idle.recv_line(), None, "an idle connection is closed");
-    assert!(drip.join().expect("drip"), "a slow-drip connection is closed");
+    assert!(
+        drip.join().expect("drip"),
+        "a slow-drip connection is closed"
+    );
     // An active client that keeps completing lines stays.
     let mut busy = s.tcp_client();
     for i in 0..3 {
@@ -118,7 +139,8 @@ fn tcp_client_that_never_reads_does_not_stall_others() {
     let data = TempDir::new("tcp-noread");
     let s = Server::start(&["--tcp", "127.0.0.1:0"], data.path());
     let mut hog = TcpStream::connect(s.tcp[0]).expect("connect");
-    hog.set_write_timeout(Some(Duration::from_secs(2))).expect("timeout");
+    hog.set_write_timeout(Some(Duration::from_secs(2)))
+        .expect("timeout");
     let line = format!("{}\n", discover(1));
     // Fill both socket buffers with answers nobody reads (bounded: stop when writes block).
     for _ in 0..20_000 {
@@ -135,11 +157,17 @@ fn tcp_client_that_never_reads_does_not_stall_others() {
 #[test]
 fn tcp_thousands_of_connections_and_the_connection_cap() {
     let data = TempDir::new("tcp-many");
-    let s = Server::start(&["--tcp", "127.0.0.1:0", "--max-connections", "3000"], data.path());
+    let s = Server::start(
+        &["--tcp", "127.0.0.1:0", "--max-connections", "3000"],
+        data.path(),
+    );
     let n = 2000;
-    let mut conns: Vec<TcpStream> = (0..n).map(|_| TcpStream::connect(s.tcp[0]).expect("connect")).collect();
+    let mut conns: Vec<TcpStream> = (0..n)
+        .map(|_| TcpStream::connect(s.tcp[0]).expect("connect"))
+        .collect();
     for (i, c) in conns.iter_mut().enumerate() {
-        c.write_all(format!("{}\n", discover(i as u64)).as_bytes()).expect("send");
+        c.write_all(format!("{}\n", discover(i as u64)).as_bytes())
+            .expect("send");
     }
     for (i, c) in conns.iter_mut().enumerate() {
         c.set_read_timeout(Some(WAIT)).expect("timeout");
@@ -156,14 +184,21 @@ fn tcp_thousands_of_connections_and_the_connection_cap() {
     drop(conns);
 
     let data = TempDir::new("tcp-capped");
-    let capped = Server::start(&["--tcp", "127.0.0.1:0", "--max-connections", "5"], data.path());
+    let capped = Server::start(
+        &["--tcp", "127.0.0.1:0", "--max-connections", "5"],
+        data.path(),
+    );
     let mut held: Vec<_> = (0..5).map(|_| capped.tcp_client()).collect();
     for (i, c) in held.iter_mut().enumerate() {
         assert_discovered(&c.request(&discover(i as u64)), i as u64);
     }
     let mut extra = capped.tcp_client();
     let _ = extra.send_raw(format!("{}\n", discover(99)).as_bytes());
-    assert_eq!(extra.recv_line(), None, "a connection over the cap is closed");
+    assert_eq!(
+        extra.recv_line(),
+        None,
+        "a connection over the cap is closed"
+    );
     assert!(capped.wait_stderr("connections already open"));
     // Closing one frees a place (the server notices the close asynchronously: retry, bounded).
     drop(held.pop());

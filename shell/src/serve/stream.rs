@@ -124,7 +124,7 @@ pub async fn serve_stdio<A: App + Send + 'static>(
         idle: None,
         write_timeout: None,
     };
-    let principal: Arc<[u8]> = Arc::from(&super::LOCAL_PRINCIPAL[..]);
+    let principal: Arc<[u8]> = Arc::from(super::LOCAL_PRINCIPAL);
     let end = serve_stream(
         &shared,
         tokio::io::stdin(),
@@ -151,7 +151,7 @@ pub async fn serve_tcp<A: App + Send + 'static>(
     tracker: TaskTracker,
 ) {
     let permits = Arc::new(Semaphore::new(max_conns));
-    let principal: Arc<[u8]> = Arc::from(&super::LOCAL_PRINCIPAL[..]);
+    let principal: Arc<[u8]> = Arc::from(super::LOCAL_PRINCIPAL);
     loop {
         let (sock, peer) = tokio::select! {
             _ = shutdown.cancelled() => return,
