@@ -180,7 +180,8 @@ fn over_stdio() {
 #[test]
 fn over_tcp() {
     let s = Server::start(&["--tcp", "127.0.0.1:0"]);
-    book_over(&["--tcp", s.addr("tcp")]);
+    let addr = s.addr("tcp");
+    book_over(&["--tcp", &addr]);
 }
 
 #[test]

@@ -2,11 +2,9 @@
 //! start `redmark serve` on ephemeral loopback ports, read `--trace` output.
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::mpsc;
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -16,24 +14,11 @@ use serde_json::Value;
 /// Longest any one `redmark` run may take before the test kills it and fails.
 pub const RUN_LIMIT: Duration = Duration::from_secs(60);
 
-/// The `redmark` binary, built once per test process (the test crate cannot depend on a bin).
+/// The `redmark` binary, built once per test process by the shared helper
+/// ([`redmark_tests::server::redmark_bin`]: `cargo build -p redmark`, or `REDMARK_BIN`).
 pub fn bin() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo)
-            .args(["build", "-q", "-p", "redmark", "--bin", "redmark"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status()
-            .expect("run cargo build");
-        assert!(status.success(), "cargo build -p redmark failed");
-        // target/debug/deps/<test> -> target/debug/redmark
-        let exe = std::env::current_exe().unwrap();
-        let dir = exe.parent().unwrap().parent().unwrap();
-        let bin = dir.join("redmark");
-        assert!(bin.exists(), "no binary at {}", bin.display());
-        bin
-    })
+    BIN.get_or_init(redmark_tests::server::redmark_bin)
 }
 
 /// Joins argument lists.
@@ -136,103 +121,32 @@ pub fn raw_member(text: &str, name: &str) -> String {
     text[start..end].to_owned()
 }
 
-/// A directory removed when dropped.
-pub struct TempDir(PathBuf);
+pub use redmark_tests::server::TempDir;
 
-impl TempDir {
-    pub fn new(tag: &str) -> TempDir {
-        static N: AtomicU32 = AtomicU32::new(0);
-        let n = N.fetch_add(1, Ordering::Relaxed);
-        let p =
-            std::env::temp_dir().join(format!("redmark-client-{tag}-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// `redmark serve` on ephemeral loopback ports, killed when dropped.
+/// `redmark serve` on ephemeral loopback ports with its own data directory, killed when dropped
+/// (the shared [`redmark_tests::server::Server`]).
 pub struct Server {
-    child: Child,
-    addrs: Vec<(String, String)>,
+    inner: redmark_tests::server::Server,
     _data: TempDir,
 }
 
 impl Server {
-    /// Starts `redmark serve ARGS --data <temp>` and waits (bounded) for every listener's
-    /// `redmark: listening <kind> <addr>` line.
+    /// Starts `redmark serve ARGS` and waits (bounded) until every listener is bound.
     pub fn start(args: &[&str]) -> Server {
-        let data = TempDir::new("serve");
-        let want = args
-            .iter()
-            .filter(|a| **a == "--tcp" || **a == "--http")
-            .count();
-        let mut child = Command::new(bin())
-            .arg("serve")
-            .args(args)
-            .arg("--data")
-            .arg(data.path())
-            .env("REDMARK_LOG", "info")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn redmark serve");
-        let (tx, rx) = mpsc::channel();
-        let stderr = child.stderr.take().unwrap();
-        thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    // Keep draining so the server never blocks on a full pipe.
-                    continue;
-                }
-            }
-        });
-        let mut server = Server {
-            child,
-            addrs: Vec::new(),
-            _data: data,
+        let data = TempDir::new("client-serve");
+        let inner = redmark_tests::server::Server::start(args, data.path());
+        Server { inner, _data: data }
+    }
+
+    /// The address the first `kind` (`tcp` or `http`) listener bound.
+    pub fn addr(&self, kind: &str) -> String {
+        let list = if kind == "tcp" {
+            &self.inner.tcp
+        } else {
+            &self.inner.http
         };
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while server.addrs.len() < want {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = rx
-                .recv_timeout(left)
-                .unwrap_or_else(|_| panic!("redmark serve {args:?} did not start listening"));
-            if let Some(rest) = line.split("listening ").nth(1) {
-                let mut it = rest.split_whitespace();
-                if let (Some(kind), Some(addr)) = (it.next(), it.next()) {
-                    server.addrs.push((kind.to_owned(), addr.to_owned()));
-                }
-            }
-        }
-        server
-    }
-
-    /// The address the `kind` (`tcp` or `http`) listener bound.
-    pub fn addr(&self, kind: &str) -> &str {
-        &self
-            .addrs
-            .iter()
-            .find(|(k, _)| k == kind)
+        list.first()
             .unwrap_or_else(|| panic!("no {kind} listener"))
-            .1
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+            .to_string()
     }
 }
