@@ -70,8 +70,9 @@ if [ -z "$ADDR" ]; then
     cat "$WORK/server.log" >&2
     exit 1
 fi
-# The suite's DNS-rebinding scenario needs a localhost URL (Host: localhost:PORT).
-URL="http://localhost:${ADDR##*:}/mcp"
+# A loopback URL (the DNS-rebinding scenario needs one); the literal address, so a resolver
+# that puts ::1 first for "localhost" cannot send the suite elsewhere.
+URL="http://$ADDR/mcp"
 log "server pid $SERVER_PID at $URL"
 
 # --- suite -------------------------------------------------------------------------------
@@ -147,8 +148,11 @@ run scored "$WORK/scored-set" --requirements "$SPEC" "$@"
 run all "$WORK/all-set" --suite all --spec-version "$SPEC" "$@"
 
 if ! kill -0 "$SERVER_PID" 2>/dev/null; then
-    log "the server died during the run:"
-    tail -n 20 "$WORK/server.log" >&2
+    log "the server died during the run"
     status=1
+fi
+if [ "$status" -ne 0 ]; then
+    log "server log (last 30 lines):"
+    tail -n 30 "$WORK/server.log" >&2
 fi
 exit "$status"
