@@ -423,3 +423,27 @@ fn http_error_bodies_are_read_and_explained() {
     );
     assert!(out.stderr.contains("HTTP 404"), "{out:?}");
 }
+
+#[test]
+fn a_server_initiated_request_is_a_protocol_error() {
+    // A pre-2026 server pushes elicitation/create as its own request and waits: refused at once.
+    let dir = TempDir::new("push");
+    let push = r#"{"jsonrpc":"2.0","id":0,"method":"elicitation/create","params":{"message":"Which?","requestedSchema":{"type":"object","properties":{}}}}"#;
+    let server = script_server(
+        &dir,
+        &format!("read -r l; printf '%s\\n' '{push}'; sleep 30\n"),
+    );
+    let out = redmark(&cat(&[&[
+        "call",
+        "--timeout",
+        "20",
+        "--stdio",
+        &server,
+        "t",
+    ]]));
+    assert_eq!(out.code, 5, "{out:?}");
+    assert!(
+        out.stderr.contains("JSON-RPC request (elicitation/create)"),
+        "{out:?}"
+    );
+}

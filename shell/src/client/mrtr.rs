@@ -49,7 +49,10 @@ pub enum Failure {
 
 impl From<TransportError> for Failure {
     fn from(e: TransportError) -> Self {
-        Failure::Transport(e)
+        match e {
+            TransportError::ServerRequest(m) => Failure::Protocol(m),
+            e => Failure::Transport(e),
+        }
     }
 }
 
@@ -148,9 +151,6 @@ impl Session {
             name,
             body: &body,
         })?;
-        for m in &got {
-            trace("←", m);
-        }
         let text = got
             .into_iter()
             .last()

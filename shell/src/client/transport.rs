@@ -45,6 +45,20 @@ pub enum TransportError {
     Closed,
     /// Something arrived that is not what the transport allows (status, content type).
     Protocol(String),
+    /// The server sent a JSON-RPC request: 2026-07-28 servers never do (questions go through
+    /// `input_required`); a pre-2026 server pushing `elicitation/create` would wait forever.
+    ServerRequest(String),
+}
+
+/// Refuses a server-initiated request (a message with both `method` and `id`).
+fn refuse_server_request(msg: &Value, line: &str) -> Result<(), TransportError> {
+    if msg.get("method").is_some() && msg.get("id").is_some() {
+        let m = msg.get("method").and_then(Value::as_str).unwrap_or("?");
+        return Err(TransportError::ServerRequest(format!(
+            "the server sent a JSON-RPC request ({m}); 2026-07-28 servers must not (is it an older protocol?): {line}"
+        )));
+    }
+    Ok(())
 }
 
 impl std::fmt::Display for TransportError {
@@ -55,13 +69,13 @@ impl std::fmt::Display for TransportError {
             TransportError::Closed => {
                 f.write_str("the server closed the connection before answering")
             }
-            TransportError::Protocol(e) => f.write_str(e),
+            TransportError::Protocol(e) | TransportError::ServerRequest(e) => f.write_str(e),
         }
     }
 }
 
 /// Sends one request and returns the raw messages received up to and including its response
-/// (notifications first, the response last).
+/// (notifications first, the response last), tracing each as it arrives.
 pub trait Transport {
     /// Exchanges one request for its response.
     fn exchange(&mut self, req: &Outgoing<'_>) -> Result<Vec<String>, TransportError>;
@@ -149,7 +163,9 @@ impl Transport for InProcess {
         let text = std::str::from_utf8(&out[..h.len]).map_err(|_| {
             TransportError::Protocol("the in-process server wrote invalid UTF-8".into())
         })?;
-        Ok(text.split('\n').map(str::to_owned).collect())
+        let got: Vec<String> = text.split('\n').map(str::to_owned).collect();
+        got.iter().for_each(|m| super::trace("←", m));
+        Ok(got)
     }
 }
 
@@ -273,6 +289,8 @@ impl Transport for Lines {
                 trace_ignored(line, "a line that is not a JSON object");
                 continue;
             }
+            super::trace("←", line);
+            refuse_server_request(&msg, line)?;
             let done = is_response_to(&msg, req.id);
             if !done && msg.get("method").is_none() {
                 trace_ignored(line, "a response to another request");
@@ -406,6 +424,8 @@ impl Transport for Http {
                     if !data.is_empty() {
                         let text = std::mem::take(&mut data);
                         if let Ok(msg) = serde_json::from_str::<Value>(&text) {
+                            super::trace("←", &text);
+                            refuse_server_request(&msg, &text)?;
                             let done = is_response_to(&msg, req.id);
                             got.push(text);
                             if done {
@@ -433,6 +453,7 @@ impl Transport for Http {
         if ctype == "application/json" {
             if let Ok(msg) = serde_json::from_str::<Value>(&text) {
                 if is_response_to(&msg, req.id) || msg.get("error").is_some() {
+                    super::trace("←", &text);
                     return Ok(vec![text]);
                 }
             }
