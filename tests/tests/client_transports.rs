@@ -298,14 +298,14 @@ esac
     assert_eq!(out.stdout.trim(), "three rounds", "{out:?}");
 }
 
+/// What one POST carried: lower-cased header names with values, and the body.
+type Seen = (Vec<(String, String)>, String);
+
 /// A one-shot HTTP server: answers each connection with the next canned response and hands
 /// back what each request carried (lower-cased header names, body).
 fn http_server(
     canned: Vec<(u16, &'static str, String)>,
-) -> (
-    String,
-    std::sync::mpsc::Receiver<(Vec<(String, String)>, String)>,
-) {
+) -> (String, std::sync::mpsc::Receiver<Seen>) {
     use std::io::{BufRead, BufReader, Read, Write};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
