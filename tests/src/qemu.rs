@@ -290,13 +290,15 @@ impl Drop for Panel {
     }
 }
 
-/// The deepest stack the firmware reported (`stack high-water N bytes` on semihosting).
+/// The deepest stack the firmware reported (`stack high-water N bytes (boot B, serving S)` on
+/// semihosting).
 pub fn stack_high_water(stderr: &str) -> Option<usize> {
     stderr
         .lines()
         .filter_map(|l| {
             l.strip_prefix("redmark-panel: stack high-water ")?
-                .strip_suffix(" bytes")?
+                .split(' ')
+                .next()?
                 .parse()
                 .ok()
         })

@@ -607,7 +607,12 @@ fn a_thousand_messages_no_reply_lost_or_reordered_and_the_stack_stays_in_budget(
 
     let err = p.finish();
     let hw = stack_high_water(&err).expect("stack high-water reported over semihosting");
-    println!("panel stack high-water after 1000 messages: {hw} bytes");
+    let line = err
+        .lines()
+        .filter(|l| l.contains("stack high-water"))
+        .last()
+        .unwrap_or("");
+    println!("panel after 1000 messages: {line}");
     assert!(
         hw <= STACK_BUDGET,
         "stack high-water {hw} bytes is over the {STACK_BUDGET}-byte budget"

@@ -19,9 +19,9 @@ pub fn line(args: fmt::Arguments<'_>) {
     write(format_args!("redmark-panel: {args}\n"));
 }
 
-/// The stack grew to a new high-water mark.
-pub fn stack(bytes: usize) {
-    line(format_args!("stack high-water {bytes} bytes"));
+/// The stack grew to a new high-water mark (`peak` = the larger of boot and serving).
+pub fn stack(peak: usize, boot: usize, serving: usize) {
+    line(format_args!("stack high-water {peak} bytes (boot {boot}, serving {serving})"));
 }
 
 /// Ends the emulation with a failure status (after a panic or a fault).

@@ -134,6 +134,7 @@ fn main() -> ! {
     clock::start(cp.SYST);
     let epoch = diag::boot_epoch();
     let Parts { engine, lines, out, mut host } = setup(epoch);
+    stack::boot_done();
 
     let key = if provision::KEY_IS_DEV { "DEVELOPMENT" } else { "provisioned" };
     diag::line(format_args!(

@@ -16,6 +16,9 @@ extern "C" {
     static _stack_start: u32;
 }
 
+/// Deepest stack use while booting (before [`boot_done`] repainted).
+static BOOT: AtomicUsize = AtomicUsize::new(0);
+/// Deepest stack use while serving, as last reported.
 static REPORTED: AtomicUsize = AtomicUsize::new(0);
 
 fn floor() -> usize {
@@ -55,11 +58,20 @@ pub fn high_water() -> usize {
     top() - p
 }
 
-/// Reports the high-water mark over semihosting when it has grown since the last report.
+/// Ends the boot phase: keeps its high-water mark and paints again, so serving is measured
+/// on its own. The peak reported is the larger of the two.
+pub fn boot_done() {
+    BOOT.store(high_water(), Ordering::Relaxed);
+    paint();
+}
+
+/// Reports the high-water mark over semihosting when serving has deepened the stack since
+/// the last report.
 pub fn report_growth() {
-    let hw = high_water();
-    if hw > REPORTED.load(Ordering::Relaxed) {
-        REPORTED.store(hw, Ordering::Relaxed);
-        crate::diag::stack(hw);
+    let serving = high_water();
+    if serving > REPORTED.load(Ordering::Relaxed) {
+        REPORTED.store(serving, Ordering::Relaxed);
+        let boot = BOOT.load(Ordering::Relaxed);
+        crate::diag::stack(serving.max(boot), boot, serving);
     }
 }

@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# Door-panel budgets: flash, static RAM, peak stack and heap of the firmware in
+# boards/lm3s6965evb, for thumbv7m (the QEMU board), thumbv6m (RP2040-class) and thumbv7em
+# (Cortex-M4F) builds of the same firmware.
+#
+#   bench/panel-budget.sh           print the table
+#   bench/panel-budget.sh --check   also exit 1 if a figure is over budget
+#
+# Flash and static RAM come from llvm-size (rustup component llvm-tools). The peak stack is
+# measured on the running firmware: it paints its free stack at boot and reports the
+# high-water mark over semihosting; this script drives every image under QEMU through a
+# scripted exchange (the seed's MRTR flow, decline, cancel, cancel_booking, a tampered state,
+# -32021, garbage, an over-long line, fractional numbers, 300 more requests) and reads the
+# mark after QEMU is ended. thumbv7m and thumbv6m run on lm3s6965evb's Cortex-M3 (ARMv6-M is
+# a subset), thumbv7em on the same board with -cpu cortex-m4.
+# Heap: the images are no_std with no #[global_allocator]; the script checks that no
+# allocator symbol is linked and that the alloc-canary build (which allocates once) fails to
+# link with rustc's "no global memory allocator found".
+#
+# Needs: qemu-system-arm, rustup targets thumbv6m-none-eabi thumbv7m-none-eabi
+# thumbv7em-none-eabihf, rustup component llvm-tools.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BOARD=$ROOT/boards/lm3s6965evb
+OUT=$ROOT/target/panel/budget
+# Sizes do not depend on the key; this one is public and only for measuring.
+export REDMARK_PANEL_KEY=${REDMARK_PANEL_KEY:-6275646765742d6f6e6c792d6b65792d6e6f742d666f722d70616e656c732121}
+unset REDMARK_PANEL_STATE_TTL
+CHECK=0
+[[ ${1:-} == --check ]] && CHECK=1
+
+FLASH_BUDGET=$((64 * 1024))
+RAM_BUDGET=$((16 * 1024))
+STACK_BUDGET=$((8 * 1024))
+TARGETS=(thumbv7m-none-eabi thumbv6m-none-eabi thumbv7em-none-eabihf)
+
+die() {
+  echo "panel-budget: $*" >&2
+  exit 2
+}
+
+SYSROOT=$(rustc --print sysroot)
+LLVM_SIZE=$(ls "$SYSROOT"/lib/rustlib/*/bin/llvm-size 2>/dev/null | head -n1 || true)
+LLVM_NM=$(ls "$SYSROOT"/lib/rustlib/*/bin/llvm-nm 2>/dev/null | head -n1 || true)
+[[ -x $LLVM_SIZE && -x $LLVM_NM ]] || die "llvm-size not found: rustup component add llvm-tools"
+command -v qemu-system-arm >/dev/null ||
+  die "qemu-system-arm not found: apt-get install -y --no-install-recommends qemu-system-arm"
+
+build() { # target [cargo args...]
+  local target=$1
+  shift
+  (cd "$BOARD" && cargo build --release --quiet --target "$target" --target-dir "$OUT" "$@")
+}
+
+elf() { echo "$OUT/$1/release/redmark-panel"; }
+
+# Sum of the named sections' sizes in an ELF.
+sections() { # elf section...
+  local elf=$1
+  shift
+  "$LLVM_SIZE" -A "$elf" | awk -v want=" $* " '
+    index(want, " " $1 " ") { s += $2 } END { print s + 0 }'
+}
+
+# --- the scripted exchange ----------------------------------------------------------------
+META='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}'
+NOCAPS='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}'
+BIG='"arguments":{"day":"2026-09-17","hour":9,"room_hint":"the big room"}'
+BIG10='"arguments":{"day":"2026-09-17","hour":10,"room_hint":"the big room"}'
+NEXT_ID=0
+
+send() { printf '%s\n' "$1" >&"${QEMU[1]}"; }
+recv() {
+  REPLY_LINE=
+  IFS= read -r -t 30 REPLY_LINE <&"${QEMU[0]}" || die "no reply within 30 s (stderr: $(cat "$ERR"))"
+}
+rpc() { # method params-json -> REPLY_LINE
+  NEXT_ID=$((NEXT_ID + 1))
+  send "{\"jsonrpc\":\"2.0\",\"id\":$NEXT_ID,\"method\":\"$1\",\"params\":$2}"
+  recv
+}
+expect() { [[ $REPLY_LINE == *"$1"* ]] || die "expected $1 in: ${REPLY_LINE:0:300}"; }
+state_of() { sed -n 's/.*"requestState":"\([^"]*\)".*/\1/p' <<<"$REPLY_LINE"; }
+
+exchange() {
+  rpc server/discover "{$META}"
+  expect supportedVersions
+  rpc tools/list "{$META}"
+  expect book_room
+  # The seed: ambiguous room -> form -> retry -> booking.
+  rpc tools/call "{\"name\":\"book_room\",$BIG,$META}"
+  expect input_required
+  local st
+  st=$(state_of)
+  rpc tools/call "{\"name\":\"book_room\",$BIG,\"inputResponses\":{\"room\":{\"action\":\"accept\",\"content\":{\"room_id\":\"studio-b\"}}},\"requestState\":\"$st\",$META}"
+  expect '"booking"'
+  # Decline and cancel.
+  for action in decline cancel; do
+    rpc tools/call "{\"name\":\"book_room\",$BIG10,$META}"
+    st=$(state_of)
+    rpc tools/call "{\"name\":\"book_room\",$BIG10,\"inputResponses\":{\"room\":{\"action\":\"$action\"}},\"requestState\":\"$st\",$META}"
+    expect '"booked":false'
+  done
+  # cancel_booking with its confirmation.
+  rpc tools/call "{\"name\":\"book_room\",\"arguments\":{\"day\":\"2026-09-18\",\"hour\":14,\"room_id\":\"nook\"},$META}"
+  local bk
+  bk=$(sed -n 's/.*"id":"\(bk_[0-9]*\)".*/\1/p' <<<"$REPLY_LINE")
+  [[ -n $bk ]] || die "no booking id in: ${REPLY_LINE:0:300}"
+  rpc tools/call "{\"name\":\"cancel_booking\",\"arguments\":{\"booking_id\":\"$bk\"},$META}"
+  st=$(state_of)
+  rpc tools/call "{\"name\":\"cancel_booking\",\"arguments\":{\"booking_id\":\"$bk\"},\"inputResponses\":{\"confirm\":{\"action\":\"accept\",\"content\":{\"confirm\":true}}},\"requestState\":\"$st\",$META}"
+  expect cancelled
+  # A tampered state, a client that cannot be asked.
+  rpc tools/call "{\"name\":\"book_room\",$BIG10,$META}"
+  st=$(state_of)
+  local bad="${st:0:10}$([[ ${st:10:1} == A ]] && echo B || echo A)${st:11}"
+  rpc tools/call "{\"name\":\"book_room\",$BIG10,\"inputResponses\":{\"room\":{\"action\":\"accept\",\"content\":{\"room_id\":\"atrium\"}}},\"requestState\":\"$bad\",$META}"
+  expect 'Invalid requestState'
+  rpc tools/call "{\"name\":\"book_room\",$BIG10,$NOCAPS}"
+  expect -32021
+  # Garbage, an over-long line, fractional numbers.
+  send 'garbage'
+  recv
+  expect -32700
+  send "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"x\",\"pad\":\"$(printf 'a%.0s' {1..3000})\"}"
+  recv
+  expect -32600
+  rpc tools/call "{\"name\":\"list_rooms\",\"arguments\":{\"day\":\"2026-09-17\",\"hour\":9.5,\"attendees\":2.25e1},$META}"
+  expect resultType
+  # More of everything.
+  local i
+  for i in $(seq 1 60); do
+    rpc tools/list "{$META}"
+    rpc server/discover "{$META}"
+    rpc tools/call "{\"name\":\"list_rooms\",\"arguments\":{\"day\":\"2026-09-17\",\"hour\":$((i % 24))},$META}"
+    rpc tools/call "{\"name\":\"book_room\",\"arguments\":{\"day\":\"2026-09-19\",\"hour\":$((i % 24)),\"room_hint\":\"the big room\"},$META}"
+    rpc tools/call "{\"name\":\"book_room\",\"arguments\":{\"day\":\"2026-09-20\",\"hour\":$((i % 24)),\"room_id\":\"atrium\"},$META}"
+  done
+}
+
+# Runs an image through the exchange; prints its stack report line.
+measure_stack() { # elf cpu
+  ERR=$(mktemp)
+  coproc QEMU {
+    exec qemu-system-arm -M lm3s6965evb -cpu "$2" -display none -serial stdio -monitor none \
+      -semihosting-config enable=on,target=native -kernel "$1" -append "epoch=$$" 2>"$ERR"
+  }
+  local pid=$QEMU_PID
+  exchange
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  grep 'stack high-water' "$ERR" | tail -n1 | sed 's/^redmark-panel: stack high-water //'
+  rm -f "$ERR"
+}
+
+# --- heap: nothing may allocate ----------------------------------------------------------
+heap_check() {
+  local t=${TARGETS[0]} log
+  if "$LLVM_NM" "$(elf "$t")" | grep -Eq '__rust_alloc|__rg_alloc|__rust_realloc|__rdl_alloc'; then
+    die "an allocator symbol is linked into $(elf "$t")"
+  fi
+  log=$(mktemp)
+  if (cd "$BOARD" && cargo build --release --quiet --target "$t" --target-dir "$OUT/canary" \
+    --features alloc-canary) >"$log" 2>&1; then
+    die "the alloc-canary build linked: something provides a global allocator"
+  fi
+  grep -q 'no global memory allocator found' "$log" ||
+    die "the alloc-canary build failed for another reason: $(cat "$log")"
+  rm -f "$log"
+  echo "heap: 0 bytes (no allocator symbol linked; the alloc-canary build fails to link: \"no global memory allocator found\")"
+}
+
+mark() { (($1 > $2)) && echo "!" || echo " "; } # value budget
+
+OVER=0
+ROWS=()
+for t in "${TARGETS[@]}"; do
+  build "$t" || die "build for $t failed (rustup target add $t)"
+  e=$(elf "$t")
+  flash=$(sections "$e" .vector_table .text .rodata .data)
+  ram=$(sections "$e" .data .bss .uninit)
+  cpu=cortex-m3
+  [[ $t == thumbv7em-* ]] && cpu=cortex-m4
+  stack=$(measure_stack "$e" "$cpu")
+  peak=${stack%% *}
+  [[ $peak =~ ^[0-9]+$ ]] || die "no stack report from $t: $stack"
+  ((flash > FLASH_BUDGET || ram > RAM_BUDGET || peak > STACK_BUDGET)) && OVER=1
+  ROWS+=("$(printf '%-22s %7d%s %7d%s %7d%s  %s' "$t" "$flash" "$(mark "$flash" $FLASH_BUDGET)" \
+    "$ram" "$(mark "$ram" $RAM_BUDGET)" "$peak" "$(mark "$peak" $STACK_BUDGET)" "${stack#* }")")
+done
+HEAP=$(heap_check)
+
+echo
+echo "redmark door panel — bytes (flash = vector table + text + rodata + data;"
+echo "static RAM = data + bss incl. all buffers; stack = measured high-water under QEMU)"
+printf '%-22s %7s  %7s  %7s   %s\n' target flash ram stack "stack detail"
+printf '%-22s %7d  %7d  %7d   %s\n' budget $FLASH_BUDGET $RAM_BUDGET $STACK_BUDGET "(! = over budget)"
+for r in "${ROWS[@]}"; do echo "$r"; done
+echo "$HEAP"
+echo "buffers: line 2048 B, output 3072 B, bookings 32 (RAM store)"
+if ((CHECK && OVER)); then
+  echo "panel-budget: over budget" >&2
+  exit 1
+fi
