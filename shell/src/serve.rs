@@ -111,7 +111,10 @@ pub fn run(args: ServeArgs) -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return fail(format!("cannot start the runtime: {e}")),
     };
-    match rt.block_on(start(args)) {
+    let outcome = rt.block_on(start(args));
+    // Blocking stdin reads never return on their own: do not wait for them.
+    rt.shutdown_timeout(Duration::from_millis(500));
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(e),
     }

@@ -68,6 +68,18 @@ fn stdio_bad_input_and_clean_exit_on_eof() {
 }
 
 #[test]
+fn stdio_stops_on_sigterm_while_stdin_stays_open() {
+    let data = TempDir::new("stdio-term");
+    let mut s = Server::start(&[], data.path());
+    let mut c = s.stdio();
+    assert_discovered(&c.request(&discover(1)), 1);
+    s.signal("TERM");
+    let st = s.wait_exit().expect("redmark did not exit on SIGTERM");
+    assert!(st.success(), "{st:?}\n{}", s.stderr());
+    drop(c);
+}
+
+#[test]
 fn tcp_bad_input_half_lines_and_other_clients() {
     let data = TempDir::new("tcp-bad");
     let s = Server::start(&["--tcp", "127.0.0.1:0"], data.path());
