@@ -119,6 +119,34 @@ fn serve() -> (tokio::runtime::Runtime, String) {
     (rt, addr)
 }
 
+/// Serves `Desk` over rmcp's own Streamable HTTP server (stateless, 2026-07-28 only) at
+/// `http://127.0.0.1:<port>/mcp`, until the returned runtime is dropped.
+fn serve_http() -> (tokio::runtime::Runtime, String) {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.spawn(async move {
+        let service = StreamableHttpService::new(
+            || Ok(Desk),
+            std::sync::Arc::new(LocalSessionManager::default()),
+            StreamableHttpServerConfig::default().with_sse_keep_alive(None),
+        );
+        let router = axum::Router::new().nest_service("/mcp", service);
+        let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+        let _ = axum::serve(listener, router).await;
+    });
+    (rt, url)
+}
+
 fn done(rt: tokio::runtime::Runtime) {
     rt.shutdown_timeout(Duration::from_secs(5));
 }
@@ -180,5 +208,34 @@ fn declines_an_rmcp_form() {
     let out = redmark(&cat(&[&["call", "--tcp", &addr, "pick_room", "hint=big"]]));
     assert_eq!(out.code, 7, "{out:?}");
     assert!(out.stderr.contains("--answer pick.room=VALUE"), "{out:?}");
+    done(rt);
+}
+
+#[test]
+fn talks_to_rmcps_streamable_http_server() {
+    let (rt, url) = serve_http();
+    let out = redmark(&cat(&[&["tools", "--json", "--url", &url]]));
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("\"pick_room\""), "{out:?}");
+    let args = cat(&[&[
+        "call",
+        "--trace",
+        "--url",
+        &url,
+        "--answer",
+        "pick.room=atrium",
+        "--answer",
+        "pick.minutes=45",
+        "pick_room",
+        "hint=the big room",
+    ]]);
+    let out = redmark(&args);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        out.stdout.trim(),
+        "rmcp picked atrium for 45 minutes",
+        "{out:?}"
+    );
+    assert_eq!(Trace::parse(&out.stderr).sent.len(), 2, "{}", out.stderr);
     done(rt);
 }
