@@ -328,6 +328,7 @@ impl Drop for Lines {
 pub struct Http {
     url: String,
     agent: ureq::Agent,
+    timeout: Duration,
 }
 
 impl Http {
@@ -347,6 +348,7 @@ impl Http {
         Ok(Http {
             url: url.to_owned(),
             agent,
+            timeout,
         })
     }
 }
@@ -390,11 +392,22 @@ impl Transport for Http {
             .header("Accept", "application/json, text/event-stream")
             .header("MCP-Protocol-Version", PROTOCOL_VERSION)
             .header("Mcp-Method", header_value(req.method));
-        if let Some(name) = req.name {
-            post = post.header("Mcp-Name", header_value(name));
+        let name = req.name.map(header_value);
+        if let Some(name) = &name {
+            post = post.header("Mcp-Name", name);
+        }
+        if super::tracing() {
+            let named = name.map(|n| format!(", Mcp-Name: {n}")).unwrap_or_default();
+            super::trace(
+                " ",
+                &format!(
+                    "POST {} (MCP-Protocol-Version: {PROTOCOL_VERSION}, Mcp-Method: {}{named})",
+                    self.url, req.method
+                ),
+            );
         }
         let mut resp = post.send(req.body).map_err(|e| match e {
-            ureq::Error::Timeout(_) => TransportError::Timeout(Duration::ZERO),
+            ureq::Error::Timeout(_) => TransportError::Timeout(self.timeout),
             e => TransportError::Io(format!("POST {}: {e}", self.url)),
         })?;
         let status = resp.status().as_u16();
@@ -408,6 +421,9 @@ impl Transport for Http {
             .unwrap_or("")
             .trim()
             .to_ascii_lowercase();
+        if super::tracing() {
+            super::trace(" ", &format!("HTTP {status} {ctype}"));
+        }
         let body = resp.body_mut();
         if ctype == "text/event-stream" {
             let mut got = Vec::new();
