@@ -87,11 +87,15 @@ pub fn firmware(build: Build) -> PathBuf {
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// Serializes firmware builds in this process: they share one target folder (the
+/// dependencies are built once; a configuration change only relinks the firmware) and each
+/// image is copied out before the next build can overwrite it.
+static BUILD_LOCK: Mutex<()> = Mutex::new(());
+
 fn cargo_build(build: Build) -> Result<PathBuf, String> {
-    let target_dir = repo_root()
-        .join("target")
-        .join("panel")
-        .join(build.dir_name());
+    let _one_at_a_time = BUILD_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let panel = repo_root().join("target").join("panel");
+    let target_dir = panel.join("tests");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.current_dir(board_dir())
@@ -116,10 +120,16 @@ fn cargo_build(build: Build) -> Result<PathBuf, String> {
             String::from_utf8_lossy(&out.stderr)
         ));
     }
-    Ok(target_dir
+    let built = target_dir
         .join(TARGET)
         .join("release")
-        .join("redmark-panel"))
+        .join("redmark-panel");
+    let image = panel.join(format!("redmark-panel-{}.elf", build.dir_name()));
+    let partial = image.with_extension(format!("elf.{}", std::process::id()));
+    std::fs::copy(&built, &partial)
+        .and_then(|_| std::fs::rename(&partial, &image))
+        .map_err(|e| format!("copying {} to {}: {e}", built.display(), image.display()))?;
+    Ok(image)
 }
 
 /// A distinct boot epoch for every boot in this process (a fresh "reset counter").
