@@ -247,3 +247,41 @@ fn a_thousand_concurrent_http_connections() {
         );
     }
 }
+
+/// Several answer lines (progress notifications, then the response) go out as one
+/// `text/event-stream`, one `data:` event per message, the response last; a single answer is
+/// plain JSON. Uses the conformance fixtures' `test_tool_with_progress`.
+#[test]
+fn progress_then_response_as_an_event_stream() {
+    let data = TempDir::new("http-sse");
+    let s = Server::start(&["--http", "127.0.0.1:0", "--fixtures"], data.path());
+    let mut call = json!({"jsonrpc":"2.0","id":9,"method":"tools/call",
+        "params":{"name":"test_tool_with_progress","arguments":{},"_meta": meta(json!({}))}});
+    let plain = post_mcp(s.http[0], &call, &[]);
+    assert_eq!(plain.header("content-type"), Some("application/json"));
+    call["params"]["_meta"]["progressToken"] = json!("p-1");
+    let r = post_mcp(s.http[0], &call, &[]);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), Some("text/event-stream"));
+    let text = String::from_utf8(r.body.clone()).unwrap();
+    let events: Vec<Value> = text
+        .split("\n\n")
+        .filter(|e| !e.trim().is_empty())
+        .map(|e| {
+            let data = e
+                .lines()
+                .find_map(|l| l.strip_prefix("data: "))
+                .expect("a data line");
+            serde_json::from_str(data).expect("one JSON message per event")
+        })
+        .collect();
+    assert!(events.len() >= 2, "{text}");
+    let (last, before) = events.split_last().unwrap();
+    assert_eq!(last["id"], 9, "the response comes last: {text}");
+    assert!(
+        before
+            .iter()
+            .all(|n| n["method"] == "notifications/progress"),
+        "{text}"
+    );
+}
