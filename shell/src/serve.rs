@@ -47,8 +47,15 @@ Transports (combine freely; stdio is the default when neither --tcp nor --http i
   Port 0 picks a free port. Each listener prints `redmark: listening <tcp|http> <addr>` on
   stderr once bound. Logs go to stderr only (REDMARK_LOG=debug for more).
 
+Principals (state minted for one fails for another): stdio and TCP clients are the local
+user (TCP binds loopback addresses only); HTTP clients are named by --tokens (Authorization:
+Bearer), or are all one anonymous principal without it (a warning is logged). On loopback,
+HTTP requests whose Host or Origin is not localhost/127.0.0.1/[::1] get 403.
+
 Limits: a message (line or POST body) holds at most 16384 bytes; a longer line gets a -32600
 error without id and the connection goes on; a longer POST body gets HTTP 413 with that error.
+A TCP client that cannot take an answer for 30 s is disconnected; HTTP request headers and
+bodies must each arrive within 30 s, and idle keep-alive connections close after 30 s.
 
 Keys: REDMARK_KEY (hex, 32-64 bytes) overrides the key file DIR/sealing-keys; REDMARK_OLD_KEYS
 (comma-separated hex) keeps older keys verifying. Without REDMARK_KEY a random key is created on
