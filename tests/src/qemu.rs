@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Output, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -92,34 +92,55 @@ pub fn firmware(build: Build) -> PathBuf {
 /// image is copied out before the next build can overwrite it.
 static BUILD_LOCK: Mutex<()> = Mutex::new(());
 
-fn cargo_build(build: Build) -> Result<PathBuf, String> {
+/// `cargo build --release` of the firmware (more `args` after it) in the shared test target
+/// folder, with `REDMARK_PANEL_KEY` and `REDMARK_PANEL_STATE_TTL` as given (None: unset).
+/// Builds run one at a time in this process.
+pub fn cargo_firmware(args: &[&str], key: Option<&str>, state_ttl_s: Option<u32>) -> Output {
     let _one_at_a_time = BUILD_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let panel = repo_root().join("target").join("panel");
-    let target_dir = panel.join("tests");
+    cargo_firmware_locked(args, key, state_ttl_s)
+}
+
+fn firmware_target_dir() -> PathBuf {
+    repo_root().join("target").join("panel").join("tests")
+}
+
+fn cargo_firmware_locked(args: &[&str], key: Option<&str>, state_ttl_s: Option<u32>) -> Output {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.current_dir(board_dir())
         .args(["build", "--release", "--target", TARGET, "--manifest-path"])
         .arg(board_dir().join("Cargo.toml"))
         .arg("--target-dir")
-        .arg(&target_dir)
-        .env("REDMARK_PANEL_KEY", TEST_KEY)
+        .arg(firmware_target_dir())
+        .args(args)
         // The outer `cargo test` must not steer the firmware build.
         .env_remove("CARGO_TARGET_DIR")
         .env_remove("CARGO_BUILD_TARGET")
         .env_remove("RUSTFLAGS")
         .env_remove("CARGO_ENCODED_RUSTFLAGS");
-    match build.state_ttl_s {
+    match key {
+        Some(k) => cmd.env("REDMARK_PANEL_KEY", k),
+        None => cmd.env_remove("REDMARK_PANEL_KEY"),
+    };
+    match state_ttl_s {
         Some(t) => cmd.env("REDMARK_PANEL_STATE_TTL", t.to_string()),
         None => cmd.env_remove("REDMARK_PANEL_STATE_TTL"),
     };
-    let out = cmd.output().map_err(|e| format!("cannot run cargo: {e}"))?;
+    cmd.output()
+        .unwrap_or_else(|e| panic!("cannot run cargo: {e}"))
+}
+
+fn cargo_build(build: Build) -> Result<PathBuf, String> {
+    let _one_at_a_time = BUILD_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let out = cargo_firmware_locked(&[], Some(TEST_KEY), build.state_ttl_s);
     if !out.status.success() {
         return Err(format!(
             "building the panel firmware failed (is the target installed? rustup target add {TARGET}):\n{}",
             String::from_utf8_lossy(&out.stderr)
         ));
     }
+    let panel = repo_root().join("target").join("panel");
+    let target_dir = firmware_target_dir();
     let built = target_dir
         .join(TARGET)
         .join("release")
