@@ -282,6 +282,23 @@ impl Panel {
         self.recv()
     }
 
+    /// QEMU's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// CPU time QEMU has used so far (user + system), from /proc (Linux).
+    pub fn cpu_time(&self) -> Duration {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid()))
+            .expect("read /proc/<qemu>/stat");
+        // Fields after the parenthesised command name; utime and stime are the 12th and 13th.
+        let rest = &stat[stat.rfind(')').expect("stat format") + 2..];
+        let f: Vec<&str> = rest.split(' ').collect();
+        let ticks: u64 = f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap();
+        // USER_HZ is 100 on Linux.
+        Duration::from_millis(ticks * 10)
+    }
+
     /// What QEMU wrote on stderr so far (semihosting diagnostics, QEMU's own warnings).
     pub fn stderr(&self) -> String {
         self.stderr.lock().unwrap().clone()

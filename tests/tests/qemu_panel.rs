@@ -618,3 +618,29 @@ fn a_thousand_messages_no_reply_lost_or_reordered_and_the_stack_stays_in_budget(
         "stack high-water {hw} bytes is over the {STACK_BUDGET}-byte budget"
     );
 }
+
+#[test]
+fn an_idle_panel_sleeps_instead_of_spinning() {
+    let mut p = boot();
+    let r = rpc(
+        &mut p,
+        1,
+        &request(1, "server/discover", json!({"_meta": meta(json!({}))})),
+    );
+    assert!(r["result"].is_object(), "{r}");
+    let before = p.cpu_time();
+    thread::sleep(Duration::from_secs(2));
+    let used = p.cpu_time() - before;
+    // Spinning costs QEMU a whole host core (about 2 s here); WFI costs next to nothing.
+    assert!(
+        used < Duration::from_millis(600),
+        "QEMU used {used:?} of CPU in 2 s while the panel was idle"
+    );
+    // And it wakes up for the next message.
+    let r = rpc(
+        &mut p,
+        2,
+        &request(2, "tools/list", json!({"_meta": meta(json!({}))})),
+    );
+    assert!(r["result"]["tools"].is_array(), "{r}");
+}
