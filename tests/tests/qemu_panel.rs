@@ -644,3 +644,32 @@ fn an_idle_panel_sleeps_instead_of_spinning() {
     );
     assert!(r["result"]["tools"].is_array(), "{r}");
 }
+
+#[test]
+fn the_ram_store_holds_32_bookings_and_says_when_full() {
+    let mut p = boot();
+    let book = |p: &mut Panel, id: i64| {
+        let args = json!({"day": format!("2026-10-{:02}", 1 + id / 24), "hour": id % 24, "room_id": "nook"});
+        rpc(p, id, &call(id, "book_room", args, json!({}), None, None))
+    };
+    for id in 0..32 {
+        let r = book(&mut p, id);
+        assert_eq!(r["result"]["isError"], false, "booking {id}: {r}");
+    }
+    let r = book(&mut p, 32);
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert!(
+        r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("store is full"),
+        "{r}"
+    );
+    // Still serving.
+    let r = rpc(
+        &mut p,
+        33,
+        &request(33, "tools/list", json!({"_meta": meta(json!({}))})),
+    );
+    assert!(r["result"]["tools"].is_array(), "{r}");
+}
