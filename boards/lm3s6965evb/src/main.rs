@@ -18,6 +18,7 @@ mod clock;
 mod diag;
 mod stack;
 mod uart;
+mod vectors;
 
 mod provision {
     include!(concat!(env!("OUT_DIR"), "/provision.rs"));
