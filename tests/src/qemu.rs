@@ -73,8 +73,8 @@ pub fn require_qemu() {
 
 /// Builds (once per process and configuration) the firmware and returns the ELF image.
 pub fn firmware(build: Build) -> PathBuf {
-    static BUILT: OnceLock<Mutex<HashMap<Build, Arc<OnceLock<Result<PathBuf, String>>>>>> =
-        OnceLock::new();
+    type Images = HashMap<Build, Arc<OnceLock<Result<PathBuf, String>>>>;
+    static BUILT: OnceLock<Mutex<Images>> = OnceLock::new();
     let cell = BUILT
         .get_or_init(Default::default)
         .lock()

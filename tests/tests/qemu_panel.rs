@@ -609,8 +609,7 @@ fn a_thousand_messages_no_reply_lost_or_reordered_and_the_stack_stays_in_budget(
     let hw = stack_high_water(&err).expect("stack high-water reported over semihosting");
     let line = err
         .lines()
-        .filter(|l| l.contains("stack high-water"))
-        .last()
+        .rfind(|l| l.contains("stack high-water"))
         .unwrap_or("");
     println!("panel after 1000 messages: {line}");
     assert!(
