@@ -4,14 +4,17 @@
 //! Principals (state minted for one fails for another):
 //! - stdio: the local user (`local`) — whoever launched the process.
 //! - TCP: binds loopback addresses only, and its clients are the local user too (`local`):
-//!   a loopback port is reachable only from this machine, as a local MCP client's launched
-//!   process is. For anything remote or multi-user use `--http` with `--tokens`.
+//!   a loopback port is reachable only from this machine, and on Linux a connection is served
+//!   only if the connecting socket belongs to the server's own uid (`/proc/net/tcp`), so
+//!   another user of the machine cannot act as this one. For anything remote or multi-user
+//!   use `--http` with `--tokens`.
 //! - HTTP: `Authorization: Bearer` tokens mapped by `--tokens FILE` (`http:<name>`); without a
 //!   file, everyone is `http:anonymous` and a warning is logged.
 
 mod config;
 mod http;
 mod keys;
+mod peer;
 mod shared;
 mod store;
 mod stream;
@@ -48,7 +51,8 @@ Transports (combine freely; stdio is the default when neither --tcp nor --http i
   stderr once bound. Logs go to stderr only (REDMARK_LOG=debug for more).
 
 Principals (state minted for one fails for another): stdio and TCP clients are the local
-user (TCP binds loopback addresses only); HTTP clients are named by --tokens (Authorization:
+user (TCP binds loopback addresses only and, on Linux, serves only connections from
+processes of the server's own user); HTTP clients are named by --tokens (Authorization:
 Bearer), or are all one anonymous principal without it (a warning is logged). On loopback,
 HTTP requests whose Host or Origin is not localhost/127.0.0.1/[::1] get 403.
 
@@ -212,9 +216,7 @@ async fn serve<A: App + Send + 'static>(
     // Bind everything first, so a bad address fails before anything is served.
     let mut tcp = Vec::new();
     for a in &args.tcp {
-        let l = tokio::net::TcpListener::bind(a)
-            .await
-            .map_err(|e| format!("cannot listen on tcp {a}: {e}"))?;
+        let l = listen(*a).map_err(|e| format!("cannot listen on tcp {a}: {e}"))?;
         eprintln!(
             "redmark: listening tcp {}",
             l.local_addr().map_err(|e| e.to_string())?
@@ -271,6 +273,19 @@ async fn serve<A: App + Send + 'static>(
     }
     tracing::info!("stopped");
     Ok(())
+}
+
+/// A listener with a deep accept backlog (bursts of thousands of connects queue in the kernel
+/// instead of being dropped and retried by the clients a second later).
+pub fn listen(addr: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    let sock = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    sock.set_reuseaddr(true)?;
+    sock.bind(addr)?;
+    sock.listen(4096)
 }
 
 async fn wait_for_signal(shutdown: &CancellationToken) {

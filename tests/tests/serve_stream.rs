@@ -243,3 +243,49 @@ fn sigint_stops_a_tcp_server_cleanly() {
     assert!(st.success(), "{st:?}\n{}", s.stderr());
     assert_eq!(c.recv_line(), None, "connections are closed at shutdown");
 }
+
+/// TCP clients act as the local user, so a process of another user is refused (Linux, checked
+/// through the socket's owner). Needs root to run a client as `nobody`; skipped otherwise.
+#[test]
+fn tcp_refuses_another_users_process() {
+    use std::process::Command;
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| o.stdout.starts_with(b"0\n"))
+        .unwrap_or(false);
+    if !root || Command::new("setpriv").arg("--version").output().is_err() {
+        eprintln!("skipped: needs root and setpriv to connect as another user");
+        return;
+    }
+    let data = TempDir::new("tcp-uid");
+    let s = Server::start(&["--tcp", "127.0.0.1:0"], data.path());
+    let port = s.tcp[0].port();
+    let script = format!(
+        "exec 3<>/dev/tcp/127.0.0.1/{port} && printf '%s\\n' '{}' >&3 && timeout 20 head -n 1 <&3",
+        discover(1)
+    );
+    let as_nobody = Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "bash",
+            "-c",
+            &script,
+        ])
+        .output()
+        .expect("run setpriv");
+    assert!(
+        as_nobody.stdout.is_empty(),
+        "another user was served: {}",
+        String::from_utf8_lossy(&as_nobody.stdout)
+    );
+    assert!(s.wait_stderr("not this user's process"), "{}", s.stderr());
+    let as_me = Command::new("bash")
+        .args(["-c", &script])
+        .output()
+        .expect("run bash");
+    let r: Value = serde_json::from_slice(&as_me.stdout).expect("answer for the server's own user");
+    assert_discovered(&r, 1);
+}

@@ -310,9 +310,7 @@ fn check_origin(h: &HeaderMap, loopback: bool) -> Result<(), &'static str> {
 
 /// Binds an HTTP listener, printing `redmark: listening http ADDR` on stderr.
 pub async fn bind(addr: SocketAddr) -> Result<TcpListener, String> {
-    let l = TcpListener::bind(addr)
-        .await
-        .map_err(|e| format!("cannot listen on http {addr}: {e}"))?;
+    let l = super::listen(addr).map_err(|e| format!("cannot listen on http {addr}: {e}"))?;
     let local = l.local_addr().map_err(|e| e.to_string())?;
     eprintln!("redmark: listening http {local}");
     if !local.ip().is_loopback() {

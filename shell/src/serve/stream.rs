@@ -21,6 +21,7 @@ use tokio::time::{timeout, Instant};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use super::peer::{PeerUids, Verdict};
 use super::shared::{Input, Shared};
 
 /// Timeouts of one stream connection (`None`: never).
@@ -152,6 +153,8 @@ pub async fn serve_tcp<A: App + Send + 'static>(
 ) {
     let permits = Arc::new(Semaphore::new(max_conns));
     let principal: Arc<[u8]> = Arc::from(super::LOCAL_PRINCIPAL);
+    let local = listener.local_addr();
+    let mut uids = PeerUids::default();
     loop {
         let (sock, peer) = tokio::select! {
             _ = shutdown.cancelled() => return,
@@ -170,6 +173,15 @@ pub async fn serve_tcp<A: App + Send + 'static>(
             drop(sock);
             continue;
         };
+        // TCP clients act as the local user: only the server's own user may connect.
+        let verdict = local
+            .as_ref()
+            .map_or(Verdict::Unknown, |l| uids.check(peer, *l));
+        if !matches!(verdict, Verdict::Same | Verdict::Unsupported) {
+            tracing::warn!("tcp {peer}: refused, not this user's process ({verdict:?})");
+            drop(sock);
+            continue;
+        }
         let _ = sock.set_nodelay(true);
         let (shared, principal, shutdown) = (
             Arc::clone(&shared),
