@@ -34,16 +34,7 @@ fn canonical(h: &mut Sha256, v: Value<'_>) {
         } else {
             b"f"
         }),
-        Kind::Number => match v.as_i64() {
-            Some(i) => {
-                h.update(b"i");
-                h.update(i.to_be_bytes());
-            }
-            None => {
-                h.update(b"d");
-                h.update(v.as_f64().unwrap_or(f64::NAN).to_bits().to_be_bytes());
-            }
-        },
+        Kind::Number => number(h, v.raw()),
         Kind::String => string(h, v),
         Kind::Array => {
             h.update(b"a");
@@ -52,6 +43,53 @@ fn canonical(h: &mut Sha256, v: Value<'_>) {
         }
         Kind::Object => object(h, v, None),
     }
+}
+
+/// A number by value, without floats (no soft-float code on a panel): sign, significant
+/// digits and the decimal exponent, so `15`, `15.0`, `1.5e1` and `150E-1` hash alike.
+fn number(h: &mut Sha256, raw: &[u8]) {
+    let (negative, body) = match raw.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, raw),
+    };
+    let mantissa_end = body
+        .iter()
+        .position(|b| matches!(b, b'e' | b'E'))
+        .unwrap_or(body.len());
+    let (mantissa, exp) = body.split_at(mantissa_end);
+    let exp: i64 = exp.get(1..).map_or(0, |e| {
+        let (sign, digits) = match e.split_first() {
+            Some((b'-', d)) => (-1, d),
+            Some((b'+', d)) => (1, d),
+            _ => (1, e),
+        };
+        sign * digits
+            .iter()
+            .fold(0i64, |n, d| (n * 10 + i64::from(d - b'0')).min(1 << 40))
+    });
+    let point = mantissa
+        .iter()
+        .position(|b| *b == b'.')
+        .unwrap_or(mantissa.len()) as i64;
+    let digits = || mantissa.iter().copied().filter(u8::is_ascii_digit);
+    let leading = digits().take_while(|d| *d == b'0').count();
+    let last = digits()
+        .enumerate()
+        .filter(|(_, d)| *d != b'0')
+        .map(|(i, _)| i + 1)
+        .last();
+    let Some(last) = last else {
+        h.update(b"z");
+        return;
+    };
+    h.update(if negative { b"-" } else { b"+" });
+    // value = 0.d1d2… × 10^(point − leading + exp)
+    h.update((point - leading as i64 + exp).to_be_bytes());
+    h.update(((last - leading) as u32).to_be_bytes());
+    digits()
+        .skip(leading)
+        .take(last - leading)
+        .for_each(|d| h.update([d]));
 }
 
 fn string(h: &mut Sha256, v: Value<'_>) {
@@ -114,10 +152,26 @@ mod tests {
     }
 
     #[test]
+    fn numbers_hash_by_value() {
+        let n = |x: &str| d(&format!(r#"{{"x":{x}}}"#), None);
+        for same in ["15", "15.0", "1.5e1", "150E-1", "0.150e+2", "15.000"] {
+            assert_eq!(n("15"), n(same), "{same}");
+        }
+        for zero in ["0", "-0", "0.0", "0e5", "-0.000E-3"] {
+            assert_eq!(n("0"), n(zero), "{zero}");
+        }
+        assert_eq!(n("-2.50"), n("-25e-1"));
+        assert_ne!(n("9"), n("90"));
+    }
+
+    #[test]
     fn values_and_salience_matter() {
         let a = d(r#"{"booking_id":"bk_1"}"#, None);
         assert_ne!(a, d(r#"{"booking_id":"bk_9"}"#, None));
         assert_ne!(d(r#"{"x":"1"}"#, None), d(r#"{"x":1}"#, None));
+        assert_ne!(d(r#"{"x":1}"#, None), d(r#"{"x":-1}"#, None));
+        assert_ne!(d(r#"{"x":1.5}"#, None), d(r#"{"x":15}"#, None));
+        assert_ne!(d(r#"{"x":0.15}"#, None), d(r#"{"x":0.015}"#, None));
         let only: &[&str] = &["booking_id"];
         assert_eq!(
             d(r#"{"booking_id":"bk_1","note":"a"}"#, Some(only)),
