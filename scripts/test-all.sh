@@ -31,6 +31,9 @@ cargo test --workspace --locked
 step "benches compile"
 cargo bench --workspace --locked --no-run --quiet
 
+step "door-panel budgets (flash, static RAM, measured stack, heap)"
+bench/panel-budget.sh --check
+
 step "official MCP conformance suite"
 scripts/conformance.sh
 
