@@ -285,3 +285,28 @@ fn progress_then_response_as_an_event_stream() {
         "{text}"
     );
 }
+
+/// `Mcp-Param-*` headers reach the engine, which checks them against arguments marked
+/// `x-mcp-header` (SEP-2243; the fixtures' `test_custom_header` mirrors `region`).
+#[test]
+fn mcp_param_headers_are_checked() {
+    let data = TempDir::new("http-param");
+    let s = Server::start(&["--http", "127.0.0.1:0", "--fixtures"], data.path());
+    let call = tool_call(1, "test_custom_header", json!({"region": "eu-west"}), false);
+    let ok = post_mcp(s.http[0], &call, &[("Mcp-Param-Region", "eu-west")]);
+    assert_eq!(ok.status, 200, "{}", String::from_utf8_lossy(&ok.body));
+    for extra in [vec![], vec![("Mcp-Param-Region", "us-east")]] {
+        let r = post_mcp(s.http[0], &call, &extra);
+        assert_eq!((r.status, code(&r)), (400, -32020), "{extra:?}");
+    }
+}
+
+#[test]
+fn sigterm_stops_an_http_server_cleanly() {
+    let data = TempDir::new("http-term");
+    let mut s = Server::start(&["--http", "127.0.0.1:0"], data.path());
+    assert_eq!(post_mcp(s.http[0], &discover(1), &[]).status, 200);
+    s.signal("TERM");
+    let st = s.wait_exit().expect("redmark did not exit on SIGTERM");
+    assert!(st.success(), "{st:?}\n{}", s.stderr());
+}

@@ -13,7 +13,9 @@
 //! 5. The engine answers; its `Handled.status` is the HTTP status (400 for -32020/-32021/-32022
 //!    and `_meta` -32602, 404 for -32601, 202 with no body for a notification). One message →
 //!    `application/json`; several (notifications before the response) → `text/event-stream`,
-//!    one `data:` event each.
+//!    one `data:` event each. `Mcp-Param-*` headers go to the engine too
+//!    ([`Engine::handle_http`](redmark_core::Engine::handle_http)), which checks them against
+//!    arguments marked `x-mcp-header`.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -209,10 +211,24 @@ async fn handle<A: App + Send + 'static>(
             .get(name)
             .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
     };
+    // Every Mcp-Param-* header (SEP-2243), for the engine to check against x-mcp-header
+    // arguments; header names arrive lower-cased, the engine matches them case-insensitively.
+    let params = parts
+        .headers
+        .iter()
+        .filter_map(|(k, v)| {
+            let name = k.as_str().strip_prefix("mcp-param-")?;
+            Some((
+                name.to_string(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            ))
+        })
+        .collect();
     let headers = OwnedHeaders {
         version: h("mcp-protocol-version"),
         method: h("mcp-method"),
         name: h("mcp-name"),
+        params,
     };
     let out = st
         .shared

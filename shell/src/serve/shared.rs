@@ -6,7 +6,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use redmark_core::engine::Note;
+use redmark_core::engine::{Note, ParamHeaders};
 use redmark_core::limits::OUT;
 use redmark_core::wire::lines::Line;
 use redmark_core::{App, Context, Engine, Handled, Headers};
@@ -26,12 +26,14 @@ pub enum Input {
     },
 }
 
-/// `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` as received.
+/// `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and every `Mcp-Param-*` as received.
 #[derive(Default)]
 pub struct OwnedHeaders {
     pub version: Option<String>,
     pub method: Option<String>,
     pub name: Option<String>,
+    /// `(name after "Mcp-Param-", value)`.
+    pub params: Vec<(String, String)>,
 }
 
 /// What came back: `bytes` holds the answer lines joined by `\n` (empty for a notification).
@@ -102,7 +104,14 @@ impl<A: App + Send + 'static> Shared<A> {
         let handled = match input {
             Input::Line(l) => engine.handle_line(Line::Message(l), &cx, &mut out),
             Input::TooLong => engine.handle_line(Line::TooLong, &cx, &mut out),
-            Input::Http { body, .. } => engine.handle(body, &cx, &mut out),
+            Input::Http { body, headers } => {
+                let list: Vec<(&str, &str)> = headers
+                    .params
+                    .iter()
+                    .map(|(n, v)| (n.as_str(), v.as_str()))
+                    .collect();
+                engine.handle_http(body, &cx, ParamHeaders { list: &list }, &mut out)
+            }
         };
         drop(engine);
         if let Some(note) = handled.note {
