@@ -13,15 +13,33 @@ const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-0
 const ARGS: &str = r#""arguments":{"day":"2026-09-17","hour":9,"room_hint":"the big room"}"#;
 
 fn seed_round_trip(c: &mut Criterion) {
-    let info = ServerInfo { name: "redmark", version: "bench", instructions: None };
+    let info = ServerInfo {
+        name: "redmark",
+        version: "bench",
+        instructions: None,
+    };
     let keys = KeyRing::new(Key::new(1, &[7; 32]).expect("key"));
-    let mut engine = Engine::new(BookingApp::new(DEFAULT_FLOOR, MemStore::<64>::new(), info), keys, Config::default());
-    let cx = Context { now: 1_790_000_000, principal: b"alice", entropy: [1; 8], headers: None };
-    let ask = format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"book_room",{ARGS},{META}}}}}"#);
+    let mut engine = Engine::new(
+        BookingApp::new(DEFAULT_FLOOR, MemStore::<64>::new(), info),
+        keys,
+        Config::default(),
+    );
+    let cx = Context {
+        now: 1_790_000_000,
+        principal: b"alice",
+        entropy: [1; 8],
+        headers: None,
+    };
+    let ask = format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"book_room",{ARGS},{META}}}}}"#
+    );
     let mut out = vec![0u8; OUT];
     let h = engine.handle(ask.as_bytes(), &cx, &mut out);
     let first: serde_json::Value = serde_json::from_slice(&out[..h.len]).expect("json");
-    let state = first["result"]["requestState"].as_str().expect("asked").to_owned();
+    let state = first["result"]["requestState"]
+        .as_str()
+        .expect("asked")
+        .to_owned();
     let retry = format!(
         r#"{{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{{"name":"book_room",{ARGS},"inputResponses":{{"room":{{"action":"accept","content":{{"room_id":"studio-b"}}}}}},"requestState":"{state}",{META}}}}}"#
     );
@@ -35,8 +53,12 @@ fn seed_round_trip(c: &mut Criterion) {
             assert!(a.responded && r.responded);
         })
     });
-    g.bench_function("ask (round 1)", |b| b.iter(|| engine.handle(ask.as_bytes(), &cx, &mut out)));
-    g.bench_function("retry (round 2)", |b| b.iter(|| engine.handle(retry.as_bytes(), &cx, &mut out)));
+    g.bench_function("ask (round 1)", |b| {
+        b.iter(|| engine.handle(ask.as_bytes(), &cx, &mut out))
+    });
+    g.bench_function("retry (round 2)", |b| {
+        b.iter(|| engine.handle(retry.as_bytes(), &cx, &mut out))
+    });
     g.finish();
 }
 
