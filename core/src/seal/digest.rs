@@ -93,8 +93,13 @@ fn number(h: &mut Sha256, raw: &[u8]) {
 }
 
 fn string(h: &mut Sha256, v: Value<'_>) {
-    let len: usize = v.chars().map(char::len_utf8).sum();
     h.update(b"s");
+    if let Some(plain) = v.as_plain_str() {
+        h.update((plain.len() as u32).to_be_bytes());
+        h.update(plain.as_bytes());
+        return;
+    }
+    let len: usize = v.chars().map(char::len_utf8).sum();
     h.update((len as u32).to_be_bytes());
     let mut buf = [0u8; 4];
     v.chars()
@@ -108,8 +113,8 @@ fn object(h: &mut Sha256, v: Value<'_>, only: Option<&[&str]>) {
     loop {
         let mut best: Option<(Value<'_>, Value<'_>)> = None;
         for (k, val) in v.members() {
-            let after_last = last.is_none_or(|l| k.chars().cmp(l.chars()).is_gt());
-            let smaller = best.is_none_or(|(b, _)| k.chars().cmp(b.chars()).is_lt());
+            let after_last = last.is_none_or(|l| k.cmp_str(&l).is_gt());
+            let smaller = best.is_none_or(|(b, _)| k.cmp_str(&b).is_lt());
             let wanted = only.is_none_or(|names| names.iter().any(|n| k.eq_str(n)));
             if after_last && smaller && wanted {
                 best = Some((k, val));

@@ -130,8 +130,18 @@ impl<'a> Value<'a> {
     /// Whether this is a string whose decoded content equals `s`.
     pub fn eq_str(&self, s: &str) -> bool {
         match self.str_escaped() {
+            Some(body) if !body.contains(&b'\\') => body == s.as_bytes(),
             Some(body) => Chars::new(body).eq(s.chars()),
             None => false,
+        }
+    }
+
+    /// Orders two strings by their decoded characters (UTF-8 byte order when neither has
+    /// escapes, which is the same order).
+    pub fn cmp_str(&self, other: &Value<'_>) -> core::cmp::Ordering {
+        match (self.as_plain_str(), other.as_plain_str()) {
+            (Some(a), Some(b)) => a.cmp(b),
+            _ => self.chars().cmp(other.chars()),
         }
     }
 
