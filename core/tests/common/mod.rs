@@ -124,7 +124,7 @@ pub fn spec_dir() -> PathBuf {
 }
 
 /// The schema definition a response to `method` must satisfy.
-fn def_for(method: Option<&str>, resp: &Value) -> &'static str {
+pub fn def_for(method: Option<&str>, resp: &Value) -> &'static str {
     if resp.get("error").is_some() {
         return match resp["error"]["code"].as_i64() {
             Some(-32021) => "MissingRequiredClientCapabilityError",
@@ -136,13 +136,19 @@ fn def_for(method: Option<&str>, resp: &Value) -> &'static str {
         Some("server/discover") => "DiscoverResultResponse",
         Some("tools/list") => "ListToolsResultResponse",
         Some("tools/call") => "CallToolResultResponse",
+        Some("prompts/list") => "ListPromptsResultResponse",
+        Some("prompts/get") => "GetPromptResultResponse",
+        Some("resources/list") => "ListResourcesResultResponse",
+        Some("resources/templates/list") => "ListResourceTemplatesResultResponse",
+        Some("resources/read") => "ReadResourceResultResponse",
+        Some("completion/complete") => "CompleteResultResponse",
         _ => "JSONRPCResultResponse",
     }
 }
 
-/// Validates `resp` against the official 2026-07-28 schema; panics with the errors.
-pub fn validate(method: Option<&str>, resp: &Value) {
-    let def = def_for(method, resp);
+/// Validates `msg` against schema definition `def`; panics with the errors. Every result
+/// must also carry a known `resultType`.
+pub fn validate_def(def: &'static str, msg: &Value) {
     static CACHE: OnceLock<Mutex<HashMap<&'static str, &'static jsonschema::Validator>>> =
         OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
@@ -156,17 +162,25 @@ pub fn validate(method: Option<&str>, resp: &Value) {
         ))
     });
     let errors: Vec<String> = validator
-        .iter_errors(resp)
+        .iter_errors(msg)
         .map(|e| format!("{e} at {}", e.instance_path))
         .collect();
-    assert!(errors.is_empty(), "{def} invalid: {errors:#?}\n{resp:#}");
-    if let Some(result) = resp.get("result") {
+    assert!(errors.is_empty(), "{def} invalid: {errors:#?}\n{msg:#}");
+    if let Some(result) = msg.get("result") {
         let rt = result["resultType"].as_str();
         assert!(
             matches!(rt, Some("complete") | Some("input_required")),
-            "resultType on every result: {resp}"
+            "resultType on every result: {msg}"
         );
-        if rt == Some("input_required") {
+    }
+}
+
+/// Validates a response to `method` against the official 2026-07-28 schema, and the MRTR
+/// rules the schema cannot say.
+pub fn validate(method: Option<&str>, resp: &Value) {
+    validate_def(def_for(method, resp), resp);
+    if let Some(result) = resp.get("result") {
+        if result["resultType"] == "input_required" {
             assert!(result.get("inputRequests").is_some() || result.get("requestState").is_some());
             assert!(matches!(
                 method,
