@@ -177,8 +177,8 @@ fn request<'a, A: App>(
             )?;
             templates_list(eng, w, id)
         }
-        Method::ToolsCall => {
-            let mut cx = Invocation {
+        Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
+            let mut inv = Invocation {
                 eng,
                 id,
                 meta: &meta,
@@ -187,31 +187,11 @@ fn request<'a, A: App>(
                 note,
                 progress,
             };
-            return tools_call(&mut cx, params);
-        }
-        Method::PromptsGet => {
-            let mut cx = Invocation {
-                eng,
-                id,
-                meta: &meta,
-                cx,
-                w,
-                note,
-                progress,
+            return match m {
+                Method::ToolsCall => tools_call(&mut inv, params),
+                Method::PromptsGet => prompts_get(&mut inv, params),
+                _ => resources_read(&mut inv, params),
             };
-            return prompts_get(&mut cx, params);
-        }
-        Method::ResourcesRead => {
-            let mut cx = Invocation {
-                eng,
-                id,
-                meta: &meta,
-                cx,
-                w,
-                note,
-                progress,
-            };
-            return resources_read(&mut cx, params);
         }
         Method::Complete => return complete(eng, id, params, w, note),
     }
