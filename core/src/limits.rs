@@ -22,9 +22,6 @@ pub const MAX_KEYS: usize = 4;
 pub const MAX_ROOMS: usize = 16;
 /// Longest room id, in bytes.
 pub const MAX_ROOM_ID: usize = 24;
-/// Input requests in one `InputRequiredResult`.
-pub const MAX_INPUT_REQUESTS: usize = 4;
-/// Fields in one elicitation form.
-pub const MAX_FORM_FIELDS: usize = 8;
-/// Bytes of principal bound into a sealed state (longer principals are hashed first).
+/// Longest principal a host passes in (the shell bounds its token names by it); the seal binds
+/// the whole principal, length-prefixed, whatever its length.
 pub const MAX_PRINCIPAL: usize = 64;
