@@ -255,7 +255,8 @@ async fn serve<A: App + Send + 'static>(
     let stdio = args.stdio || (args.tcp.is_empty() && args.http.is_empty());
     if stdio {
         let (shared, shutdown) = (Arc::clone(&shared), shutdown.clone());
-        tokio::spawn(async move {
+        // On the tracker like every connection: shutdown waits for the request in flight.
+        tracker.spawn(async move {
             stream::serve_stdio(shared, shutdown.clone()).await;
             // The client that launched us is gone: stop everything.
             shutdown.cancel();

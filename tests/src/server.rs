@@ -217,6 +217,14 @@ impl Server {
         LineClient::new(r, w)
     }
 
+    /// The process's stdin and stdout themselves (once; later calls panic), e.g. to write and
+    /// read from separate threads.
+    pub fn take_stdio(&mut self) -> (ChildStdin, ChildStdout) {
+        let w = self.child.stdin.take().expect("stdin already taken");
+        let r = self.child.stdout.take().expect("stdout already taken");
+        (w, r)
+    }
+
     /// Sends `sig` (e.g. "TERM", "INT") with `kill(1)`.
     pub fn signal(&self, sig: &str) {
         let st = Command::new("kill")

@@ -3,6 +3,7 @@
 //! exits cleanly.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader, Write};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -111,9 +112,20 @@ fn expected(id: u64, room: &str, day: &str, hour: u8) -> String {
     format!("Cancel bk_{id}: {name} on {day} at {hour:02}:00")
 }
 
+/// What a restart must find.
+#[derive(Clone, Copy, PartialEq)]
+enum Expect {
+    /// After `kill -9`: a booking may be stored whose answer never left (it must be whole).
+    MaybeUnanswered,
+    /// After SIGTERM: what is in flight finishes, so what is stored is exactly what was
+    /// acknowledged.
+    ExactlyAcked,
+}
+
 /// Every acknowledged booking is stored as acknowledged; the stored ids are exactly 1..=m; a
-/// stored booking nobody saw acknowledged is a whole booking of a slot that was asked for.
-fn verify(server: &Server, acked: &Acked, tried: &BTreeSet<(String, String, u8)>) {
+/// stored booking nobody saw acknowledged is a whole booking of a slot that was asked for (and
+/// there is none with [`Expect::ExactlyAcked`]).
+fn verify(server: &Server, acked: &Acked, tried: &BTreeSet<(String, String, u8)>, expect: Expect) {
     let mut c = server.tcp_client();
     for (id, (room, day, hour)) in acked {
         let d = describe(&mut c, *id).unwrap_or_else(|| panic!("acknowledged bk_{id} is gone"));
@@ -125,6 +137,10 @@ fn verify(server: &Server, acked: &Acked, tried: &BTreeSet<(String, String, u8)>
     let max_acked = acked.keys().max().copied().unwrap_or(0);
     let mut id = max_acked + 1;
     while let Some(d) = describe(&mut c, id) {
+        assert!(
+            expect == Expect::MaybeUnanswered,
+            "bk_{id} is stored but its request was never answered: {d}"
+        );
         let whole = tried
             .iter()
             .any(|(room, day, hour)| d.starts_with(&expected(id, room, day, *hour)));
@@ -174,7 +190,12 @@ fn kill_9_under_a_stream_of_bookings_loses_nothing_acknowledged() {
             w.join().expect("writer");
         }
         let restarted = Server::start(&["--tcp", "127.0.0.1:0"], data.path());
-        verify(&restarted, &acked.lock().unwrap(), &tried.lock().unwrap());
+        verify(
+            &restarted,
+            &acked.lock().unwrap(),
+            &tried.lock().unwrap(),
+            Expect::MaybeUnanswered,
+        );
     }
 }
 
@@ -209,5 +230,86 @@ fn sigterm_finishes_in_flight_requests_and_exits_cleanly() {
         w.join().expect("writer");
     }
     let restarted = Server::start(&["--tcp", "127.0.0.1:0"], data.path());
-    verify(&restarted, &acked.lock().unwrap(), &tried.lock().unwrap());
+    verify(
+        &restarted,
+        &acked.lock().unwrap(),
+        &tried.lock().unwrap(),
+        Expect::ExactlyAcked,
+    );
+}
+
+/// The same over stdio: many pipelined `book_room` lines, SIGTERM, stdout read to EOF; every
+/// stored booking was answered and every answer is stored.
+#[test]
+fn sigterm_on_stdio_answers_every_booking_it_commits() {
+    let data = TempDir::new("sigterm-stdio");
+    let mut server = Server::start(&[], data.path());
+    let (mut stdin, stdout) = server.take_stdio();
+    let tried = Arc::new(Mutex::new(BTreeSet::new()));
+    let t = Arc::clone(&tried);
+    // Pipelined: stdio answers in order, the writer never waits for an answer.
+    let writer = thread::spawn(move || {
+        for i in 0..24 * 28 * 2 {
+            let (day, hour) = slot(0, i);
+            t.lock()
+                .unwrap()
+                .insert(("nook".to_string(), day.clone(), hour));
+            let req = tool_call(
+                i as u64 + 1,
+                "book_room",
+                json!({"day": day, "hour": hour, "room_id": "nook"}),
+                false,
+            );
+            if stdin.write_all(format!("{req}\n").as_bytes()).is_err() {
+                return;
+            }
+        }
+    });
+    let acked = Arc::new(Mutex::new(Acked::new()));
+    let a = Arc::clone(&acked);
+    let reader = thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { return };
+            let v: Value = serde_json::from_str(&line).expect("a whole JSON line");
+            assert_eq!(v["result"]["isError"], false, "{v}");
+            let b = &v["result"]["structuredContent"]["booking"];
+            let id: u64 = b["id"]
+                .as_str()
+                .and_then(|s| s.strip_prefix("bk_"))
+                .and_then(|n| n.parse().ok())
+                .expect("id");
+            let room = b["room_id"].as_str().expect("room").to_string();
+            let day = b["day"].as_str().expect("day").to_string();
+            let hour = b["hour"].as_u64().expect("hour") as u8;
+            a.lock().unwrap().insert(id, (room, day, hour));
+        }
+    });
+    let deadline = Instant::now() + WAIT;
+    while acked.lock().unwrap().len() < 15 {
+        assert!(
+            Instant::now() < deadline,
+            "bookings did not flow; stderr:\n{}",
+            server.stderr()
+        );
+        thread::sleep(Duration::from_millis(1));
+    }
+    server.signal("TERM");
+    let status = server
+        .wait_exit()
+        .expect("redmark did not exit after SIGTERM");
+    assert!(
+        status.success(),
+        "exit status {status:?}; stderr:\n{}",
+        server.stderr()
+    );
+    // The process is gone: stdout is at EOF and stdin is broken, so both threads end.
+    reader.join().expect("reader");
+    writer.join().expect("writer");
+    let restarted = Server::start(&["--tcp", "127.0.0.1:0"], data.path());
+    verify(
+        &restarted,
+        &acked.lock().unwrap(),
+        &tried.lock().unwrap(),
+        Expect::ExactlyAcked,
+    );
 }
