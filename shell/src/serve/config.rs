@@ -43,7 +43,7 @@ pub fn load_rooms(path: &Path) -> Result<Floor<'static>, String> {
 }
 
 fn parse_rooms(text: &str) -> Result<Floor<'static>, String> {
-    let file: RoomsFile = toml::from_str(text).map_err(|e| e.to_string())?;
+    let file: RoomsFile = toml::from_str(text).map_err(|e| located(text, &e))?;
     if file.room.is_empty() || file.room.len() > MAX_ROOMS {
         return Err(format!("a floor has 1 to {MAX_ROOMS} [[room]] entries"));
     }
@@ -69,6 +69,23 @@ fn parse_rooms(text: &str) -> Result<Floor<'static>, String> {
     Ok(Floor {
         rooms: Box::leak(rooms.into_boxed_slice()),
     })
+}
+
+/// A TOML error as `line N: message`, without the snippet of the file `toml` quotes by
+/// default (in a tokens file, that snippet is a secret).
+fn located(text: &str, e: &toml::de::Error) -> String {
+    let message = e.message().trim_end();
+    match e.span() {
+        Some(span) => {
+            let end = span.start.min(text.len());
+            let line = 1 + text.as_bytes()[..end]
+                .iter()
+                .filter(|b| **b == b'\n')
+                .count();
+            format!("line {line}: {message}")
+        }
+        None => message.to_string(),
+    }
 }
 
 fn leak(s: String) -> &'static str {
@@ -103,9 +120,16 @@ impl Tokens {
     }
 
     fn parse(text: &str) -> Result<Tokens, String> {
-        let map: HashMap<String, String> = toml::from_str(text).map_err(|e| e.to_string())?;
+        // A generic table first, and the types checked by hand: the parser's messages name no
+        // values, while serde's "invalid type" messages would quote the (secret) value.
+        let table: toml::Table = toml::from_str(text).map_err(|e| located(text, &e))?;
         let mut by_hash = HashMap::new();
-        for (principal, token) in map {
+        for (principal, token) in table {
+            let Some(token) = token.as_str() else {
+                return Err(format!(
+                    "the token of {principal:?} is not a string (write principal = \"token\")"
+                ));
+            };
             if token.len() < 16 {
                 return Err(format!(
                     "the token of {principal:?} is shorter than 16 characters"
@@ -165,5 +189,29 @@ mod tests {
         assert_eq!(t.principal("nope"), None);
         assert!(Tokens::parse("alice = \"short\"").is_err());
         assert!(Tokens::parse("a = \"0123456789abcdef\"\nb = \"0123456789abcdef\"").is_err());
+    }
+
+    #[test]
+    fn a_malformed_tokens_file_never_echoes_a_token() {
+        let secret = "s3cr3t-t0ken-0123456789";
+        for text in [
+            format!("alice = \"0123456789abcdef-a\"\nbob = \"{secret}\n"),
+            format!("alice = \"0123456789abcdef-a\"\nbob = {secret}\n"),
+            format!("alice = \"0123456789abcdef-a\"\nbob = \"{secret}\" junk\n"),
+            format!("alice = \"0123456789abcdef-a\"\nbob = [\"{secret}\"]\n"),
+            "alice = \"0123456789abcdef-a\"\nbob = 1234567890123456789\n".to_string(),
+        ] {
+            let e = Tokens::parse(&text).err().expect("an error");
+            assert!(!e.contains(secret), "{e}");
+            assert!(!e.contains("1234567890123456789"), "{e}");
+            assert!(!e.contains("0123456789abcdef-a"), "{e}");
+            assert!(e.contains("line 2") || e.contains("\"bob\""), "{e}");
+        }
+    }
+
+    #[test]
+    fn rooms_errors_name_the_line() {
+        let e = parse_rooms("[[room]]\nid = \"a\"\nname = \"A\"\nseats = \"many\"\n").unwrap_err();
+        assert!(e.starts_with("line 4: "), "{e}");
     }
 }
