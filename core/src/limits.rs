@@ -8,14 +8,18 @@ pub const MAX_DEPTH: usize = 24;
 pub const MAX_ID: usize = 128;
 /// Scratch for one decoded (unescaped) string: method, version, tool name, hint.
 pub const MAX_STR: usize = 256;
-/// Smallest output buffer the engine writes into; smaller ones are refused.
-pub const MIN_OUT: usize = 512;
+/// Smallest output buffer the engine writes into; smaller ones are refused. Every error
+/// (id up to [`MAX_ID`], echoes cut to 64 characters) and every booking result fits.
+pub const MIN_OUT: usize = 1024;
 /// Recommended output buffer for hosts with memory to spare.
 pub const OUT: usize = 8 * 1024;
 /// Bytes a tool may carry in its `requestState` payload.
 pub const MAX_STATE_PAYLOAD: usize = 48;
 /// Longest `requestState` string accepted, in characters.
 pub const MAX_STATE_CHARS: usize = 128;
+/// Most members of one object the request digest sorts; a larger object is bound by its
+/// exact bytes instead (so a retry must repeat them byte for byte), keeping the digest linear.
+pub const MAX_DIGEST_MEMBERS: usize = 32;
 /// Keys a key ring holds (the current one and those kept for verification).
 pub const MAX_KEYS: usize = 4;
 /// Rooms on a floor (candidate sets are a bitmask of this width).

@@ -23,6 +23,11 @@ fn state_of(resp: &Value) -> String {
         .to_owned()
 }
 
+/// The nonce a state carries (bytes 6..14 of the token: ver, kid, expires, nonce, …).
+fn nonce(state: &str) -> Vec<u8> {
+    B64.decode(state).unwrap()[6..14].to_vec()
+}
+
 fn ask_big_room(c: &mut Client) -> String {
     state_of(&c.call("book_room", big_room(), form_caps(), None, None))
 }
@@ -186,7 +191,13 @@ fn missing_invalid_or_unbound_answers_are_asked_again() {
     for (responses, st) in again {
         let r = c.call("book_room", big_room(), form_caps(), responses.clone(), st);
         let fresh = state_of(&r);
-        assert_ne!(fresh, state, "a new question gets a new state");
+        // Asked again within one operation, the state keeps the operation's nonce; an
+        // answer that came without a state starts a new operation.
+        assert_eq!(
+            nonce(&fresh) == nonce(&state),
+            st.is_some(),
+            "{responses:?}"
+        );
         assert!(
             r["result"]["inputRequests"]["room"].is_object(),
             "{responses:?}"
@@ -352,6 +363,12 @@ fn replaying_the_final_retry_books_once() {
             Some(&state),
         );
         assert_eq!(r["result"]["isError"], false, "{r}");
+        let booking = &r["result"]["structuredContent"]["booking"];
+        assert_eq!(
+            booking["room_id"], "studio-b",
+            "a replay reports what was booked: {r}"
+        );
+        assert_eq!(booking["room_name"], "Studio B");
         ids.insert(
             r["result"]["structuredContent"]["booking"]["id"]
                 .as_str()
@@ -507,4 +524,39 @@ fn rotated_keys_keep_forms_in_flight_valid() {
         Some(&state),
     );
     assert_eq!(r["result"]["structuredContent"]["booked"], true);
+}
+
+#[test]
+fn one_operation_books_once_even_across_re_asks() {
+    let mut c = Client::default();
+    let s1 = ask_big_room(&mut c);
+    // An answer that is not offered is asked again: a second state for the same operation.
+    let bad = Some(accept("room", json!({"room_id": "nook"})));
+    let s2 = state_of(&c.call("book_room", big_room(), form_caps(), bad, Some(&s1)));
+    for (state, room) in [(&s1, "atrium"), (&s2, "studio-b")] {
+        let answer = Some(accept("room", json!({"room_id": room})));
+        let r = c.call("book_room", big_room(), form_caps(), answer, Some(state));
+        assert_eq!(
+            r["result"]["structuredContent"]["booking"]["id"], "bk_1",
+            "{r}"
+        );
+    }
+    assert_eq!(bookings(&c), 1);
+}
+
+#[test]
+fn one_principals_nonce_never_replays_anothers_booking() {
+    let mut c = Client::default();
+    let args = json!({"day": "2026-09-17", "hour": 9, "room_id": "nook"});
+    c.call("book_room", args, json!({}), None, None);
+    // Same host entropy, another principal, another slot: a new booking, not alice's.
+    c.principal = b"bob".to_vec();
+    c.counter = 0;
+    let args = json!({"day": "2026-09-17", "hour": 10, "room_id": "nook"});
+    let r = c.call("book_room", args, json!({}), None, None);
+    assert_eq!(
+        r["result"]["structuredContent"]["booking"]["id"], "bk_2",
+        "{r}"
+    );
+    assert_eq!(r["result"]["structuredContent"]["booking"]["hour"], 10);
 }

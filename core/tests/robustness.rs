@@ -160,3 +160,88 @@ fn official_example_requests_are_served() {
     }
     assert!(served >= 5, "only {served} example requests found");
 }
+
+#[test]
+fn huge_echoes_still_answer_within_the_smallest_buffer() {
+    let cx = redmark_core::Context {
+        now: 0,
+        principal: b"p",
+        entropy: [0; 8],
+        headers: None,
+    };
+    let id = format!("\"{}\"", "i".repeat(redmark_core::limits::MAX_ID - 2));
+    let long = "v".repeat(9000);
+    let meta = |v: &str| {
+        format!(
+            r#""_meta":{{"io.modelcontextprotocol/protocolVersion":"{v}","io.modelcontextprotocol/clientCapabilities":{{}}}}"#
+        )
+    };
+    for (input, code) in [
+        (
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{{}}}}}"#,
+                meta(&long)
+            ),
+            -32022,
+        ),
+        (
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{long}",{}}}}}"#,
+                meta("2026-07-28")
+            ),
+            -32602,
+        ),
+    ] {
+        let mut c = Client::default();
+        let mut out = vec![0u8; MIN_OUT];
+        let h = c.engine.handle(input.as_bytes(), &cx, &mut out);
+        let v: serde_json::Value = serde_json::from_slice(&out[..h.len]).expect("a whole error");
+        assert_eq!(v["error"]["code"], code, "{v}");
+        common::validate(None, &v);
+    }
+}
+
+#[test]
+fn a_booking_result_fits_the_smallest_buffer() {
+    let cx = redmark_core::Context {
+        now: 0,
+        principal: b"p",
+        entropy: [0; 8],
+        headers: None,
+    };
+    let id = format!("\"{}\"", "i".repeat(redmark_core::limits::MAX_ID - 2));
+    let input = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"2026-09-17","hour":9,"room_id":"studio-b","attendees":12}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+    );
+    let mut c = Client::default();
+    let mut out = vec![0u8; MIN_OUT];
+    let h = c.engine.handle(input.as_bytes(), &cx, &mut out);
+    let v: serde_json::Value = serde_json::from_slice(&out[..h.len]).unwrap();
+    assert_eq!(v["result"]["structuredContent"]["booked"], true, "{v}");
+}
+
+#[test]
+fn notifications_over_http_are_checked_like_requests() {
+    let mut c = Client::default();
+    let note = br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#;
+    let mut out = vec![0u8; MIN_OUT];
+    let mut send = |c: &mut Client, method: Option<&str>| {
+        let headers = redmark_core::Headers {
+            version: Some("2026-07-28"),
+            method,
+            name: None,
+        };
+        let cx = redmark_core::Context {
+            now: 0,
+            principal: b"p",
+            entropy: [0; 8],
+            headers: Some(headers),
+        };
+        c.engine.handle(note, &cx, &mut out)
+    };
+    assert_eq!((send(&mut c, Some("notifications/cancelled")).status), 202);
+    let h = send(&mut c, Some("foo"));
+    assert!(h.responded && h.status == 400);
+    let h = send(&mut c, None);
+    assert!(h.responded && h.status == 400);
+}

@@ -27,7 +27,8 @@ impl<const N: usize> MemStore<N> {
 
 impl<const N: usize> Store for MemStore<N> {
     fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
-        if let Some(b) = self.bookings.iter().find(|b| b.new.nonce == new.nonce) {
+        let same_operation = |b: &&Booking| b.new.nonce == new.nonce && b.new.holder == new.holder;
+        if let Some(b) = self.bookings.iter().find(same_operation) {
             return Ok(Commit::Replayed(b.clone()));
         }
         if let Some(b) = self.occupant(&new.room, new.slot)? {

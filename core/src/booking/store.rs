@@ -71,8 +71,8 @@ pub enum StoreError {
 
 /// Where bookings live. Each method is atomic.
 pub trait Store {
-    /// Books `new` unless its nonce already booked (then returns that booking) or the room is
-    /// held at that hour. A `Created` booking is durable when this returns.
+    /// Books `new` unless the same holder's nonce already booked (then returns that booking)
+    /// or the room is held at that hour. A `Created` booking is durable when this returns.
     fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError>;
     /// The booking with this id.
     fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError>;

@@ -26,7 +26,7 @@ pub const TOOLS: &[ToolInfo] = &[
         read_only: false,
         destructive: false,
         idempotent: true,
-        salient: None,
+        salient: Some(&["day", "hour", "room_hint", "room_id", "attendees"]),
         answers_need_state: true,
     },
     ToolInfo {
@@ -190,7 +190,11 @@ impl<'r, S: Store> BookingApp<'r, S> {
             nonce: call.operation(),
         };
         match self.store.commit(&new) {
-            Ok(Commit::Created(b) | Commit::Replayed(b)) => {
+            Ok(Commit::Created(b)) => Ok(reply.complete(&Booked { room, booking: &b })),
+            // The operation had already booked: report that booking, whatever room this
+            // replay names.
+            Ok(Commit::Replayed(b)) => {
+                let room = self.floor.by_id(&b.new.room).unwrap_or(room);
                 Ok(reply.complete(&Booked { room, booking: &b }))
             }
             Ok(Commit::Taken(_)) => {

@@ -7,7 +7,7 @@ use serde::de::DeserializeOwned;
 use super::error::RpcError;
 use crate::limits::MAX_STR;
 use crate::mrtr::{Answer, Ask, Capability, InputResponses, Question};
-use crate::seal::{self, Binding, KeyRing, Nonce, Opened, TOKEN_MAX};
+use crate::seal::{self, Binding, KeyRing, Nonce, Opened, Origin, TOKEN_MAX};
 use crate::wire::json::Value;
 use crate::wire::meta::ClientCaps;
 use crate::wire::write::Writer;
@@ -254,7 +254,9 @@ pub struct Call<'a> {
     pub principal: &'a [u8],
     /// The server's clock, seconds.
     pub now: u64,
-    /// This call's fresh nonce (the one any state it mints is sealed with).
+    /// The operation's nonce: the verified state's when one came back, else fresh for this
+    /// call. Any state this call mints carries it on, so every round of one logical
+    /// operation shares it; key at-most-once effects on it.
     pub nonce: Nonce,
     pub(crate) answers_need_state: bool,
 }
@@ -282,10 +284,9 @@ impl<'a> Call<'a> {
         self.responses.get(key)
     }
 
-    /// The nonce that identifies this logical operation across rounds: the verified state's,
-    /// or this call's own when no state came back. Key at-most-once effects on it.
+    /// The nonce that identifies this logical operation across rounds (see [`Call::nonce`]).
     pub fn operation(&self) -> Nonce {
-        self.state.map_or(self.nonce, |s| s.nonce)
+        self.nonce
     }
 
     /// The state payload (empty without a state).
@@ -351,8 +352,14 @@ impl Report for str {
 /// What sealing needs, lent by the engine for one call.
 pub(crate) struct Sealer<'a> {
     pub ring: &'a KeyRing,
-    pub bind: Binding<'a>,
+    pub principal: &'a [u8],
+    pub epoch: u32,
+    /// The originating request, digested only when a state is opened or sealed.
+    pub origin: Origin<'a>,
+    /// Its digest, when opening the incoming state already computed it.
+    pub digest: Option<[u8; 32]>,
     pub expires: u32,
+    /// The operation's nonce: a re-asked question keeps the one its state came with.
     pub nonce: Nonce,
     pub caps: ClientCaps,
 }
@@ -475,8 +482,21 @@ impl Reply<'_, '_> {
         {
             return Err(CallError::MissingCapability(r.needs()));
         }
+        let keys = ask.requests.iter().map(|(k, _)| k);
+        if keys
+            .clone()
+            .enumerate()
+            .any(|(i, k)| keys.clone().take(i).any(|o| o == k))
+        {
+            return Err(CallError::Internal("inputRequests keys must be unique"));
+        }
+        let bind = Binding {
+            principal: s.principal,
+            epoch: s.epoch,
+            request: s.digest.unwrap_or_else(|| s.origin.digest()),
+        };
         let mut token = [0u8; TOKEN_MAX];
-        let token = seal::seal(s.ring, &s.bind, s.expires, s.nonce, ask.payload, &mut token)
+        let token = seal::seal(s.ring, &bind, s.expires, s.nonce, ask.payload, &mut token)
             .map_err(|_| CallError::Internal("could not seal requestState"))?;
         self.head();
         let w = self.w;

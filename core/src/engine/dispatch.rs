@@ -12,7 +12,7 @@ use super::error::RpcError;
 use super::{App, Context, Engine, Headers, Note, ParamHeaders, SUPPORTED_VERSIONS};
 use crate::limits::MAX_STR;
 use crate::mrtr::{InputResponses, ResponsesError};
-use crate::seal::{self, Binding};
+use crate::seal::{self, Binding, Origin};
 use crate::wire::envelope;
 use crate::wire::json::{Kind, Value};
 use crate::wire::meta::{self, RequestMeta};
@@ -94,7 +94,15 @@ pub(crate) fn dispatch<'a, A: App>(
         Err((e, id)) => return Outcome::Error(id, RpcError::Envelope(e)),
     };
     let Some(id) = env.id else {
-        return Outcome::Notification;
+        // Over HTTP a notification is checked like a request: headers present and equal to
+        // the body (a rejected one gets an id-less -32020 and 400, not 202).
+        return match cx
+            .headers
+            .map(|h| notification_headers(&h, env.method, env.params))
+        {
+            Some(Err(e)) => Outcome::Error(None, e),
+            _ => Outcome::Notification,
+        };
     };
     let call = Request {
         id,
@@ -203,6 +211,32 @@ fn one_page(params: Option<Value<'_>>, why: &'static str) -> Result<(), RpcError
         Some(_) => Err(RpcError::InvalidParams(why)),
         None => Ok(()),
     }
+}
+
+fn notification_headers<'a>(
+    h: &Headers<'_>,
+    method: Value<'a>,
+    params: Option<Value<'a>>,
+) -> Result<(), RpcError<'a>> {
+    let Some(version) = h.version else {
+        return Err(RpcError::HeaderMismatch(
+            "Missing MCP-Protocol-Version header",
+        ));
+    };
+    if !h.method.is_some_and(|v| header_eq(v, method)) {
+        return Err(RpcError::HeaderMismatch(
+            "Mcp-Method header does not match the body",
+        ));
+    }
+    let body_version = params
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get(meta::KEY_VERSION));
+    if body_version.is_some_and(|v| !header_eq(version, v)) {
+        return Err(RpcError::HeaderMismatch(
+            "MCP-Protocol-Version header does not match _meta",
+        ));
+    }
+    Ok(())
 }
 
 fn check_headers<'a>(
@@ -495,14 +529,23 @@ fn invoke<'a, A: App>(
     run: impl FnOnce(&mut A, &Call<'_>, Reply<'_, '_>) -> Result<Done, CallError>,
 ) -> Result<Answered, RpcError<'a>> {
     let (eng, cx) = (&mut *inv.eng, inv.cx);
-    let bind = Binding {
-        principal: cx.principal,
-        epoch: eng.config.epoch,
-        request: seal::request_digest(target.method, target.name, target.args, target.salient),
+    let origin = Origin {
+        method: target.method,
+        name: target.name,
+        args: target.args,
+        salient: target.salient,
     };
+    let mut digest = None;
     let opened = match state {
         None => None,
         Some(s) => {
+            let request = origin.digest();
+            digest = Some(request);
+            let bind = Binding {
+                principal: cx.principal,
+                epoch: eng.config.epoch,
+                request,
+            };
             // base64url never needs escapes, so the raw body is the token itself.
             let token = s.str_escaped().unwrap_or(b"");
             match seal::open(&eng.keys, &bind, cx.now, token) {
@@ -514,6 +557,8 @@ fn invoke<'a, A: App>(
             }
         }
     };
+    // One logical operation keeps one nonce across rounds (at-most-once is keyed on it).
+    let nonce = opened.as_ref().map_or(cx.entropy, |o| o.nonce);
     let call = Call {
         args: target.args,
         responses,
@@ -521,7 +566,7 @@ fn invoke<'a, A: App>(
         caps: inv.meta.caps,
         principal: cx.principal,
         now: cx.now,
-        nonce: cx.entropy,
+        nonce,
         answers_need_state: target.answers_need_state,
     };
     let expires = cx
@@ -530,9 +575,12 @@ fn invoke<'a, A: App>(
         .min(u32::MAX.into()) as u32;
     let sealer = Sealer {
         ring: &eng.keys,
-        bind,
+        principal: cx.principal,
+        epoch: eng.config.epoch,
+        origin,
+        digest,
         expires,
-        nonce: cx.entropy,
+        nonce,
         caps: inv.meta.caps,
     };
     inv.progress.token = inv.meta.progress_token;

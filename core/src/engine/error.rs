@@ -102,14 +102,8 @@ impl RpcError<'_> {
             RpcError::HeaderMismatch(why)
             | RpcError::InvalidParams(why)
             | RpcError::Internal(why) => w.string(why),
-            RpcError::UnknownTool(name) => w.string_with(|f| {
-                f.write_str("Unknown tool: ")?;
-                name.chars().try_for_each(|c| f.write_char(c))
-            }),
-            RpcError::UnknownPrompt(name) => w.string_with(|f| {
-                f.write_str("Unknown prompt: ")?;
-                name.chars().try_for_each(|c| f.write_char(c))
-            }),
+            RpcError::UnknownTool(name) => w.string_with(|f| echo(f, "Unknown tool: ", name)),
+            RpcError::UnknownPrompt(name) => w.string_with(|f| echo(f, "Unknown prompt: ", name)),
             RpcError::ResourceNotFound(_) => w.string("Resource not found"),
             RpcError::BadState => w.string("Invalid requestState"),
             RpcError::MissingCapability(c) => w.string_fmt(format_args!(
@@ -124,17 +118,14 @@ impl RpcError<'_> {
                 SUPPORTED_VERSIONS.iter().for_each(|v| {
                     w.string(v);
                 });
-                w.end_array()
-                    .key("requested")
-                    .raw(requested.raw())
-                    .end_object();
+                w.end_array().key("requested");
+                echo_value(w, *requested);
+                w.end_object();
             }
             RpcError::ResourceNotFound(uri) => {
-                w.key("data")
-                    .begin_object()
-                    .key("uri")
-                    .raw(uri.raw())
-                    .end_object();
+                w.key("data").begin_object().key("uri");
+                echo_value(w, *uri);
+                w.end_object();
             }
             RpcError::MissingCapability(c) => {
                 w.key("data")
@@ -160,5 +151,33 @@ impl RpcError<'_> {
             _ => {}
         }
         w.end_object();
+    }
+}
+
+/// Most characters of client text an error echoes back, so every error fits [`MIN_OUT`].
+///
+/// [`MIN_OUT`]: crate::limits::MIN_OUT
+pub const MAX_ECHO: usize = 64;
+
+/// Writes `prefix` and the string `v`, cut to [`MAX_ECHO`] characters ("…" marks a cut).
+fn echo(f: &mut dyn core::fmt::Write, prefix: &str, v: &Value<'_>) -> core::fmt::Result {
+    f.write_str(prefix)?;
+    let mut chars = v.chars();
+    chars
+        .by_ref()
+        .take(MAX_ECHO)
+        .try_for_each(|c| f.write_char(c))?;
+    if chars.next().is_some() {
+        f.write_char('…')?;
+    }
+    Ok(())
+}
+
+/// Echoes a client's string byte for byte when short, else cut like [`echo`].
+fn echo_value(w: &mut Writer<'_>, v: Value<'_>) {
+    if v.raw().len() <= MAX_ECHO {
+        w.raw(v.raw());
+    } else {
+        w.string_with(|f| echo(f, "", &v));
     }
 }

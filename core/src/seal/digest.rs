@@ -3,7 +3,28 @@
 
 use sha2::{Digest, Sha256};
 
+use crate::limits::MAX_DIGEST_MEMBERS;
 use crate::wire::json::{Kind, Value};
+
+/// The request a state is bound to: method, tool/prompt name or resource URI, arguments.
+#[derive(Clone, Copy, Debug)]
+pub struct Origin<'a> {
+    /// The JSON-RPC method.
+    pub method: &'a str,
+    /// The tool or prompt name, or the resource URI (a JSON string).
+    pub name: Value<'a>,
+    /// The arguments, if any.
+    pub args: Option<Value<'a>>,
+    /// The arguments that matter (`None`: all of them).
+    pub salient: Option<&'a [&'a str]>,
+}
+
+impl Origin<'_> {
+    /// Its [`request_digest`].
+    pub fn digest(&self) -> [u8; 32] {
+        request_digest(self.method, self.name, self.args, self.salient)
+    }
+}
 
 /// SHA-256 over (method, name, the salient top-level arguments, canonically encoded).
 /// `salient: None` binds every argument.
@@ -107,7 +128,14 @@ fn string(h: &mut Sha256, v: Value<'_>) {
 }
 
 /// Members in ascending key order (first occurrence of a duplicate key), filtered by `only`.
+/// Past [`MAX_DIGEST_MEMBERS`] members the exact bytes are bound instead of sorting.
 fn object(h: &mut Sha256, v: Value<'_>, only: Option<&[&str]>) {
+    if v.members().nth(MAX_DIGEST_MEMBERS).is_some() {
+        h.update(b"r");
+        h.update((v.raw().len() as u32).to_be_bytes());
+        h.update(v.raw());
+        return;
+    }
     h.update(b"o");
     let mut last: Option<Value<'_>> = None;
     loop {
@@ -154,6 +182,23 @@ mod tests {
             None,
         );
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn large_objects_are_bound_by_their_bytes() {
+        let members = |n: usize, sep: &str| {
+            let body: Vec<String> = (0..n).map(|i| format!(r#""k{i}":{i}"#)).collect();
+            format!("{{{}}}", body.join(sep))
+        };
+        let small = members(MAX_DIGEST_MEMBERS, ",");
+        assert_eq!(d(&small, None), d(&members(MAX_DIGEST_MEMBERS, ", "), None));
+        let big = members(2000, ",");
+        assert_ne!(
+            d(&big, None),
+            d(&members(2000, ", "), None),
+            "bytes, not values"
+        );
+        assert_eq!(d(&big, None), d(&big, None));
     }
 
     #[test]

@@ -16,6 +16,6 @@ mod digest;
 mod keys;
 mod token;
 
-pub use digest::request_digest;
+pub use digest::{request_digest, Origin};
 pub use keys::{Key, KeyError, KeyRing};
 pub use token::{open, seal, Binding, Nonce, Opened, SealError, TAG_LEN, TOKEN_MAX};

@@ -10,7 +10,8 @@
 //!
 //! Tables (one write transaction per [`Store::commit`] / [`Store::cancel`]):
 //! - `bookings`: id → record (see [`encode`]);
-//! - `nonces`: operation nonce → id (at-most-once: the same nonce replays its booking);
+//! - `nonces`: holder ‖ operation nonce → id (at-most-once: the same operation replays its
+//!   booking);
 //! - `held`: slot ‖ room → id of the active booking holding it.
 
 use std::path::Path;
@@ -172,7 +173,9 @@ impl Store for RedbStore {
             let mut bookings = tx.open_table(BOOKINGS).map_err(io)?;
             let mut nonces = tx.open_table(NONCES).map_err(io)?;
             let mut held = tx.open_table(HELD).map_err(io)?;
-            let prior = nonces.get(&new.nonce[..]).map_err(io)?.map(|g| g.value());
+            // One holder's operation: a nonce is only ever matched together with its holder.
+            let operation = [&new.holder[..], &new.nonce[..]].concat();
+            let prior = nonces.get(&operation[..]).map_err(io)?.map(|g| g.value());
             if let Some(id) = prior {
                 let b = load(&bookings, id)?.ok_or_else(|| io("nonce names a missing booking"))?;
                 return Ok(Commit::Replayed(b));
@@ -191,7 +194,7 @@ impl Store for RedbStore {
                 status: Status::Active,
             };
             bookings.insert(id, &encode(&b)[..]).map_err(io)?;
-            nonces.insert(&new.nonce[..], id).map_err(io)?;
+            nonces.insert(&operation[..], id).map_err(io)?;
             held.insert(&key[..], id).map_err(io)?;
             b
         };
