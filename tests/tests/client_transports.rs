@@ -229,6 +229,11 @@ fn rounds_are_bounded() {
     let out = scripted(script, &["--max-rounds", "3"]);
     assert_eq!(out.code, 5, "{out:?}");
     assert!(out.stderr.contains("after 3 rounds"), "{out:?}");
+    // Zero rounds would ask nothing and then fail: a usage error, before anything is sent.
+    let out = scripted(script, &["--max-rounds", "0", "--trace"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("--max-rounds"), "{out:?}");
+    assert!(!out.stderr.contains("→ "), "nothing is sent: {out:?}");
 }
 
 #[test]

@@ -133,8 +133,9 @@ pub struct CallArgs {
     /// Print the final result (or error) as JSON on stdout.
     #[arg(long)]
     pub json: bool,
-    /// Most tools/call requests for one call before giving up.
-    #[arg(long, value_name = "N", default_value_t = 10)]
+    /// Most tools/call requests for one call before giving up (at least 1).
+    #[arg(long, value_name = "N", default_value_t = 10,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub max_rounds: usize,
 }
 
