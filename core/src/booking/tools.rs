@@ -251,10 +251,10 @@ impl<'r, S: Store> BookingApp<'r, S> {
         let (content, reply) = match question.elicit(call, reply, &[])? {
             Elicited::Accepted(content, reply) => (content, reply),
             Elicited::Declined(reply) => {
-                return Ok(Chosen::Answered(reply.complete(&NotBooked("declined"))))
+                return Ok(Chosen::Answered(reply.complete(&NotBooked::Declined)))
             }
             Elicited::Cancelled(reply) => {
-                return Ok(Chosen::Answered(reply.complete(&NotBooked("cancelled"))))
+                return Ok(Chosen::Answered(reply.complete(&NotBooked::Cancelled)))
             }
             Elicited::Asked(done) => return Ok(Chosen::Answered(done)),
         };
@@ -497,24 +497,32 @@ impl Report for Booked<'_, '_> {
     }
 }
 
-struct NotBooked(&'static str);
+/// Why nothing was booked: the user said no, or dismissed the whole operation.
+enum NotBooked {
+    Declined,
+    Cancelled,
+}
 
 impl Report for NotBooked {
     fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        match self.0 {
-            "declined" => f.write_str("Not booked: you declined to choose a room."),
-            _ => f.write_str("Cancelled: nothing was booked."),
-        }
+        f.write_str(match self {
+            NotBooked::Declined => "Not booked: you declined to choose a room.",
+            NotBooked::Cancelled => "Cancelled: nothing was booked.",
+        })
     }
     fn has_structured(&self) -> bool {
         true
     }
     fn structured(&self, w: &mut Writer<'_>) {
+        let reason = match self {
+            NotBooked::Declined => "declined",
+            NotBooked::Cancelled => "cancelled",
+        };
         w.begin_object()
             .key("booked")
             .bool(false)
             .key("reason")
-            .string(self.0)
+            .string(reason)
             .end_object();
     }
 }

@@ -163,11 +163,7 @@ fn request<'a, A: App>(
     match m {
         Method::Discover => discover(eng, w, id),
         Method::ToolsList => {
-            if params.and_then(|p| p.get("cursor")).is_some() {
-                return Err(RpcError::InvalidParams(
-                    "Invalid cursor: tools/list has one page",
-                ));
-            }
+            one_page(params, "Invalid cursor: tools/list has one page")?;
             tools_list(eng, w, id)
         }
         Method::PromptsList => {
@@ -363,11 +359,8 @@ fn open_result(w: &mut Writer<'_>, id: Value<'_>) {
 
 fn discover<A: App>(eng: &Engine<A>, w: &mut Writer<'_>, id: Value<'_>) {
     open_result(w, id);
-    w.key("supportedVersions").begin_array();
-    SUPPORTED_VERSIONS.iter().for_each(|v| {
-        w.string(v);
-    });
-    w.end_array();
+    w.key("supportedVersions");
+    super::write_versions(w);
     w.key("capabilities").begin_object();
     w.key("tools").begin_object().end_object();
     if !eng.app.prompts().is_empty() {

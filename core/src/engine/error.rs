@@ -7,8 +7,6 @@ use crate::wire::json::Value;
 use crate::wire::meta::MetaError;
 use crate::wire::write::Writer;
 
-use super::SUPPORTED_VERSIONS;
-
 /// An error response the engine writes.
 #[derive(Clone, Copy, Debug)]
 pub enum RpcError<'a> {
@@ -114,11 +112,9 @@ impl RpcError<'_> {
         };
         match self {
             RpcError::UnsupportedVersion(requested) => {
-                w.key("data").begin_object().key("supported").begin_array();
-                SUPPORTED_VERSIONS.iter().for_each(|v| {
-                    w.string(v);
-                });
-                w.end_array().key("requested");
+                w.key("data").begin_object().key("supported");
+                super::write_versions(w);
+                w.key("requested");
                 echo_value(w, *requested);
                 w.end_object();
             }
@@ -139,14 +135,9 @@ impl RpcError<'_> {
                     .end_object();
             }
             RpcError::MethodNotFound => {
-                w.key("data")
-                    .begin_object()
-                    .key("supportedVersions")
-                    .begin_array();
-                SUPPORTED_VERSIONS.iter().for_each(|v| {
-                    w.string(v);
-                });
-                w.end_array().end_object();
+                w.key("data").begin_object().key("supportedVersions");
+                super::write_versions(w);
+                w.end_object();
             }
             _ => {}
         }

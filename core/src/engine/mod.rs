@@ -301,6 +301,15 @@ fn with_progress(out: &mut [u8], len: usize, progress: &dispatch::Progress<'_>) 
     end
 }
 
+/// Writes [`SUPPORTED_VERSIONS`] as a JSON array.
+pub(crate) fn write_versions(w: &mut Writer<'_>) {
+    w.begin_array();
+    SUPPORTED_VERSIONS.iter().for_each(|v| {
+        w.string(v);
+    });
+    w.end_array();
+}
+
 /// Writes `{"jsonrpc":"2.0","id":…` (id omitted when unknown), leaving the object open.
 pub(crate) fn write_head(w: &mut Writer<'_>, id: Option<Value<'_>>) {
     w.begin_object().key("jsonrpc").string("2.0");
