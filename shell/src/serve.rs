@@ -54,7 +54,9 @@ Principals (state minted for one fails for another): stdio and TCP clients are t
 user (TCP binds loopback addresses only and, on Linux, serves only connections from
 processes of the server's own user); HTTP clients are named by --tokens (Authorization:
 Bearer), or are all one anonymous principal without it (a warning is logged). On loopback,
-HTTP requests whose Host or Origin is not localhost/127.0.0.1/[::1] get 403.
+HTTP requests whose Host or Origin is not localhost/127.0.0.1/[::1] get 403. A non-loopback
+--http address is refused unless --tokens is given (there the Host/Origin guard cannot stop DNS
+rebinding, so bearer tokens must); put TLS in front of it.
 
 Limits: a message (line or POST body) holds at most 16384 bytes; a longer line gets a -32600
 error without id and the connection goes on; a longer POST body gets HTTP 413 with that error.
@@ -77,7 +79,8 @@ pub struct ServeArgs {
     /// Serve TCP (newline-delimited JSON-RPC, many clients) on this loopback address; repeatable
     #[arg(long, value_name = "ADDR")]
     pub tcp: Vec<SocketAddr>,
-    /// Serve Streamable HTTP (POST /mcp) on this address; repeatable
+    /// Serve Streamable HTTP (POST /mcp) on this address; repeatable (a non-loopback address
+    /// needs --tokens)
     #[arg(long, value_name = "ADDR")]
     pub http: Vec<SocketAddr>,
     /// Serve stdio as well when --tcp or --http is given (EOF on stdin then stops everything)
@@ -152,6 +155,15 @@ async fn start(args: ServeArgs) -> Result<(), String> {
             return Err(format!(
                 "--tcp {a}: TCP clients act as the local user, so TCP binds loopback only; \
                  use --http with --tokens to serve other machines"
+            ));
+        }
+    }
+    for a in &args.http {
+        if !a.ip().is_loopback() && args.tokens.is_none() {
+            return Err(format!(
+                "--http {a}: a non-loopback address needs --tokens (off loopback the Host/Origin \
+                 guard cannot tell a rebound browser page from a client, so only bearer tokens \
+                 keep other sites out)"
             ));
         }
     }

@@ -211,3 +211,26 @@ fn key_file_is_private_and_rotation_keeps_old_state_valid() {
     );
     assert!(!ok && text.contains("loopback"), "{text}");
 }
+
+#[test]
+fn non_loopback_http_needs_tokens() {
+    let data = TempDir::new("http-any");
+    let d = data.path().join("fresh");
+    let d = d.to_str().unwrap();
+    let (ok, text) = run(
+        &["serve", "--data", d, "--http", "0.0.0.0:0"],
+        &[("REDMARK_KEY", TEST_KEY)],
+    );
+    assert!(!ok && text.contains("--tokens"), "{text}");
+    assert!(
+        !text.contains("listening"),
+        "refused before binding: {text}"
+    );
+    assert!(
+        !std::path::Path::new(d).exists(),
+        "refused before creating the data directory"
+    );
+    let (ok, help) = run(&["serve", "--help"], &[]);
+    assert!(ok, "{help}");
+    assert!(help.contains("non-loopback"), "{help}");
+}
