@@ -1,15 +1,18 @@
-//! The one engine every transport feeds: a `Mutex<Engine>` held only around `handle`.
+//! The one engine every transport feeds: an async `Mutex<Engine>` held only around `handle`.
 //!
 //! `handle` runs on tokio's blocking pool because a booking's durable commit (an fsync) happens
-//! inside it; everything else it does takes microseconds.
+//! inside it; everything else it does takes microseconds. The lock is taken (asynchronously)
+//! before going to the blocking pool, so requests waiting their turn are parked futures, not
+//! parked blocking threads: at most one blocking thread is busy with the engine at a time.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use redmark_core::engine::{Note, ParamHeaders};
 use redmark_core::limits::OUT;
 use redmark_core::wire::lines::Line;
 use redmark_core::{App, Context, Engine, Handled, Headers};
+use tokio::sync::Mutex;
 
 use super::keys::entropy;
 
@@ -44,21 +47,24 @@ pub struct Output {
 
 /// The engine behind every transport.
 pub struct Shared<A: App> {
-    engine: Mutex<Engine<A>>,
+    engine: Arc<Mutex<Engine<A>>>,
 }
 
 impl<A: App + Send + 'static> Shared<A> {
     /// Shares `engine`.
     pub fn new(engine: Engine<A>) -> Arc<Self> {
         Arc::new(Shared {
-            engine: Mutex::new(engine),
+            engine: Arc::new(Mutex::new(engine)),
         })
     }
 
     /// Runs one input through the engine on the blocking pool.
     pub async fn handle(self: &Arc<Self>, input: Input, principal: Arc<[u8]>) -> Output {
-        let me = Arc::clone(self);
-        let task = tokio::task::spawn_blocking(move || me.handle_now(&input, &principal));
+        // Wait for the engine here, as a future; the blocking thread only ever runs `handle`.
+        // (If the engine panics, the guard is dropped while unwinding and the lock is free
+        // again; the store's transactions are atomic, so the engine is still consistent.)
+        let mut engine = Arc::clone(&self.engine).lock_owned().await;
+        let task = tokio::task::spawn_blocking(move || handle_now(&mut engine, &input, &principal));
         match task.await {
             Ok(out) => out,
             Err(e) => {
@@ -75,53 +81,49 @@ impl<A: App + Send + 'static> Shared<A> {
             }
         }
     }
+}
 
-    fn handle_now(&self, input: &Input, principal: &[u8]) -> Output {
-        let mut out = vec![0u8; OUT];
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        let headers;
-        let cx = Context {
-            now,
-            principal,
-            entropy: entropy(),
-            headers: match input {
-                Input::Http { headers: h, .. } => {
-                    headers = Headers {
-                        version: h.version.as_deref(),
-                        method: h.method.as_deref(),
-                        name: h.name.as_deref(),
-                    };
-                    Some(headers)
-                }
-                _ => None,
-            },
-        };
-        // A panic inside handle would poison the lock; the engine is still consistent (the
-        // store's transactions are atomic), so keep serving.
-        let mut engine = self.engine.lock().unwrap_or_else(|p| p.into_inner());
-        let handled = match input {
-            Input::Line(l) => engine.handle_line(Line::Message(l), &cx, &mut out),
-            Input::TooLong => engine.handle_line(Line::TooLong, &cx, &mut out),
-            Input::Http { body, headers } => {
-                let list: Vec<(&str, &str)> = headers
-                    .params
-                    .iter()
-                    .map(|(n, v)| (n.as_str(), v.as_str()))
-                    .collect();
-                engine.handle_http(body, &cx, ParamHeaders { list: &list }, &mut out)
+fn handle_now<A: App>(engine: &mut Engine<A>, input: &Input, principal: &[u8]) -> Output {
+    let mut out = vec![0u8; OUT];
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let headers;
+    let cx = Context {
+        now,
+        principal,
+        entropy: entropy(),
+        headers: match input {
+            Input::Http { headers: h, .. } => {
+                headers = Headers {
+                    version: h.version.as_deref(),
+                    method: h.method.as_deref(),
+                    name: h.name.as_deref(),
+                };
+                Some(headers)
             }
-        };
-        drop(engine);
-        if let Some(note) = handled.note {
-            log_note(note);
+            _ => None,
+        },
+    };
+    let handled = match input {
+        Input::Line(l) => engine.handle_line(Line::Message(l), &cx, &mut out),
+        Input::TooLong => engine.handle_line(Line::TooLong, &cx, &mut out),
+        Input::Http { body, headers } => {
+            let list: Vec<(&str, &str)> = headers
+                .params
+                .iter()
+                .map(|(n, v)| (n.as_str(), v.as_str()))
+                .collect();
+            engine.handle_http(body, &cx, ParamHeaders { list: &list }, &mut out)
         }
-        out.truncate(handled.len);
-        Output {
-            bytes: out,
-            handled,
-        }
+    };
+    if let Some(note) = handled.note {
+        log_note(note);
+    }
+    out.truncate(handled.len);
+    Output {
+        bytes: out,
+        handled,
     }
 }
 
@@ -130,5 +132,55 @@ fn log_note(note: Note) {
         Note::StateRejected(why) => tracing::info!("requestState rejected: {why:?}"),
         Note::Internal(why) => tracing::error!("tool fault: {why}"),
         other => tracing::warn!("engine: {other:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use redmark_core::engine::Config;
+    use redmark_core::fixtures::Fixtures;
+    use redmark_core::seal::{Key, KeyRing};
+    use std::time::Duration;
+
+    /// Requests waiting for the engine hold no blocking thread: with two blocking threads and
+    /// the engine busy, eight waiting requests still leave the pool free for other work.
+    #[test]
+    fn waiting_requests_do_not_hold_blocking_threads() {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .max_blocking_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let key = Key::new(1, &[7u8; 32]).unwrap();
+            let shared = Shared::new(Engine::new(Fixtures, KeyRing::new(key), Config::default()));
+            let busy = Arc::clone(&shared.engine).lock_owned().await;
+            let principal: Arc<[u8]> = Arc::from(&b"t"[..]);
+            let waiting: Vec<_> = (0..8)
+                .map(|i| {
+                    let (s, p) = (Arc::clone(&shared), Arc::clone(&principal));
+                    let line = format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"ping"}}"#);
+                    tokio::spawn(async move { s.handle(Input::Line(line.into_bytes()), p).await })
+                })
+                .collect();
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            let other = tokio::task::spawn_blocking(|| 42);
+            let got = tokio::time::timeout(Duration::from_secs(30), other).await;
+            assert_eq!(
+                got.ok().and_then(Result::ok),
+                Some(42),
+                "blocking pool starved"
+            );
+            drop(busy);
+            for w in waiting {
+                let out = tokio::time::timeout(Duration::from_secs(30), w)
+                    .await
+                    .expect("answered")
+                    .unwrap();
+                assert!(out.handled.responded);
+            }
+        });
     }
 }
