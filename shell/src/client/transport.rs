@@ -13,6 +13,8 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
 use redmark_core::booking::{BookingApp, MemStore, DEFAULT_FLOOR};
 use redmark_core::engine::{Config, ServerInfo};
 use redmark_core::limits::OUT;
@@ -361,26 +363,8 @@ pub fn header_value(v: &str) -> String {
     if plain {
         v.to_owned()
     } else {
-        format!("=?base64?{}?=", base64(v.as_bytes()))
+        format!("=?base64?{}?=", STANDARD.encode(v.as_bytes()))
     }
-}
-
-fn base64(data: &[u8]) -> String {
-    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut s = String::with_capacity(data.len().div_ceil(3) * 4);
-    for c in data.chunks(3) {
-        let n = (c[0] as u32) << 16
-            | (*c.get(1).unwrap_or(&0) as u32) << 8
-            | *c.get(2).unwrap_or(&0) as u32;
-        for i in 0..4 {
-            if i <= c.len() {
-                s.push(T[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                s.push('=');
-            }
-        }
-    }
-    s
 }
 
 impl Transport for Http {
@@ -494,8 +478,8 @@ mod tests {
     fn header_values() {
         assert_eq!(header_value("book_room"), "book_room");
         assert_eq!(header_value("réserver"), "=?base64?csOpc2VydmVy?=");
-        assert_eq!(base64(b"ab"), "YWI=");
-        assert_eq!(base64(b"a"), "YQ==");
+        assert_eq!(header_value(" a"), "=?base64?IGE=?=");
+        assert_eq!(header_value("=?x"), "=?base64?PT94?=");
     }
 
     #[test]
