@@ -427,6 +427,36 @@ fn http_error_bodies_are_read_and_explained() {
         "a non-MCP answer is a transport failure: {out:?}"
     );
     assert!(out.stderr.contains("HTTP 404"), "{out:?}");
+    // An error naming another request is not this call's answer.
+    let other = r#"{"jsonrpc":"2.0","id":999,"error":{"code":-32021,"message":"someone else's"}}"#;
+    let (url, _seen) = http_server(vec![(400, "application/json", other.to_owned())]);
+    let out = redmark(&cat(&[&["call", "--url", &url, "t"]]));
+    assert_eq!(out.code, 6, "{out:?}");
+    assert!(!out.stderr.contains("-32021 "), "{out:?}");
+    assert!(
+        out.stderr.contains("without a JSON-RPC response"),
+        "{out:?}"
+    );
+    // An error without an id (the server could not read the request) is.
+    let idless = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}"#;
+    let (url, _seen) = http_server(vec![(400, "application/json", idless.to_owned())]);
+    let out = redmark(&cat(&[&["call", "--url", &url, "t"]]));
+    assert_eq!(out.code, 5, "{out:?}");
+    assert!(out.stderr.contains("-32700"), "{out:?}");
+}
+
+#[test]
+fn an_endless_line_fails_with_line_too_long() {
+    // 17 MiB without a newline: more than the client's 16 MiB limit for one message.
+    let script = r#"read -r l; head -c 17825792 /dev/zero | tr "\0" a; sleep 5"#;
+    let out = scripted(script, &["--timeout", "50"]);
+    assert_eq!(out.code, 6, "{out:?}");
+    assert!(out.stderr.contains("line too long"), "{out:?}");
+    let big = "a".repeat(17 * 1024 * 1024);
+    let (url, _seen) = http_server(vec![(200, "application/json", big)]);
+    let out = redmark(&cat(&[&["call", "--url", &url, "t"]]));
+    assert_eq!(out.code, 6, "{out:?}");
+    assert!(out.stderr.contains("line too long"), "{out:?}");
 }
 
 #[test]

@@ -24,6 +24,46 @@ use serde_json::Value;
 
 use super::PROTOCOL_VERSION;
 
+/// The longest message (line, SSE line or event, JSON body) the client reads: 16 MiB. A
+/// longer one fails the call with a protocol error ("line too long") instead of growing memory
+/// without bound.
+pub const MAX_MESSAGE: usize = 16 * 1024 * 1024;
+
+/// Reads one line (with its `\n`, if any) of at most `max` bytes before the `\n`: `Ok(None)`
+/// at end of stream, a [`TransportError::Protocol`] "line too long" past `max`.
+fn read_line_limited(r: &mut impl BufRead, max: usize) -> Result<Option<String>, TransportError> {
+    let io = |e: std::io::Error| TransportError::Io(format!("cannot read: {e}"));
+    let mut line = Vec::new();
+    loop {
+        let buf = r.fill_buf().map_err(io)?;
+        if buf.is_empty() {
+            break;
+        }
+        let (take, end) = match buf.iter().position(|b| *b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (buf.len(), false),
+        };
+        if line.len() + take - usize::from(end) > max {
+            return Err(too_long(max));
+        }
+        line.extend_from_slice(&buf[..take]);
+        r.consume(take);
+        if end {
+            break;
+        }
+    }
+    if line.is_empty() {
+        return Ok(None);
+    }
+    String::from_utf8(line)
+        .map(Some)
+        .map_err(|_| TransportError::Io("cannot read: a line is not UTF-8".into()))
+}
+
+fn too_long(max: usize) -> TransportError {
+    TransportError::Protocol(format!("line too long: a message over {max} bytes"))
+}
+
 /// One request on its way out.
 pub struct Outgoing<'a> {
     /// Its JSON-RPC id.
@@ -84,13 +124,13 @@ pub trait Transport {
 }
 
 /// Whether a received message is the response to request `id`: it carries that id, or it is an
-/// error without an id (the server could not read the request).
+/// error without an id (absent or `null`: the server could not read the request).
 pub fn is_response_to(msg: &Value, id: u64) -> bool {
     let answer = msg.get("result").is_some() || msg.get("error").is_some();
     answer
         && match msg.get("id") {
+            Some(Value::Null) | None => msg.get("error").is_some(),
             Some(v) => v.as_u64() == Some(id),
-            None => msg.get("error").is_some(),
         }
 }
 
@@ -176,7 +216,7 @@ impl Transport for InProcess {
 /// Newline-delimited JSON-RPC over a byte stream: a child process or a TCP connection.
 pub struct Lines {
     writer: Box<dyn Write + Send>,
-    lines: Receiver<std::io::Result<String>>,
+    lines: Receiver<Result<String, TransportError>>,
     child: Option<Child>,
     timeout: Duration,
 }
@@ -237,16 +277,15 @@ impl Lines {
     }
 }
 
-/// Reads lines on a thread, so waits can time out.
-fn reader(r: impl Read + Send + 'static) -> Receiver<std::io::Result<String>> {
+/// Reads lines (each at most [`MAX_MESSAGE`] bytes) on a thread, so waits can time out.
+fn reader(r: impl Read + Send + 'static) -> Receiver<Result<String, TransportError>> {
     let (tx, rx) = mpsc::channel();
     thread::spawn(move || {
         let mut r = BufReader::new(r);
         loop {
-            let mut line = String::new();
-            match r.read_line(&mut line) {
-                Ok(0) => break,
-                Ok(_) => {
+            match read_line_limited(&mut r, MAX_MESSAGE) {
+                Ok(None) => break,
+                Ok(Some(line)) => {
                     if tx.send(Ok(line)).is_err() {
                         break;
                     }
@@ -273,7 +312,7 @@ impl Transport for Lines {
             let left = deadline.saturating_duration_since(Instant::now());
             let line = match self.lines.recv_timeout(left) {
                 Ok(Ok(line)) => line,
-                Ok(Err(e)) => return Err(TransportError::Io(format!("cannot read: {e}"))),
+                Ok(Err(e)) => return Err(e),
                 Err(RecvTimeoutError::Timeout) => {
                     return Err(TransportError::Timeout(self.timeout))
                 }
@@ -414,10 +453,8 @@ impl Transport for Http {
             let mut data = String::new();
             let mut reader = BufReader::new(body.as_reader());
             loop {
-                let mut line = String::new();
-                let n = reader
-                    .read_line(&mut line)
-                    .map_err(|e| TransportError::Io(format!("reading the stream: {e}")))?;
+                let line = read_line_limited(&mut reader, MAX_MESSAGE)?.unwrap_or_default();
+                let n = line.len();
                 let line = line.trim_end_matches(['\n', '\r']);
                 if n == 0 || line.is_empty() {
                     // End of an event: dispatch its data.
@@ -442,17 +479,28 @@ impl Transport for Http {
                     if !data.is_empty() {
                         data.push('\n');
                     }
-                    data.push_str(d.strip_prefix(' ').unwrap_or(d));
+                    let d = d.strip_prefix(' ').unwrap_or(d);
+                    if data.len() + 1 + d.len() > MAX_MESSAGE {
+                        return Err(too_long(MAX_MESSAGE));
+                    }
+                    data.push_str(d);
                 }
                 // `event:`, `id:`, `retry:` and comments carry nothing a client needs here.
             }
         }
         let text = body
+            .with_config()
+            .limit(MAX_MESSAGE as u64)
             .read_to_string()
-            .map_err(|e| TransportError::Io(format!("reading the body: {e}")))?;
+            .map_err(|e| match e {
+                ureq::Error::BodyExceedsLimit(_) => too_long(MAX_MESSAGE),
+                e => TransportError::Io(format!("reading the body: {e}")),
+            })?;
         if ctype == "application/json" {
             if let Ok(msg) = serde_json::from_str::<Value>(&text) {
-                if is_response_to(&msg, req.id) || msg.get("error").is_some() {
+                // Only this request's response (or an error without an id): an error naming
+                // another request is not this call's outcome.
+                if is_response_to(&msg, req.id) {
                     super::trace("←", &text);
                     return Ok(vec![text]);
                 }
@@ -480,6 +528,36 @@ mod tests {
         assert_eq!(header_value("réserver"), "=?base64?csOpc2VydmVy?=");
         assert_eq!(header_value(" a"), "=?base64?IGE=?=");
         assert_eq!(header_value("=?x"), "=?base64?PT94?=");
+    }
+
+    #[test]
+    fn lines_are_read_with_a_limit() {
+        let mut r = std::io::Cursor::new(&b"ab\ncdefgh\nij"[..]);
+        let got = read_line_limited(&mut r, 2).unwrap();
+        assert_eq!(got.as_deref(), Some("ab\n"));
+        let e = read_line_limited(&mut r, 2).unwrap_err();
+        assert!(e.to_string().starts_with("line too long"), "{e}");
+        // Split across reads, too.
+        let mut r = BufReader::with_capacity(2, &b"abcde\n"[..]);
+        assert!(read_line_limited(&mut r, 4).is_err());
+        let mut r = BufReader::with_capacity(2, &b"abcd\nxy"[..]);
+        assert_eq!(
+            read_line_limited(&mut r, 4).unwrap().as_deref(),
+            Some("abcd\n")
+        );
+        assert_eq!(read_line_limited(&mut r, 4).unwrap().as_deref(), Some("xy"));
+        assert_eq!(read_line_limited(&mut r, 4).unwrap(), None);
+    }
+
+    #[test]
+    fn responses_are_matched_by_id() {
+        let v = |s: &str| serde_json::from_str::<Value>(s).unwrap();
+        assert!(is_response_to(&v(r#"{"id":3,"result":{}}"#), 3));
+        assert!(!is_response_to(&v(r#"{"id":4,"result":{}}"#), 3));
+        assert!(!is_response_to(&v(r#"{"id":4,"error":{}}"#), 3));
+        assert!(is_response_to(&v(r#"{"error":{}}"#), 3));
+        assert!(is_response_to(&v(r#"{"id":null,"error":{}}"#), 3));
+        assert!(!is_response_to(&v(r#"{"id":null,"result":{}}"#), 3));
     }
 
     #[test]
