@@ -66,6 +66,7 @@ bodies must each arrive within 30 s, and idle keep-alive connections close after
 Keys: REDMARK_KEY (hex, 32-64 bytes) overrides the key file DIR/sealing-keys; REDMARK_OLD_KEYS
 (comma-separated hex) keeps older keys verifying. Without REDMARK_KEY a random key is created on
 first start (mode 0600); --rotate-key adds a new one and keeps the previous ones for verifying.
+A key file that group or others can read is refused (run chmod 600 on it).
 
 Bookings: DIR/bookings.redb (redb, fsynced before a booking is acknowledged).
 
@@ -167,6 +168,16 @@ async fn start(args: ServeArgs) -> Result<(), String> {
             ));
         }
     }
+    // Read the files named on the command line before touching the data directory, so a
+    // typo creates no keys and no store.
+    let tokens = match &args.tokens {
+        Some(f) => Some(Arc::new(config::Tokens::load(f)?)),
+        None => None,
+    };
+    let floor = match &args.rooms {
+        Some(f) => config::load_rooms(f)?,
+        None => DEFAULT_FLOOR,
+    };
     let dir = match &args.data {
         Some(d) => d.clone(),
         None => dirs::data_dir()
@@ -182,12 +193,8 @@ async fn start(args: ServeArgs) -> Result<(), String> {
     };
     if args.fixtures {
         let engine = Engine::new(Fixtures, loaded.ring, config);
-        return serve(Shared::new(engine), &args).await;
+        return serve(Shared::new(engine), &args, tokens).await;
     }
-    let floor = match &args.rooms {
-        Some(f) => config::load_rooms(f)?,
-        None => DEFAULT_FLOOR,
-    };
     let store = store::RedbStore::open(&dir.join(STORE_FILE)).map_err(|e| e.to_string())?;
     tracing::info!("bookings: {}", dir.join(STORE_FILE).display());
     let info = ServerInfo {
@@ -199,7 +206,7 @@ async fn start(args: ServeArgs) -> Result<(), String> {
         ),
     };
     let app = BookingApp::new(floor, store, info);
-    serve(Shared::new(engine(app, loaded.ring, config)), &args).await
+    serve(Shared::new(engine(app, loaded.ring, config)), &args, tokens).await
 }
 
 fn engine<A: App>(app: A, ring: KeyRing, config: Config) -> Engine<A> {
@@ -210,6 +217,7 @@ fn engine<A: App>(app: A, ring: KeyRing, config: Config) -> Engine<A> {
 async fn serve<A: App + Send + 'static>(
     shared: Arc<Shared<A>>,
     args: &ServeArgs,
+    tokens: Option<Arc<config::Tokens>>,
 ) -> Result<(), String> {
     let shutdown = CancellationToken::new();
     let tracker = TaskTracker::new();
@@ -217,10 +225,6 @@ async fn serve<A: App + Send + 'static>(
     let limits = StreamLimits {
         idle,
         write_timeout: Some(Duration::from_secs(30)),
-    };
-    let tokens = match &args.tokens {
-        Some(f) => Some(Arc::new(config::Tokens::load(f)?)),
-        None => None,
     };
     if !args.http.is_empty() && tokens.is_none() {
         tracing::warn!("no --tokens file: every HTTP client is the one anonymous principal");

@@ -234,3 +234,54 @@ fn non_loopback_http_needs_tokens() {
     assert!(ok, "{help}");
     assert!(help.contains("non-loopback"), "{help}");
 }
+
+#[test]
+fn a_key_file_others_can_read_is_refused() {
+    let data = TempDir::new("keys-mode");
+    drop(Server::start_with(
+        &["--tcp", "127.0.0.1:0"],
+        data.path(),
+        &[],
+    ));
+    let key_file = data.path().join("sealing-keys");
+    std::fs::set_permissions(&key_file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let d = data.path().to_str().unwrap();
+    let (ok, text) = run(&["serve", "--data", d, "--tcp", "127.0.0.1:0"], &[]);
+    assert!(!ok, "{text}");
+    assert!(text.contains("chmod 600") && text.contains("644"), "{text}");
+    std::fs::set_permissions(&key_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    drop(Server::start_with(
+        &["--tcp", "127.0.0.1:0"],
+        data.path(),
+        &[],
+    ));
+}
+
+#[test]
+fn bad_tokens_or_rooms_files_fail_before_keys_or_store_exist() {
+    let data = TempDir::new("early");
+    let tokens = data.path().join("tokens.toml");
+    std::fs::write(&tokens, "alice = \"0123456789abcdef-secret\nbob = 1\n").unwrap();
+    let rooms = data.path().join("rooms.toml");
+    std::fs::write(&rooms, "[[room]]\nid = \"a\"\n").unwrap();
+    let fresh = data.path().join("fresh");
+    let d = fresh.to_str().unwrap();
+    for (flag, file) in [("--tokens", &tokens), ("--rooms", &rooms)] {
+        let (ok, text) = run(
+            &[
+                "serve",
+                "--data",
+                d,
+                "--tcp",
+                "127.0.0.1:0",
+                flag,
+                file.to_str().unwrap(),
+            ],
+            &[],
+        );
+        assert!(!ok, "{text}");
+        assert!(text.contains("line "), "{text}");
+        assert!(!text.contains("0123456789abcdef-secret"), "{text}");
+        assert!(!fresh.exists(), "{flag}: nothing created in --data");
+    }
+}

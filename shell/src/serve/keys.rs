@@ -5,9 +5,19 @@
 //! rotation; at most [`MAX_KEYS`] in all). `redmark serve --rotate-key` adds a fresh current key
 //! and keeps the previous ones. The file is replaced atomically (temp file, fsync, rename).
 //!
+//! The key file must not be readable by group or others: `redmark serve` refuses to start
+//! (naming the `chmod 600` to run) rather than serve with a secret others can read.
+//!
+//! Key ids in the file follow rotation order (each new key takes the next free id after the
+//! current one), so they never collide.
+//!
 //! `REDMARK_KEY` (hex, 32–64 bytes) overrides the file; its key id is the first byte of its
 //! SHA-256, so instances sharing the variable agree. `REDMARK_OLD_KEYS` (comma-separated hex)
-//! adds keys that verify but do not seal.
+//! adds keys that verify but do not seal, each with the first byte of its SHA-256 as id too —
+//! unless an earlier key in the list (the current one first) already has that id (1 in 256 per
+//! key): then it takes the next free id, so the ring always loads. (Another instance holding
+//! that key as its only key names it by its hash byte, so requestState it minted fails here as
+//! if expired and the client asks again; a duplicate of an earlier key is dropped.)
 
 use std::fs;
 use std::io::Write;
@@ -52,25 +62,22 @@ pub fn load(dir: &Path, rotate: bool) -> Result<Loaded, String> {
                     .into(),
             );
         }
-        let mut secrets = vec![env_secret("REDMARK_KEY", &hexkey)?];
-        if let Ok(old) = std::env::var("REDMARK_OLD_KEYS") {
-            for h in old.split(',').map(str::trim).filter(|h| !h.is_empty()) {
-                secrets.push(env_secret("REDMARK_OLD_KEYS", h)?);
-            }
-        }
-        return ring(&secrets, "REDMARK_KEY".into());
+        let old = std::env::var("REDMARK_OLD_KEYS").ok();
+        return env_ring(&hexkey, old.as_deref());
     }
     let path = dir.join(KEY_FILE);
     let mut secrets = match fs::read_to_string(&path) {
         Ok(text) => {
-            check_mode(&path);
+            check_mode(&path)?;
             parse(&text).map_err(|e| format!("{}: {e}", path.display()))?
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
     };
     if secrets.is_empty() || rotate {
-        let id = secrets.first().map_or(0, |s| s.id.wrapping_add(1));
+        secrets.truncate(MAX_KEYS - 1);
+        let start = secrets.first().map_or(0, |s| s.id.wrapping_add(1));
+        let id = free_id(start, &secrets);
         secrets.insert(
             0,
             Secret {
@@ -78,11 +85,45 @@ pub fn load(dir: &Path, rotate: bool) -> Result<Loaded, String> {
                 bytes: random(32)?,
             },
         );
-        secrets.truncate(MAX_KEYS);
         save(&path, &secrets)?;
         tracing::info!(key_id = id, "new sealing key stored in {}", path.display());
     }
     ring(&secrets, path.display().to_string())
+}
+
+/// The ring of `REDMARK_KEY` (`current`) and `REDMARK_OLD_KEYS` (`old`).
+fn env_ring(current: &str, old: Option<&str>) -> Result<Loaded, String> {
+    let mut secrets = vec![env_secret("REDMARK_KEY", current)?];
+    for h in old
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .filter(|h| !h.is_empty())
+    {
+        let mut s = env_secret("REDMARK_OLD_KEYS", h)?;
+        if secrets.iter().any(|x| x.bytes == s.bytes) {
+            continue;
+        }
+        s.id = free_id(s.id, &secrets);
+        secrets.push(s);
+    }
+    if secrets.len() > MAX_KEYS {
+        return Err(format!(
+            "REDMARK_KEY and REDMARK_OLD_KEYS hold {} keys; at most {MAX_KEYS}",
+            secrets.len()
+        ));
+    }
+    ring(&secrets, "REDMARK_KEY".into())
+}
+
+/// `want`, or the next id after it (wrapping) that none of `taken` has.
+fn free_id(want: u8, taken: &[Secret]) -> u8 {
+    let mut id = want;
+    // At most MAX_KEYS ids are taken, so a free one is always near.
+    while taken.iter().any(|s| s.id == id) {
+        id = id.wrapping_add(1);
+    }
+    id
 }
 
 fn env_secret(var: &str, hexkey: &str) -> Result<Secret, String> {
@@ -130,6 +171,9 @@ fn parse(text: &str) -> Result<Vec<Secret>, String> {
         if !(32..=64).contains(&bytes.len()) {
             return Err(bad());
         }
+        if v.iter().any(|s: &Secret| s.id == id) {
+            return Err(format!("line {}: a second key with id {id}", n + 1));
+        }
         v.push(Secret { id, bytes });
     }
     if v.len() > MAX_KEYS {
@@ -165,15 +209,19 @@ fn save(path: &Path, secrets: &[Secret]) -> Result<(), String> {
     Ok(())
 }
 
-fn check_mode(path: &Path) {
-    if let Ok(m) = fs::metadata(path) {
-        if m.permissions().mode() & 0o077 != 0 {
-            tracing::warn!(
-                "{} is readable by others; run chmod 600 on it",
-                path.display()
-            );
-        }
+/// Refuses a key file that group or others may read or write.
+fn check_mode(path: &Path) -> Result<(), String> {
+    let m = fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mode = m.permissions().mode() & 0o777;
+    if mode & 0o077 != 0 {
+        return Err(format!(
+            "{p} has mode {mode:03o}: other users could read the sealing keys; run \
+             `chmod 600 {p}` (and, if someone else may have read it, `redmark serve \
+             --rotate-key`)",
+            p = path.display()
+        ));
     }
+    Ok(())
 }
 
 fn random(n: usize) -> Result<Vec<u8>, String> {
@@ -238,6 +286,62 @@ mod tests {
             "keeps the newest {MAX_KEYS}"
         );
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn refuses_a_key_file_others_can_read() {
+        let dir = std::env::temp_dir().join(format!("redmark-keys-mode-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        ensure_dir(&dir).unwrap();
+        load(&dir, false).unwrap();
+        let file = dir.join(KEY_FILE);
+        fs::set_permissions(&file, fs::Permissions::from_mode(0o640)).unwrap();
+        let e = load(&dir, false).err().expect("refused");
+        assert!(e.contains("mode 640") && e.contains("chmod 600"), "{e}");
+        fs::set_permissions(&file, fs::Permissions::from_mode(0o600)).unwrap();
+        assert!(load(&dir, false).is_ok());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Two environment keys whose SHA-256 starts with the same byte still load, with
+    /// different ids; the current key keeps its hash byte.
+    #[test]
+    fn environment_key_ids_never_collide() {
+        let first = |k: &str| Sha256::digest(hex::decode(k).unwrap())[0];
+        let current = "11".repeat(32);
+        let mut colliding = Vec::new();
+        for i in 0u32.. {
+            let k = format!("{:08x}{}", i, "22".repeat(28));
+            if first(&k) == first(&current) {
+                colliding.push(k);
+                if colliding.len() == 2 {
+                    break;
+                }
+            }
+        }
+        let old = format!("{},{},{}", colliding[0], current, colliding[1]);
+        let r = env_ring(&current, Some(&old)).unwrap();
+        let id = r.ring.current().unwrap().id();
+        assert_eq!(id, first(&current));
+        for k in [id, id.wrapping_add(1), id.wrapping_add(2)] {
+            assert!(r.ring.find(k).is_some(), "key id {k}: {}", r.source);
+        }
+        let five: Vec<String> = (0..4).map(|i| format!("{i:02x}").repeat(32)).collect();
+        assert!(env_ring(&current, Some(&five.join(","))).is_err());
+    }
+
+    #[test]
+    fn rotation_skips_ids_in_use() {
+        let a = Secret {
+            id: 0,
+            bytes: vec![1; 32],
+        };
+        let b = Secret {
+            id: 1,
+            bytes: vec![2; 32],
+        };
+        assert_eq!(free_id(0, &[a, b]), 2);
+        assert!(parse(&format!("3 {k}\n3 {k}\n", k = "ab".repeat(32))).is_err());
     }
 
     #[test]
