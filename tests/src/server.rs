@@ -260,6 +260,52 @@ impl Drop for Server {
     }
 }
 
+/// What one bounded run of a command printed and how it exited.
+#[derive(Debug)]
+pub struct Run {
+    /// Exit code (-1 if killed by a signal).
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `cmd` with stdin from /dev/null and stdout/stderr captured, waiting at most [`WAIT`]:
+/// past that the process is killed and the test fails (never an unbounded `.output()`).
+pub fn run_bounded(mut cmd: Command) -> Run {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let drain = |mut r: Box<dyn Read + Send>| {
+        thread::spawn(move || {
+            let mut s = Vec::new();
+            let _ = r.read_to_end(&mut s);
+            String::from_utf8_lossy(&s).into_owned()
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().expect("stdout")));
+    let err = drain(Box::new(child.stderr.take().expect("stderr")));
+    let deadline = Instant::now() + WAIT;
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} ran longer than {WAIT:?}");
+        }
+        thread::sleep(Duration::from_millis(10));
+    };
+    Run {
+        code: status.code().unwrap_or(-1),
+        stdout: out.join().expect("stdout reader"),
+        stderr: err.join().expect("stderr reader"),
+    }
+}
+
 /// `_meta` of a 2026-07-28 request with these client capabilities.
 pub fn meta(caps: Value) -> Value {
     json!({
@@ -267,6 +313,11 @@ pub fn meta(caps: Value) -> Value {
         "io.modelcontextprotocol/clientCapabilities": caps,
         "io.modelcontextprotocol/clientInfo": {"name": "redmark-tests", "version": "0"},
     })
+}
+
+/// A `server/discover` request with id `id`.
+pub fn discover(id: u64) -> Value {
+    json!({"jsonrpc":"2.0","id":id,"method":"server/discover","params":{"_meta": meta(json!({}))}})
 }
 
 /// A `tools/call` request (form-elicitation capable when `form` is true).
@@ -501,6 +552,32 @@ fn dechunk(mut b: &[u8]) -> Vec<u8> {
     out
 }
 
+/// POSTs `body` to `/mcp` with exactly these MCP headers (`None`: absent), plus `extra`.
+pub fn post_mcp_headers(
+    addr: SocketAddr,
+    body: &[u8],
+    version: Option<&str>,
+    method: Option<&str>,
+    name: Option<&str>,
+    extra: &[(&str, &str)],
+) -> HttpResponse {
+    let mut h = vec![
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
+    if let Some(v) = version {
+        h.push(("MCP-Protocol-Version", v));
+    }
+    if let Some(m) = method {
+        h.push(("Mcp-Method", m));
+    }
+    if let Some(n) = name {
+        h.push(("Mcp-Name", n));
+    }
+    h.extend_from_slice(extra);
+    http(addr, "POST", "/mcp", &h, body)
+}
+
 /// POSTs one JSON-RPC message to `/mcp` with the MCP headers derived from it (version,
 /// method, and name for `tools/call`), plus `extra` headers.
 pub fn post_mcp(addr: SocketAddr, msg: &Value, extra: &[(&str, &str)]) -> HttpResponse {
@@ -511,21 +588,12 @@ pub fn post_mcp(addr: SocketAddr, msg: &Value, extra: &[(&str, &str)]) -> HttpRe
     let name = msg["params"]["name"]
         .as_str()
         .or_else(|| msg["params"]["uri"].as_str());
-    let mut h = vec![
-        ("Content-Type", "application/json"),
-        ("Accept", "application/json, text/event-stream"),
-        ("MCP-Protocol-Version", version),
-        ("Mcp-Method", method),
-    ];
-    if let Some(n) = name {
-        h.push(("Mcp-Name", n));
-    }
-    h.extend_from_slice(extra);
-    http(
+    post_mcp_headers(
         addr,
-        "POST",
-        "/mcp",
-        &h,
         &serde_json::to_vec(msg).expect("serialize"),
+        Some(version),
+        Some(method),
+        name,
+        extra,
     )
 }

@@ -124,7 +124,12 @@ fn tool_errors_protocol_errors_and_usage_are_told_apart() {
     assert!(out.stderr.contains("atrium, studio-b"), "{out:?}");
     let out = redmark(&with(&["call"], &["book_room", "novalue"]));
     assert_eq!(out.code, 2, "{out:?}");
-    let out = redmark(&with(&["call", "--tcp", "127.0.0.1:1"], &["list_rooms"]));
+    // A port that was just free: bound, then released (nothing listens there now).
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .to_string();
+    let out = redmark(&with(&["call", "--tcp", &closed], &["list_rooms"]));
     assert_eq!(out.code, 6, "transport error: {out:?}");
 }
 

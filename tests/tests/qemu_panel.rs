@@ -9,6 +9,7 @@ use std::thread;
 use std::time::Duration;
 
 use redmark_tests::qemu::{firmware, next_epoch, stack_high_water, Build, Panel};
+use redmark_tests::server::meta;
 use serde_json::{json, Value};
 
 const VERSION: &str = "2026-07-28";
@@ -16,14 +17,6 @@ const VERSION: &str = "2026-07-28";
 const LINE_MAX: usize = 2048;
 /// The stack budget, bytes.
 const STACK_BUDGET: usize = 8 * 1024;
-
-fn meta(caps: Value) -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": VERSION,
-        "io.modelcontextprotocol/clientCapabilities": caps,
-        "io.modelcontextprotocol/clientInfo": {"name": "redmark-tests", "version": "0"}
-    })
-}
 
 fn form_caps() -> Value {
     json!({"elicitation": {}})

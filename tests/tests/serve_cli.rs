@@ -5,27 +5,19 @@ use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
 
 use redmark_tests::server::{
-    meta, post_mcp, redmark_bin, retry, tool_call, Server, TempDir, TEST_KEY,
+    discover, post_mcp, redmark_bin, retry, run_bounded, tool_call, Server, TempDir, TEST_KEY,
 };
-use serde_json::{json, Value};
+use serde_json::json;
 
-fn discover(id: u64) -> Value {
-    json!({"jsonrpc":"2.0","id":id,"method":"server/discover","params":{"_meta": meta(json!({}))}})
-}
-
+/// `redmark ARGS` without REDMARK_KEY (plus `env`), bounded: whether it succeeded, and
+/// stdout followed by stderr.
 fn run(args: &[&str], env: &[(&str, &str)]) -> (bool, String) {
-    let out = Command::new(redmark_bin())
-        .args(args)
+    let mut cmd = Command::new(redmark_bin());
+    cmd.args(args)
         .env_remove("REDMARK_KEY")
-        .envs(env.iter().copied())
-        .output()
-        .expect("run redmark");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
+        .envs(env.iter().copied());
+    let out = run_bounded(cmd);
+    (out.code == 0, format!("{}{}", out.stdout, out.stderr))
 }
 
 #[test]

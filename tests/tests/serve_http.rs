@@ -2,37 +2,10 @@
 //! the body, the DNS-rebinding guard, bearer tokens, and the body limit.
 
 use redmark_tests::server::{
-    http, meta, post_mcp, tool_call, HttpResponse, Server, TempDir, VERSION,
+    discover, http, meta, post_mcp, post_mcp_headers, tool_call, HttpResponse, Server, TempDir,
+    VERSION,
 };
 use serde_json::{json, Value};
-
-fn discover(id: u64) -> Value {
-    json!({"jsonrpc":"2.0","id":id,"method":"server/discover","params":{"_meta": meta(json!({}))}})
-}
-
-/// POST `/mcp` with exactly these MCP headers (None: absent).
-fn post(
-    addr: std::net::SocketAddr,
-    body: &[u8],
-    version: Option<&str>,
-    method: Option<&str>,
-    name: Option<&str>,
-) -> HttpResponse {
-    let mut h = vec![
-        ("Content-Type", "application/json"),
-        ("Accept", "application/json, text/event-stream"),
-    ];
-    if let Some(v) = version {
-        h.push(("MCP-Protocol-Version", v));
-    }
-    if let Some(m) = method {
-        h.push(("Mcp-Method", m));
-    }
-    if let Some(n) = name {
-        h.push(("Mcp-Name", n));
-    }
-    http(addr, "POST", "/mcp", &h, body)
-}
 
 fn code(r: &HttpResponse) -> i64 {
     r.json()["error"]["code"]
@@ -65,22 +38,24 @@ fn statuses_headers_and_limits() {
     );
     let body = serde_json::to_vec(&call).unwrap();
     // All three headers right: an InputRequiredResult, 200.
-    let ok = post(
+    let ok = post_mcp_headers(
         a,
         &body,
         Some(VERSION),
         Some("tools/call"),
         Some("book_room"),
+        &[],
     );
     assert_eq!(ok.status, 200);
     assert_eq!(ok.json()["result"]["resultType"], "input_required");
     // Base64-encoded header values are decoded before comparing.
-    let b64 = post(
+    let b64 = post_mcp_headers(
         a,
         &body,
         Some(VERSION),
         Some("tools/call"),
         Some("=?base64?Ym9va19yb29t?="),
+        &[],
     );
     assert_eq!(b64.status, 200, "{}", String::from_utf8_lossy(&b64.body));
     // Mismatched or missing headers: 400, -32020.
@@ -92,7 +67,7 @@ fn statuses_headers_and_limits() {
         (Some(VERSION), Some("tools/call"), Some("list_rooms")),
         (Some(VERSION), Some("tools/call"), None),
     ] {
-        let r = post(a, &body, v, m, n);
+        let r = post_mcp_headers(a, &body, v, m, n, &[]);
         assert_eq!((r.status, code(&r)), (400, -32020), "{v:?} {m:?} {n:?}");
         assert_eq!(r.json()["id"], 2, "errors carry the request id");
     }
@@ -111,12 +86,13 @@ fn statuses_headers_and_limits() {
     let r = post_mcp(a, &old, &[]);
     assert_eq!((r.status, code(&r)), (400, -32022));
     // _meta missing: 400, -32602.
-    let r = post(
+    let r = post_mcp_headers(
         a,
         br#"{"jsonrpc":"2.0","id":5,"method":"server/discover","params":{}}"#,
         Some(VERSION),
         Some("server/discover"),
         None,
+        &[],
     );
     assert_eq!((r.status, code(&r)), (400, -32602));
     // Method not found: 404, -32601.
@@ -131,11 +107,11 @@ fn statuses_headers_and_limits() {
     assert_eq!(r.status, 202);
     assert!(r.body.is_empty());
     // Not JSON: a JSON-RPC parse error.
-    let r = post(a, b"{", Some(VERSION), Some("server/discover"), None);
+    let r = post_mcp_headers(a, b"{", Some(VERSION), Some("server/discover"), None, &[]);
     assert_eq!(code(&r), -32700);
     // Too large: 413 with an id-less -32600; the server goes on.
     let big = vec![b' '; 16 * 1024 + 1];
-    let r = post(a, &big, Some(VERSION), Some("server/discover"), None);
+    let r = post_mcp_headers(a, &big, Some(VERSION), Some("server/discover"), None, &[]);
     assert_eq!((r.status, code(&r)), (413, -32600));
     // GET and DELETE: 405 with Allow: POST; other paths 404.
     for m in ["GET", "DELETE"] {

@@ -8,12 +8,8 @@ use std::net::TcpStream;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use redmark_tests::server::{meta, LineClient, Server, TempDir, WAIT};
+use redmark_tests::server::{discover, LineClient, Server, TempDir, WAIT};
 use serde_json::{json, Value};
-
-fn discover(id: u64) -> Value {
-    json!({"jsonrpc":"2.0","id":id,"method":"server/discover","params":{"_meta": meta(json!({}))}})
-}
 
 fn assert_discovered(r: &Value, id: u64) {
     assert_eq!(r["id"], id, "{r}");

@@ -2,17 +2,11 @@
 //! start `redmark serve` on ephemeral loopback ports, read `--trace` output.
 #![allow(dead_code)]
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::OnceLock;
-use std::thread;
-use std::time::{Duration, Instant};
 
 use serde_json::Value;
-
-/// Longest any one `redmark` run may take before the test kills it and fails.
-pub const RUN_LIMIT: Duration = Duration::from_secs(60);
 
 /// The `redmark` binary, built once per test process by the shared helper
 /// ([`redmark_tests::server::redmark_bin`]: `cargo build -p redmark`, or `REDMARK_BIN`).
@@ -30,51 +24,14 @@ pub fn cat(parts: &[&[&str]]) -> Vec<String> {
         .collect()
 }
 
-/// What one run printed and how it exited.
-#[derive(Debug)]
-pub struct Run {
-    pub code: i32,
-    pub stdout: String,
-    pub stderr: String,
-}
+pub use redmark_tests::server::Run;
 
-/// Runs `redmark ARGS` with no terminal (stdin is /dev/null), killing it after [`RUN_LIMIT`].
+/// Runs `redmark ARGS` with no terminal (stdin is /dev/null), killing it after [`redmark_tests::server::WAIT`]
+/// (the shared [`redmark_tests::server::run_bounded`]).
 pub fn redmark(args: &[String]) -> Run {
-    let mut child = Command::new(bin())
-        .args(args)
-        .env("REDMARK_LOG", "warn")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn redmark");
-    let out = drain(child.stdout.take().unwrap());
-    let err = drain(child.stderr.take().unwrap());
-    let deadline = Instant::now() + RUN_LIMIT;
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("redmark {args:?} ran longer than {RUN_LIMIT:?}");
-        }
-        thread::sleep(Duration::from_millis(10));
-    };
-    Run {
-        code: status.code().unwrap_or(-1),
-        stdout: out.join().unwrap(),
-        stderr: err.join().unwrap(),
-    }
-}
-
-fn drain(mut r: impl Read + Send + 'static) -> thread::JoinHandle<String> {
-    thread::spawn(move || {
-        let mut s = String::new();
-        let _ = r.read_to_string(&mut s);
-        s
-    })
+    let mut cmd = Command::new(bin());
+    cmd.args(args).env("REDMARK_LOG", "warn");
+    redmark_tests::server::run_bounded(cmd)
 }
 
 /// The wire messages of a `--trace` run: (raw text, parsed) in order.
