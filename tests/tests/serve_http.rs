@@ -106,6 +106,22 @@ fn statuses_headers_and_limits() {
     let r = post_mcp(a, &note, &[]);
     assert_eq!(r.status, 202);
     assert!(r.body.is_empty());
+    // A notification's headers are checked too: a wrong Mcp-Method gets 400, -32020.
+    let body = serde_json::to_vec(&note).unwrap();
+    let r = post_mcp_headers(a, &body, Some(VERSION), Some("tools/call"), None, &[]);
+    assert_eq!((r.status, code(&r)), (400, -32020));
+    let r = post_mcp_headers(a, &body, Some(VERSION), None, None, &[]);
+    assert_eq!((r.status, code(&r)), (400, -32020), "missing Mcp-Method");
+    let r = post_mcp_headers(
+        a,
+        &body,
+        Some(VERSION),
+        Some("notifications/cancelled"),
+        None,
+        &[],
+    );
+    assert_eq!(r.status, 202, "{}", String::from_utf8_lossy(&r.body));
+    assert!(r.body.is_empty());
     // Not JSON: a JSON-RPC parse error.
     let r = post_mcp_headers(a, b"{", Some(VERSION), Some("server/discover"), None, &[]);
     assert_eq!(code(&r), -32700);
