@@ -4,7 +4,9 @@
 //! Per request, in order:
 //! 1. Host/Origin (DNS rebinding): when bound to loopback, `Host` must name localhost,
 //!    127.0.0.1 or [::1] (any port) and `Origin`, if sent, too; otherwise an `Origin` must name
-//!    the `Host`. Else **403**.
+//!    the `Host`. Else **403**. Off loopback that check cannot stop DNS rebinding (the
+//!    attacker's name is a valid `Host` and `Origin`), which is why `redmark serve` refuses a
+//!    non-loopback address without `--tokens`: there the bearer token is the guard.
 //! 2. Path `/mcp` (else 404); method POST (else **405**, `Allow: POST`).
 //! 3. `Authorization: Bearer` → principal from `--tokens`; unknown or missing → **401**. With
 //!    no tokens file every request is one anonymous principal.
