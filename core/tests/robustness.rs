@@ -161,15 +161,24 @@ fn official_example_requests_are_served() {
     assert!(served >= 5, "only {served} example requests found");
 }
 
-#[test]
-fn huge_echoes_still_answer_within_the_smallest_buffer() {
-    let cx = redmark_core::Context {
+/// A context with no headers, as a byte-stream transport passes.
+fn bare_context() -> redmark_core::Context<'static> {
+    redmark_core::Context {
         now: 0,
         principal: b"p",
         entropy: [0; 8],
         headers: None,
-    };
-    let id = format!("\"{}\"", "i".repeat(redmark_core::limits::MAX_ID - 2));
+    }
+}
+
+/// The longest id the engine echoes (a JSON string of `MAX_ID` bytes).
+fn longest_id() -> String {
+    format!("\"{}\"", "i".repeat(redmark_core::limits::MAX_ID - 2))
+}
+
+#[test]
+fn huge_echoes_still_answer_within_the_smallest_buffer() {
+    let (cx, id) = (bare_context(), longest_id());
     let long = "v".repeat(9000);
     let meta = |v: &str| {
         format!(
@@ -203,13 +212,7 @@ fn huge_echoes_still_answer_within_the_smallest_buffer() {
 
 #[test]
 fn a_booking_result_fits_the_smallest_buffer() {
-    let cx = redmark_core::Context {
-        now: 0,
-        principal: b"p",
-        entropy: [0; 8],
-        headers: None,
-    };
-    let id = format!("\"{}\"", "i".repeat(redmark_core::limits::MAX_ID - 2));
+    let (cx, id) = (bare_context(), longest_id());
     let input = format!(
         r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"2026-09-17","hour":9,"room_id":"studio-b","attendees":12}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
     );

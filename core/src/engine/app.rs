@@ -269,19 +269,21 @@ impl<'a> Call<'a> {
     /// The answer to `q`, or [`Answer::Missing`] when it does not count (no valid state for a
     /// tool that needs one).
     pub fn answer(&self, q: &Question<'_>) -> Answer<'a> {
-        if self.answers_need_state && self.state.is_none() {
-            return Answer::Missing;
+        match self.answers_count() {
+            true => q.answer(&self.responses),
+            false => Answer::Missing,
         }
-        q.answer(&self.responses)
+    }
+
+    /// Whether answers count: always, or only with a valid state for a tool that needs one.
+    fn answers_count(&self) -> bool {
+        !self.answers_need_state || self.state.is_some()
     }
 
     /// The raw response under `key` (sampling and roots results), or `None` when it does not
     /// count (absent, or no valid state for a tool that needs one).
     pub fn response(&self, key: &str) -> Option<Value<'a>> {
-        if self.answers_need_state && self.state.is_none() {
-            return None;
-        }
-        self.responses.get(key)
+        self.responses.get(key).filter(|_| self.answers_count())
     }
 
     /// The nonce that identifies this logical operation across rounds (see [`Call::nonce`]).
@@ -373,10 +375,17 @@ pub struct Reply<'w, 'b> {
     pub(crate) progress: Option<&'w mut ProgressLog>,
 }
 
-impl Reply<'_, '_> {
+impl<'b> Reply<'_, 'b> {
     fn head(&mut self) {
         super::write_head(self.w, Some(self.id));
         self.w.key("result").begin_object();
+    }
+
+    /// Opens a complete result: the envelope and `"resultType":"complete"`.
+    fn open_complete(&mut self) -> &mut Writer<'b> {
+        self.head();
+        self.w.key("resultType").string("complete");
+        self.w
     }
 
     /// Reports progress (`notifications/progress`, sent before the response). A no-op when
@@ -398,12 +407,8 @@ impl Reply<'_, '_> {
     /// A complete `CallToolResult` whose `content` blocks `blocks` writes into the open array
     /// (images, audio, embedded resources…).
     pub fn content(mut self, is_error: bool, blocks: impl FnOnce(&mut Writer<'_>)) -> Done {
-        self.head();
-        let w = self.w;
-        w.key("resultType")
-            .string("complete")
-            .key("content")
-            .begin_array();
+        let w = self.open_complete();
+        w.key("content").begin_array();
         blocks(w);
         w.end_array().key("isError").bool(is_error);
         Done(Answered::Complete)
@@ -415,9 +420,7 @@ impl Reply<'_, '_> {
         description: Option<&str>,
         messages: impl FnOnce(&mut Writer<'_>),
     ) -> Done {
-        self.head();
-        let w = self.w;
-        w.key("resultType").string("complete");
+        let w = self.open_complete();
         if let Some(d) = description {
             w.key("description").string(d);
         }
@@ -430,12 +433,8 @@ impl Reply<'_, '_> {
     /// A complete `ReadResourceResult`: `contents` writes the resource contents objects into
     /// the open array (the engine adds the caching hints).
     pub fn contents(mut self, contents: impl FnOnce(&mut Writer<'_>)) -> Done {
-        self.head();
-        let w = self.w;
-        w.key("resultType")
-            .string("complete")
-            .key("contents")
-            .begin_array();
+        let w = self.open_complete();
+        w.key("contents").begin_array();
         contents(w);
         w.end_array();
         Done(Answered::Complete)
@@ -453,12 +452,8 @@ impl Reply<'_, '_> {
     }
 
     fn result<R: Report + ?Sized>(mut self, r: &R, is_error: bool) -> Done {
-        self.head();
-        let w = self.w;
-        w.key("resultType")
-            .string("complete")
-            .key("content")
-            .begin_array();
+        let w = self.open_complete();
+        w.key("content").begin_array();
         w.begin_object().key("type").string("text").key("text");
         w.string_with(|f| r.text(f)).end_object();
         r.more_content(w);

@@ -225,7 +225,7 @@ impl<'a> Iterator for Items<'a> {
             self.pos = self.raw.len();
             return None;
         }
-        let v1 = scan(self.raw, v0, 0).ok()?;
+        let v1 = skip(self.raw, v0);
         self.pos = skip_ws(self.raw, v1) + 1;
         Some(Value {
             raw: &self.raw[v0..v1],
