@@ -269,10 +269,10 @@ impl<'a> Call<'a> {
     /// The answer to `q`, or [`Answer::Missing`] when it does not count (no valid state for a
     /// tool that needs one).
     pub fn answer(&self, q: &Question<'_>) -> Answer<'a> {
-        match self.answers_count() {
-            true => q.answer(&self.responses),
-            false => Answer::Missing,
+        if !self.answers_count() {
+            return Answer::Missing;
         }
+        q.answer(&self.responses)
     }
 
     /// Whether answers count: always, or only with a valid state for a tool that needs one.
@@ -283,7 +283,10 @@ impl<'a> Call<'a> {
     /// The raw response under `key` (sampling and roots results), or `None` when it does not
     /// count (absent, or no valid state for a tool that needs one).
     pub fn response(&self, key: &str) -> Option<Value<'a>> {
-        self.responses.get(key).filter(|_| self.answers_count())
+        if !self.answers_count() {
+            return None;
+        }
+        self.responses.get(key)
     }
 
     /// The nonce that identifies this logical operation across rounds (see [`Call::nonce`]).
@@ -382,6 +385,8 @@ impl<'b> Reply<'_, 'b> {
     }
 
     /// Opens a complete result: the envelope and `"resultType":"complete"`.
+    // Inlined: as a call it changes how LTO inlines every `result::<R>`, +4 KiB of panel flash.
+    #[inline(always)]
     fn open_complete(&mut self) -> &mut Writer<'b> {
         self.head();
         self.w.key("resultType").string("complete");
