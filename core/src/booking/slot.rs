@@ -2,6 +2,8 @@
 
 use core::fmt;
 
+use crate::wire::format;
+
 /// A calendar day, checked (Gregorian, years 2000–2999).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Day {
@@ -14,30 +16,13 @@ pub struct Day {
 }
 
 impl Day {
-    /// Parses `YYYY-MM-DD`.
+    /// Parses `YYYY-MM-DD` (the one date validator, [`format::date`]) within 2000–2999.
     pub fn parse(s: &str) -> Option<Day> {
-        let b = s.as_bytes();
-        if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
-            return None;
-        }
-        let num = |r: core::ops::Range<usize>| -> Option<u16> {
-            b[r].iter().try_fold(0u16, |n, c| {
-                c.is_ascii_digit().then(|| n * 10 + u16::from(c - b'0'))
-            })
-        };
-        let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
-        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-        let days = match month {
-            1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-            4 | 6 | 9 | 11 => 30,
-            2 if leap => 29,
-            2 => 28,
-            _ => return None,
-        };
-        ((2000..3000).contains(&year) && (1..=days).contains(&day)).then_some(Day {
-            year,
-            month: month as u8,
-            day: day as u8,
+        let d = format::date(s)?;
+        (2000..3000).contains(&d.year).then_some(Day {
+            year: d.year,
+            month: d.month,
+            day: d.day,
         })
     }
 }

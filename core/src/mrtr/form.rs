@@ -3,6 +3,8 @@
 
 use core::fmt;
 
+use crate::limits::MAX_STR;
+use crate::wire::format;
 use crate::wire::json::{Kind, Value};
 use crate::wire::write::Writer;
 
@@ -235,26 +237,19 @@ impl FieldKind<'_> {
     }
 }
 
+/// Whether string `v` has format `f`, by the one validator in [`crate::wire::format`]. A
+/// value with escapes that decodes to more than [`MAX_STR`] bytes has none of the formats.
 fn format_ok(f: TextFormat, v: Value<'_>) -> bool {
-    let mut chars = v.chars();
+    let mut scratch = [0u8; MAX_STR];
+    let Some(s) = v.as_str(&mut scratch) else {
+        return false;
+    };
     match f {
-        TextFormat::Email => {
-            let at = v.chars().position(|c| c == '@');
-            let count = v.chars().filter(|c| *c == '@').count();
-            count == 1 && at.is_some_and(|i| i > 0 && i + 1 < v.chars().count())
-        }
-        TextFormat::Uri => chars.position(|c| c == ':').is_some_and(|i| i > 0),
-        TextFormat::Date => date_ok(v.chars()),
-        TextFormat::DateTime => date_ok(v.chars()) && v.chars().nth(10) == Some('T'),
+        TextFormat::Email => format::is_email(s),
+        TextFormat::Uri => format::is_uri(s),
+        TextFormat::Date => format::date(s).is_some(),
+        TextFormat::DateTime => format::is_date_time(s),
     }
-}
-
-fn date_ok(mut c: impl Iterator<Item = char>) -> bool {
-    (0..10).all(|i| match c.next() {
-        Some('-') => i == 4 || i == 7,
-        Some(d) if d.is_ascii_digit() => i != 4 && i != 7,
-        _ => false,
-    })
 }
 
 #[cfg(test)]
@@ -350,7 +345,11 @@ mod tests {
             ok(r#"{"room_id":"atrium","attendees":"3"}"#),
             Err(Invalid { field: "attendees" })
         );
-        assert_eq!(ok(r#"{"room_id":"atrium","email":"a@b"}"#), Ok(()));
+        assert_eq!(ok(r#"{"room_id":"atrium","email":"a@b.example"}"#), Ok(()));
+        assert_eq!(
+            ok(r#"{"room_id":"atrium","email":"a@b"}"#),
+            Err(Invalid { field: "email" })
+        );
         assert_eq!(
             ok(r#"{"room_id":"atrium","email":"ab"}"#),
             Err(Invalid { field: "email" })

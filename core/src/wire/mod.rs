@@ -1,6 +1,7 @@
 //! The wire layer: reading and writing JSON-RPC 2.0 messages and MCP's per-request `_meta`.
 
 pub mod envelope;
+pub mod format;
 pub mod json;
 pub mod lines;
 pub mod meta;
