@@ -10,7 +10,7 @@
 //!   principal, an expiry and a digest of the originating request.
 //! - [`mrtr`]: Multi Round-Trip Requests — input responses, elicitation forms and their
 //!   validation, the question/answer protocol a tool uses.
-//! - [`engine`]: dispatch, `_meta` checks, the one error table, the [`App`](engine::App) trait.
+//! - [`engine`]: dispatch, `_meta` checks, the one error table, the [`engine::App`] trait.
 //! - [`booking`]: the floor of rooms, the booking store trait and the `book_room` tools.
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]

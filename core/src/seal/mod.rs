@@ -17,5 +17,5 @@ mod keys;
 mod token;
 
 pub use digest::{request_digest, Origin};
-pub use keys::{Key, KeyError, KeyRing};
+pub use keys::{Key, KeyError, KeyRing, KEY_MAX, KEY_MIN};
 pub use token::{open, seal, Binding, Nonce, Opened, SealError, TAG_LEN, TOKEN_MAX};

@@ -3,7 +3,7 @@
 //!
 //! Per request, in order:
 //! 1. Host/Origin (DNS rebinding): when bound to loopback, `Host` must name localhost,
-//!    127.0.0.1 or [::1] (any port) and `Origin`, if sent, too; otherwise an `Origin` must name
+//!    127.0.0.1 or `[::1]` (any port) and `Origin`, if sent, too; otherwise an `Origin` must name
 //!    the `Host`. Else **403**. Off loopback that check cannot stop DNS rebinding (the
 //!    attacker's name is a valid `Host` and `Origin`), which is why `redmark serve` refuses a
 //!    non-loopback address without `--tokens`: there the bearer token is the guard.
