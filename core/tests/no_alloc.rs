@@ -8,8 +8,11 @@ use std::cell::Cell;
 use std::io::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use redmark_core::booking::{BookingApp, MemStore, DEFAULT_FLOOR};
+use redmark_core::engine::Config;
 use redmark_core::limits::OUT;
-use redmark_core::Context;
+use redmark_core::seal::{Key, KeyRing};
+use redmark_core::{Context, Engine};
 
 struct Counting;
 
@@ -33,6 +36,9 @@ static GLOBAL: Counting = Counting;
 
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}"#;
 
+/// Full MRTR round trips among the 3,000 messages (one every tenth).
+const ROUND_TRIPS: usize = 300;
+
 #[test]
 fn thousands_of_mixed_messages_allocate_nothing() {
     let fixed: Vec<Vec<u8>> = [
@@ -49,13 +55,19 @@ fn thousands_of_mixed_messages_allocate_nothing() {
     .into_iter()
     .map(String::into_bytes)
     .collect();
-    let mut engine = common::engine();
+    // Room for every round trip's booking (the panel's store holds 64).
+    let mut engine = Engine::new(
+        BookingApp::new(DEFAULT_FLOOR, MemStore::<ROUND_TRIPS>::new(), common::INFO),
+        KeyRing::new(Key::new(1, &[0x42; 32]).unwrap()),
+        Config::default(),
+    );
     let mut out = vec![0u8; OUT];
     let mut retry = [0u8; 2048];
     let principal = b"alice";
 
     COUNTING.with(|c| c.set(true));
     let mut answered = 0usize;
+    let mut booked = 0usize;
     for i in 0..3000u64 {
         let cx = Context {
             now: 1_790_000_000,
@@ -66,14 +78,16 @@ fn thousands_of_mixed_messages_allocate_nothing() {
         let h = engine.handle(&fixed[i as usize % fixed.len()], &cx, &mut out);
         answered += h.responded as usize;
         if i % 10 == 0 {
-            // A full seed round trip: ask, then answer with the echoed state.
-            let hour = i % 24;
+            // A full seed round trip: ask, then answer with the echoed state. Each books its
+            // own slot: one a day-hour from 2026-09-01 00:00 on.
+            let k = i / 10;
+            let (day, hour) = (1 + k / 24, k % 24);
             let mut ask = [0u8; 512];
             let n = {
                 let mut w = &mut ask[..];
                 let _ = write!(
                     w,
-                    r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"2026-09-17","hour":{hour},"room_hint":"the big room"}},{META}}}}}"#
+                    r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"2026-09-{day:02}","hour":{hour},"room_hint":"the big room"}},{META}}}}}"#
                 );
                 512 - w.len()
             };
@@ -88,17 +102,32 @@ fn thousands_of_mixed_messages_allocate_nothing() {
                 let mut w = &mut retry[..];
                 let _ = write!(
                     w,
-                    r#"{{"jsonrpc":"2.0","id":"r{i}","method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"2026-09-17","hour":{hour},"room_hint":"the big room"}},"inputResponses":{{"room":{{"action":"accept","content":{{"room_id":"studio-b"}}}}}},"requestState":"{state}",{META}}}}}"#
+                    r#"{{"jsonrpc":"2.0","id":"r{i}","method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"2026-09-{day:02}","hour":{hour},"room_hint":"the big room"}},"inputResponses":{{"room":{{"action":"accept","content":{{"room_id":"studio-b"}}}}}},"requestState":"{state}",{META}}}}}"#
                 );
                 2048 - w.len()
             };
             let h = engine.handle(&retry[..n], &cx, &mut out);
             assert!(h.responded);
             answered += 2;
+            let doc = redmark_core::wire::parse(&out[..h.len]).expect("response parses");
+            let result = doc.get("result").expect("a result");
+            let booked_here = result
+                .get("resultType")
+                .is_some_and(|t| t.eq_str("complete"))
+                && result.get("isError").and_then(|e| e.as_bool()) == Some(false)
+                && result
+                    .get("structuredContent")
+                    .and_then(|s| s.get("booked"))
+                    .and_then(|b| b.as_bool())
+                    == Some(true);
+            assert!(booked_here, "round trip {k} did not book");
+            booked += 1;
         }
     }
     COUNTING.with(|c| c.set(false));
     assert!(answered > 3000);
+    assert_eq!(booked, ROUND_TRIPS, "every round trip books");
+    assert_eq!(engine.app().store().bookings().len(), ROUND_TRIPS);
     assert_eq!(
         ALLOCATIONS.load(Ordering::SeqCst),
         0,
