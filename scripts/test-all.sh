@@ -8,7 +8,7 @@ step() { printf '\n==> %s\n' "$*"; }
 
 step "toolchain: bare-metal targets and llvm-tools"
 rustup target add thumbv6m-none-eabi thumbv7m-none-eabi thumbv7em-none-eabihf
-rustup component add llvm-tools rustfmt
+rustup component add llvm-tools rustfmt clippy
 
 step "qemu-system-arm"
 if ! command -v qemu-system-arm >/dev/null 2>&1; then
@@ -21,6 +21,12 @@ qemu-system-arm --version | head -n 1
 
 step "formatting"
 cargo fmt --all -- --check
+
+step "clippy (every target, warnings are errors)"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "rustdoc (warnings are errors)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 
 step "core is no_std without alloc"
 scripts/check-no-std.sh
