@@ -19,13 +19,14 @@ mod shared;
 mod store;
 mod stream;
 
+use std::io::IsTerminal;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use redmark_core::booking::{BookingApp, DEFAULT_FLOOR};
+use redmark_core::booking::{BookingApp, Floor, DEFAULT_FLOOR};
 use redmark_core::engine::{Config, ServerInfo};
 use redmark_core::fixtures::Fixtures;
 use redmark_core::seal::KeyRing;
@@ -63,12 +64,16 @@ error without id and the connection goes on; a longer POST body gets HTTP 413 wi
 A TCP client that cannot take an answer for 30 s is disconnected; HTTP request headers and
 bodies must each arrive within 30 s, and idle keep-alive connections close after 30 s.
 
-Keys: REDMARK_KEY (hex, 32-64 bytes) overrides the key file DIR/sealing-keys; REDMARK_OLD_KEYS
-(comma-separated hex) keeps older keys verifying. Without REDMARK_KEY a random key is created on
-first start (mode 0600); --rotate-key adds a new one and keeps the previous ones for verifying.
-A key file that group or others can read is refused (run chmod 600 on it).
+Keys: REDMARK_KEY (32 to 64 bytes as 64 to 128 hex digits) overrides the key file
+DIR/sealing-keys; REDMARK_OLD_KEYS (comma-separated hex) keeps older keys verifying. Without
+REDMARK_KEY a random key is created on first start (mode 0600); --rotate-key adds a new one and
+keeps the previous ones for verifying. A key file that group or others can read is refused
+(run chmod 600 on it).
 
-Bookings: DIR/bookings.redb (redb, fsynced before a booking is acknowledged).
+Bookings: DIR/bookings.redb (redb, fsynced before a booking is acknowledged). One process holds
+it at a time; `redmark call` without a transport flag uses the same DIR (see its --help).
+Every start says on stderr which DIR it uses; started by hand in a terminal, it also says that
+it speaks MCP on stdin/stdout (stdout carries nothing else) and how to stop it.
 
 Exit: EOF on stdin (when serving stdio), SIGINT or SIGTERM: stop accepting, finish the
 requests in flight, exit 0.";
@@ -178,23 +183,73 @@ async fn start(args: ServeArgs) -> Result<(), String> {
         Some(f) => config::load_rooms(f)?,
         None => DEFAULT_FLOOR,
     };
-    let dir = match &args.data {
-        Some(d) => d.clone(),
-        None => dirs::data_dir()
-            .ok_or("no platform data directory; pass --data DIR")?
-            .join("redmark"),
-    };
-    keys::ensure_dir(&dir)?;
-    let loaded = keys::load(&dir, args.rotate_key)?;
-    tracing::info!("sealing keys: {}", loaded.source);
+    let data = open_data(args.data.as_deref(), args.rotate_key)?;
     let config = Config {
         state_ttl_s: args.state_ttl,
         ..Config::default()
     };
+    // Said on every start, whatever REDMARK_LOG is: where this server's state lives.
+    let keys = if data.keys_from_env {
+        "sealing keys from REDMARK_KEY".to_owned()
+    } else {
+        format!("sealing keys in {}", keys::KEY_FILE)
+    };
     if args.fixtures {
-        let engine = Engine::new(Fixtures, loaded.ring, config);
+        eprintln!("redmark: data folder {} ({keys})", data.dir.display());
+        let engine = Engine::new(Fixtures, data.ring, config);
         return serve(Shared::new(engine), &args, tokens).await;
     }
+    let engine = booking_engine(&data.dir, floor, data.ring, config)?;
+    eprintln!(
+        "redmark: data folder {} (bookings in {STORE_FILE}, {keys})",
+        data.dir.display()
+    );
+    serve(Shared::new(engine), &args, tokens).await
+}
+
+/// The data directory `--data` names, or the platform's (e.g. `~/.local/share/redmark`).
+pub fn data_dir(data: Option<&Path>) -> Result<PathBuf, String> {
+    match data {
+        Some(d) => Ok(d.to_path_buf()),
+        None => Ok(dirs::data_dir()
+            .ok_or("no platform data directory; pass --data DIR")?
+            .join("redmark")),
+    }
+}
+
+/// The data directory, opened: where it is, its sealing keys and where they came from.
+pub struct Data {
+    /// The directory.
+    pub dir: PathBuf,
+    /// The key ring.
+    pub ring: KeyRing,
+    /// Whether the keys came from `REDMARK_KEY` rather than the key file.
+    pub keys_from_env: bool,
+}
+
+/// Opens the data directory (created mode 0700 if missing) and its sealing keys (created on
+/// first start, rotated first if `rotate`; `REDMARK_KEY` overrides them). Shared by `redmark
+/// serve` and the in-process server of `redmark call`.
+pub fn open_data(data: Option<&Path>, rotate: bool) -> Result<Data, String> {
+    let dir = data_dir(data)?;
+    keys::ensure_dir(&dir)?;
+    let loaded = keys::load(&dir, rotate)?;
+    tracing::info!("sealing keys: {}", loaded.source);
+    Ok(Data {
+        dir,
+        ring: loaded.ring,
+        keys_from_env: std::env::var_os("REDMARK_KEY").is_some(),
+    })
+}
+
+/// The booking floor's engine over the bookings store in `dir` (`DIR/bookings.redb`, one
+/// process at a time). Shared by `redmark serve` and the in-process server of `redmark call`.
+pub fn booking_engine(
+    dir: &Path,
+    floor: Floor<'static>,
+    ring: KeyRing,
+    config: Config,
+) -> Result<Engine<BookingApp<'static, store::RedbStore>>, String> {
     let store = store::RedbStore::open(&dir.join(STORE_FILE)).map_err(|e| e.to_string())?;
     tracing::info!("bookings: {}", dir.join(STORE_FILE).display());
     let info = ServerInfo {
@@ -206,11 +261,7 @@ async fn start(args: ServeArgs) -> Result<(), String> {
         ),
     };
     let app = BookingApp::new(floor, store, info);
-    serve(Shared::new(engine(app, loaded.ring, config)), &args, tokens).await
-}
-
-fn engine<A: App>(app: A, ring: KeyRing, config: Config) -> Engine<A> {
-    Engine::new(app, ring, config)
+    Ok(Engine::new(app, ring, config))
 }
 
 /// Serves `shared` on every transport asked for until EOF on stdio or a signal.
@@ -269,6 +320,13 @@ async fn serve<A: App + Send + 'static>(
         ));
     }
     let stdio = args.stdio || (args.tcp.is_empty() && args.http.is_empty());
+    if stdio && std::io::stdin().is_terminal() {
+        // Started by hand: without this the server just sits there. stdout stays the protocol.
+        eprintln!(
+            "redmark: speaking MCP (newline-delimited JSON-RPC) on stdin/stdout; an MCP client \
+             usually starts this command itself. Ctrl-D (end of input) or Ctrl-C stops it."
+        );
+    }
     if stdio {
         let (shared, shutdown) = (Arc::clone(&shared), shutdown.clone());
         // On the tracker like every connection: shutdown waits for the request in flight.

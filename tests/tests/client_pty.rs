@@ -1,33 +1,42 @@
 //! `redmark call` in a real pseudo-terminal: the form is drawn, arrow keys pick a room,
-//! `n` declines, Esc cancels, and a bad value is refused at the field before anything is sent.
+//! `n` (one key, no Enter) declines, Esc cancels, and a bad value is refused at the field
+//! before anything is sent; and `redmark serve` started by hand says what it is doing.
 //! Every wait is bounded by the session's expect timeout; the child is killed on drop.
+//! `XDG_DATA_HOME` is a fresh directory per session: the in-process server's default data
+//! folder is never the real user's.
 
 mod client_support;
 
 use std::process::Command;
 use std::time::Duration;
 
-use client_support::bin;
+use client_support::{bin, TempDir};
 use expectrl::{Expect, Session};
 
 const DOWN: &str = "\x1b[B";
 const ENTER: &str = "\r";
 const ESC: &str = "\x1b";
 
-/// Runs `redmark ARGS` in a pty under `sh`, which prints `EXIT=<status>` when it ends.
-fn pty(args: &[&str]) -> expectrl::session::OsSession {
+/// Runs `redmark ARGS` in a pty under `sh`, which prints `EXIT=<status>` when it ends, with
+/// `XDG_DATA_HOME` in the returned directory (keep it alive as long as the session).
+fn pty(args: &[&str]) -> (expectrl::session::OsSession, TempDir) {
+    let home = TempDir::new("pty-xdg");
     let mut cmd = Command::new("sh");
     cmd.arg("-c")
         .arg(r#""$0" "$@"; echo EXIT=$?"#)
         .arg(bin())
         .args(args);
-    cmd.env("REDMARK_LOG", "warn").env("TERM", "xterm-256color");
+    cmd.env("REDMARK_LOG", "warn")
+        .env("TERM", "xterm-256color")
+        .env("XDG_DATA_HOME", home.path())
+        .env_remove("REDMARK_KEY")
+        .env_remove("REDMARK_OLD_KEYS");
     let mut s = Session::spawn(cmd).expect("spawn in a pty");
     s.get_process_mut()
         .set_window_size(120, 40)
         .expect("window size");
     s.set_expect_timeout(Some(Duration::from_secs(30)));
-    s
+    (s, home)
 }
 
 fn expect(s: &mut expectrl::session::OsSession, what: &str) {
@@ -39,14 +48,14 @@ fn expect(s: &mut expectrl::session::OsSession, what: &str) {
 const BOOK: &[&str] = &[
     "call",
     "book_room",
-    "day=2026-09-17",
+    "day=2099-09-17",
     "hour=9",
     "room_hint=the big room",
 ];
 
 #[test]
 fn arrow_keys_pick_a_room() {
-    let mut s = pty(BOOK);
+    let (mut s, _home) = pty(BOOK);
     expect(&mut s, "matches more than one room");
     expect(&mut s, "Answer it?");
     s.send(ENTER).unwrap();
@@ -59,18 +68,38 @@ fn arrow_keys_pick_a_room() {
 }
 
 #[test]
-fn no_declines() {
-    let mut s = pty(BOOK);
+fn n_alone_declines() {
+    // One key, no Enter: the footer says `n` declines, so `n` declines.
+    let (mut s, _home) = pty(BOOK);
     expect(&mut s, "Answer it?");
     s.send("n").unwrap();
-    s.send(ENTER).unwrap();
     expect(&mut s, "Not booked: you declined");
     expect(&mut s, "EXIT=3");
 }
 
 #[test]
+fn y_alone_opens_the_form() {
+    let (mut s, _home) = pty(BOOK);
+    expect(&mut s, "Answer it?");
+    s.send("y").unwrap();
+    expect(&mut s, "The Atrium (24 seats)");
+    s.send(ENTER).unwrap();
+    expect(&mut s, "Booked The Atrium");
+    expect(&mut s, "EXIT=0");
+}
+
+#[test]
+fn esc_at_answer_it_cancels() {
+    let (mut s, _home) = pty(BOOK);
+    expect(&mut s, "Answer it?");
+    s.send(ESC).unwrap();
+    expect(&mut s, "Cancelled: nothing was booked");
+    expect(&mut s, "EXIT=4");
+}
+
+#[test]
 fn esc_cancels() {
-    let mut s = pty(BOOK);
+    let (mut s, _home) = pty(BOOK);
     expect(&mut s, "Answer it?");
     s.send(ENTER).unwrap();
     expect(&mut s, "The Atrium (24 seats)");
@@ -81,7 +110,7 @@ fn esc_cancels() {
 
 #[test]
 fn ctrl_c_at_the_form_cancels() {
-    let mut s = pty(BOOK);
+    let (mut s, _home) = pty(BOOK);
     expect(&mut s, "Answer it?");
     s.send("\x03").unwrap();
     expect(&mut s, "Cancelled: nothing was booked");
@@ -93,7 +122,7 @@ fn bad_values_are_refused_at_the_field() {
     // A scripted server asks for an integer 15..=240 and reports what it received.
     let script = r#"read -r l; printf "%s\n" "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"resultType\":\"input_required\",\"inputRequests\":{\"q\":{\"method\":\"elicitation/create\",\"params\":{\"message\":\"How long?\",\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"minutes\":{\"type\":\"integer\",\"title\":\"Minutes\",\"minimum\":15,\"maximum\":240,\"default\":30}},\"required\":[\"minutes\"]}}}}}}"; read -r l; case "$l" in *\"content\":{\"minutes\":45}*) t=got-45;; *) t=wrong;; esac; printf "%s\n" "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"resultType\":\"complete\",\"content\":[{\"type\":\"text\",\"text\":\"$t\"}]}}""#;
     let server = format!("sh -c '{script}'");
-    let mut s = pty(&["call", "--stdio", &server, "t"]);
+    let (mut s, _home) = pty(&["call", "--stdio", &server, "t"]);
     expect(&mut s, "How long?");
     expect(&mut s, "Answer it?");
     s.send(ENTER).unwrap();
@@ -128,7 +157,7 @@ fn every_field_kind_in_one_form() {
     );
     std::fs::write(&path, script).unwrap();
     let server = format!("sh {}", path.display());
-    let mut s = pty(&["call", "--stdio", &server, "t"]);
+    let (mut s, _home) = pty(&["call", "--stdio", &server, "t"]);
     expect(&mut s, "Tell me everything");
     expect(&mut s, "Answer it?");
     s.send(ENTER).unwrap();
@@ -157,5 +186,18 @@ fn every_field_kind_in_one_form() {
     expect(&mut s, "Note");
     s.send(ENTER).unwrap();
     expect(&mut s, "all-fields-ok");
+    expect(&mut s, "EXIT=0");
+}
+
+#[test]
+fn serve_in_a_terminal_says_what_it_is_and_how_to_stop() {
+    let data = TempDir::new("pty-serve");
+    let d = data.path().to_str().unwrap();
+    let (mut s, _home) = pty(&["serve", "--data", d]);
+    expect(&mut s, &format!("data folder {d}"));
+    expect(&mut s, "on stdin/stdout");
+    expect(&mut s, "Ctrl-D");
+    // Ctrl-D at the start of a line: end of input, the server stops.
+    s.send("\x04").unwrap();
     expect(&mut s, "EXIT=0");
 }

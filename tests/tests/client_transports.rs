@@ -1,5 +1,8 @@
 //! `redmark call` and `redmark tools`, non-interactive, against our server in-process and over
 //! stdio, TCP and Streamable HTTP, and against small scripted servers that misbehave.
+//!
+//! In-process calls without `--data` use the default data folder under the `XDG_DATA_HOME`
+//! that [`redmark`] points at a fresh directory per run; never the real user's.
 
 mod client_support;
 
@@ -8,7 +11,7 @@ use serde_json::Value;
 
 const BIG_ROOM: [&str; 4] = [
     "book_room",
-    "day=2026-09-17",
+    "day=2099-09-17",
     "hour=9",
     "room_hint=the big room",
 ];
@@ -131,6 +134,227 @@ fn tool_errors_protocol_errors_and_usage_are_told_apart() {
         .to_string();
     let out = redmark(&with(&["call", "--tcp", &closed], &["list_rooms"]));
     assert_eq!(out.code, 6, "transport error: {out:?}");
+}
+
+#[test]
+fn in_process_bookings_last_from_one_call_to_the_next() {
+    let data = TempDir::new("call-data");
+    let d = data.path().to_str().unwrap();
+    let book = |room: &str| {
+        redmark(&with(
+            &[
+                "call",
+                "--data",
+                d,
+                "--answer",
+                &format!("room.room_id={room}"),
+            ],
+            &BIG_ROOM,
+        ))
+    };
+    let out = book("studio-b");
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("booking bk_1"), "{out:?}");
+    assert!(data.path().join("bookings.redb").exists());
+    assert!(data.path().join("sealing-keys").exists());
+    // The next command sees it: the slot is taken, and the next booking is bk_2.
+    let out = book("studio-b");
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(out.stdout.contains("already booked"), "{out:?}");
+    let out = book("atrium");
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("booking bk_2"), "{out:?}");
+    // And a later command can cancel it.
+    let out = redmark(&cat(&[&[
+        "call",
+        "--data",
+        d,
+        "--answer",
+        "confirm.confirm=true",
+        "cancel_booking",
+        "booking_id=bk_1",
+    ]]));
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout.contains("bk_1") && out.stdout.contains("cancelled"),
+        "{out:?}"
+    );
+    let out = book("studio-b");
+    assert_eq!(out.code, 0, "the cancelled slot is free again: {out:?}");
+}
+
+#[test]
+fn the_default_data_folder_is_the_one_serve_uses() {
+    let xdg = TempDir::new("xdg-shared");
+    let out = redmark_in(
+        &with(&["call", "--answer", "room.room_id=studio-b"], &BIG_ROOM),
+        xdg.path(),
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(xdg.path().join("redmark/bookings.redb").exists(), "{out:?}");
+    // `redmark serve` with no --data (same XDG_DATA_HOME, inherited) has that booking.
+    let serve = format!("{} serve", bin().display());
+    let out = redmark_in(
+        &with(
+            &[
+                "call",
+                "--stdio",
+                &serve,
+                "--answer",
+                "room.room_id=studio-b",
+            ],
+            &BIG_ROOM,
+        ),
+        xdg.path(),
+    );
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(out.stdout.contains("already booked"), "{out:?}");
+}
+
+#[test]
+fn scratch_keeps_nothing() {
+    let xdg = TempDir::new("xdg-scratch");
+    for _ in 0..2 {
+        let out = redmark_in(
+            &with(
+                &["call", "--scratch", "--answer", "room.room_id=studio-b"],
+                &BIG_ROOM,
+            ),
+            xdg.path(),
+        );
+        assert_eq!(out.code, 0, "{out:?}");
+        assert!(out.stdout.contains("booking bk_1"), "{out:?}");
+    }
+    assert!(
+        !xdg.path().join("redmark").exists(),
+        "--scratch wrote a data folder"
+    );
+    let out = redmark(&cat(&[&["call", "--scratch", "--data", "x", "list_rooms"]]));
+    assert_eq!(out.code, 2, "{out:?}");
+}
+
+#[test]
+fn a_data_folder_held_by_serve_is_named_with_a_way_out() {
+    let data = TempDir::new("call-busy");
+    let _serve = redmark_tests::server::Server::start(&["--tcp", "127.0.0.1:0"], data.path());
+    let d = data.path().to_str().unwrap();
+    let out = redmark(&cat(&[&["call", "--data", d, "list_rooms"]]));
+    assert_eq!(out.code, 6, "{out:?}");
+    assert!(out.stderr.contains("is in use"), "{out:?}");
+    assert!(out.stderr.contains("redmark serve"), "{out:?}");
+    assert!(
+        out.stderr.contains("--tcp") && out.stderr.contains("--scratch"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn accept_without_defaults_names_the_field() {
+    let out = redmark(&with(&["call", "--accept", "room"], &BIG_ROOM));
+    assert_eq!(out.code, 7, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("--accept room sends the form's defaults"),
+        "{out:?}"
+    );
+    assert!(out.stderr.contains("'room_id'"), "{out:?}");
+    assert!(out.stderr.contains("no default"), "{out:?}");
+    assert!(
+        out.stderr.contains("--answer room.room_id=VALUE"),
+        "{out:?}"
+    );
+    assert!(!out.stderr.contains("no terminal"), "{out:?}");
+}
+
+#[test]
+fn unused_answers_are_reported_with_the_questions_asked() {
+    // A misspelled key: the question goes unanswered, and the warning says why.
+    let out = redmark(&with(
+        &["call", "--answer", "rooom.room_id=studio-b"],
+        &BIG_ROOM,
+    ));
+    assert_eq!(out.code, 7, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("--answer rooom.room_id=studio-b was not used"),
+        "{out:?}"
+    );
+    assert!(out.stderr.contains("the server asked 'room'"), "{out:?}");
+    // Answered anyway, plus flags for questions never asked: warned, still complete.
+    let out = redmark(&with(
+        &[
+            "call",
+            "--answer",
+            "room.room_id=studio-b",
+            "--decline",
+            "confirm",
+            "--answer",
+            "extra.x=1",
+        ],
+        &BIG_ROOM,
+    ));
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains("--decline confirm was not used"),
+        "{out:?}"
+    );
+    assert!(
+        out.stderr.contains("--answer extra.x=1 was not used"),
+        "{out:?}"
+    );
+    assert!(!out.stderr.contains("room.room_id"), "{out:?}");
+    // Nothing asked at all.
+    let out = redmark(&cat(&[&[
+        "call",
+        "--scratch",
+        "--accept",
+        "room",
+        "list_rooms",
+    ]]));
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains("--accept room was not used")
+            && out.stderr.contains("asked no question"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn a_url_without_a_scheme_is_a_usage_error() {
+    let out = redmark(&cat(&[&[
+        "call",
+        "--url",
+        "127.0.0.1:8080/mcp",
+        "list_rooms",
+    ]]));
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("did you mean http://127.0.0.1:8080/mcp?"),
+        "{out:?}"
+    );
+    let out = redmark(&cat(&[&["tools", "--url", "https://example.com/mcp"]]));
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("no TLS"), "{out:?}");
+}
+
+#[test]
+fn help_says_what_no_transport_means_and_lists_exit_statuses() {
+    let out = redmark(&cat(&[&["tools", "--help"]]));
+    assert_eq!(out.code, 0, "{out:?}");
+    for s in ["Exit status", "5  protocol error", "6  transport error"] {
+        assert!(out.stdout.contains(s), "tools --help lacks {s:?}: {out:?}");
+    }
+    let out = redmark(&cat(&[&["call", "--help"]]));
+    assert_eq!(out.code, 0, "{out:?}");
+    for s in [
+        "Without them, call",
+        "data folder",
+        "--scratch",
+        "--data <DIR>",
+    ] {
+        assert!(out.stdout.contains(s), "call --help lacks {s:?}: {out:?}");
+    }
 }
 
 #[test]

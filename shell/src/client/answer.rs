@@ -2,6 +2,10 @@
 //! command line first, then a form in the terminal, and with neither a clear message naming
 //! the flag that would answer.
 
+use std::io::Write as _;
+
+use crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use crossterm::terminal;
 use inquire::validator::Validation;
 use inquire::{Confirm, InquireError, MultiSelect, Select, Text};
 use serde_json::{Map, Value};
@@ -42,6 +46,8 @@ pub struct Answers {
     interactive: bool,
     /// Questions already answered from the command line (a second ask means it was refused).
     answered: Vec<String>,
+    /// Every question the server asked, in order, once each.
+    asked: Vec<String>,
 }
 
 impl Answers {
@@ -51,7 +57,45 @@ impl Answers {
             presets,
             interactive,
             answered: Vec::new(),
+            asked: Vec::new(),
         }
+    }
+
+    /// The command-line answers that matched no question the server asked (a misspelled key,
+    /// or nothing was asked), each as a sentence naming the questions that were asked.
+    pub fn unused(&self) -> Vec<String> {
+        let asked = if self.asked.is_empty() {
+            "the server asked no question".to_owned()
+        } else {
+            let keys: Vec<String> = self.asked.iter().map(|k| format!("'{k}'")).collect();
+            format!("the server asked {}", keys.join(", "))
+        };
+        let was_asked = |k: &str| self.asked.iter().any(|a| a == k);
+        let mut unused = Vec::new();
+        for (lhs, text) in &self.presets.answers {
+            let matched = self.asked.iter().any(|k| {
+                lhs.strip_prefix(k.as_str())
+                    .is_some_and(|r| r.starts_with('.'))
+            });
+            if !matched {
+                unused.push(format!(
+                    "--answer {lhs}={text} was not used: no question '{}' ({asked})",
+                    lhs.split('.').next().unwrap_or(lhs)
+                ));
+            }
+        }
+        for (flag, keys) in [
+            ("--accept", &self.presets.accept),
+            ("--decline", &self.presets.decline),
+            ("--cancel", &self.presets.cancel),
+        ] {
+            for k in keys.iter().filter(|k| !was_asked(k)) {
+                unused.push(format!(
+                    "{flag} {k} was not used: no question '{k}' ({asked})"
+                ));
+            }
+        }
+        unused
     }
 
     /// The `--answer` values for question `key`, checked and keyed by field.
@@ -86,6 +130,9 @@ impl Answers {
 
 impl Answerer for Answers {
     fn answer(&mut self, key: &str, form: &Form) -> Result<Reply, Failure> {
+        if !self.asked.iter().any(|k| k == key) {
+            self.asked.push(key.to_owned());
+        }
         if self.presets.cancel.iter().any(|k| k == key) {
             return Ok(Reply::Cancel);
         }
@@ -124,6 +171,9 @@ impl Answerer for Answers {
                 return Ok(Reply::Accept(content));
             }
             if !self.interactive {
+                if self.presets.accept.iter().any(|k| k == key) {
+                    return Err(no_defaults(key, form, &missing));
+                }
                 return Err(need_input(key, form, &missing));
             }
         } else if !self.interactive {
@@ -154,6 +204,33 @@ fn need_input(key: &str, form: &Form, missing: &[&Field]) -> Failure {
     Failure::NeedInput(m)
 }
 
+/// `--accept KEY` for a question with required fields that have no default (and no --answer).
+fn no_defaults(key: &str, form: &Form, missing: &[&Field]) -> Failure {
+    let names: Vec<String> = missing.iter().map(|f| format!("'{}'", f.name)).collect();
+    let (has, them) = if missing.len() == 1 {
+        ("has", "it")
+    } else {
+        ("have", "them")
+    };
+    let mut m = format!(
+        "--accept {key} sends the form's defaults, but the required field{} {} of question \
+         '{key}' ({}) {has} no default; give {them} on the command line:",
+        if missing.len() == 1 { "" } else { "s" },
+        names.join(", "),
+        form.message
+    );
+    for f in missing {
+        m += &format!(
+            "\n  --answer {key}.{}=VALUE    ({}: {})",
+            f.name,
+            f.label(),
+            f.expects()
+        );
+    }
+    m += &format!("\nor --decline {key} / --cancel {key}");
+    Failure::NeedInput(m)
+}
+
 /// Maps a prompt's refusal: Esc or Ctrl-C at the form cancels.
 fn refused(e: InquireError) -> Result<Option<Reply>, Failure> {
     match e {
@@ -176,14 +253,10 @@ fn ask(key: &str, form: &Form, mut content: Map<String, Value>) -> Result<Reply,
         "\x1b[1;31m●\x1b[0m \x1b[1m{}\x1b[0m  \x1b[2m(question '{key}')\x1b[0m",
         form.message
     );
-    let go = Confirm::new("Answer it?")
-        .with_default(true)
-        .with_help_message("Enter/y: fill in the form · n: decline · Esc: cancel")
-        .prompt();
-    match go {
-        Ok(true) => {}
-        Ok(false) => return Ok(Reply::Decline),
-        Err(e) => return refused(e).map(|r| r.unwrap_or(Reply::Cancel)),
+    match answer_it()? {
+        Go::Form => {}
+        Go::Decline => return Ok(Reply::Decline),
+        Go::Cancel => return Ok(Reply::Cancel),
     }
     for f in &form.fields {
         if content.contains_key(&f.name) {
@@ -204,6 +277,82 @@ fn ask(key: &str, form: &Form, mut content: Map<String, Value>) -> Result<Reply,
     form.check(&content)
         .map_err(|e| Failure::Usage(format!("answer to '{key}': {e}")))?;
     Ok(Reply::Accept(content))
+}
+
+/// What to do with a question.
+#[derive(Debug, PartialEq)]
+enum Go {
+    Form,
+    Decline,
+    Cancel,
+}
+
+/// The key pressed at "Answer it?": y or Enter fills in the form, n declines, Esc or Ctrl-C
+/// (or Ctrl-D) cancels; anything else is not an answer.
+fn go_for(key: &KeyEvent) -> Option<Go> {
+    if key.kind == KeyEventKind::Release {
+        return None;
+    }
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    match key.code {
+        KeyCode::Char('c' | 'd') if ctrl => Some(Go::Cancel),
+        _ if ctrl => None,
+        KeyCode::Enter | KeyCode::Char('y' | 'Y') => Some(Go::Form),
+        KeyCode::Char('n' | 'N') => Some(Go::Decline),
+        KeyCode::Esc => Some(Go::Cancel),
+        _ => None,
+    }
+}
+
+/// Leaves raw mode when dropped (on every return path, and on a panic).
+struct RawMode;
+
+impl RawMode {
+    fn on() -> std::io::Result<RawMode> {
+        terminal::enable_raw_mode()?;
+        Ok(RawMode)
+    }
+}
+
+impl Drop for RawMode {
+    fn drop(&mut self) {
+        let _ = terminal::disable_raw_mode();
+    }
+}
+
+/// "Answer it? (Y/n)", read as a single key (inquire's Confirm waits for Enter, so `n` alone
+/// would do nothing while the footer says it declines).
+fn answer_it() -> Result<Go, Failure> {
+    const PROMPT: &str = "\x1b[32m?\x1b[0m Answer it? \x1b[2m(Y/n)\x1b[0m";
+    let cannot = |e: std::io::Error| Failure::NeedInput(format!("cannot ask in the terminal: {e}"));
+    let mut err = std::io::stderr();
+    write!(
+        err,
+        "{PROMPT}  \x1b[36m[y/Enter: fill in the form · n: decline · Esc: cancel]\x1b[0m "
+    )
+    .and_then(|()| err.flush())
+    .map_err(cannot)?;
+    let go = {
+        let _raw = RawMode::on().map_err(cannot)?;
+        loop {
+            if let Event::Key(k) = event::read().map_err(cannot)? {
+                if let Some(go) = go_for(&k) {
+                    break go;
+                }
+            }
+        }
+    };
+    let said = match go {
+        Go::Form => "Yes",
+        Go::Decline => "No",
+        Go::Cancel => "Cancelled",
+    };
+    // Redraw the line with the answer, as inquire does for its prompts.
+    let _ = writeln!(
+        err,
+        "\r\x1b[2K\x1b[32m>\x1b[0m Answer it? \x1b[36m{said}\x1b[0m"
+    );
+    Ok(go)
 }
 
 fn help(f: &Field, extra: &str) -> String {
@@ -275,7 +424,7 @@ fn ask_field(f: &Field) -> Result<Option<Value>, InquireError> {
             Ok(Some(Value::Array(values)))
         }
         Kind::Boolean { default } => {
-            let h = help(f, "y/n · Esc cancels");
+            let h = help(f, "type y or n, then Enter · Esc cancels");
             let mut c = Confirm::new(&label).with_help_message(&h);
             if let Some(d) = default {
                 c = c.with_default(*d);
@@ -433,5 +582,71 @@ mod tests {
             matches!(answers(p).answer("room", &form()), Err(Failure::Usage(m)) if m.contains("no field 'rooom'"))
         );
         assert!(Presets::parse_answers(&["room=x".into()]).is_err());
+    }
+
+    #[test]
+    fn accept_without_a_default_names_the_field() {
+        let p = Presets {
+            accept: vec!["room".into()],
+            ..Default::default()
+        };
+        let Err(Failure::NeedInput(m)) = answers(p).answer("room", &form()) else {
+            panic!()
+        };
+        assert!(
+            m.starts_with("--accept room sends the form's defaults")
+                && m.contains("'room_id'")
+                && m.contains("no default")
+                && m.contains("--answer room.room_id=VALUE"),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn unused_presets_name_the_questions_asked() {
+        let p = Presets {
+            answers: vec![
+                ("room.room_id".into(), "atrium".into()),
+                ("rooom.room_id".into(), "atrium".into()),
+                ("roomy.x".into(), "1".into()),
+            ],
+            decline: vec!["confirm".into()],
+            ..Default::default()
+        };
+        let mut a = answers(p);
+        assert_eq!(
+            a.unused().len(),
+            4,
+            "nothing asked yet: all unused: {:?}",
+            a.unused()
+        );
+        assert!(a.unused()[0].ends_with("(the server asked no question)"));
+        a.answer("room", &form()).unwrap();
+        let u = a.unused();
+        assert_eq!(
+            u,
+            [
+                "--answer rooom.room_id=atrium was not used: no question 'rooom' (the server asked 'room')",
+                "--answer roomy.x=1 was not used: no question 'roomy' (the server asked 'room')",
+                "--decline confirm was not used: no question 'confirm' (the server asked 'room')",
+            ]
+        );
+    }
+
+    #[test]
+    fn answer_it_is_one_key() {
+        use crossterm::event::KeyEvent;
+        let k = |c: KeyCode| go_for(&KeyEvent::new(c, KeyModifiers::NONE));
+        let ctrl = |c: char| go_for(&KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL));
+        assert_eq!(k(KeyCode::Char('n')), Some(Go::Decline));
+        assert_eq!(k(KeyCode::Char('N')), Some(Go::Decline));
+        assert_eq!(k(KeyCode::Char('y')), Some(Go::Form));
+        assert_eq!(k(KeyCode::Enter), Some(Go::Form));
+        assert_eq!(k(KeyCode::Esc), Some(Go::Cancel));
+        assert_eq!(ctrl('c'), Some(Go::Cancel));
+        assert_eq!(ctrl('d'), Some(Go::Cancel));
+        assert_eq!(ctrl('n'), None);
+        assert_eq!(k(KeyCode::Char('x')), None);
+        assert_eq!(k(KeyCode::Up), None);
     }
 }

@@ -3,7 +3,8 @@
 //! `call` sends `tools/call`, and when the server answers `input_required` it answers every
 //! question (from the command line or a form in the terminal) and calls again with a new id,
 //! the same arguments, the `inputResponses` and the `requestState` echoed byte for byte —
-//! against any 2026-07-28 server: in-process (default), `--stdio`, `--tcp` or `--url`.
+//! against any 2026-07-28 server: in-process (default: the booking floor on the data folder of
+//! `redmark serve`, or in memory with `--scratch`), `--stdio`, `--tcp` or `--url`.
 
 mod answer;
 mod form;
@@ -11,6 +12,7 @@ mod mrtr;
 mod transport;
 
 use std::io::IsTerminal;
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -19,7 +21,11 @@ use serde_json::{Map, Value};
 
 use answer::{Answers, Presets};
 use mrtr::{Failure, Outcome, Session};
-use transport::{Http, InProcess, Lines, Transport};
+use redmark_core::booking::DEFAULT_FLOOR;
+use redmark_core::engine::Config;
+use transport::{Http, InProcess, Lines, Transport, TransportError};
+
+use crate::serve;
 
 /// Prints a line on stdout; a closed stdout (`| head`) ends the output quietly, not in a panic.
 macro_rules! out {
@@ -53,16 +59,28 @@ pub mod exit {
 }
 
 const CALL_HELP: &str = "\
+Server: --stdio CMD, --tcp HOST:PORT or --url http://HOST:PORT/mcp name one. Without them, call
+runs the booking floor in this process on the data folder of `redmark serve` (--data DIR, by
+default the platform's data directory, e.g. ~/.local/share/redmark): the same sealing keys and
+the same bookings.redb, so a booking made here is there for the next call and for redmark serve.
+--scratch runs a throwaway floor in memory instead (nothing is kept). Only one process at a time
+can hold a data folder: while a redmark serve runs on it, reach that server with --tcp or --url
+(or stop it, or use --scratch or another --data).
+
 Arguments are KEY=VALUE; VALUE is read as JSON when it parses as JSON (hour=9 is a number,
-notify=true a boolean, tags='[\"a\"]' an array) and as a string otherwise (day=2026-09-17,
+notify=true a boolean, tags='[\"a\"]' an array) and as a string otherwise (day=2099-09-17,
 room_hint=\"the big room\"). --arguments JSON gives the whole object; KEY=VALUE pairs override it.
 
-Questions (input requests) are answered in the terminal: a form with arrow keys for choices,
-checks at each field before anything is sent; n declines, Esc or Ctrl-C cancels. Without a
-terminal, or with --no-input, answer them on the command line:
+Questions (input requests) are answered in the terminal: first \"Answer it? (Y/n)\", one key:
+y or Enter fills in the form, n declines, Esc or Ctrl-C cancels; then a form with arrow keys for
+choices, checks at each field before anything is sent. Without a terminal, or with --no-input,
+answer them on the command line:
   --answer room.room_id=studio-b   field room_id of question 'room' (defaults fill the rest)
-  --accept KEY                     accept question KEY with its defaults
+  --accept KEY                     accept question KEY with its defaults (every required field
+                                   needs a default or an --answer)
   --decline KEY / --cancel KEY     decline or cancel question KEY
+An --answer, --accept, --decline or --cancel that matches no question asked is reported on
+stderr with the questions that were asked.
 
 Exit status:
   0  complete            the tool completed
@@ -72,16 +90,33 @@ Exit status:
   4  cancelled           a question was cancelled (likewise)
   5  protocol error      JSON-RPC error response, malformed or unexpected message, an input
                          request this client did not declare, or too many rounds
-  6  transport error     cannot start or reach the server, or no answer in time
+  6  transport error     cannot start or reach the server (or open the data folder), or no
+                         answer in time
   7  input needed        a question with no terminal and no --answer/--accept/--decline/--cancel
 
 Examples:
-  redmark call book_room day=2026-09-17 hour=9 room_hint=\"the big room\"
-  redmark call --trace --answer room.room_id=studio-b book_room day=2026-09-17 hour=9 room_hint=\"the big room\"
+  redmark call book_room day=2099-09-17 hour=9 room_hint=\"the big room\"
+  redmark call --trace --answer room.room_id=studio-b book_room day=2099-09-17 hour=9 room_hint=\"the big room\"
+  redmark call cancel_booking booking_id=bk_1
+  redmark call --scratch list_rooms
   redmark call --stdio 'redmark serve' list_rooms
   redmark call --url http://127.0.0.1:8080/mcp --json list_rooms";
 
-/// Which server to talk to.
+const TOOLS_HELP: &str = "\
+Server: --stdio CMD, --tcp HOST:PORT or --url http://HOST:PORT/mcp name one; without them, the
+tools of the built-in booking floor are listed from this process (nothing is opened or stored).
+
+Exit status:
+  0  listed
+  2  usage               bad command line
+  5  protocol error      JSON-RPC error response or a malformed message
+  6  transport error     cannot start or reach the server, or no answer in time
+
+Examples:
+  redmark tools
+  redmark tools --url http://127.0.0.1:8080/mcp --json";
+
+/// Which server to talk to (none of --stdio, --tcp, --url: one in this process).
 #[derive(clap::Args, Debug)]
 pub struct ServerArgs {
     /// Spawn an MCP server and talk newline-delimited JSON over its stdin/stdout (run with `sh -c`).
@@ -91,7 +126,7 @@ pub struct ServerArgs {
     #[arg(long, value_name = "HOST:PORT", conflicts_with = "url")]
     pub tcp: Option<String>,
     /// Talk Streamable HTTP (2026-07-28) to this MCP endpoint, e.g. http://127.0.0.1:8080/mcp.
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", value_parser = parse_url)]
     pub url: Option<String>,
     /// Seconds to wait for each response (not for you: forms wait as long as you like).
     #[arg(long, value_name = "SECS", default_value_t = 30)]
@@ -115,6 +150,13 @@ pub struct CallArgs {
     pub arguments: Option<String>,
     #[command(flatten)]
     pub server: ServerArgs,
+    /// Data folder of the in-process server: keys and bookings, as `redmark serve --data`
+    /// [default: the platform's data directory, e.g. ~/.local/share/redmark]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["stdio", "tcp", "url", "scratch"])]
+    pub data: Option<std::path::PathBuf>,
+    /// Run a throwaway in-process floor in memory (nothing is read or kept)
+    #[arg(long, conflicts_with_all = ["stdio", "tcp", "url"])]
+    pub scratch: bool,
     /// Answer field FIELD of question KEY (repeatable).
     #[arg(long = "answer", value_name = "KEY.FIELD=VALUE")]
     pub answer: Vec<String>,
@@ -141,6 +183,7 @@ pub struct CallArgs {
 
 /// Options of `redmark tools`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = TOOLS_HELP)]
 pub struct ToolsArgs {
     #[command(flatten)]
     pub server: ServerArgs,
@@ -167,16 +210,61 @@ pub(crate) fn trace(dir: &str, msg: &str) {
     }
 }
 
-fn connect(s: &ServerArgs) -> Result<Box<dyn Transport>, Failure> {
+/// `--url`: an `http://` URL (a missing scheme gets a suggestion, not a TLS error later).
+fn parse_url(url: &str) -> Result<String, String> {
+    match url.split_once("://") {
+        Some(("http", _)) => Ok(url.to_owned()),
+        Some((scheme, _)) => Err(format!(
+            "only http:// URLs are supported ({scheme}:// is not; this build has no TLS)"
+        )),
+        None => Err(format!("no scheme; did you mean http://{url}?")),
+    }
+}
+
+/// The server in this process when no transport flag is given.
+enum Local<'a> {
+    /// The booking floor on a data folder (`--data`, or the default one of `redmark serve`).
+    Data(Option<&'a Path>),
+    /// The default floor in memory.
+    Scratch,
+}
+
+fn connect(s: &ServerArgs, local: Local<'_>) -> Result<Box<dyn Transport>, Failure> {
     TRACE.store(s.trace, Ordering::Relaxed);
     let timeout = Duration::from_secs(s.timeout.max(1));
     let t: Box<dyn Transport> = match (&s.stdio, &s.tcp, &s.url) {
         (Some(cmd), _, _) => Box::new(Lines::spawn(cmd, timeout)?),
         (_, Some(addr), _) => Box::new(Lines::connect(addr, timeout)?),
         (_, _, Some(url)) => Box::new(Http::new(url, timeout)?),
-        _ => Box::new(InProcess::new()?),
+        _ => match local {
+            Local::Scratch => Box::new(InProcess::scratch()?),
+            Local::Data(dir) => Box::new(on_data(dir)?),
+        },
     };
     Ok(t)
+}
+
+/// The booking floor in this process on a data folder, set up exactly as `redmark serve` does.
+fn on_data(dir: Option<&Path>) -> Result<InProcess<impl redmark_core::App>, Failure> {
+    let io = |m: String| Failure::Transport(TransportError::Io(m));
+    let data = serve::open_data(dir, false).map_err(io)?;
+    let engine = serve::booking_engine(&data.dir, DEFAULT_FLOOR, data.ring, Config::default())
+        .map_err(|e| {
+            if e.contains(" is in use ") {
+                io(format!(
+                    "{e}\n  a running `redmark serve` (or another `redmark call` still asking) holds \
+                     this data folder: reach that server with --tcp HOST:PORT or --url \
+                     http://HOST:PORT/mcp if it listens on one, or stop it; --scratch runs a \
+                     throwaway floor, --data DIR another folder"
+                ))
+            } else {
+                io(e)
+            }
+        })?;
+    if tracing() {
+        eprintln!("(in-process server on {})", data.dir.display());
+    }
+    Ok(InProcess::new(engine)?)
 }
 
 /// Reads `--arguments` and KEY=VALUE pairs into the arguments object.
@@ -307,12 +395,21 @@ pub fn run_call(args: CallArgs) -> ExitCode {
     let interactive =
         !args.no_input && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let mut answerer = Answers::new(presets, interactive);
-    let transport = match connect(&args.server) {
+    let local = if args.scratch {
+        Local::Scratch
+    } else {
+        Local::Data(args.data.as_deref())
+    };
+    let transport = match connect(&args.server, local) {
         Ok(t) => t,
         Err(f) => return fail(f),
     };
     let mut session = Session::new(transport);
-    let called = match session.call_tool(&args.tool, &arguments, &mut answerer, args.max_rounds) {
+    let called = session.call_tool(&args.tool, &arguments, &mut answerer, args.max_rounds);
+    for w in answerer.unused() {
+        eprintln!("redmark: warning: {w}");
+    }
+    let called = match called {
         Ok(c) => c,
         Err(f) => return fail(f),
     };
@@ -366,7 +463,9 @@ pub fn run_call(args: CallArgs) -> ExitCode {
 
 /// Runs `redmark tools`.
 pub fn run_tools(args: ToolsArgs) -> ExitCode {
-    let transport = match connect(&args.server) {
+    // tools/list reads no bookings: the built-in floor in memory lists the same tools without
+    // creating or locking a data folder.
+    let transport = match connect(&args.server, Local::Scratch) {
         Ok(t) => t,
         Err(f) => return fail(f),
     };
@@ -476,5 +575,37 @@ mod tests {
         );
         assert!(parse_arguments(None, &["nokey".into()]).is_err());
         assert!(parse_arguments(Some("[1]"), &[]).is_err());
+    }
+
+    #[test]
+    fn urls_need_the_http_scheme() {
+        assert_eq!(
+            parse_url("http://127.0.0.1:8080/mcp").unwrap(),
+            "http://127.0.0.1:8080/mcp"
+        );
+        let e = parse_url("127.0.0.1:8080/mcp").unwrap_err();
+        assert!(e.contains("did you mean http://127.0.0.1:8080/mcp?"), "{e}");
+        assert!(parse_url("https://example.com/mcp")
+            .unwrap_err()
+            .contains("no TLS"));
+    }
+
+    #[test]
+    fn a_data_folder_in_use_is_named_with_a_way_out() {
+        let dir = std::env::temp_dir().join(format!("redmark-inuse-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let held = on_data(Some(&dir)).unwrap();
+        let Err(Failure::Transport(e)) = on_data(Some(&dir)) else {
+            panic!("a second open of one data folder succeeded")
+        };
+        let e = e.to_string();
+        assert!(e.contains(" is in use "), "{e}");
+        assert!(
+            e.contains("redmark serve") && e.contains("--scratch"),
+            "{e}"
+        );
+        drop(held);
+        assert!(on_data(Some(&dir)).is_ok(), "free again once closed");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -375,7 +375,7 @@ mod tests {
 
     #[test]
     fn books_after_one_question() {
-        let mut s = Session::new(Box::new(InProcess::new().unwrap()));
+        let mut s = Session::new(Box::new(InProcess::scratch().unwrap()));
         let c = s
             .call_tool("book_room", &args(), &mut Pick("studio-b"), 10)
             .unwrap();
@@ -389,7 +389,7 @@ mod tests {
 
     #[test]
     fn decline_and_cancel_are_reported() {
-        let mut s = Session::new(Box::new(InProcess::new().unwrap()));
+        let mut s = Session::new(Box::new(InProcess::scratch().unwrap()));
         let c = s
             .call_tool("book_room", &args(), &mut Pick("decline"), 10)
             .unwrap();
@@ -402,7 +402,7 @@ mod tests {
 
     #[test]
     fn rounds_are_bounded() {
-        let mut s = Session::new(Box::new(InProcess::new().unwrap()));
+        let mut s = Session::new(Box::new(InProcess::scratch().unwrap()));
         let e = s
             .call_tool("book_room", &args(), &mut Pick("studio-b"), 1)
             .unwrap_err();

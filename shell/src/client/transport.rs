@@ -1,7 +1,8 @@
 //! Where `redmark call` talks to, behind one small trait: send one request, get back every
 //! message up to and including its response. The MRTR loop is written once, above this.
 //!
-//! - [`InProcess`]: a redmark engine on the default floor inside this process.
+//! - [`InProcess`]: a redmark engine on the default floor inside this process (on the data
+//!   folder of `redmark serve`, or in memory with `--scratch`).
 //! - [`Lines`]: newline-delimited JSON over a child's stdin/stdout (`--stdio`) or a TCP
 //!   connection (`--tcp`).
 //! - [`Http`]: Streamable HTTP (`--url`), with the 2026-07-28 headers, answering with JSON or SSE.
@@ -19,7 +20,7 @@ use redmark_core::booking::{BookingApp, MemStore, DEFAULT_FLOOR};
 use redmark_core::engine::{Config, ServerInfo};
 use redmark_core::limits::OUT;
 use redmark_core::seal::{Key, KeyRing};
-use redmark_core::{Context, Engine};
+use redmark_core::{App, Context, Engine};
 use serde_json::Value;
 
 use super::PROTOCOL_VERSION;
@@ -142,25 +143,25 @@ fn trace_ignored(line: &str, why: &str) {
 
 // ---------------------------------------------------------------------------------------------
 
-/// The engine type of the in-process server.
-type Local = Engine<BookingApp<'static, MemStore<64>>>;
-
-/// A redmark server on the default floor inside this process: nothing else needs to run.
-pub struct InProcess {
-    engine: Box<Local>,
+/// A redmark server inside this process: nothing else needs to run. `redmark call` runs the
+/// booking floor on the data folder `redmark serve` uses ([`crate::serve::booking_engine`]);
+/// [`InProcess::scratch`] is a throwaway floor in memory.
+pub struct InProcess<A: App> {
+    engine: Box<Engine<A>>,
     counter: u64,
     salt: [u8; 8],
 }
 
-impl InProcess {
-    /// A fresh server with a random sealing key.
-    pub fn new() -> Result<InProcess, TransportError> {
-        let mut secret = [0u8; 32];
-        let mut salt = [0u8; 8];
-        getrandom::fill(&mut secret)
-            .map_err(|e| TransportError::Io(format!("no randomness: {e}")))?;
-        getrandom::fill(&mut salt)
-            .map_err(|e| TransportError::Io(format!("no randomness: {e}")))?;
+fn random<const N: usize>() -> Result<[u8; N], TransportError> {
+    let mut b = [0u8; N];
+    getrandom::fill(&mut b).map_err(|e| TransportError::Io(format!("no randomness: {e}")))?;
+    Ok(b)
+}
+
+impl InProcess<BookingApp<'static, MemStore<64>>> {
+    /// The default floor with bookings in memory and a random sealing key: gone on exit.
+    pub fn scratch() -> Result<Self, TransportError> {
+        let secret: [u8; 32] = random()?;
         let key =
             Key::new(0, &secret).map_err(|e| TransportError::Io(format!("sealing key: {e:?}")))?;
         let info = ServerInfo {
@@ -169,16 +170,22 @@ impl InProcess {
             instructions: None,
         };
         let app = BookingApp::new(DEFAULT_FLOOR, MemStore::<64>::new(), info);
-        let engine = Box::new(Engine::new(app, KeyRing::new(key), Config::default()));
+        InProcess::new(Engine::new(app, KeyRing::new(key), Config::default()))
+    }
+}
+
+impl<A: App> InProcess<A> {
+    /// Serves `engine` in this process.
+    pub fn new(engine: Engine<A>) -> Result<Self, TransportError> {
         Ok(InProcess {
-            engine,
+            engine: Box::new(engine),
             counter: 0,
-            salt,
+            salt: random()?,
         })
     }
 }
 
-impl Transport for InProcess {
+impl<A: App> Transport for InProcess<A> {
     fn exchange(&mut self, req: &Outgoing<'_>) -> Result<Vec<String>, TransportError> {
         self.counter += 1;
         let mut entropy = self.salt;
@@ -191,7 +198,7 @@ impl Transport for InProcess {
             .unwrap_or(0);
         let cx = Context {
             now,
-            principal: b"local",
+            principal: crate::serve::LOCAL_PRINCIPAL,
             entropy,
             headers: None,
         };
@@ -562,7 +569,7 @@ mod tests {
 
     #[test]
     fn in_process_answers() {
-        let mut t = InProcess::new().unwrap();
+        let mut t = InProcess::scratch().unwrap();
         let body = format!(
             r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"{PROTOCOL_VERSION}","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
         );

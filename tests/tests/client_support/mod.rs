@@ -28,9 +28,23 @@ pub use redmark_tests::server::Run;
 
 /// Runs `redmark ARGS` with no terminal (stdin is /dev/null), killing it after [`redmark_tests::server::WAIT`]
 /// (the shared [`redmark_tests::server::run_bounded`]).
+///
+/// `XDG_DATA_HOME` points at a fresh directory for this run only, so a `redmark call` without
+/// `--data` (the in-process server on the default data folder) never touches the real user's
+/// data folder, nor another test's.
 pub fn redmark(args: &[String]) -> Run {
+    let home = TempDir::new("xdg");
+    redmark_in(args, home.path())
+}
+
+/// [`redmark`] with `XDG_DATA_HOME` = `xdg` (the default data folder is `xdg/redmark`).
+pub fn redmark_in(args: &[String], xdg: &Path) -> Run {
     let mut cmd = Command::new(bin());
-    cmd.args(args).env("REDMARK_LOG", "warn");
+    cmd.args(args)
+        .env("REDMARK_LOG", "warn")
+        .env("XDG_DATA_HOME", xdg)
+        .env_remove("REDMARK_KEY")
+        .env_remove("REDMARK_OLD_KEYS");
     redmark_tests::server::run_bounded(cmd)
 }
 
