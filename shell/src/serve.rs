@@ -14,6 +14,7 @@
 mod config;
 mod http;
 mod keys;
+mod panics;
 mod peer;
 mod shared;
 mod store;
@@ -39,8 +40,7 @@ use stream::StreamLimits;
 /// The principal of stdio and TCP clients: the local user.
 pub const LOCAL_PRINCIPAL: &[u8] = b"local";
 
-/// Name of the bookings database inside the data directory.
-pub const STORE_FILE: &str = "bookings.redb";
+pub use store::STORE_FILE;
 
 const AFTER_HELP: &str = "\
 Transports (combine freely; stdio is the default when neither --tcp nor --http is given):
@@ -68,7 +68,12 @@ Keys: REDMARK_KEY (hex, 32-64 bytes) overrides the key file DIR/sealing-keys; RE
 first start (mode 0600); --rotate-key adds a new one and keeps the previous ones for verifying.
 A key file that group or others can read is refused (run chmod 600 on it).
 
-Bookings: DIR/bookings.redb (redb, fsynced before a booking is acknowledged).
+Bookings: DIR/bookings.redb (redb, fsynced before a booking is acknowledged); DIR/store-id
+marks a folder that holds a store. The store is checked at start (redb's checksums, every
+record): a damaged store, or one missing or empty where DIR/store-id says there was one, is
+refused with one line saying what to do (restore it from a copy; --repair lets redb roll a
+damaged file back to its last intact commit; deleting store-id starts afresh). A request
+that meets damage while serving gets a -32603 error and is logged.
 
 Exit: EOF on stdin (when serving stdio), SIGINT or SIGTERM: stop accepting, finish the
 requests in flight, exit 0.";
@@ -105,6 +110,10 @@ pub struct ServeArgs {
     /// Make a new sealing key current before serving (older keys keep verifying)
     #[arg(long)]
     pub rotate_key: bool,
+    /// Run redb's repair on a damaged DIR/bookings.redb (rolling it back to its last intact
+    /// commit), say what it did, then serve as usual
+    #[arg(long)]
+    pub repair: bool,
     /// Most connections open at once per TCP or HTTP listener; more are closed on accept
     #[arg(long, value_name = "N", default_value_t = 1024)]
     pub max_connections: usize,
@@ -119,6 +128,7 @@ pub struct ServeArgs {
 /// Runs the server.
 pub fn run(args: ServeArgs) -> ExitCode {
     init_tracing();
+    panics::install_hook();
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -185,17 +195,27 @@ async fn start(args: ServeArgs) -> Result<(), String> {
             .join("redmark"),
     };
     keys::ensure_dir(&dir)?;
+    // The store first: a refused store leaves nothing else behind (no new key file) and is
+    // the only line printed.
+    let store = if args.fixtures {
+        None
+    } else {
+        if args.repair {
+            eprintln!("redmark serve: {}", store::repair(&dir).map_err(|e| e.0)?);
+        }
+        let key_file = dir.join(keys::KEY_FILE).exists();
+        Some(store::RedbStore::open_checked(&dir, key_file).map_err(|e| e.0)?)
+    };
     let loaded = keys::load(&dir, args.rotate_key)?;
     tracing::info!("sealing keys: {}", loaded.source);
     let config = Config {
         state_ttl_s: args.state_ttl,
         ..Config::default()
     };
-    if args.fixtures {
+    let Some(store) = store else {
         let engine = Engine::new(Fixtures, loaded.ring, config);
         return serve(Shared::new(engine), &args, tokens).await;
-    }
-    let store = store::RedbStore::open(&dir.join(STORE_FILE)).map_err(|e| e.to_string())?;
+    };
     tracing::info!("bookings: {}", dir.join(STORE_FILE).display());
     let info = ServerInfo {
         name: "redmark",
