@@ -119,12 +119,14 @@ fn truncated_store_is_refused_without_a_panic() {
     let good = TempDir::new("dmg-trunc-src");
     fill(good.path(), 200, true);
     let bytes = std::fs::read(good.path().join(STORE)).expect("read store");
-    let marker = std::fs::read(good.path().join("store-id")).expect("store-id written");
+    let marker = std::fs::read(good.path().join("store-id")).ok();
     assert!(bytes.len() > 2 * PAGE, "store of {} bytes", bytes.len());
     for cut in [PAGE, bytes.len() / 2, bytes.len() - PAGE] {
         let data = TempDir::new("dmg-trunc");
         std::fs::write(data.path().join(STORE), &bytes[..cut]).unwrap();
-        std::fs::write(data.path().join("store-id"), &marker).unwrap();
+        if let Some(m) = &marker {
+            std::fs::write(data.path().join("store-id"), m).unwrap();
+        }
         let run = serve_once(data.path(), &[], true);
         assert_refused(
             &run,
