@@ -198,21 +198,20 @@ impl RedbStore {
     /// Creates the tables (so read transactions never meet a missing one) and records `id`.
     fn init(db: Database, path: &Path, id: StoreId) -> Result<RedbStore, OpenError> {
         let _ = fs::set_permissions(path, fs::Permissions::from_mode(0o600));
-        let fail = |e: redb::Error| OpenError(format!("cannot set up {}: {e}", path.display()));
-        catch_quiet(|| -> Result<(), redb::Error> {
-            let tx = db.begin_write()?;
+        let fail = |e: String| OpenError(format!("cannot set up {}: {e}", path.display()));
+        catch_quiet(|| -> Result<(), String> {
+            let tx = db.begin_write().map_err(text)?;
             {
-                tx.open_table(BOOKINGS)?;
-                tx.open_table(NONCES)?;
-                tx.open_table(HELD)?;
-                let mut meta = tx.open_table(META)?;
-                let has = meta.get(STORE_ID)?.is_some();
+                tx.open_table(BOOKINGS).map_err(text)?;
+                tx.open_table(NONCES).map_err(text)?;
+                tx.open_table(HELD).map_err(text)?;
+                let mut meta = tx.open_table(META).map_err(text)?;
+                let has = meta.get(STORE_ID).map_err(text)?.is_some();
                 if !has {
-                    meta.insert(STORE_ID, &id[..])?;
+                    meta.insert(STORE_ID, &id[..]).map_err(text)?;
                 }
             }
-            tx.commit()?;
-            Ok(())
+            tx.commit().map_err(text)
         })
         .map_err(|p| damaged(path, p))?
         .map_err(fail)?;
@@ -354,8 +353,7 @@ fn check_copy(bytes: &[u8]) -> Result<Option<StoreId>, String> {
         Ok(false) => return Err("its newest commit fails redb's checksums".into()),
         Err(e) => return Err(e.to_string()),
     }
-    let e = |e: redb::Error| e.to_string();
-    let tx = db.begin_read().map_err(|x| e(x.into()))?;
+    let tx = db.begin_read().map_err(text)?;
     fn missing<T>(r: Result<T, redb::TableError>) -> Result<Option<T>, String> {
         match r {
             Ok(t) => Ok(Some(t)),
@@ -365,8 +363,8 @@ fn check_copy(bytes: &[u8]) -> Result<Option<StoreId>, String> {
     }
     let mut ids = std::collections::BTreeSet::new();
     if let Some(t) = missing(tx.open_table(BOOKINGS))? {
-        for row in t.iter().map_err(|x| e(x.into()))? {
-            let (k, v) = row.map_err(|x| e(x.into()))?;
+        for row in t.iter().map_err(text)? {
+            let (k, v) = row.map_err(text)?;
             decode_quiet(k.value(), v.value())
                 .ok_or_else(|| format!("booking {} does not decode", k.value()))?;
             ids.insert(k.value());
@@ -374,8 +372,8 @@ fn check_copy(bytes: &[u8]) -> Result<Option<StoreId>, String> {
     }
     for def in [NONCES, HELD] {
         if let Some(t) = missing(tx.open_table(def))? {
-            for row in t.iter().map_err(|x| e(x.into()))? {
-                let (_, v) = row.map_err(|x| e(x.into()))?;
+            for row in t.iter().map_err(text)? {
+                let (_, v) = row.map_err(text)?;
                 if !ids.contains(&v.value()) {
                     return Err(format!(
                         "table {} names booking {}, which is not stored",
@@ -389,12 +387,17 @@ fn check_copy(bytes: &[u8]) -> Result<Option<StoreId>, String> {
     let Some(meta) = missing(tx.open_table(META))? else {
         return Ok(None);
     };
-    match meta.get(STORE_ID).map_err(|x| e(x.into()))? {
+    match meta.get(STORE_ID).map_err(text)? {
         None => Ok(None),
         Some(v) => StoreId::try_from(v.value())
             .map(Some)
             .map_err(|_| "its store id is not 16 bytes".to_string()),
     }
+}
+
+/// A redb error as text.
+fn text(e: impl Into<redb::Error>) -> String {
+    e.into().to_string()
 }
 
 fn new_id() -> Result<StoreId, OpenError> {
