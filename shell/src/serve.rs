@@ -14,6 +14,7 @@
 mod config;
 mod http;
 mod keys;
+mod panics;
 mod peer;
 mod shared;
 mod store;
@@ -40,8 +41,7 @@ use stream::StreamLimits;
 /// The principal of stdio and TCP clients: the local user.
 pub const LOCAL_PRINCIPAL: &[u8] = b"local";
 
-/// Name of the bookings database inside the data directory.
-pub const STORE_FILE: &str = "bookings.redb";
+pub use store::STORE_FILE;
 
 const AFTER_HELP: &str = "\
 Transports (combine freely; stdio is the default when neither --tcp nor --http is given):
@@ -70,10 +70,15 @@ REDMARK_KEY a random key is created on first start (mode 0600); --rotate-key add
 keeps the previous ones for verifying. A key file that group or others can read is refused
 (run chmod 600 on it).
 
-Bookings: DIR/bookings.redb (redb, fsynced before a booking is acknowledged). One process holds
-it at a time; `redmark call` without a transport flag uses the same DIR (see its --help).
-Every start says on stderr which DIR it uses; started by hand in a terminal, it also says that
-it speaks MCP on stdin/stdout (stdout carries nothing else) and how to stop it.
+Bookings: DIR/bookings.redb (redb, fsynced before a booking is acknowledged); DIR/store-id
+marks a folder that holds a store. One process holds it at a time; `redmark call` without a
+transport flag uses the same DIR (see its --help). Every start says on stderr which DIR it
+uses; started by hand in a terminal, it also says that it speaks MCP on stdin/stdout (stdout
+carries nothing else) and how to stop it. The store is checked at start (redb's checksums,
+every record): a damaged store, or one missing or empty where DIR/store-id says there was one,
+is refused with one line saying what to do (restore it from a copy; --repair lets redb roll a
+damaged file back to its last intact commit; deleting store-id starts afresh). A request that
+meets damage while serving gets a -32603 error and is logged.
 
 Exit: EOF on stdin (when serving stdio), SIGINT or SIGTERM: stop accepting, finish the
 requests in flight, exit 0.";
@@ -110,6 +115,10 @@ pub struct ServeArgs {
     /// Make a new sealing key current before serving (older keys keep verifying)
     #[arg(long)]
     pub rotate_key: bool,
+    /// Run redb's repair on a damaged DIR/bookings.redb (rolling it back to its last intact
+    /// commit), say what it did, then serve as usual
+    #[arg(long)]
+    pub repair: bool,
     /// Most connections open at once per TCP or HTTP listener; more are closed on accept
     #[arg(long, value_name = "N", default_value_t = 1024)]
     pub max_connections: usize,
@@ -124,6 +133,7 @@ pub struct ServeArgs {
 /// Runs the server.
 pub fn run(args: ServeArgs) -> ExitCode {
     init_tracing();
+    panics::install_hook();
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -183,7 +193,15 @@ async fn start(args: ServeArgs) -> Result<(), String> {
         Some(f) => config::load_rooms(f)?,
         None => DEFAULT_FLOOR,
     };
-    let data = open_data(args.data.as_deref(), args.rotate_key)?;
+    let dir = data_dir(args.data.as_deref())?;
+    // The store first: a refused store leaves nothing else behind (no new key file) and is
+    // the only line printed.
+    let store = if args.fixtures {
+        None
+    } else {
+        Some(open_store(&dir, args.repair)?)
+    };
+    let data = open_keys(dir, args.rotate_key)?;
     let config = Config {
         state_ttl_s: args.state_ttl,
         ..Config::default()
@@ -194,12 +212,12 @@ async fn start(args: ServeArgs) -> Result<(), String> {
     } else {
         format!("sealing keys in {}", keys::KEY_FILE)
     };
-    if args.fixtures {
+    let Some(store) = store else {
         eprintln!("redmark: data folder {} ({keys})", data.dir.display());
         let engine = Engine::new(Fixtures, data.ring, config);
         return serve(Shared::new(engine), &args, tokens).await;
-    }
-    let engine = booking_engine(&data.dir, floor, data.ring, config)?;
+    };
+    let engine = booking_engine(floor, store, data.ring, config);
     eprintln!(
         "redmark: data folder {} (bookings in {STORE_FILE}, {keys})",
         data.dir.display()
@@ -227,11 +245,25 @@ pub struct Data {
     pub keys_from_env: bool,
 }
 
-/// Opens the data directory (created mode 0700 if missing) and its sealing keys (created on
-/// first start, rotated first if `rotate`; `REDMARK_KEY` overrides them). Shared by `redmark
-/// serve` and the in-process server of `redmark call`.
-pub fn open_data(data: Option<&Path>, rotate: bool) -> Result<Data, String> {
-    let dir = data_dir(data)?;
+/// Opens the bookings store of the data directory `dir` (created mode 0700 if missing),
+/// checked first (see [`store`]); with `repair`, redb's repair runs before and says what it
+/// did. Shared by `redmark serve` and the in-process server of `redmark call`; open it before
+/// the keys ([`open_keys`]) so a refused store leaves no new key file behind.
+pub fn open_store(dir: &Path, repair: bool) -> Result<store::RedbStore, String> {
+    keys::ensure_dir(dir)?;
+    if repair {
+        eprintln!("redmark serve: {}", store::repair(dir).map_err(|e| e.0)?);
+    }
+    let key_file = dir.join(keys::KEY_FILE).exists();
+    let store = store::RedbStore::open_checked(dir, key_file).map_err(|e| e.0)?;
+    tracing::info!("bookings: {}", dir.join(STORE_FILE).display());
+    Ok(store)
+}
+
+/// Opens the sealing keys of the data directory `dir` (created mode 0700 if missing; keys
+/// created on first start, rotated first if `rotate`; `REDMARK_KEY` overrides them). Shared by
+/// `redmark serve` and the in-process server of `redmark call`.
+pub fn open_keys(dir: PathBuf, rotate: bool) -> Result<Data, String> {
     keys::ensure_dir(&dir)?;
     let loaded = keys::load(&dir, rotate)?;
     tracing::info!("sealing keys: {}", loaded.source);
@@ -242,16 +274,14 @@ pub fn open_data(data: Option<&Path>, rotate: bool) -> Result<Data, String> {
     })
 }
 
-/// The booking floor's engine over the bookings store in `dir` (`DIR/bookings.redb`, one
-/// process at a time). Shared by `redmark serve` and the in-process server of `redmark call`.
+/// The booking floor's engine over a bookings store ([`open_store`]). Shared by `redmark
+/// serve` and the in-process server of `redmark call`.
 pub fn booking_engine(
-    dir: &Path,
     floor: Floor<'static>,
+    store: store::RedbStore,
     ring: KeyRing,
     config: Config,
-) -> Result<Engine<BookingApp<'static, store::RedbStore>>, String> {
-    let store = store::RedbStore::open(&dir.join(STORE_FILE)).map_err(|e| e.to_string())?;
-    tracing::info!("bookings: {}", dir.join(STORE_FILE).display());
+) -> Engine<BookingApp<'static, store::RedbStore>> {
     let info = ServerInfo {
         name: "redmark",
         version: env!("CARGO_PKG_VERSION"),
@@ -261,7 +291,7 @@ pub fn booking_engine(
         ),
     };
     let app = BookingApp::new(floor, store, info);
-    Ok(Engine::new(app, ring, config))
+    Engine::new(app, ring, config)
 }
 
 /// Serves `shared` on every transport asked for until EOF on stdio or a signal.

@@ -67,6 +67,9 @@ pub enum StoreError {
     Full,
     /// The storage failed; nothing was changed.
     Io,
+    /// The stored data is damaged or unreadable (e.g. a record or page that does not decode);
+    /// nothing was changed, and retrying will not help until the operator restores the store.
+    Corrupt,
 }
 
 /// Where bookings live. Each method is atomic.

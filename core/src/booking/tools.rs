@@ -209,7 +209,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
             Err(StoreError::Full) => {
                 Ok(reply.fail("The booking store is full: cancel a booking first."))
             }
-            Err(StoreError::Io) => Err(CallError::Internal("booking store failed")),
+            Err(e) => Err(CallError::Store(e)),
         }
     }
 
@@ -271,10 +271,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
     fn free_at(&self, slot: Slot, people: u16) -> Result<Mask, CallError> {
         let mut free = 0;
         for (i, r) in self.floor.rooms.iter().take(MAX_ROOMS).enumerate() {
-            let taken = self
-                .store
-                .occupant(r.id, slot)
-                .map_err(|_| CallError::Internal("booking store failed"))?;
+            let taken = self.store.occupant(r.id, slot).map_err(CallError::Store)?;
             if taken.is_none() && r.seats >= people {
                 free |= 1 << i;
             }
@@ -290,7 +287,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
             .booking_id
             .strip_prefix("bk_")
             .and_then(|n| n.parse().ok());
-        let store_err = |_| CallError::Internal("booking store failed");
+        let store_err = CallError::Store;
         let booking = match id {
             Some(id) => self.store.get(id).map_err(store_err)?,
             None => None,

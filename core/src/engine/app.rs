@@ -5,6 +5,7 @@ use core::fmt;
 use serde::de::DeserializeOwned;
 
 use super::error::RpcError;
+use crate::booking::StoreError;
 use crate::limits::MAX_STR;
 use crate::mrtr::{Answer, Ask, Capability, InputResponses, Question};
 use crate::seal::{self, Binding, KeyRing, Nonce, Opened, Origin, TOKEN_MAX};
@@ -222,18 +223,30 @@ pub enum CallError {
     MissingCapability(Capability),
     /// Arguments that no tool-level message can help with (`-32602`).
     InvalidParams(&'static str),
-    /// A server-side fault, e.g. storage (`-32603`).
+    /// A server-side fault (`-32603`).
     Internal(&'static str),
+    /// The booking store failed (`-32603`, worded in [`RpcError::Store`]).
+    Store(StoreError),
     /// `resources/read` of a URI that names no resource (`-32602` with `data.uri`).
     NotFound,
 }
 
 impl CallError {
+    /// What the log should say about this error, if anything (server-side faults only).
+    pub(crate) fn note(self) -> Option<super::Note> {
+        match self {
+            CallError::Internal(why) => Some(super::Note::Internal(why)),
+            CallError::Store(e) => Some(super::Note::Internal(super::error::store_message(e))),
+            _ => None,
+        }
+    }
+
     pub(crate) fn rpc(self) -> RpcError<'static> {
         match self {
             CallError::MissingCapability(c) => RpcError::MissingCapability(c),
             CallError::InvalidParams(m) => RpcError::InvalidParams(m),
             CallError::Internal(m) => RpcError::Internal(m),
+            CallError::Store(e) => RpcError::Store(e),
             CallError::NotFound => RpcError::InvalidParams("Resource not found"),
         }
     }

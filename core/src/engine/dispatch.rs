@@ -590,9 +590,7 @@ fn invoke<'a, A: App>(
     match run(&mut eng.app, &call, reply) {
         Ok(done) => Ok(done.0),
         Err(e) => {
-            if let CallError::Internal(why) = e {
-                *inv.note = Some(Note::Internal(why));
-            }
+            *inv.note = e.note().or(*inv.note);
             Err(match e {
                 CallError::NotFound if target.method == "resources/read" => {
                     RpcError::ResourceNotFound(target.name)
@@ -752,9 +750,7 @@ fn complete<'a, A: App>(
         total: 0,
     };
     if let Err(e) = eng.app.complete(&request, &mut out) {
-        if let CallError::Internal(why) = e {
-            *note = Some(Note::Internal(why));
-        }
+        *note = e.note().or(*note);
         return Err(e.rpc());
     }
     let (sent, total) = (out.sent, out.total);

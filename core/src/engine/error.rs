@@ -1,6 +1,7 @@
 //! The one error table: every failure the engine can answer with, its JSON-RPC code, message,
 //! `data` and HTTP status, defined here and nowhere else.
 
+use crate::booking::StoreError;
 use crate::mrtr::Capability;
 use crate::wire::envelope::EnvelopeError;
 use crate::wire::json::Value;
@@ -34,8 +35,22 @@ pub enum RpcError<'a> {
     MissingCapability(Capability),
     /// The answer does not fit the lent output buffer.
     ResponseTooLarge,
-    /// A server-side fault (storage, …).
+    /// A server-side fault.
     Internal(&'static str),
+    /// The booking store failed (see [`store_message`]).
+    Store(StoreError),
+}
+
+/// What a client (and the log) is told about a store failure.
+pub fn store_message(e: StoreError) -> &'static str {
+    match e {
+        StoreError::Full => "The booking store is full",
+        StoreError::Io => "The booking store failed; nothing was changed",
+        StoreError::Corrupt => {
+            "The booking store is damaged; nothing was changed (the server's operator must \
+             restore it)"
+        }
+    }
 }
 
 impl RpcError<'_> {
@@ -54,7 +69,7 @@ impl RpcError<'_> {
             RpcError::HeaderMismatch(_) => -32020,
             RpcError::MissingCapability(_) => -32021,
             RpcError::UnsupportedVersion(_) => -32022,
-            RpcError::ResponseTooLarge | RpcError::Internal(_) => -32603,
+            RpcError::ResponseTooLarge | RpcError::Internal(_) | RpcError::Store(_) => -32603,
         }
     }
 
@@ -62,7 +77,7 @@ impl RpcError<'_> {
     pub fn http_status(&self) -> u16 {
         match self {
             RpcError::MethodNotFound => 404,
-            RpcError::ResponseTooLarge | RpcError::Internal(_) => 500,
+            RpcError::ResponseTooLarge | RpcError::Internal(_) | RpcError::Store(_) => 500,
             _ => 400,
         }
     }
@@ -102,6 +117,7 @@ impl RpcError<'_> {
             | RpcError::Internal(why) => w.string(why),
             RpcError::UnknownTool(name) => w.string_with(|f| echo(f, "Unknown tool: ", name)),
             RpcError::UnknownPrompt(name) => w.string_with(|f| echo(f, "Unknown prompt: ", name)),
+            RpcError::Store(e) => w.string(store_message(*e)),
             RpcError::ResourceNotFound(_) => w.string("Resource not found"),
             RpcError::BadState => w.string("Invalid requestState"),
             RpcError::MissingCapability(c) => w.string_fmt(format_args!(

@@ -10,11 +10,11 @@ pub use app::{
     PromptArg, PromptInfo, Reply, Report, ResourceInfo, ServerInfo, TemplateInfo, ToolInfo,
     MAX_PROGRESS,
 };
-pub use error::RpcError;
+pub use error::{store_message, RpcError};
 
 use crate::limits::MIN_OUT;
 use crate::seal::{KeyRing, SealError};
-use crate::wire::envelope::EnvelopeError;
+use crate::wire::envelope::{self, EnvelopeError};
 use crate::wire::json::Value;
 use crate::wire::lines::Line;
 use crate::wire::meta::KEY_SERVER_INFO;
@@ -259,6 +259,43 @@ impl<A: App> Engine<A> {
                 }
             }
         }
+    }
+}
+
+/// The answer a host gives when handling `input` failed outside the engine's own answers (it
+/// caught a panic): a `-32603` error carrying the request's id (none if it cannot be read, or
+/// `input` is `None` for an over-long line). A notification gets no answer (status 500, not
+/// responded). Writes into `out` (at least [`MIN_OUT`] bytes).
+pub fn fault_answer(input: Option<&[u8]>, out: &mut [u8]) -> Handled {
+    let id = match input.map(envelope::read) {
+        Some(Ok(env)) if env.id.is_none() => {
+            return Handled {
+                len: 0,
+                status: 500,
+                responded: false,
+                note: None,
+            }
+        }
+        Some(Ok(env)) => env.id,
+        Some(Err((_, id))) => id,
+        None => None,
+    };
+    let e = RpcError::Internal("Internal error: the server failed while handling this request");
+    let mut w = Writer::new(out);
+    write_error(&mut w, id, &e);
+    match w.finish() {
+        Ok(len) => Handled {
+            len,
+            status: e.http_status(),
+            responded: true,
+            note: None,
+        },
+        Err(_) => Handled {
+            len: 0,
+            status: 500,
+            responded: false,
+            note: Some(Note::OutputTooSmall),
+        },
     }
 }
 

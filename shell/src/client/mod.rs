@@ -247,20 +247,21 @@ fn connect(s: &ServerArgs, local: Local<'_>) -> Result<Box<dyn Transport>, Failu
 /// The booking floor in this process on a data folder, set up exactly as `redmark serve` does.
 fn on_data(dir: Option<&Path>) -> Result<InProcess<impl redmark_core::App>, Failure> {
     let io = |m: String| Failure::Transport(TransportError::Io(m));
-    let data = serve::open_data(dir, false).map_err(io)?;
-    let engine = serve::booking_engine(&data.dir, DEFAULT_FLOOR, data.ring, Config::default())
-        .map_err(|e| {
-            if e.contains(" is in use ") {
-                io(format!(
-                    "{e}\n  a running `redmark serve` (or another `redmark call` still asking) holds \
+    let dir = serve::data_dir(dir).map_err(io)?;
+    let store = serve::open_store(&dir, false).map_err(|e| {
+        if e.contains(" is in use ") {
+            io(format!(
+                "{e}\n  a running `redmark serve` (or another `redmark call` still asking) holds \
                      this data folder: reach that server with --tcp HOST:PORT or --url \
                      http://HOST:PORT/mcp if it listens on one, or stop it; --scratch runs a \
                      throwaway floor, --data DIR another folder"
-                ))
-            } else {
-                io(e)
-            }
-        })?;
+            ))
+        } else {
+            io(e)
+        }
+    })?;
+    let data = serve::open_keys(dir, false).map_err(io)?;
+    let engine = serve::booking_engine(DEFAULT_FLOOR, store, data.ring, Config::default());
     if tracing() {
         eprintln!("(in-process server on {})", data.dir.display());
     }

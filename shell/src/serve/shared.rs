@@ -4,11 +4,23 @@
 //! inside it; everything else it does takes microseconds. The lock is taken (asynchronously)
 //! before going to the blocking pool, so requests waiting their turn are parked futures, not
 //! parked blocking threads: at most one blocking thread is busy with the engine at a time.
+//!
+//! Every request gets an answer: a panic while the engine handles it (a bug, or a library
+//! meeting damage it did not expect) is caught here, logged, and answered with a JSON-RPC
+//! `-32603` error carrying the request's id (read with the core's envelope parser), on every
+//! transport; serving goes on. Continuing with the same engine is safe: it holds only the
+//! sealing keys, the configuration, the floor and the store, and keeps no state between
+//! requests (an open question travels in the client's sealed `requestState`); the store's
+//! writes are redb transactions, so a panic mid-request commits nothing, and the redb store
+//! catches redb's own panics and then refuses further use of the file (see `store.rs`).
+//! (The lock guard is dropped while unwinding, so the engine is free again either way.)
 
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use redmark_core::engine::{Note, ParamHeaders};
+use redmark_core::engine::{fault_answer, Note, ParamHeaders};
 use redmark_core::limits::OUT;
 use redmark_core::wire::lines::Line;
 use redmark_core::{App, Context, Engine, Handled, Headers};
@@ -48,6 +60,8 @@ pub struct Output {
 /// The engine behind every transport.
 pub struct Shared<A: App> {
     engine: Arc<Mutex<Engine<A>>>,
+    /// Requests waiting for the engine (as futures, not threads).
+    waiting: AtomicUsize,
 }
 
 impl<A: App + Send + 'static> Shared<A> {
@@ -55,18 +69,31 @@ impl<A: App + Send + 'static> Shared<A> {
     pub fn new(engine: Engine<A>) -> Arc<Self> {
         Arc::new(Shared {
             engine: Arc::new(Mutex::new(engine)),
+            waiting: AtomicUsize::new(0),
         })
     }
 
     /// Runs one input through the engine on the blocking pool.
     pub async fn handle(self: &Arc<Self>, input: Input, principal: Arc<[u8]>) -> Output {
         // Wait for the engine here, as a future; the blocking thread only ever runs `handle`.
-        // (If the engine panics, the guard is dropped while unwinding and the lock is free
-        // again; the store's transactions are atomic, so the engine is still consistent.)
+        self.waiting.fetch_add(1, Ordering::SeqCst);
         let mut engine = Arc::clone(&self.engine).lock_owned().await;
-        let task = tokio::task::spawn_blocking(move || handle_now(&mut engine, &input, &principal));
+        self.waiting.fetch_sub(1, Ordering::SeqCst);
+        let task = tokio::task::spawn_blocking(move || {
+            // A panic is answered, not propagated (see the module doc for why the engine
+            // stays usable); the panic hook has logged where it happened.
+            panic::catch_unwind(AssertUnwindSafe(|| {
+                inject_panic(&input);
+                handle_now(&mut engine, &input, &principal)
+            }))
+            .unwrap_or_else(|_| {
+                tracing::error!("a request panicked in the engine; answered with -32603");
+                fault(&input)
+            })
+        });
         match task.await {
             Ok(out) => out,
+            // Only if the task was cancelled (at runtime shutdown): nobody waits for it.
             Err(e) => {
                 tracing::error!("engine task failed: {e}");
                 Output {
@@ -81,7 +108,51 @@ impl<A: App + Send + 'static> Shared<A> {
             }
         }
     }
+
+    /// How many requests are waiting for the engine.
+    #[cfg(test)]
+    fn waiting(&self) -> usize {
+        self.waiting.load(Ordering::SeqCst)
+    }
 }
+
+/// The `-32603` answer to an input whose handling panicked.
+fn fault(input: &Input) -> Output {
+    let mut out = vec![0u8; OUT];
+    let bytes = match input {
+        Input::Line(b) | Input::Http { body: b, .. } => Some(&b[..]),
+        Input::TooLong => None,
+    };
+    let handled = fault_answer(bytes, &mut out);
+    out.truncate(handled.len);
+    Output {
+        bytes: out,
+        handled,
+    }
+}
+
+/// Test builds only: `REDMARK_TEST_PANIC=<method>` makes every request of that method panic
+/// where the engine would run, so end-to-end tests can check that a panicking request is
+/// answered on every transport. Compiled out of release builds.
+#[cfg(debug_assertions)]
+fn inject_panic(input: &Input) {
+    use std::sync::OnceLock;
+    static METHOD: OnceLock<Option<String>> = OnceLock::new();
+    let Some(method) = METHOD.get_or_init(|| std::env::var("REDMARK_TEST_PANIC").ok()) else {
+        return;
+    };
+    let (Input::Line(b) | Input::Http { body: b, .. }) = input else {
+        return;
+    };
+    if let Ok(env) = redmark_core::wire::envelope::read(b) {
+        if env.method.eq_str(method) {
+            panic!("REDMARK_TEST_PANIC: injected panic for {method}");
+        }
+    }
+}
+
+#[cfg(not(debug_assertions))]
+fn inject_panic(_: &Input) {}
 
 fn handle_now<A: App>(engine: &mut Engine<A>, input: &Input, principal: &[u8]) -> Output {
     let mut out = vec![0u8; OUT];
@@ -165,7 +236,14 @@ mod tests {
                     tokio::spawn(async move { s.handle(Input::Line(line.into_bytes()), p).await })
                 })
                 .collect();
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            // All eight are parked on the engine's lock before the pool is probed.
+            tokio::time::timeout(Duration::from_secs(30), async {
+                while shared.waiting() < 8 {
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                }
+            })
+            .await
+            .expect("the eight requests never all waited for the engine");
             let other = tokio::task::spawn_blocking(|| 42);
             let got = tokio::time::timeout(Duration::from_secs(30), other).await;
             assert_eq!(

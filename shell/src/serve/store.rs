@@ -12,24 +12,80 @@
 //! - `bookings`: id → record (see [`encode`]);
 //! - `nonces`: holder ‖ operation nonce → id (at-most-once: the same operation replays its
 //!   booking);
-//! - `held`: slot ‖ room → id of the active booking holding it.
+//! - `held`: slot ‖ room → id of the active booking holding it;
+//! - `meta`: `store-id` → the store's 16-byte id (see below).
+//!
+//! # A damaged or vanished store is refused at start
+//!
+//! [`RedbStore::open_checked`] serves a store only after checking it, and otherwise fails with
+//! one sentence saying what is wrong and what to do:
+//! - **Damaged** (garbage over a page, a truncated file, a record that does not decode): the
+//!   file is read into memory (under the same `flock` redb takes, so a running server's file is
+//!   "in use", never half-read) and checked there with redb's
+//!   [`Database::check_integrity`] (every page checksum of the newest commit) plus a decode of
+//!   every record, so the check itself never changes the file. redb panics on some damage (an
+//!   assertion on a truncated file): those panics are caught ([`catch_quiet`]) and reported the
+//!   same way. The way out: restore `bookings.redb` from a copy, or `redmark serve --repair`
+//!   ([`repair`]), which lets redb roll the file back to its last intact commit.
+//! - **Vanished**: `bookings.redb` missing or 0 bytes although the data folder has held a store.
+//!   The marker of that is [`MARKER_FILE`] (`store-id`): written (atomically, fsynced) when a
+//!   store is first created, holding the id also stored in the store's `meta` table. So a
+//!   missing or empty store next to a `store-id` is refused, and so is a store whose id is not
+//!   the folder's (another folder's file, or an empty one an older redmark created). A folder
+//!   from before the marker existed (no `store-id`) adopts its store on the next start; there, a
+//!   0-byte `bookings.redb` next to a key file (`sealing-keys`) is refused too, since redb never
+//!   leaves a file it initialised empty. Deleting `store-id` is how an operator says "start
+//!   afresh" or "adopt this file".
+//!
+//! Not caught at start: damage to the newest commit's pages of a store that was *not* shut down
+//! cleanly (after a crash or `kill -9`) — redb's crash recovery cannot tell such damage from a
+//! torn last commit and rolls back to the previous one, as it is designed to.
+//!
+//! # Damage met while serving
+//!
+//! Every read decodes into [`StoreError::Corrupt`] rather than trusting bytes, and a panic
+//! inside redb is caught: that request gets `-32603`, the error is logged, and the store is
+//! marked broken — redb skips its own clean-up when unwinding, so its in-memory state can no
+//! longer be trusted — so every later store request fails the same way (other methods still
+//! work) until the operator restarts the server, which then refuses the damaged file as above.
 
+use std::fs;
+use std::io::{Read, Write};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use redb::{Database, Durability, ReadableTable, TableDefinition};
+use redb::backends::InMemoryBackend;
+use redb::{Database, Durability, ReadableTable, StorageBackend, TableDefinition, TableHandle};
 use redmark_core::booking::{
     Booking, BookingId, Commit, Day, NewBooking, RoomId, Slot, Status, Store, StoreError,
 };
 
+use super::panics::catch_quiet;
+
 const BOOKINGS: TableDefinition<u32, &[u8]> = TableDefinition::new("bookings");
 const NONCES: TableDefinition<&[u8], u32> = TableDefinition::new("nonces");
 const HELD: TableDefinition<&[u8], u32> = TableDefinition::new("held");
+const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+const STORE_ID: &str = "store-id";
 
 const RECORD_V1: u8 = 1;
+
+/// Name of the bookings database inside the data directory.
+pub const STORE_FILE: &str = "bookings.redb";
+
+/// The marker of a data folder that has held a store: its store id, one line of hex.
+pub const MARKER_FILE: &str = "store-id";
+
+/// A store id: 16 random bytes, in the store's `meta` table and in [`MARKER_FILE`].
+type StoreId = [u8; 16];
 
 /// Bookings in a redb file; every change is durable before the call returns.
 pub struct RedbStore {
     db: Database,
+    /// redb panicked under a call: the file is damaged and redb's in-memory state may be
+    /// inconsistent, so nothing more is read or written.
+    broken: AtomicBool,
 }
 
 /// Why the store could not be opened.
@@ -42,48 +98,374 @@ impl std::fmt::Display for OpenError {
     }
 }
 
+/// What to do about a damaged store, appended to every "damaged" message.
+const RESTORE: &str = "restore it from a copy, or run `redmark serve --repair` to let redb \
+                       roll it back to its last intact commit (a booking or cancellation made \
+                       just before the damage may be lost)";
+
+fn damaged(path: &Path, why: impl std::fmt::Display) -> OpenError {
+    OpenError(format!(
+        "the booking store {} is damaged ({why}); {RESTORE}",
+        path.display()
+    ))
+}
+
+fn in_use(path: &Path) -> OpenError {
+    OpenError(format!(
+        "{} is in use by another redmark process (one server per --data directory)",
+        path.display()
+    ))
+}
+
 impl RedbStore {
-    /// Opens (or creates) the store at `path`. Fails if another process holds it.
-    pub fn open(path: &Path) -> Result<RedbStore, OpenError> {
-        let db = Database::create(path).map_err(|e| match e {
-            redb::DatabaseError::DatabaseAlreadyOpen => OpenError(format!(
-                "{} is in use by another redmark process (one server per --data directory)",
-                path.display()
-            )),
-            e => OpenError(format!("cannot open {}: {e}", path.display())),
-        })?;
-        use std::os::unix::fs::PermissionsExt;
-        let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
-        // Create the tables so read transactions never meet a missing one.
-        let tx = db.begin_write().map_err(|e| OpenError(e.to_string()))?;
-        {
-            tx.open_table(BOOKINGS)
-                .map_err(|e| OpenError(e.to_string()))?;
-            tx.open_table(NONCES)
-                .map_err(|e| OpenError(e.to_string()))?;
-            tx.open_table(HELD).map_err(|e| OpenError(e.to_string()))?;
+    /// Opens the store of the data folder `dir` after checking it (see the module doc): a
+    /// damaged, vanished or foreign store is an error saying what to do. `key_file_existed`:
+    /// whether the folder had a sealing-key file before this start (evidence of an earlier run
+    /// in folders from before [`MARKER_FILE`]).
+    pub fn open_checked(dir: &Path, key_file_existed: bool) -> Result<RedbStore, OpenError> {
+        let path = dir.join(STORE_FILE);
+        let marker = read_marker(dir)?;
+        let len = match fs::metadata(&path) {
+            Ok(m) => Some(m.len()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(OpenError(format!("cannot read {}: {e}", path.display()))),
+        };
+        let empty = match len {
+            Some(0) => Some("empty (0 bytes)"),
+            None => Some("missing"),
+            Some(_) => None,
+        };
+        if let Some(state) = empty {
+            if marker.is_some() {
+                return Err(OpenError(format!(
+                    "the booking store {} is {state}, but {} says this folder holds one: \
+                     restore bookings.redb from a copy (or, to start with no bookings at all, \
+                     delete {})",
+                    path.display(),
+                    dir.join(MARKER_FILE).display(),
+                    dir.join(MARKER_FILE).display(),
+                )));
+            }
+            if len == Some(0) && key_file_existed {
+                return Err(OpenError(format!(
+                    "the booking store {} is empty (0 bytes) next to the sealing keys of an \
+                     earlier run: restore bookings.redb from a copy (or, to start with no \
+                     bookings at all, delete the empty file)",
+                    path.display()
+                )));
+            }
+            return Self::create(dir, &path);
         }
-        tx.commit().map_err(|e| OpenError(e.to_string()))?;
-        Ok(RedbStore { db })
+        let bytes = read_locked(&path)?;
+        let found = check(&bytes).map_err(|why| damaged(&path, why))?;
+        drop(bytes);
+        let db = open_db(&path)?;
+        let id = match (found, marker) {
+            (Some(a), Some(b)) if a == b => a,
+            (found, Some(_)) => {
+                let whose = if found.is_some() {
+                    "belongs to another data folder"
+                } else {
+                    "was not created here (it has no store id; an older redmark may have made \
+                     it after the store vanished)"
+                };
+                return Err(OpenError(format!(
+                    "the booking store {} {whose}, so it is not the store {} names: put this \
+                     folder's bookings.redb back (or, to adopt this file, delete {})",
+                    path.display(),
+                    dir.join(MARKER_FILE).display(),
+                    dir.join(MARKER_FILE).display(),
+                )));
+            }
+            (Some(a), None) => a,
+            (None, None) => new_id()?,
+        };
+        let store = RedbStore::init(db, &path, id)?;
+        if marker.is_none() {
+            write_marker(dir, &id)?;
+        }
+        Ok(store)
+    }
+
+    /// A new store in `dir`: the database with its tables and id, then the marker.
+    fn create(dir: &Path, path: &Path) -> Result<RedbStore, OpenError> {
+        let id = new_id()?;
+        let store = RedbStore::init(open_db(path)?, path, id)?;
+        write_marker(dir, &id)?;
+        Ok(store)
+    }
+
+    /// Creates the tables (so read transactions never meet a missing one) and records `id`.
+    fn init(db: Database, path: &Path, id: StoreId) -> Result<RedbStore, OpenError> {
+        let _ = fs::set_permissions(path, fs::Permissions::from_mode(0o600));
+        let fail = |e: String| OpenError(format!("cannot set up {}: {e}", path.display()));
+        catch_quiet(|| -> Result<(), String> {
+            let tx = db.begin_write().map_err(text)?;
+            {
+                tx.open_table(BOOKINGS).map_err(text)?;
+                tx.open_table(NONCES).map_err(text)?;
+                tx.open_table(HELD).map_err(text)?;
+                let mut meta = tx.open_table(META).map_err(text)?;
+                let has = meta.get(STORE_ID).map_err(text)?.is_some();
+                if !has {
+                    meta.insert(STORE_ID, &id[..]).map_err(text)?;
+                }
+            }
+            tx.commit().map_err(text)
+        })
+        .map_err(|p| damaged(path, p))?
+        .map_err(fail)?;
+        Ok(RedbStore {
+            db,
+            broken: AtomicBool::new(false),
+        })
     }
 
     /// Every booking, by id (for tools and tests).
     #[allow(dead_code)]
     pub fn all(&self) -> Result<Vec<Booking>, StoreError> {
-        let tx = self.db.begin_read().map_err(io)?;
-        let t = tx.open_table(BOOKINGS).map_err(io)?;
-        let mut v = Vec::new();
-        for row in t.iter().map_err(io)? {
-            let (k, rec) = row.map_err(io)?;
-            v.push(decode(k.value(), rec.value())?);
+        self.guarded("listing bookings", |db| {
+            let tx = db.begin_read().map_err(fault)?;
+            let t = tx.open_table(BOOKINGS).map_err(fault)?;
+            let mut v = Vec::new();
+            for row in t.iter().map_err(fault)? {
+                let (k, rec) = row.map_err(fault)?;
+                v.push(decode(k.value(), rec.value())?);
+            }
+            Ok(v)
+        })
+    }
+
+    /// Runs `f` on the database unless the store is broken; a panic in redb breaks it.
+    fn guarded<T>(
+        &self,
+        what: &str,
+        f: impl FnOnce(&Database) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        if self.broken.load(Ordering::Acquire) {
+            return Err(StoreError::Corrupt);
         }
-        Ok(v)
+        catch_quiet(|| f(&self.db)).unwrap_or_else(|p| {
+            self.broken.store(true, Ordering::Release);
+            tracing::error!(
+                "booking store: redb panicked while {what} ({p}): bookings.redb is damaged; \
+                 every booking request now fails until the server is stopped and the file is \
+                 restored from a copy or repaired (`redmark serve --repair`)"
+            );
+            Err(StoreError::Corrupt)
+        })
     }
 }
 
-fn io<E: std::fmt::Display>(e: E) -> StoreError {
+/// `--repair`: runs redb's integrity check and repair on `dir`'s store (in place), and says
+/// what it did. The normal checked open follows it.
+pub fn repair(dir: &Path) -> Result<String, OpenError> {
+    let path = dir.join(STORE_FILE);
+    match fs::metadata(&path) {
+        Ok(m) if m.len() > 0 => {}
+        _ => {
+            return Err(OpenError(format!(
+                "--repair: {} is missing or empty, so there is nothing to repair; restore it \
+                 from a copy",
+                path.display()
+            )))
+        }
+    }
+    let cannot = |why: String| {
+        OpenError(format!(
+            "--repair: {} cannot be repaired ({why}); restore it from a copy",
+            path.display()
+        ))
+    };
+    let recovered = std::sync::Arc::new(AtomicBool::new(false));
+    let r = std::sync::Arc::clone(&recovered);
+    let outcome = catch_quiet(|| {
+        let mut db = Database::builder()
+            .set_repair_callback(move |_| r.store(true, Ordering::Relaxed))
+            .open(&path)?;
+        db.check_integrity()
+    })
+    .map_err(|p| cannot(format!("redb stopped: {p}")))?;
+    match outcome {
+        Ok(true) if !recovered.load(Ordering::Relaxed) => Ok(format!(
+            "--repair: {} passed redb's integrity check; nothing to repair",
+            path.display()
+        )),
+        Ok(_) => Ok(format!(
+            "--repair: {} failed redb's integrity check and redb repaired it, rolling back to \
+             its last intact commit (a booking or cancellation made just before the damage may \
+             be lost)",
+            path.display()
+        )),
+        Err(redb::DatabaseError::DatabaseAlreadyOpen) => Err(in_use(&path)),
+        Err(e) => Err(cannot(e.to_string())),
+    }
+}
+
+/// Opens the database file itself (creating it if missing or empty), catching redb's panics.
+fn open_db(path: &Path) -> Result<Database, OpenError> {
+    match catch_quiet(|| Database::create(path)) {
+        Ok(Ok(db)) => Ok(db),
+        Ok(Err(redb::DatabaseError::DatabaseAlreadyOpen)) => Err(in_use(path)),
+        Ok(Err(redb::DatabaseError::Storage(redb::StorageError::Io(e)))) => {
+            Err(OpenError(format!("cannot open {}: {e}", path.display())))
+        }
+        Ok(Err(e)) => Err(damaged(path, e)),
+        Err(p) => Err(damaged(path, format_args!("redb stopped: {p}"))),
+    }
+}
+
+/// The whole file, read while holding the lock redb takes (`flock`), so a file another server
+/// holds is reported as in use rather than read half-written.
+fn read_locked(path: &Path) -> Result<Vec<u8>, OpenError> {
+    use std::os::fd::AsRawFd;
+    let fail = |e: std::io::Error| OpenError(format!("cannot read {}: {e}", path.display()));
+    let mut f = fs::File::open(path).map_err(fail)?;
+    // SAFETY: flock on a descriptor we own; the lock goes with the descriptor when `f` drops.
+    if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        let e = std::io::Error::last_os_error();
+        return Err(if e.kind() == std::io::ErrorKind::WouldBlock {
+            in_use(path)
+        } else {
+            fail(e)
+        });
+    }
+    let mut bytes = Vec::new();
+    f.read_to_end(&mut bytes).map_err(fail)?;
+    Ok(bytes)
+}
+
+/// Checks a copy of the store in memory: redb's checksums, then every record. Returns the
+/// store id if it has one.
+fn check(bytes: &[u8]) -> Result<Option<StoreId>, String> {
+    catch_quiet(|| check_copy(bytes)).unwrap_or_else(|p| Err(format!("redb stopped: {p}")))
+}
+
+fn check_copy(bytes: &[u8]) -> Result<Option<StoreId>, String> {
+    let mem = InMemoryBackend::new();
+    mem.set_len(bytes.len() as u64).map_err(|e| e.to_string())?;
+    mem.write(0, bytes).map_err(|e| e.to_string())?;
+    let mut db = Database::builder()
+        .create_with_backend(mem)
+        .map_err(|e| e.to_string())?;
+    match db.check_integrity() {
+        Ok(true) => {}
+        Ok(false) => return Err("its newest commit fails redb's checksums".into()),
+        Err(e) => return Err(e.to_string()),
+    }
+    let tx = db.begin_read().map_err(text)?;
+    fn missing<T>(r: Result<T, redb::TableError>) -> Result<Option<T>, String> {
+        match r {
+            Ok(t) => Ok(Some(t)),
+            Err(redb::TableError::TableDoesNotExist(_)) => Ok(None),
+            Err(x) => Err(x.to_string()),
+        }
+    }
+    let mut ids = std::collections::BTreeSet::new();
+    if let Some(t) = missing(tx.open_table(BOOKINGS))? {
+        for row in t.iter().map_err(text)? {
+            let (k, v) = row.map_err(text)?;
+            decode_quiet(k.value(), v.value())
+                .ok_or_else(|| format!("booking {} does not decode", k.value()))?;
+            ids.insert(k.value());
+        }
+    }
+    for def in [NONCES, HELD] {
+        if let Some(t) = missing(tx.open_table(def))? {
+            for row in t.iter().map_err(text)? {
+                let (_, v) = row.map_err(text)?;
+                if !ids.contains(&v.value()) {
+                    return Err(format!(
+                        "table {} names booking {}, which is not stored",
+                        def.name(),
+                        v.value()
+                    ));
+                }
+            }
+        }
+    }
+    let Some(meta) = missing(tx.open_table(META))? else {
+        return Ok(None);
+    };
+    match meta.get(STORE_ID).map_err(text)? {
+        None => Ok(None),
+        Some(v) => StoreId::try_from(v.value())
+            .map(Some)
+            .map_err(|_| "its store id is not 16 bytes".to_string()),
+    }
+}
+
+/// A redb error as text.
+fn text(e: impl Into<redb::Error>) -> String {
+    e.into().to_string()
+}
+
+fn new_id() -> Result<StoreId, OpenError> {
+    let mut id = [0; 16];
+    getrandom::fill(&mut id)
+        .map_err(|e| OpenError(format!("no randomness for a store id: {e}")))?;
+    Ok(id)
+}
+
+/// The folder's store id from [`MARKER_FILE`], if it has one.
+fn read_marker(dir: &Path) -> Result<Option<StoreId>, OpenError> {
+    let path = dir.join(MARKER_FILE);
+    let text = match fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(OpenError(format!("cannot read {}: {e}", path.display()))),
+    };
+    hex::decode(text.trim())
+        .ok()
+        .and_then(|b| StoreId::try_from(&b[..]).ok())
+        .map(Some)
+        .ok_or_else(|| {
+            OpenError(format!(
+                "{} is not a store id (32 hex digits); restore it from a copy, or delete it to \
+                 adopt {} as this folder's store",
+                path.display(),
+                dir.join(STORE_FILE).display()
+            ))
+        })
+}
+
+/// Writes [`MARKER_FILE`] atomically (temp file, fsync, rename, fsync of the folder).
+fn write_marker(dir: &Path, id: &StoreId) -> Result<(), OpenError> {
+    let path = dir.join(MARKER_FILE);
+    let tmp = dir.join(format!("{MARKER_FILE}.tmp"));
+    let fail = |e: std::io::Error| OpenError(format!("cannot write {}: {e}", path.display()));
+    let _ = fs::remove_file(&tmp);
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&tmp)
+        .map_err(fail)?;
+    f.write_all(format!("{}\n", hex::encode(id)).as_bytes())
+        .map_err(fail)?;
+    f.sync_all().map_err(fail)?;
+    drop(f);
+    fs::rename(&tmp, &path).map_err(fail)?;
+    if let Ok(d) = fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// A redb error as a store error (logged): `Corrupt` when redb says the file is corrupted.
+fn fault<E: Into<redb::Error>>(e: E) -> StoreError {
+    let e = e.into();
     tracing::error!("booking store: {e}");
-    StoreError::Io
+    match e {
+        redb::Error::Corrupted(_) => StoreError::Corrupt,
+        _ => StoreError::Io,
+    }
+}
+
+/// A damaged record or a broken link between tables: logged, and `Corrupt` to the caller.
+fn corrupt(why: std::fmt::Arguments<'_>) -> StoreError {
+    tracing::error!("booking store: {why}: bookings.redb is damaged");
+    StoreError::Corrupt
 }
 
 /// `held` key: year u16 BE, month, day, hour, then the room id.
@@ -116,14 +498,18 @@ fn encode(b: &Booking) -> Vec<u8> {
 }
 
 fn decode(id: BookingId, r: &[u8]) -> Result<Booking, StoreError> {
-    let bad = || io(format_args!("booking {id}: corrupt record"));
+    decode_quiet(id, r).ok_or_else(|| corrupt(format_args!("booking {id}: corrupt record")))
+}
+
+/// The booking in record `r`, or `None` if it does not decode.
+fn decode_quiet(id: BookingId, r: &[u8]) -> Option<Booking> {
     if r.len() < 27 || r[0] != RECORD_V1 {
-        return Err(bad());
+        return None;
     }
     let status = match r[1] {
         0 => Status::Active,
         1 => Status::Cancelled,
-        _ => return Err(bad()),
+        _ => return None,
     };
     let day = Day {
         year: u16::from_le_bytes([r[2], r[3]]),
@@ -139,10 +525,9 @@ fn decode(id: BookingId, r: &[u8]) -> Result<Booking, StoreError> {
     let len = r[25] as usize;
     let room = r
         .get(26..26 + len)
-        .and_then(|b| std::str::from_utf8(b).ok())
-        .ok_or_else(bad)?;
-    let room = RoomId::try_from(room).map_err(|_| bad())?;
-    Ok(Booking {
+        .and_then(|b| std::str::from_utf8(b).ok())?;
+    let room = RoomId::try_from(room).ok()?;
+    Some(Booking {
         id,
         new: NewBooking {
             room,
@@ -159,7 +544,7 @@ fn load(
     t: &impl ReadableTable<u32, &'static [u8]>,
     id: BookingId,
 ) -> Result<Option<Booking>, StoreError> {
-    match t.get(id).map_err(io)? {
+    match t.get(id).map_err(fault)? {
         Some(rec) => decode(id, rec.value()).map(Some),
         None => Ok(None),
     }
@@ -167,82 +552,106 @@ fn load(
 
 impl Store for RedbStore {
     fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
-        let mut tx = self.db.begin_write().map_err(io)?;
-        tx.set_durability(Durability::Immediate);
-        let outcome = {
-            let mut bookings = tx.open_table(BOOKINGS).map_err(io)?;
-            let mut nonces = tx.open_table(NONCES).map_err(io)?;
-            let mut held = tx.open_table(HELD).map_err(io)?;
-            // One holder's operation: a nonce is only ever matched together with its holder.
-            let operation = [&new.holder[..], &new.nonce[..]].concat();
-            let prior = nonces.get(&operation[..]).map_err(io)?.map(|g| g.value());
-            if let Some(id) = prior {
-                let b = load(&bookings, id)?.ok_or_else(|| io("nonce names a missing booking"))?;
-                return Ok(Commit::Replayed(b));
-            }
-            let key = held_key(&new.room, new.slot);
-            let holder = held.get(&key[..]).map_err(io)?.map(|g| g.value());
-            if let Some(id) = holder {
-                let b = load(&bookings, id)?.ok_or_else(|| io("slot held by a missing booking"))?;
-                return Ok(Commit::Taken(b));
-            }
-            let last = bookings.last().map_err(io)?.map_or(0, |(k, _)| k.value());
-            let id = last.checked_add(1).ok_or(StoreError::Full)?;
-            let b = Booking {
-                id,
-                new: new.clone(),
-                status: Status::Active,
+        self.guarded("booking", |db| {
+            let mut tx = db.begin_write().map_err(fault)?;
+            tx.set_durability(Durability::Immediate);
+            let outcome = {
+                let mut bookings = tx.open_table(BOOKINGS).map_err(fault)?;
+                let mut nonces = tx.open_table(NONCES).map_err(fault)?;
+                let mut held = tx.open_table(HELD).map_err(fault)?;
+                // One holder's operation: a nonce is only ever matched together with its holder.
+                let operation = [&new.holder[..], &new.nonce[..]].concat();
+                let prior = nonces
+                    .get(&operation[..])
+                    .map_err(fault)?
+                    .map(|g| g.value());
+                if let Some(id) = prior {
+                    let b = load(&bookings, id)?.ok_or_else(|| {
+                        corrupt(format_args!("a nonce names booking {id}, which is missing"))
+                    })?;
+                    return Ok(Commit::Replayed(b));
+                }
+                let key = held_key(&new.room, new.slot);
+                let holder = held.get(&key[..]).map_err(fault)?.map(|g| g.value());
+                if let Some(id) = holder {
+                    let b = load(&bookings, id)?.ok_or_else(|| {
+                        corrupt(format_args!(
+                            "a slot is held by booking {id}, which is missing"
+                        ))
+                    })?;
+                    return Ok(Commit::Taken(b));
+                }
+                let last = bookings
+                    .last()
+                    .map_err(fault)?
+                    .map_or(0, |(k, _)| k.value());
+                let id = last.checked_add(1).ok_or(StoreError::Full)?;
+                let b = Booking {
+                    id,
+                    new: new.clone(),
+                    status: Status::Active,
+                };
+                bookings.insert(id, &encode(&b)[..]).map_err(fault)?;
+                nonces.insert(&operation[..], id).map_err(fault)?;
+                held.insert(&key[..], id).map_err(fault)?;
+                b
             };
-            bookings.insert(id, &encode(&b)[..]).map_err(io)?;
-            nonces.insert(&operation[..], id).map_err(io)?;
-            held.insert(&key[..], id).map_err(io)?;
-            b
-        };
-        // Durable (fsynced) when commit returns: only then is the booking acknowledged.
-        tx.commit().map_err(io)?;
-        Ok(Commit::Created(outcome))
+            // Durable (fsynced) when commit returns: only then is the booking acknowledged.
+            tx.commit().map_err(fault)?;
+            Ok(Commit::Created(outcome))
+        })
     }
 
     fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
-        let tx = self.db.begin_read().map_err(io)?;
-        let t = tx.open_table(BOOKINGS).map_err(io)?;
-        load(&t, id)
+        self.guarded("reading a booking", |db| {
+            let tx = db.begin_read().map_err(fault)?;
+            let t = tx.open_table(BOOKINGS).map_err(fault)?;
+            load(&t, id)
+        })
     }
 
     fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
-        let tx = self.db.begin_read().map_err(io)?;
-        let held = tx.open_table(HELD).map_err(io)?;
-        let Some(id) = held
-            .get(&held_key(room, slot)[..])
-            .map_err(io)?
-            .map(|g| g.value())
-        else {
-            return Ok(None);
-        };
-        let t = tx.open_table(BOOKINGS).map_err(io)?;
-        load(&t, id)
+        self.guarded("reading a slot", |db| {
+            let tx = db.begin_read().map_err(fault)?;
+            let held = tx.open_table(HELD).map_err(fault)?;
+            let Some(id) = held
+                .get(&held_key(room, slot)[..])
+                .map_err(fault)?
+                .map(|g| g.value())
+            else {
+                return Ok(None);
+            };
+            let t = tx.open_table(BOOKINGS).map_err(fault)?;
+            load(&t, id)?.map(Some).ok_or_else(|| {
+                corrupt(format_args!(
+                    "a slot is held by booking {id}, which is missing"
+                ))
+            })
+        })
     }
 
     fn cancel(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
-        let mut tx = self.db.begin_write().map_err(io)?;
-        tx.set_durability(Durability::Immediate);
-        let b = {
-            let mut bookings = tx.open_table(BOOKINGS).map_err(io)?;
-            let mut held = tx.open_table(HELD).map_err(io)?;
-            let Some(mut b) = load(&bookings, id)? else {
-                return Ok(None);
+        self.guarded("cancelling", |db| {
+            let mut tx = db.begin_write().map_err(fault)?;
+            tx.set_durability(Durability::Immediate);
+            let b = {
+                let mut bookings = tx.open_table(BOOKINGS).map_err(fault)?;
+                let mut held = tx.open_table(HELD).map_err(fault)?;
+                let Some(mut b) = load(&bookings, id)? else {
+                    return Ok(None);
+                };
+                if b.status == Status::Cancelled {
+                    return Ok(Some(b));
+                }
+                b.status = Status::Cancelled;
+                bookings.insert(id, &encode(&b)[..]).map_err(fault)?;
+                held.remove(&held_key(&b.new.room, b.new.slot)[..])
+                    .map_err(fault)?;
+                b
             };
-            if b.status == Status::Cancelled {
-                return Ok(Some(b));
-            }
-            b.status = Status::Cancelled;
-            bookings.insert(id, &encode(&b)[..]).map_err(io)?;
-            held.remove(&held_key(&b.new.room, b.new.slot)[..])
-                .map_err(io)?;
-            b
-        };
-        tx.commit().map_err(io)?;
-        Ok(Some(b))
+            tx.commit().map_err(fault)?;
+            Ok(Some(b))
+        })
     }
 }
 
@@ -272,9 +681,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("redmark-store-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("b.redb");
         {
-            let mut s = RedbStore::open(&path).unwrap();
+            let mut s = RedbStore::open_checked(&dir, false).unwrap();
             let Commit::Created(a) = s.commit(&new("atrium", 9, 1)).unwrap() else {
                 panic!()
             };
@@ -291,16 +699,14 @@ mod tests {
                 panic!()
             };
             assert_eq!(b.id, 2);
-            assert!(
-                RedbStore::open(&path).is_err(),
-                "second opener must be refused"
-            );
+            let second = RedbStore::open_checked(&dir, false).err().unwrap();
+            assert!(second.0.contains("in use"), "{second}");
             let c = s.cancel(1).unwrap().unwrap();
             assert_eq!(c.status, Status::Cancelled);
             assert_eq!(s.occupant("atrium", a.new.slot).unwrap(), None);
             assert_eq!(s.cancel(99).unwrap(), None);
         }
-        let mut s = RedbStore::open(&path).unwrap();
+        let mut s = RedbStore::open_checked(&dir, false).unwrap();
         assert_eq!(s.get(1).unwrap().unwrap().status, Status::Cancelled);
         assert_eq!(
             s.occupant("nook", new("nook", 9, 3).slot)
