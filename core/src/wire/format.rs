@@ -97,7 +97,7 @@ fn time_of_day(b: &[u8]) -> Option<&[u8]> {
 
 /// Days in `month` of `year`; `None` for a month outside 1–12.
 fn days_in_month(year: u16, month: u8) -> Option<u8> {
-    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let leap = year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400));
     Some(match month {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
         4 | 6 | 9 | 11 => 30,
