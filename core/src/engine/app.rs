@@ -4,9 +4,10 @@ use core::fmt;
 
 use serde::de::DeserializeOwned;
 
+use super::args::ArgsInvalid;
 use super::error::RpcError;
 use crate::limits::MAX_STR;
-use crate::mrtr::{Answer, Ask, Capability, InputResponses, Question};
+use crate::mrtr::{Answer, Ask, Capability, Field, InputResponses, Question};
 use crate::seal::{self, Binding, KeyRing, Nonce, Opened, Origin, TOKEN_MAX};
 use crate::wire::json::Value;
 use crate::wire::meta::ClientCaps;
@@ -268,7 +269,7 @@ pub struct ArgsError;
 impl<'a> Call<'a> {
     /// The answer to `q`, or [`Answer::Missing`] when it does not count (no valid state for a
     /// tool that needs one).
-    pub fn answer(&self, q: &Question<'_>) -> Answer<'a> {
+    pub fn answer<'f>(&self, q: &Question<'f>) -> Answer<'f, 'a> {
         if !self.answers_count() {
             return Answer::Missing;
         }
@@ -297,6 +298,12 @@ impl<'a> Call<'a> {
     /// The state payload (empty without a state).
     pub fn payload(&self) -> &'a [u8] {
         self.state.map_or(&[], |s| &s.payload[..])
+    }
+
+    /// Checks `arguments` against the tool's declared fields (see [`ArgsInvalid`]); a tool
+    /// answers an error with [`Reply::fail`], so the model can correct its call.
+    pub fn check_args<'f>(&self, fields: &'f [Field<'f>]) -> Result<(), ArgsInvalid<'f, 'a>> {
+        super::args::check(fields, self.args)
     }
 
     /// Deserializes `arguments` (absent = `{}`) with serde-json-core into an owned type

@@ -2,6 +2,7 @@
 //! generic (version, headers, params, `requestState`), dispatches, and writes the answer.
 
 mod app;
+mod args;
 mod dispatch;
 mod error;
 
@@ -10,6 +11,7 @@ pub use app::{
     PromptArg, PromptInfo, Reply, Report, ResourceInfo, ServerInfo, TemplateInfo, ToolInfo,
     MAX_PROGRESS,
 };
+pub use args::ArgsInvalid;
 pub use error::RpcError;
 
 use crate::limits::MIN_OUT;

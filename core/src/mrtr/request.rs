@@ -123,12 +123,15 @@ pub struct Question<'f> {
 
 impl<'f> Question<'f> {
     /// This question's answer among `responses`, validated against its own form.
-    pub fn answer<'a>(&self, responses: &InputResponses<'a>) -> Answer<'a> {
+    pub fn answer<'a>(&self, responses: &InputResponses<'a>) -> Answer<'f, 'a> {
         let Some(v) = responses.get(self.key) else {
             return Answer::Missing;
         };
         match Answer::from_result(v) {
-            Answer::Accepted(c) if self.form.validate(c).is_err() => Answer::Invalid,
+            Answer::Accepted(c) => match self.form.validate(c) {
+                Ok(()) => Answer::Accepted(c),
+                Err(e) => Answer::Invalid(Some(e)),
+            },
             other => other,
         }
     }
@@ -153,8 +156,9 @@ pub enum Elicited<'a, 'w, 'b> {
 
 impl<'f> Question<'f> {
     /// The whole round trip for one question: reads this call's answer and, when there is
-    /// none or it does not match the form, asks (again) with `payload` sealed in the state.
-    /// A tool only handles the three outcomes; it never writes the round trip by hand.
+    /// none or it does not match the form, asks (again) with `payload` sealed in the state —
+    /// a re-ask carries the red mark (what was wrong) in its message and the field's
+    /// description. A tool only handles the three outcomes; it never writes the round trip.
     pub fn elicit<'a, 'w, 'b>(
         &self,
         call: &Call<'a>,
@@ -165,10 +169,20 @@ impl<'f> Question<'f> {
             Answer::Accepted(content) => Elicited::Accepted(content, reply),
             Answer::Declined => Elicited::Declined(reply),
             Answer::Cancelled => Elicited::Cancelled(reply),
-            Answer::Missing | Answer::Invalid => Elicited::Asked(reply.ask(&Ask {
+            Answer::Missing | Answer::Invalid(None) => Elicited::Asked(reply.ask(&Ask {
                 requests: &[self.request()],
                 payload,
             })?),
+            Answer::Invalid(Some(mark)) => {
+                let form = Form {
+                    mark: Some(mark),
+                    ..self.form
+                };
+                Elicited::Asked(reply.ask(&Ask {
+                    requests: &[(self.key, InputRequest::Elicit(form))],
+                    payload,
+                })?)
+            }
         })
     }
 }
