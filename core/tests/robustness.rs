@@ -11,10 +11,10 @@ use redmark_core::limits::MIN_OUT;
 const SEEDS: &[&str] = &[
     r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
     r#"{"jsonrpc":"2.0","id":"x","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
-    r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"book_room","arguments":{"day":"2026-09-17","hour":9,"room_hint":"the big room"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}"#,
-    r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"book_room","arguments":{"day":"2026-09-17","hour":9,"room_hint":"the big room"},"inputResponses":{"room":{"action":"accept","content":{"room_id":"studio-b"}}},"requestState":"AQFqsTysAAAAAAAAAAEAFM0Utn9o-STKI3mrvYLgYQ","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}"#,
+    r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"book_room","arguments":{"day":"2026-09-24","hour":9,"room_hint":"the big room"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}"#,
+    r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"book_room","arguments":{"day":"2026-09-24","hour":9,"room_hint":"the big room"},"inputResponses":{"room":{"action":"accept","content":{"room_id":"studio-b"}}},"requestState":"AQFqsTysAAAAAAAAAAEAFM0Utn9o-STKI3mrvYLgYQ","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}"#,
     r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"cancel_booking","arguments":{"booking_id":"bk_1"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}}}"#,
-    r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"list_rooms","arguments":{"day":"2026-09-17","hour":9,"attendees":3},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+    r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"list_rooms","arguments":{"day":"2026-09-24","hour":9,"attendees":3},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
     r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#,
 ];
 
@@ -214,7 +214,7 @@ fn huge_echoes_still_answer_within_the_smallest_buffer() {
 fn a_booking_result_fits_the_smallest_buffer() {
     let (cx, id) = (bare_context(), longest_id());
     let input = format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"2026-09-17","hour":9,"room_id":"studio-b","attendees":12}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"2026-09-24","hour":9,"room_id":"studio-b","attendees":12}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
     );
     let mut c = Client::default();
     let mut out = vec![0u8; MIN_OUT];

@@ -12,7 +12,7 @@ use super::slot::{Day, Slot};
 use super::store::{Booking, Commit, Holder, NewBooking, Status, Store, StoreError};
 use crate::engine::{App, Call, CallError, Done, Reply, Report, ServerInfo, ToolInfo};
 use crate::limits::{MAX_ROOMS, MAX_ROOM_ID};
-use crate::mrtr::{Choice, Elicited, Field, FieldKind, Form, Question};
+use crate::mrtr::{Choice, Elicited, Field, FieldKind, Form, Question, TextFormat};
 use crate::wire::write::Writer;
 
 /// The booking tools, in `tools/list` order.
@@ -20,8 +20,10 @@ pub const TOOLS: &[ToolInfo] = &[
     ToolInfo {
         name: "book_room",
         title: "Book a room",
-        description: "Books a meeting room for one hour. Give an exact room_id, or a room_hint \
-            in the user's words; if the hint fits more than one room the user is asked which.",
+        description: "Books a meeting room for one hour that has not started yet (UTC, by the \
+            server's clock; not checked while that clock is unset). Give an exact room_id, or a \
+            room_hint in the user's words; if the hint fits more than one room the user is asked \
+            which.",
         input_schema: r#"{"type":"object","properties":{"day":{"type":"string","format":"date","description":"Day, YYYY-MM-DD"},"hour":{"type":"integer","minimum":0,"maximum":23,"description":"Start hour of the one-hour slot"},"room_hint":{"type":"string","maxLength":64,"description":"The room in the user's words, e.g. \"the big room\""},"room_id":{"type":"string","maxLength":24,"description":"An exact room id from list_rooms"},"attendees":{"type":"integer","minimum":1,"maximum":1000,"description":"People expected; rooms too small are not offered"}},"required":["day","hour"],"additionalProperties":false}"#,
         read_only: false,
         destructive: false,
@@ -43,7 +45,8 @@ pub const TOOLS: &[ToolInfo] = &[
     ToolInfo {
         name: "list_rooms",
         title: "List rooms",
-        description: "Lists the rooms with their seats; with day and hour, says which are free.",
+        description: "Lists the rooms with their seats; with day and hour, says which are free \
+            (none, for an hour that has already started).",
         input_schema: r#"{"type":"object","properties":{"day":{"type":"string","format":"date","description":"Day, YYYY-MM-DD"},"hour":{"type":"integer","minimum":0,"maximum":23,"description":"Start hour"},"attendees":{"type":"integer","minimum":1,"maximum":1000,"description":"Only rooms with at least this many seats"}},"additionalProperties":false}"#,
         read_only: true,
         destructive: false,
@@ -51,6 +54,83 @@ pub const TOOLS: &[ToolInfo] = &[
         salient: None,
         answers_need_state: false,
     },
+];
+
+const fn arg(
+    name: &'static str,
+    description: &'static str,
+    required: bool,
+    kind: FieldKind<'static>,
+) -> Field<'static> {
+    Field {
+        name,
+        title: name,
+        description: Some(description),
+        required,
+        kind,
+    }
+}
+
+const fn text(max_len: Option<u32>, format: Option<TextFormat>) -> FieldKind<'static> {
+    FieldKind::Text {
+        min_len: None,
+        max_len,
+        format,
+        default: None,
+    }
+}
+
+const fn int(min: i64, max: i64) -> FieldKind<'static> {
+    FieldKind::Integer {
+        min: Some(min),
+        max: Some(max),
+        default: None,
+    }
+}
+
+const DAY: &str = "Day, YYYY-MM-DD";
+
+/// The arguments of each tool, as its `inputSchema` declares them (a test keeps the two
+/// equal); every call is checked against them before the tool reads them.
+const ARGS: [&[Field<'static>]; 3] = [
+    &[
+        arg("day", DAY, true, text(None, Some(TextFormat::Date))),
+        arg("hour", "Start hour of the one-hour slot", true, int(0, 23)),
+        arg(
+            "room_hint",
+            "The room in the user's words, e.g. \"the big room\"",
+            false,
+            text(Some(64), None),
+        ),
+        arg(
+            "room_id",
+            "An exact room id from list_rooms",
+            false,
+            text(Some(MAX_ROOM_ID as u32), None),
+        ),
+        arg(
+            "attendees",
+            "People expected; rooms too small are not offered",
+            false,
+            int(1, 1000),
+        ),
+    ],
+    &[arg(
+        "booking_id",
+        "The booking, e.g. \"bk_1\"",
+        true,
+        text(None, None),
+    )],
+    &[
+        arg("day", DAY, false, text(None, Some(TextFormat::Date))),
+        arg("hour", "Start hour", false, int(0, 23)),
+        arg(
+            "attendees",
+            "Only rooms with at least this many seats",
+            false,
+            int(1, 1000),
+        ),
+    ],
 ];
 
 const ROOM_KEY: &str = "room";
@@ -90,6 +170,10 @@ impl<S: Store> App for BookingApp<'_, S> {
         call: &Call<'_>,
         reply: Reply<'_, '_>,
     ) -> Result<Done, CallError> {
+        let fields = ARGS.get(index).copied().unwrap_or(&[]);
+        if let Err(e) = call.check_args(fields) {
+            return Ok(reply.fail(&e));
+        }
         match index {
             0 => self.book_room(call, reply),
             1 => self.cancel_booking(call, reply),
@@ -133,6 +217,12 @@ impl<'r, S: Store> BookingApp<'r, S> {
                 args.day, args.hour
             ))));
         };
+        if slot.is_past(call.now) {
+            return Ok(reply.fail(&Past {
+                slot,
+                now: call.now,
+            }));
+        }
         let people = args.attendees.unwrap_or(0);
         let fits = self.floor.mask(|r| r.seats >= people);
         let (room, reply) = match (&args.room_id, &args.room_hint) {
@@ -246,6 +336,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
             form: Form {
                 message: &message,
                 fields: &fields,
+                mark: None,
             },
         };
         let (content, reply) = match question.elicit(call, reply, &[])? {
@@ -328,6 +419,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
             form: Form {
                 message: &message,
                 fields: &fields,
+                mark: None,
             },
         };
         match question.elicit(call, reply, &[])? {
@@ -366,7 +458,10 @@ impl<'r, S: Store> BookingApp<'r, S> {
             _ => return Ok(reply.fail("Give both day and hour to see which rooms are free.")),
         };
         let shown = self.floor.mask(|r| r.seats >= people);
+        let past = slot.is_some_and(|s| s.is_past(call.now));
         let free = match slot {
+            // Only hours still to come are free: a past hour shows every room as not free.
+            Some(_) if past => 0,
             Some(s) => self.free_at(s, people)?,
             None => shown,
         };
@@ -375,6 +470,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
             shown,
             free,
             slot,
+            past: past.then_some(call.now),
         }))
     }
 }
@@ -483,7 +579,10 @@ impl Report for Booked<'_, '_> {
             BookingRef(self.booking)
         )?;
         if self.booking.status == Status::Cancelled {
-            f.write_str(" (It has since been cancelled.)")?;
+            f.write_str(
+                " It has since been cancelled, so nothing is booked now: to book again, make a \
+                 new book_room call.",
+            )?;
         }
         Ok(())
     }
@@ -632,6 +731,8 @@ struct RoomList<'r> {
     shown: Mask,
     free: Mask,
     slot: Option<Slot>,
+    /// The clock, when the slot asked about has already started.
+    past: Option<u64>,
 }
 
 impl Report for RoomList<'_> {
@@ -644,7 +745,7 @@ impl Report for RoomList<'_> {
                 continue;
             }
             write!(f, "{} — {r}", r.id)?;
-            if let Some(s) = self.slot {
+            if let (Some(s), None) = (self.slot, self.past) {
                 let state = if self.free & 1 << i != 0 {
                     "free"
                 } else {
@@ -654,7 +755,13 @@ impl Report for RoomList<'_> {
             }
             f.write_char('\n')?;
         }
-        Ok(())
+        match (self.slot, self.past) {
+            (Some(s), Some(now)) => {
+                write!(f, "None is free on {s}: that hour has already started. ")?;
+                Earliest(now).fmt(f)
+            }
+            _ => Ok(()),
+        }
     }
     fn has_structured(&self) -> bool {
         true
@@ -676,7 +783,66 @@ impl Report for RoomList<'_> {
             }
             w.end_object();
         }
-        w.end_array().end_object();
+        w.end_array();
+        if self.past.is_some() {
+            w.key("past").bool(true);
+        }
+        w.end_object();
+    }
+}
+
+/// A slot that has already started, and the earliest one that has not.
+struct Past {
+    slot: Slot,
+    now: u64,
+}
+
+impl Report for Past {
+    fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+        write!(f, "Not booked: {} is not in the future. ", self.slot)?;
+        Earliest(self.now).fmt(f)
+    }
+    fn has_structured(&self) -> bool {
+        true
+    }
+    fn structured(&self, w: &mut Writer<'_>) {
+        w.begin_object()
+            .key("booked")
+            .bool(false)
+            .key("reason")
+            .string("past");
+        if let Some(e) = Slot::earliest(self.now) {
+            w.key("earliest")
+                .begin_object()
+                .key("day")
+                .string_fmt(format_args!("{}", e.day));
+            w.key("hour").int(e.hour.into()).end_object();
+        }
+        w.end_object();
+    }
+}
+
+/// "The server's clock reads … UTC; the earliest bookable hour is day=… hour=…."
+struct Earliest(u64);
+
+impl Earliest {
+    fn fmt(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+        if let Some(now) = Slot::containing(self.0) {
+            let minute = self.0 % 3_600 / 60;
+            write!(
+                f,
+                "The server's clock reads {} {:02}:{minute:02} UTC",
+                now.day, now.hour
+            )?;
+        }
+        match Slot::earliest(self.0) {
+            Some(e) => write!(
+                f,
+                "; the earliest bookable hour is day={} hour={}.",
+                e.day, e.hour
+            ),
+            None => f.write_char('.'),
+        }
     }
 }
 
@@ -688,4 +854,57 @@ fn list<'s>(f: &mut dyn fmt::Write, items: impl Iterator<Item = &'s str>) -> fmt
         f.write_str(s)?;
     }
     f.write_char('.')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    /// The schema a field table says, in the shape the tools' `inputSchema` literals use.
+    fn schema_of(fields: &[Field<'_>]) -> Value {
+        let mut props = serde_json::Map::new();
+        for f in fields {
+            let mut p = json!({"description": f.description.unwrap()});
+            match f.kind {
+                FieldKind::Text {
+                    max_len, format, ..
+                } => {
+                    p["type"] = json!("string");
+                    if let Some(n) = max_len {
+                        p["maxLength"] = json!(n);
+                    }
+                    if let Some(TextFormat::Date) = format {
+                        p["format"] = json!("date");
+                    }
+                }
+                FieldKind::Integer { min, max, .. } => {
+                    p["type"] = json!("integer");
+                    p["minimum"] = json!(min.unwrap());
+                    p["maximum"] = json!(max.unwrap());
+                }
+                _ => unreachable!("tools take text and integers"),
+            }
+            props.insert(f.name.into(), p);
+        }
+        let required: std::vec::Vec<_> = fields
+            .iter()
+            .filter(|f| f.required)
+            .map(|f| f.name)
+            .collect();
+        let mut s = json!({"type": "object", "properties": props, "additionalProperties": false});
+        if !required.is_empty() {
+            s["required"] = json!(required);
+        }
+        s
+    }
+
+    #[test]
+    fn argument_tables_are_the_input_schemas() {
+        assert_eq!(ARGS.len(), TOOLS.len());
+        for (tool, fields) in TOOLS.iter().zip(ARGS) {
+            let declared: Value = serde_json::from_str(tool.input_schema).unwrap();
+            assert_eq!(declared, schema_of(fields), "{}", tool.name);
+        }
+    }
 }
