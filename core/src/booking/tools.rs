@@ -10,7 +10,9 @@ use sha2::{Digest, Sha256};
 use super::floor::{Floor, Mask, Room};
 use super::slot::{Day, Slot};
 use super::store::{Booking, Commit, Holder, NewBooking, Status, Store, StoreError};
-use crate::engine::{App, Call, CallError, Done, Reply, Report, ServerInfo, ToolInfo};
+use crate::engine::{
+    App, Arg, ArgKind, Call, CallError, Done, Reply, Report, ServerInfo, ToolInfo,
+};
 use crate::limits::{MAX_ROOMS, MAX_ROOM_ID};
 use crate::mrtr::{Choice, Elicited, Field, FieldKind, Form, Question, TextFormat};
 use crate::wire::write::Writer;
@@ -20,10 +22,9 @@ pub const TOOLS: &[ToolInfo] = &[
     ToolInfo {
         name: "book_room",
         title: "Book a room",
-        description: "Books a meeting room for one hour that has not started yet (UTC, by the \
-            server's clock; not checked while that clock is unset). Give an exact room_id, or a \
-            room_hint in the user's words; if the hint fits more than one room the user is asked \
-            which.",
+        description: "Books a meeting room for one hour that has not started yet (server clock, \
+            UTC; unchecked if unset). Give an exact room_id, or a room_hint in the user's words; \
+            if the hint fits more than one room the user is asked which.",
         input_schema: r#"{"type":"object","properties":{"day":{"type":"string","format":"date","description":"Day, YYYY-MM-DD"},"hour":{"type":"integer","minimum":0,"maximum":23,"description":"Start hour of the one-hour slot"},"room_hint":{"type":"string","maxLength":64,"description":"The room in the user's words, e.g. \"the big room\""},"room_id":{"type":"string","maxLength":24,"description":"An exact room id from list_rooms"},"attendees":{"type":"integer","minimum":1,"maximum":1000,"description":"People expected; rooms too small are not offered"}},"required":["day","hour"],"additionalProperties":false}"#,
         read_only: false,
         destructive: false,
@@ -46,7 +47,7 @@ pub const TOOLS: &[ToolInfo] = &[
         name: "list_rooms",
         title: "List rooms",
         description: "Lists the rooms with their seats; with day and hour, says which are free \
-            (none, for an hour that has already started).",
+            (none once that hour has started).",
         input_schema: r#"{"type":"object","properties":{"day":{"type":"string","format":"date","description":"Day, YYYY-MM-DD"},"hour":{"type":"integer","minimum":0,"maximum":23,"description":"Start hour"},"attendees":{"type":"integer","minimum":1,"maximum":1000,"description":"Only rooms with at least this many seats"}},"additionalProperties":false}"#,
         read_only: true,
         destructive: false,
@@ -56,82 +57,42 @@ pub const TOOLS: &[ToolInfo] = &[
     },
 ];
 
-const fn arg(
-    name: &'static str,
-    description: &'static str,
-    required: bool,
-    kind: FieldKind<'static>,
-) -> Field<'static> {
-    Field {
+const fn arg(name: &'static str, required: bool, kind: ArgKind) -> Arg {
+    Arg {
         name,
-        title: name,
-        description: Some(description),
         required,
         kind,
     }
 }
 
-const fn text(max_len: Option<u32>, format: Option<TextFormat>) -> FieldKind<'static> {
-    FieldKind::Text {
-        min_len: None,
-        max_len,
-        format,
-        default: None,
-    }
-}
+const DAY: ArgKind = ArgKind::Text(None, Some(TextFormat::Date));
+const HOUR: ArgKind = ArgKind::Integer(0, 23);
+const PEOPLE: ArgKind = ArgKind::Integer(1, 1000);
 
-const fn int(min: i64, max: i64) -> FieldKind<'static> {
-    FieldKind::Integer {
-        min: Some(min),
-        max: Some(max),
-        default: None,
-    }
-}
-
-const DAY: &str = "Day, YYYY-MM-DD";
-
-/// The arguments of each tool, as its `inputSchema` declares them (a test keeps the two
-/// equal); every call is checked against them before the tool reads them.
-const ARGS: [&[Field<'static>]; 3] = [
+/// The arguments of each tool as its `inputSchema` declares them (a test keeps the two equal;
+/// descriptions live only in the schema); every call is checked against them first.
+const ARGS: [&[Arg]; 3] = [
     &[
-        arg("day", DAY, true, text(None, Some(TextFormat::Date))),
-        arg("hour", "Start hour of the one-hour slot", true, int(0, 23)),
-        arg(
-            "room_hint",
-            "The room in the user's words, e.g. \"the big room\"",
-            false,
-            text(Some(64), None),
-        ),
+        arg("day", true, DAY),
+        arg("hour", true, HOUR),
+        arg("room_hint", false, ArgKind::Text(Some(64), None)),
         arg(
             "room_id",
-            "An exact room id from list_rooms",
             false,
-            text(Some(MAX_ROOM_ID as u32), None),
+            ArgKind::Text(Some(MAX_ROOM_ID as u16), None),
         ),
-        arg(
-            "attendees",
-            "People expected; rooms too small are not offered",
-            false,
-            int(1, 1000),
-        ),
+        arg("attendees", false, PEOPLE),
     ],
-    &[arg(
-        "booking_id",
-        "The booking, e.g. \"bk_1\"",
-        true,
-        text(None, None),
-    )],
+    &[arg("booking_id", true, ArgKind::Text(None, None))],
     &[
-        arg("day", DAY, false, text(None, Some(TextFormat::Date))),
-        arg("hour", "Start hour", false, int(0, 23)),
-        arg(
-            "attendees",
-            "Only rooms with at least this many seats",
-            false,
-            int(1, 1000),
-        ),
+        arg("day", false, DAY),
+        arg("hour", false, HOUR),
+        arg("attendees", false, PEOPLE),
     ],
 ];
+
+/// Arguments that passed the field check but not serde (not expected to happen).
+const UNREADABLE: &str = "Invalid arguments: see the tool's inputSchema.";
 
 const ROOM_KEY: &str = "room";
 const CONFIRM_KEY: &str = "confirm";
@@ -172,7 +133,7 @@ impl<S: Store> App for BookingApp<'_, S> {
     ) -> Result<Done, CallError> {
         let fields = ARGS.get(index).copied().unwrap_or(&[]);
         if let Err(e) = call.check_args(fields) {
-            return Ok(reply.fail(&e));
+            return Ok(reply.fail(&Msg(format_args!("{e}"))));
         }
         match index {
             0 => self.book_room(call, reply),
@@ -206,10 +167,7 @@ struct ListArgs {
 impl<'r, S: Store> BookingApp<'r, S> {
     fn book_room(&mut self, call: &Call<'_>, reply: Reply<'_, '_>) -> Result<Done, CallError> {
         let Ok(args) = call.args::<BookArgs>() else {
-            return Ok(reply.fail(
-                "Invalid arguments: expected day (YYYY-MM-DD), hour (0-23), and optionally \
-                 room_id, room_hint (at most 64 characters) and attendees (a positive number).",
-            ));
+            return Ok(reply.fail(UNREADABLE));
         };
         let Some(slot) = slot(&args.day, args.hour) else {
             return Ok(reply.fail(&Msg(format_args!(
@@ -218,10 +176,10 @@ impl<'r, S: Store> BookingApp<'r, S> {
             ))));
         };
         if slot.is_past(call.now) {
-            return Ok(reply.fail(&Past {
-                slot,
-                now: call.now,
-            }));
+            return Ok(reply.fail(&Msg(format_args!(
+                "Not booked: {slot} has already started. {}",
+                Earliest(call.now)
+            ))));
         }
         let people = args.attendees.unwrap_or(0);
         let fits = self.floor.mask(|r| r.seats >= people);
@@ -375,7 +333,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
 
     fn cancel_booking(&mut self, call: &Call<'_>, reply: Reply<'_, '_>) -> Result<Done, CallError> {
         let Ok(args) = call.args::<CancelArgs>() else {
-            return Ok(reply.fail("Invalid arguments: expected booking_id, e.g. \"bk_1\"."));
+            return Ok(reply.fail(UNREADABLE));
         };
         let id = args
             .booking_id
@@ -446,7 +404,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
 
     fn list_rooms(&mut self, call: &Call<'_>, reply: Reply<'_, '_>) -> Result<Done, CallError> {
         let Ok(args) = call.args::<ListArgs>() else {
-            return Ok(reply.fail("Invalid arguments: day (YYYY-MM-DD), hour (0-23), attendees."));
+            return Ok(reply.fail(UNREADABLE));
         };
         let people = args.attendees.unwrap_or(0);
         let slot = match (&args.day, args.hour) {
@@ -757,8 +715,11 @@ impl Report for RoomList<'_> {
         }
         match (self.slot, self.past) {
             (Some(s), Some(now)) => {
-                write!(f, "None is free on {s}: that hour has already started. ")?;
-                Earliest(now).fmt(f)
+                write!(
+                    f,
+                    "None is free on {s}: it has already started. {}",
+                    Earliest(now)
+                )
             }
             _ => Ok(()),
         }
@@ -783,65 +744,22 @@ impl Report for RoomList<'_> {
             }
             w.end_object();
         }
-        w.end_array();
-        if self.past.is_some() {
-            w.key("past").bool(true);
-        }
-        w.end_object();
+        w.end_array().end_object();
     }
 }
 
-/// A slot that has already started, and the earliest one that has not.
-struct Past {
-    slot: Slot,
-    now: u64,
-}
-
-impl Report for Past {
-    fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        write!(f, "Not booked: {} is not in the future. ", self.slot)?;
-        Earliest(self.now).fmt(f)
-    }
-    fn has_structured(&self) -> bool {
-        true
-    }
-    fn structured(&self, w: &mut Writer<'_>) {
-        w.begin_object()
-            .key("booked")
-            .bool(false)
-            .key("reason")
-            .string("past");
-        if let Some(e) = Slot::earliest(self.now) {
-            w.key("earliest")
-                .begin_object()
-                .key("day")
-                .string_fmt(format_args!("{}", e.day));
-            w.key("hour").int(e.hour.into()).end_object();
-        }
-        w.end_object();
-    }
-}
-
-/// "The server's clock reads … UTC; the earliest bookable hour is day=… hour=…."
+/// "The earliest bookable hour is day=… hour=… (UTC)."
 struct Earliest(u64);
 
-impl Earliest {
-    fn fmt(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        if let Some(now) = Slot::containing(self.0) {
-            let minute = self.0 % 3_600 / 60;
-            write!(
-                f,
-                "The server's clock reads {} {:02}:{minute:02} UTC",
-                now.day, now.hour
-            )?;
-        }
+impl fmt::Display for Earliest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match Slot::earliest(self.0) {
             Some(e) => write!(
                 f,
-                "; the earliest bookable hour is day={} hour={}.",
+                "The earliest bookable hour is day={} hour={} (UTC).",
                 e.day, e.hour
             ),
-            None => f.write_char('.'),
+            None => Ok(()),
         }
     }
 }
@@ -862,10 +780,11 @@ mod tests {
     use serde_json::{json, Value};
 
     /// The schema a field table says, in the shape the tools' `inputSchema` literals use.
-    fn schema_of(fields: &[Field<'_>]) -> Value {
+    fn schema_of(args: &[Arg]) -> Value {
+        let fields: std::vec::Vec<_> = args.iter().map(Arg::field).collect();
         let mut props = serde_json::Map::new();
-        for f in fields {
-            let mut p = json!({"description": f.description.unwrap()});
+        for f in &fields {
+            let mut p = json!({});
             match f.kind {
                 FieldKind::Text {
                     max_len, format, ..
@@ -903,7 +822,10 @@ mod tests {
     fn argument_tables_are_the_input_schemas() {
         assert_eq!(ARGS.len(), TOOLS.len());
         for (tool, fields) in TOOLS.iter().zip(ARGS) {
-            let declared: Value = serde_json::from_str(tool.input_schema).unwrap();
+            let mut declared: Value = serde_json::from_str(tool.input_schema).unwrap();
+            for p in declared["properties"].as_object_mut().unwrap().values_mut() {
+                p.as_object_mut().unwrap().remove("description");
+            }
             assert_eq!(declared, schema_of(fields), "{}", tool.name);
         }
     }

@@ -4,10 +4,10 @@ use core::fmt;
 
 use serde::de::DeserializeOwned;
 
-use super::args::ArgsInvalid;
+use super::args::{Arg, ArgsInvalid};
 use super::error::RpcError;
 use crate::limits::MAX_STR;
-use crate::mrtr::{Answer, Ask, Capability, Field, InputResponses, Question};
+use crate::mrtr::{Answer, Ask, Capability, InputResponses, Question};
 use crate::seal::{self, Binding, KeyRing, Nonce, Opened, Origin, TOKEN_MAX};
 use crate::wire::json::Value;
 use crate::wire::meta::ClientCaps;
@@ -302,8 +302,8 @@ impl<'a> Call<'a> {
 
     /// Checks `arguments` against the tool's declared fields (see [`ArgsInvalid`]); a tool
     /// answers an error with [`Reply::fail`], so the model can correct its call.
-    pub fn check_args<'f>(&self, fields: &'f [Field<'f>]) -> Result<(), ArgsInvalid<'f, 'a>> {
-        super::args::check(fields, self.args)
+    pub fn check_args(&self, args: &'static [Arg]) -> Result<(), ArgsInvalid<'a>> {
+        super::args::check(args, self.args)
     }
 
     /// Deserializes `arguments` (absent = `{}`) with serde-json-core into an owned type

@@ -1,83 +1,116 @@
-//! Tool arguments checked against the tool's declared fields before a tool reads them: unknown
-//! names (with "did you mean"), missing, wrong type, out of range — a tool error the model
-//! can correct, never a protocol error (SEP-1303).
+//! Tool arguments checked against the tool's declared arguments before a tool reads them:
+//! unknown names (with "did you mean"), missing, wrong type, out of range — a tool error the
+//! model can correct, never a protocol error (SEP-1303).
 
 use core::fmt::{self, Write};
 
-use super::app::Report;
 use crate::limits::MAX_ARG_NAME;
-use crate::mrtr::{Field, Invalid, Reason};
+use crate::mrtr::{Field, FieldKind, Invalid, Reason, TextFormat};
 use crate::wire::echo::quoted;
 use crate::wire::json::Value;
 
-/// Why `arguments` do not match a tool's fields.
+/// One argument as a tool's `inputSchema` declares it, compact (a panel keeps these in flash).
+#[derive(Clone, Copy, Debug)]
+pub struct Arg {
+    /// The property name.
+    pub name: &'static str,
+    /// Whether `required` lists it.
+    pub required: bool,
+    /// Its type and constraints.
+    pub kind: ArgKind,
+}
+
+/// The argument types the checks understand.
+#[derive(Clone, Copy, Debug)]
+pub enum ArgKind {
+    /// A string, with an optional `maxLength` and `format`.
+    Text(Option<u16>, Option<TextFormat>),
+    /// An integer between `minimum` and `maximum`.
+    Integer(i32, i32),
+}
+
+impl Arg {
+    /// The same constraints as a form field (one checker and one wording for both).
+    pub fn field(&self) -> Field<'static> {
+        let kind = match self.kind {
+            ArgKind::Text(max_len, format) => FieldKind::Text {
+                min_len: None,
+                max_len: max_len.map(u32::from),
+                format,
+                default: None,
+            },
+            ArgKind::Integer(min, max) => FieldKind::Integer {
+                min: Some(min.into()),
+                max: Some(max.into()),
+                default: None,
+            },
+        };
+        Field {
+            name: self.name,
+            title: self.name,
+            description: None,
+            required: self.required,
+            kind,
+        }
+    }
+}
+
+/// Why `arguments` do not match a tool's declared arguments.
 #[derive(Clone, Copy)]
-pub enum ArgsInvalid<'f, 'a> {
+pub enum ArgsInvalid<'a> {
     /// A name the tool does not take (its schema says `additionalProperties: false`).
     Unknown {
         /// The name sent (a JSON string).
         name: Value<'a>,
         /// The closest argument the tool does take, if any is close.
-        suggestion: Option<&'f str>,
-        /// The tool's arguments, listed in the message.
-        fields: &'f [Field<'f>],
+        suggestion: Option<&'static str>,
     },
-    /// A known argument that is missing or does not fit.
-    Field(Invalid<'f, 'a>),
+    /// A known argument that is missing (`value` is `None`) or does not fit.
+    Bad {
+        /// The argument.
+        arg: Arg,
+        /// What is wrong with it.
+        reason: Reason,
+        /// The value sent.
+        value: Option<Value<'a>>,
+    },
 }
 
-/// Checks `args` (absent = `{}`) against `fields`: unknown names first, in document order,
-/// then each field in declaration order; the first problem is the one reported.
-pub fn check<'f, 'a>(
-    fields: &'f [Field<'f>],
-    args: Option<Value<'a>>,
-) -> Result<(), ArgsInvalid<'f, 'a>> {
-    let Some(args) = args else {
-        return match fields.iter().find(|f| f.required) {
-            Some(field) => Err(ArgsInvalid::Field(missing(field))),
-            None => Ok(()),
-        };
-    };
-    for (name, _) in args.members() {
-        if !fields.iter().any(|f| name.eq_str(f.name)) {
-            let suggestion = suggest(name, fields);
+/// Checks `sent` (absent = `{}`) against `args`: unknown names first, in document order,
+/// then each argument in declaration order; the first problem is the one reported.
+pub fn check<'a>(args: &'static [Arg], sent: Option<Value<'a>>) -> Result<(), ArgsInvalid<'a>> {
+    for (name, _) in sent.iter().flat_map(|s| s.members()) {
+        if !args.iter().any(|a| name.eq_str(a.name)) {
             return Err(ArgsInvalid::Unknown {
                 name,
-                suggestion,
-                fields,
+                suggestion: suggest(name, args),
             });
         }
     }
-    for field in fields {
-        match args.get(field.name) {
-            None if field.required => return Err(ArgsInvalid::Field(missing(field))),
-            None => {}
-            Some(v) => field.kind.check(v).map_err(|reason| {
-                ArgsInvalid::Field(Invalid {
-                    field,
-                    reason,
-                    value: Some(v),
-                })
-            })?,
-        }
+    for arg in args {
+        let value = sent.and_then(|s| s.get(arg.name));
+        let reason = match value {
+            None if arg.required => Reason::Missing,
+            None => continue,
+            Some(v) => match arg.field().kind.check(v) {
+                Ok(()) => continue,
+                Err(r) => r,
+            },
+        };
+        return Err(ArgsInvalid::Bad {
+            arg: *arg,
+            reason,
+            value,
+        });
     }
     Ok(())
 }
 
-fn missing<'f>(field: &'f Field<'f>) -> Invalid<'f, 'static> {
-    Invalid {
-        field,
-        reason: Reason::Missing,
-        value: None,
-    }
-}
-
 /// The field `name` most likely meant: the smallest edit distance if it is at most 2, or a
 /// name one is a prefix of the other of (three characters at least); ties go to the first.
-fn suggest<'f>(name: Value<'_>, fields: &'f [Field<'f>]) -> Option<&'f str> {
+fn suggest(name: Value<'_>, args: &'static [Arg]) -> Option<&'static str> {
     let n = name.chars().count();
-    fields
-        .iter()
+    args.iter()
         .filter_map(|f| {
             let d = distance(name, f.name)?;
             let short = n.min(f.name.len());
@@ -98,7 +131,7 @@ fn is_prefix(a: Value<'_>, b: &str) -> bool {
 /// Levenshtein distance between a client's name and a field name (ASCII case-insensitive);
 /// `None` for a field name longer than [`MAX_ARG_NAME`].
 fn distance(a: Value<'_>, b: &str) -> Option<usize> {
-    let m = b.chars().count();
+    let m = b.len(); // field names are ASCII
     if m > MAX_ARG_NAME {
         return None;
     }
@@ -119,44 +152,39 @@ fn distance(a: Value<'_>, b: &str) -> Option<usize> {
     Some(row[m])
 }
 
-impl fmt::Debug for ArgsInvalid<'_, '_> {
+impl fmt::Debug for ArgsInvalid<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.text(f)
+        fmt::Display::fmt(self, f)
     }
 }
 
-impl Report for ArgsInvalid<'_, '_> {
-    fn text(&self, f: &mut dyn Write) -> fmt::Result {
+/// The message a tool error carries (a tool writes it with `Reply::fail`).
+impl fmt::Display for ArgsInvalid<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ArgsInvalid::Unknown {
-                name,
-                suggestion,
-                fields,
-            } => {
+            ArgsInvalid::Unknown { name, suggestion } => {
                 f.write_str("Unknown argument ")?;
                 quoted(f, name)?;
-                if let Some(s) = suggestion {
-                    write!(f, "; did you mean '{s}'?")?;
-                } else {
-                    f.write_char('.')?;
+                match suggestion {
+                    Some(s) => write!(f, "; did you mean '{s}'?")?,
+                    None => f.write_str(" (see the tool's inputSchema).")?,
                 }
-                f.write_str(" Arguments:")?;
-                for (i, field) in fields.iter().enumerate() {
-                    let sep = if i == 0 { " " } else { ", " };
-                    write!(f, "{sep}{}", field.name)?;
-                }
-                f.write_char('.')
+                Ok(())
             }
-            ArgsInvalid::Field(e) if e.reason == Reason::Missing => {
-                write!(f, "Missing required argument '{}'", e.field.name)?;
-                match e.field.description {
-                    Some(d) => write!(f, ": {d}."),
-                    None => f.write_char('.'),
+            ArgsInvalid::Bad {
+                arg,
+                reason: Reason::Missing,
+                ..
+            } => write!(f, "Missing required argument '{}'.", arg.name),
+            ArgsInvalid::Bad { arg, reason, value } => {
+                write!(f, "Invalid argument '{}': ", arg.name)?;
+                let field = arg.field();
+                Invalid {
+                    field: &field,
+                    reason: *reason,
+                    value: *value,
                 }
-            }
-            ArgsInvalid::Field(e) => {
-                write!(f, "Invalid argument '{}': ", e.field.name)?;
-                e.problem(f)?;
+                .problem(f)?;
                 f.write_char('.')
             }
         }
@@ -166,46 +194,20 @@ impl Report for ArgsInvalid<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mrtr::{FieldKind, TextFormat};
     use crate::wire::json::parse;
 
-    const fn field(name: &'static str, required: bool, kind: FieldKind<'static>) -> Field<'static> {
-        Field {
+    const fn arg(name: &'static str, required: bool, kind: ArgKind) -> Arg {
+        Arg {
             name,
-            title: name,
-            description: None,
             required,
             kind,
         }
     }
-    const TEXT: FieldKind<'static> = FieldKind::Text {
-        min_len: None,
-        max_len: Some(8),
-        format: None,
-        default: None,
-    };
-    const FIELDS: &[Field<'static>] = &[
-        field(
-            "day",
-            true,
-            FieldKind::Text {
-                min_len: None,
-                max_len: None,
-                format: Some(TextFormat::Date),
-                default: None,
-            },
-        ),
-        field(
-            "hour",
-            true,
-            FieldKind::Integer {
-                min: Some(0),
-                max: Some(23),
-                default: None,
-            },
-        ),
-        field("room_hint", false, TEXT),
-        field("room_id", false, TEXT),
+    const FIELDS: &[Arg] = &[
+        arg("day", true, ArgKind::Text(None, Some(TextFormat::Date))),
+        arg("hour", true, ArgKind::Integer(0, 23)),
+        arg("room_hint", false, ArgKind::Text(Some(8), None)),
+        arg("room_id", false, ArgKind::Text(Some(8), None)),
     ];
 
     fn text(args: &str) -> String {
@@ -213,7 +215,7 @@ mod tests {
         let mut s = String::new();
         match check(FIELDS, Some(v)) {
             Ok(()) => s.push_str("ok"),
-            Err(e) => e.text(&mut s).unwrap(),
+            Err(e) => write!(s, "{e}").unwrap(),
         }
         s
     }
@@ -223,8 +225,7 @@ mod tests {
         assert_eq!(text(r#"{"day":"2099-01-01","hour":9}"#), "ok");
         assert_eq!(
             text(r#"{"day":"2099-01-01","hour":9,"room":"atrium"}"#),
-            "Unknown argument 'room'; did you mean 'room_id'? \
-             Arguments: day, hour, room_hint, room_id."
+            "Unknown argument 'room'; did you mean 'room_id'?"
         );
         for (slip, meant) in [("houre", "hour"), ("Day", "day"), ("roomid", "room_id")] {
             let t = text(&format!(r#"{{"day":"2099-01-01","hour":9,"{slip}":1}}"#));
@@ -234,10 +235,7 @@ mod tests {
             );
         }
         let t = text(r#"{"day":"2099-01-01","hour":9,"colour":"red"}"#);
-        assert!(
-            t.starts_with("Unknown argument 'colour'. Arguments:"),
-            "{t}"
-        );
+        assert_eq!(t, "Unknown argument 'colour' (see the tool's inputSchema).");
         assert_eq!(text(r#"{"hour":9}"#), "Missing required argument 'day'.");
         assert_eq!(
             text(r#"{"day":"2099-01-01","hour":24}"#),

@@ -11,7 +11,7 @@ pub use app::{
     PromptArg, PromptInfo, Reply, Report, ResourceInfo, ServerInfo, TemplateInfo, ToolInfo,
     MAX_PROGRESS,
 };
-pub use args::ArgsInvalid;
+pub use args::{Arg, ArgKind, ArgsInvalid};
 pub use error::RpcError;
 
 use crate::limits::MIN_OUT;

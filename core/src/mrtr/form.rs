@@ -152,11 +152,11 @@ impl Invalid<'_, '_> {
         quoted(f, &v)?;
         let (min, max) = self.field.kind.bounds();
         match self.reason {
-            Reason::Missing => f.write_str(" is missing"),
-            Reason::WrongType => write!(f, " is not {}", self.field.kind.expected()),
+            Reason::Missing | Reason::WrongType | Reason::BadFormat => {
+                write!(f, " is not {}", self.field.kind.expected())
+            }
             Reason::TooShort => write!(f, " is shorter than {} characters", min),
             Reason::TooLong => write!(f, " is longer than {} characters", max),
-            Reason::BadFormat => write!(f, " is not {}", self.field.kind.expected()),
             Reason::BelowMinimum => write!(f, " is less than the minimum, {}", min),
             Reason::AboveMaximum => write!(f, " is more than the maximum, {}", max),
             Reason::NotOffered => f.write_str(" is not one of the options offered"),
@@ -239,15 +239,14 @@ impl Field<'_> {
         };
         w.key("type").string(ty).key("title").string(self.title);
         match (self.description, mark) {
-            (Some(d), Some(m)) => {
+            (d, Some(m)) => {
                 w.key("description").string_with(|f| {
-                    write!(f, "{d} (last answer: ")?;
-                    m.problem(f)?;
-                    f.write_char(')')
+                    if let Some(d) = d {
+                        write!(f, "{d} — ")?;
+                    }
+                    f.write_str("last answer: ")?;
+                    m.problem(f)
                 });
-            }
-            (None, Some(m)) => {
-                w.key("description").string_with(|f| m.problem(f));
             }
             (Some(d), None) => {
                 w.key("description").string(d);
@@ -553,7 +552,7 @@ mod tests {
         let props = &v["requestedSchema"]["properties"];
         assert_eq!(
             props["room_id"]["description"],
-            "'attendees' is not one of the options offered"
+            "last answer: 'attendees' is not one of the options offered"
         );
         assert_eq!(props["attendees"]["description"], "How many people");
     }

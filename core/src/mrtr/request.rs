@@ -1,6 +1,6 @@
 //! Input requests: what a tool asks the client for, and the question/answer helper.
 
-use super::form::Form;
+use super::form::{Form, Invalid};
 use super::responses::{Answer, InputResponses};
 use crate::engine::{Call, CallError, Done, Reply};
 use crate::wire::json::Value;
@@ -142,6 +142,22 @@ impl<'f> Question<'f> {
     }
 }
 
+impl<'f> Question<'f> {
+    /// Asks this question, with the red mark of the last answer when there is one.
+    fn ask_again<'a, 'w, 'b>(
+        &self,
+        reply: Reply<'w, 'b>,
+        mark: Option<Invalid<'f, 'a>>,
+        payload: &[u8],
+    ) -> Result<Elicited<'a, 'w, 'b>, CallError> {
+        let form = Form { mark, ..self.form };
+        Ok(Elicited::Asked(reply.ask(&Ask {
+            requests: &[(self.key, InputRequest::Elicit(form))],
+            payload,
+        })?))
+    }
+}
+
 /// Where a [`Question::elicit`] left the call.
 pub enum Elicited<'a, 'w, 'b> {
     /// Answered with content that matches the form; the reply is still the tool's to give.
@@ -165,23 +181,17 @@ impl<'f> Question<'f> {
         reply: Reply<'w, 'b>,
         payload: &[u8],
     ) -> Result<Elicited<'a, 'w, 'b>, CallError> {
-        Ok(match call.answer(self) {
+        let answer = call.answer(self);
+        Ok(match answer {
             Answer::Accepted(content) => Elicited::Accepted(content, reply),
             Answer::Declined => Elicited::Declined(reply),
             Answer::Cancelled => Elicited::Cancelled(reply),
-            Answer::Missing | Answer::Invalid(None) => Elicited::Asked(reply.ask(&Ask {
-                requests: &[self.request()],
-                payload,
-            })?),
-            Answer::Invalid(Some(mark)) => {
-                let form = Form {
-                    mark: Some(mark),
-                    ..self.form
+            Answer::Missing | Answer::Invalid(_) => {
+                let mark = match answer {
+                    Answer::Invalid(mark) => mark,
+                    _ => None,
                 };
-                Elicited::Asked(reply.ask(&Ask {
-                    requests: &[(self.key, InputRequest::Elicit(form))],
-                    payload,
-                })?)
+                self.ask_again(reply, mark, payload)?
             }
         })
     }
