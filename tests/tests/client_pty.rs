@@ -39,7 +39,7 @@ fn expect(s: &mut expectrl::session::OsSession, what: &str) {
 const BOOK: &[&str] = &[
     "call",
     "book_room",
-    "day=2026-09-17",
+    "day=2099-09-17",
     "hour=9",
     "room_hint=the big room",
 ];

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 const BIG_ROOM: [&str; 4] = [
     "book_room",
-    "day=2026-09-17",
+    "day=2099-09-17",
     "hour=9",
     "room_hint=the big room",
 ];
