@@ -10,7 +10,7 @@ use redmark_core::seal::{Key, KeyRing};
 use redmark_core::{Context, Engine};
 
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}"#;
-const ARGS: &str = r#""arguments":{"day":"2026-09-17","hour":9,"room_hint":"the big room"}"#;
+const ARGS: &str = r#""arguments":{"day":"2026-09-24","hour":9,"room_hint":"the big room"}"#;
 
 fn seed_round_trip(c: &mut Criterion) {
     let info = ServerInfo {

@@ -29,3 +29,8 @@ pub const MAX_ROOM_ID: usize = 24;
 /// Longest principal a host passes in (the shell bounds its token names by it); the seal binds
 /// the whole principal, length-prefixed, whatever its length.
 pub const MAX_PRINCIPAL: usize = 64;
+/// Most characters of client text any message echoes back (errors, tool errors, red marks),
+/// so every error fits [`MIN_OUT`]; a cut is marked "…".
+pub const MAX_ECHO: usize = 64;
+/// Longest argument name "did you mean" compares (the edit-distance row is this wide).
+pub const MAX_ARG_NAME: usize = 32;

@@ -19,8 +19,8 @@ fn caps(elicitation: bool) -> Value {
 fn answers() -> Vec<(&'static str, &'static str, Value)> {
     let mut c = Client::default();
     let meta = common::meta(json!({}));
-    let big = json!({"day": "2026-09-17", "hour": 9, "room_hint": "the big room"});
-    let exact = json!({"day": "2026-09-17", "hour": 9, "room_id": "nook"});
+    let big = json!({"day": "2026-09-24", "hour": 9, "room_hint": "the big room"});
+    let exact = json!({"day": "2026-09-24", "hour": 9, "room_id": "nook"});
     let mut old = meta.clone();
     old["io.modelcontextprotocol/protocolVersion"] = json!("2025-11-25");
     let (_, unsupported) = c.raw(

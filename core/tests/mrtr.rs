@@ -12,7 +12,7 @@ use redmark_core::Engine;
 use serde_json::{json, Value};
 
 fn big_room() -> Value {
-    json!({"day": "2026-09-17", "hour": 9, "room_hint": "the big room"})
+    json!({"day": "2026-09-24", "hour": 9, "room_hint": "the big room"})
 }
 
 fn state_of(resp: &Value) -> String {
@@ -106,16 +106,16 @@ fn asks_only_when_it_must() {
     let mut c = Client::default();
     for (args, room) in [
         (
-            json!({"day": "2026-09-17", "hour": 9, "room_id": "studio-b"}),
+            json!({"day": "2026-09-24", "hour": 9, "room_id": "studio-b"}),
             "studio-b",
         ),
         (
-            json!({"day": "2026-09-17", "hour": 10, "room_hint": "the atrium"}),
+            json!({"day": "2026-09-24", "hour": 10, "room_hint": "the atrium"}),
             "atrium",
         ),
         // "the big room" for 20 people: only The Atrium fits, so there is nothing to ask.
         (
-            json!({"day": "2026-09-17", "hour": 11, "room_hint": "the big room", "attendees": 20}),
+            json!({"day": "2026-09-24", "hour": 11, "room_hint": "the big room", "attendees": 20}),
             "atrium",
         ),
     ] {
@@ -131,7 +131,7 @@ fn asks_only_when_it_must() {
 #[test]
 fn unknown_hint_offers_every_room_that_fits() {
     let mut c = Client::default();
-    let args = json!({"day": "2026-09-17", "hour": 9, "room_hint": "the ballroom", "attendees": 5});
+    let args = json!({"day": "2026-09-24", "hour": 9, "room_hint": "the ballroom", "attendees": 5});
     let r = c.call("book_room", args, form_caps(), None, None);
     let schema = &r["result"]["inputRequests"]["room"]["params"];
     assert!(schema["message"]
@@ -282,10 +282,10 @@ fn every_tamper_and_replay_class_is_rejected_alike() {
         assert_rejected(&try_state(&mut c, big_room(), bad));
     }
     // Bound to other arguments.
-    let other = json!({"day": "2026-09-17", "hour": 10, "room_hint": "the big room"});
+    let other = json!({"day": "2026-09-24", "hour": 10, "room_hint": "the big room"});
     assert_rejected(&try_state(&mut c, other, &state));
     // Same arguments in another order and spelling are the same request.
-    let reordered = json!({"room_hint": "the big room", "hour": 9, "day": "2026-09-17"});
+    let reordered = json!({"room_hint": "the big room", "hour": 9, "day": "2026-09-24"});
     assert_eq!(
         try_state(&mut c, reordered, &state)["result"]["resultType"],
         "complete"
@@ -385,14 +385,14 @@ fn a_taken_slot_says_what_is_free() {
     let mut c = Client::default();
     c.call(
         "book_room",
-        json!({"day": "2026-09-17", "hour": 9, "room_id": "studio-b"}),
+        json!({"day": "2026-09-24", "hour": 9, "room_id": "studio-b"}),
         json!({}),
         None,
         None,
     );
     let r = c.call(
         "book_room",
-        json!({"day": "2026-09-17", "hour": 9, "room_id": "studio-b"}),
+        json!({"day": "2026-09-24", "hour": 9, "room_id": "studio-b"}),
         json!({}),
         None,
         None,
@@ -407,7 +407,7 @@ fn a_taken_slot_says_what_is_free() {
 fn book(c: &mut Client, hour: u8) -> String {
     let r = c.call(
         "book_room",
-        json!({"day": "2026-09-17", "hour": hour, "room_id": "nook"}),
+        json!({"day": "2026-09-24", "hour": hour, "room_id": "nook"}),
         json!({}),
         None,
         None,
@@ -547,16 +547,233 @@ fn one_operation_books_once_even_across_re_asks() {
 #[test]
 fn one_principals_nonce_never_replays_anothers_booking() {
     let mut c = Client::default();
-    let args = json!({"day": "2026-09-17", "hour": 9, "room_id": "nook"});
+    let args = json!({"day": "2026-09-24", "hour": 9, "room_id": "nook"});
     c.call("book_room", args, json!({}), None, None);
     // Same host entropy, another principal, another slot: a new booking, not alice's.
     c.principal = b"bob".to_vec();
     c.counter = 0;
-    let args = json!({"day": "2026-09-17", "hour": 10, "room_id": "nook"});
+    let args = json!({"day": "2026-09-24", "hour": 10, "room_id": "nook"});
     let r = c.call("book_room", args, json!({}), None, None);
     assert_eq!(
         r["result"]["structuredContent"]["booking"]["id"], "bk_2",
         "{r}"
     );
     assert_eq!(r["result"]["structuredContent"]["booking"]["hour"], 10);
+}
+
+fn text_of(r: &Value) -> &str {
+    r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_bad_answer_is_asked_again_with_a_red_mark() {
+    let long = "x".repeat(100);
+    let cases = [
+        (
+            json!({"room_id": "moon"}),
+            "'moon' is not one of the options offered",
+        ),
+        (json!({"room_id": 7}), "7 is not one of the options offered"),
+        (json!({}), "a value is required"),
+        (
+            json!({"room_id": long}),
+            &*format!("'{}…' is not one of", "x".repeat(64)),
+        ),
+    ];
+    for (content, why) in cases {
+        let mut c = Client::default();
+        let first = c.call("book_room", big_room(), form_caps(), None, None);
+        let state = state_of(&first);
+        let r = c.call(
+            "book_room",
+            big_room(),
+            form_caps(),
+            Some(accept("room", content.clone())),
+            Some(&state),
+        );
+        let fresh = state_of(&r);
+        assert_eq!(nonce(&fresh), nonce(&state), "same operation: {content}");
+        let params = &r["result"]["inputRequests"]["room"]["params"];
+        let before = &first["result"]["inputRequests"]["room"]["params"];
+        let message = params["message"].as_str().unwrap();
+        let original = before["message"].as_str().unwrap();
+        assert!(message.starts_with(&format!("Room: {why}")), "{message}");
+        assert!(message.ends_with(&format!(". {original}")), "{message}");
+        let field = &params["requestedSchema"]["properties"]["room_id"];
+        assert!(
+            field["description"].as_str().unwrap().contains(why),
+            "{content}: {field}"
+        );
+        assert_eq!(
+            field["oneOf"],
+            before["requestedSchema"]["properties"]["room_id"]["oneOf"]
+        );
+        assert!(!text_of(&r).contains("Booked"));
+        assert_eq!(bookings(&c), 0);
+        // Answered properly on the marked form, the operation books.
+        let ok = c.call(
+            "book_room",
+            big_room(),
+            form_caps(),
+            Some(accept("room", json!({"room_id": "atrium"}))),
+            Some(&fresh),
+        );
+        assert_eq!(
+            ok["result"]["structuredContent"]["booking"]["room_id"],
+            "atrium"
+        );
+    }
+}
+
+#[test]
+fn a_slot_that_has_started_is_not_booked_and_the_earliest_is_named() {
+    let mut c = Client::default(); // 2026-09-21 14:13:20 UTC
+    for (day, hour) in [("2020-01-01", 9), ("2026-09-21", 14), ("2026-09-20", 23)] {
+        let args = json!({"day": day, "hour": hour, "room_id": "atrium"});
+        let r = c.call("book_room", args, json!({}), None, None);
+        assert_eq!(r["result"]["isError"], true, "{r}");
+        assert!(
+            text_of(&r).contains("The earliest bookable hour is day=2026-09-21 hour=15"),
+            "{r}"
+        );
+    }
+    // Not even a question is asked about a past slot.
+    let past = json!({"day": "2026-09-21", "hour": 9, "room_hint": "the big room"});
+    let r = c.call("book_room", past, form_caps(), None, None);
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert!(text_of(&r).contains("has already started"), "{r}");
+    assert_eq!(bookings(&c), 0);
+    let args = json!({"day": "2026-09-21", "hour": 15, "room_id": "atrium"});
+    let r = c.call("book_room", args, json!({}), None, None);
+    assert_eq!(r["result"]["structuredContent"]["booked"], true, "{r}");
+    // A panel's clock counts seconds since boot: not set, so nothing is refused as past.
+    let mut panel = Client {
+        now: 5_000,
+        ..Client::default()
+    };
+    let args = json!({"day": "2020-01-01", "hour": 9, "room_id": "atrium"});
+    let r = panel.call("book_room", args, json!({}), None, None);
+    assert_eq!(r["result"]["structuredContent"]["booked"], true, "{r}");
+}
+
+#[test]
+fn list_rooms_shows_no_room_free_at_an_hour_that_has_started() {
+    let mut c = Client::default();
+    let r = c.call(
+        "list_rooms",
+        json!({"day": "2026-09-21", "hour": 14}),
+        json!({}),
+        None,
+        None,
+    );
+    let rooms = r["result"]["structuredContent"]["rooms"]
+        .as_array()
+        .unwrap();
+    assert!(rooms.iter().all(|r| r["free"] == false), "{r}");
+    assert!(text_of(&r).contains("hour=15"), "{r}");
+    let r = c.call(
+        "list_rooms",
+        json!({"day": "2026-09-21", "hour": 15}),
+        json!({}),
+        None,
+        None,
+    );
+    let rooms = r["result"]["structuredContent"]["rooms"]
+        .as_array()
+        .unwrap();
+    assert!(rooms.iter().all(|r| r["free"] == true), "{r}");
+}
+
+#[test]
+fn arguments_outside_the_schema_are_tool_errors_that_say_what_to_fix() {
+    let mut c = Client::default();
+    let cases = [
+        (
+            "book_room",
+            json!({"day": "2026-09-24", "hour": 9, "room": "atrium"}),
+            "Unknown argument 'room'; did you mean 'room_id'?",
+        ),
+        (
+            "book_room",
+            json!({"day": "2026-09-24", "hour": 24, "room_id": "atrium"}),
+            "Invalid argument 'hour': 24 is more than the maximum, 23.",
+        ),
+        (
+            "book_room",
+            json!({"day": "2026-09-24", "hour": "9", "room_id": "atrium"}),
+            "Invalid argument 'hour': '9' is not a whole number.",
+        ),
+        (
+            "book_room",
+            json!({"day": "24/09/2026", "hour": 9}),
+            "Invalid argument 'day': '24/09/2026' is not a date (YYYY-MM-DD).",
+        ),
+        (
+            "book_room",
+            json!({"day": "2026-09-24", "hour": 9, "attendees": 0}),
+            "Invalid argument 'attendees': 0 is less than the minimum, 1.",
+        ),
+        (
+            "book_room",
+            json!({"day": "2026-09-24", "hour": 9, "room_id": "r".repeat(25)}),
+            "is longer than 24 characters",
+        ),
+        (
+            "book_room",
+            json!({"hour": 9}),
+            "Missing required argument 'day'",
+        ),
+        (
+            "cancel_booking",
+            json!({"bookingid": "bk_1"}),
+            "Unknown argument 'bookingid'; did you mean 'booking_id'?",
+        ),
+        (
+            "list_rooms",
+            json!({"day": "2026-09-24", "hours": 9}),
+            "Unknown argument 'hours'; did you mean 'hour'?",
+        ),
+    ];
+    for (tool, args, says) in cases {
+        let r = c.call(tool, args.clone(), form_caps(), None, None);
+        assert_eq!(r["result"]["isError"], true, "{args}: {r}");
+        assert!(text_of(&r).contains(says), "{args}: {r}");
+    }
+    assert_eq!(bookings(&c), 0);
+}
+
+#[test]
+fn a_replay_after_cancelling_reports_the_cancelled_booking_and_how_to_book_again() {
+    let mut c = Client::default();
+    let state = ask_big_room(&mut c);
+    let answer = || Some(accept("room", json!({"room_id": "atrium"})));
+    let r = c.call("book_room", big_room(), form_caps(), answer(), Some(&state));
+    let id = r["result"]["structuredContent"]["booking"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let ask = c.call(
+        "cancel_booking",
+        json!({"booking_id": id}),
+        form_caps(),
+        None,
+        None,
+    );
+    let yes = Some(accept("confirm", json!({"confirm": true})));
+    c.call(
+        "cancel_booking",
+        json!({"booking_id": id}),
+        form_caps(),
+        yes,
+        Some(&state_of(&ask)),
+    );
+    let r = c.call("book_room", big_room(), form_caps(), answer(), Some(&state));
+    assert_eq!(
+        r["result"]["structuredContent"]["booking"]["status"], "cancelled",
+        "{r}"
+    );
+    assert!(text_of(&r).contains("make a new book_room call"), "{r}");
+    assert_eq!(bookings(&c), 1);
 }

@@ -44,7 +44,7 @@ fn thousands_of_mixed_messages_allocate_nothing() {
     let fixed: Vec<Vec<u8>> = [
         format!(r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{META}}}}}"#),
         format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{{{META}}}}}"#),
-        format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"list_rooms","arguments":{{"day":"2026-09-17","hour":9}},{META}}}}}"#),
+        format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"list_rooms","arguments":{{"day":"2026-09-24","hour":9}},{META}}}}}"#),
         format!(r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"2026-13-17","hour":9}},{META}}}}}"#),
         r#"{"jsonrpc":"2.0","id":5,"method":"initialize","params":{}}"#.into(),
         r#"{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"_meta":{}}}"#.into(),
@@ -79,7 +79,7 @@ fn thousands_of_mixed_messages_allocate_nothing() {
         answered += h.responded as usize;
         if i % 10 == 0 {
             // A full seed round trip: ask, then answer with the echoed state. Each books its
-            // own slot: one a day-hour from 2026-09-01 00:00 on.
+            // own slot: one a day-hour from 2026-10-01 00:00 on (after the test's clock).
             let k = i / 10;
             let (day, hour) = (1 + k / 24, k % 24);
             let mut ask = [0u8; 512];
@@ -87,7 +87,7 @@ fn thousands_of_mixed_messages_allocate_nothing() {
                 let mut w = &mut ask[..];
                 let _ = write!(
                     w,
-                    r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"2026-09-{day:02}","hour":{hour},"room_hint":"the big room"}},{META}}}}}"#
+                    r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"2026-10-{day:02}","hour":{hour},"room_hint":"the big room"}},{META}}}}}"#
                 );
                 512 - w.len()
             };
@@ -102,7 +102,7 @@ fn thousands_of_mixed_messages_allocate_nothing() {
                 let mut w = &mut retry[..];
                 let _ = write!(
                     w,
-                    r#"{{"jsonrpc":"2.0","id":"r{i}","method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"2026-09-{day:02}","hour":{hour},"room_hint":"the big room"}},"inputResponses":{{"room":{{"action":"accept","content":{{"room_id":"studio-b"}}}}}},"requestState":"{state}",{META}}}}}"#
+                    r#"{{"jsonrpc":"2.0","id":"r{i}","method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"2026-10-{day:02}","hour":{hour},"room_hint":"the big room"}},"inputResponses":{{"room":{{"action":"accept","content":{{"room_id":"studio-b"}}}}}},"requestState":"{state}",{META}}}}}"#
                 );
                 2048 - w.len()
             };

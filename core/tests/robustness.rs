@@ -15,9 +15,9 @@ use serde_json::json;
 const SEEDS: &[&str] = &[
     r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
     r#"{"jsonrpc":"2.0","id":"x","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
-    r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"book_room","arguments":{"day":"2026-09-17","hour":9,"room_hint":"the big room"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}"#,
+    r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"book_room","arguments":{"day":"2026-09-24","hour":9,"room_hint":"the big room"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}"#,
     r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"cancel_booking","arguments":{"booking_id":"bk_1"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}}}"#,
-    r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"list_rooms","arguments":{"day":"2026-09-17","hour":9,"attendees":3},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+    r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"list_rooms","arguments":{"day":"2026-09-24","hour":9,"attendees":3},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
     r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#,
 ];
 
@@ -62,7 +62,7 @@ fn seeds() -> &'static [Seed] {
 /// like the one every case runs on (same key, clock and principal): ask which room, take the
 /// state from the `input_required` answer, answer with a room. Unmutated, it books.
 fn live_retry() -> Vec<u8> {
-    let args = json!({"day": "2026-09-17", "hour": 9, "room_hint": "the big room"});
+    let args = json!({"day": "2026-09-24", "hour": 9, "room_hint": "the big room"});
     let mut c = Client::default();
     let ask = c.call("book_room", args.clone(), form_caps(), None, None);
     assert_eq!(ask["result"]["resultType"], "input_required", "{ask}");
@@ -265,7 +265,7 @@ fn huge_echoes_still_answer_within_the_smallest_buffer() {
 fn a_booking_result_fits_the_smallest_buffer() {
     let (cx, id) = (bare_context(), longest_id());
     let input = format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"2026-09-17","hour":9,"room_id":"studio-b","attendees":12}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"2026-09-24","hour":9,"room_id":"studio-b","attendees":12}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
     );
     let mut c = Client::default();
     let mut out = vec![0u8; MIN_OUT];

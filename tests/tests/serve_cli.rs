@@ -63,12 +63,12 @@ fn transports_combine_in_one_process_over_one_engine() {
     let r = tcp.request(&tool_call(
         1,
         "book_room",
-        json!({"day":"2026-12-22","hour":9,"room_id":"nook"}),
+        json!({"day":"2099-12-22","hour":9,"room_id":"nook"}),
         false,
     ));
     assert_eq!(r["result"]["isError"], false, "{r}");
     // The booking made over TCP is seen over HTTP and stdio: one engine, one store.
-    let list = tool_call(2, "list_rooms", json!({"day":"2026-12-22","hour":9}), false);
+    let list = tool_call(2, "list_rooms", json!({"day":"2099-12-22","hour":9}), false);
     let r = post_mcp(s.http[0], &list, &[]).json();
     let nook = &r["result"]["structuredContent"]["rooms"][2];
     assert_eq!(
@@ -106,7 +106,7 @@ fn rooms_file_and_fixtures() {
     let r = c.request(&tool_call(
         1,
         "book_room",
-        json!({"day":"2026-12-23","hour":9,"room_hint":"the big room"}),
+        json!({"day":"2099-12-23","hour":9,"room_hint":"the big room"}),
         true,
     ));
     let options = r["result"]["inputRequests"]["room"]["params"]["requestedSchema"]["properties"]
@@ -150,7 +150,7 @@ fn key_file_is_private_and_rotation_keeps_old_state_valid() {
     let ask = tool_call(
         1,
         "book_room",
-        json!({"day":"2026-12-24","hour":9,"room_hint":"the big room"}),
+        json!({"day":"2099-12-24","hour":9,"room_hint":"the big room"}),
         true,
     );
     let s = Server::start_with(&["--tcp", "127.0.0.1:0"], data.path(), &[]);

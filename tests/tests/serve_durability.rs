@@ -20,7 +20,7 @@ const ROOMS: [(&str, &str); 3] = [
 /// A booking as acknowledged: id → (room, day, hour).
 type Acked = BTreeMap<u64, (String, String, u8)>;
 
-/// Slot number `i` of a round: one hour of January/February 2027.
+/// Slot number `i` of a round: one hour of January/February 2099.
 fn slot(round: usize, i: usize) -> (String, u8) {
     let n = round * 24 * 28 + i;
     let (day, hour) = (n / 24, (n % 24) as u8);
@@ -29,7 +29,7 @@ fn slot(round: usize, i: usize) -> (String, u8) {
     } else {
         (2, day - 31 + 1)
     };
-    (format!("2027-{month:02}-{dom:02}"), hour)
+    (format!("2099-{month:02}-{dom:02}"), hour)
 }
 
 /// Streams bookings of `room` on its own connection until the server goes away; records what

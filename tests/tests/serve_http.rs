@@ -33,7 +33,7 @@ fn statuses_headers_and_limits() {
     let call = tool_call(
         2,
         "book_room",
-        json!({"day":"2026-12-21","hour":9,"room_hint":"the big room"}),
+        json!({"day":"2099-12-21","hour":9,"room_hint":"the big room"}),
         true,
     );
     let body = serde_json::to_vec(&call).unwrap();
@@ -75,7 +75,7 @@ fn statuses_headers_and_limits() {
     let bare = tool_call(
         3,
         "book_room",
-        json!({"day":"2026-12-21","hour":9,"room_hint":"the big room"}),
+        json!({"day":"2099-12-21","hour":9,"room_hint":"the big room"}),
         false,
     );
     let r = post_mcp(a, &bare, &[]);

@@ -132,7 +132,7 @@ fn booking_id(t: &str) -> String {
 
 /// Accept, replay, decline, cancel, tamper, and cancel_booking's confirmation.
 async fn flow(c: &Client) {
-    let day = "2026-12-14";
+    let day = "2099-12-14";
     // Ask: "the big room" fits The Atrium and Studio B.
     let p = book(day, 9, "the big room");
     let ir = ask(c, &p).await;
@@ -228,7 +228,7 @@ async fn flow(c: &Client) {
 /// unambiguous one still books.
 async fn missing_capability(c: &Client) {
     let e = rpc_error(
-        c.call_tool_once(book("2026-12-15", 9, "the big room"))
+        c.call_tool_once(book("2099-12-15", 9, "the big room"))
             .await
             .unwrap_err(),
     );
@@ -238,7 +238,7 @@ async fn missing_capability(c: &Client) {
         data["requiredCapabilities"]["elicitation"].is_object(),
         "{data}"
     );
-    let t = text(&complete(c, &book("2026-12-15", 9, "the nook")).await);
+    let t = text(&complete(c, &book("2099-12-15", 9, "the nook")).await);
     assert!(t.contains("bk_"), "{t}");
 }
 
@@ -263,7 +263,7 @@ async fn tcp_book_room_mrtr() {
     missing_capability(&bare).await;
     // A state minted on one connection is good on another (the protocol is stateless; the
     // principal is the local user on both).
-    let p = book("2026-12-16", 9, "the big room");
+    let p = book("2099-12-16", 9, "the big room");
     let s = ask(&c, &p).await.request_state.expect("requestState");
     let other = tcp_client(&server, true).await;
     let t = text(
@@ -311,7 +311,7 @@ async fn http_state_of_one_principal_fails_for_another() {
     let alice = http_client(&server, true, Some("alice-token-0123456789")).await;
     let bob = http_client(&server, true, Some("bob-token-0123456789")).await;
 
-    let p = book("2026-12-17", 9, "the big room");
+    let p = book("2099-12-17", 9, "the big room");
     let s = ask(&alice, &p).await.request_state.expect("requestState");
     let pick = json!({"action":"accept","content":{"room_id":"studio-b"}});
     // Bob replays Alice's state with the same arguments and answer: refused.

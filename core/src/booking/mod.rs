@@ -9,7 +9,7 @@ mod tools;
 
 pub use floor::{Floor, Room, DEFAULT_FLOOR};
 pub use mem_store::MemStore;
-pub use slot::{Day, Slot};
+pub use slot::{Day, Slot, CLOCK_SET_FROM};
 pub use store::{
     Booking, BookingId, Commit, Holder, NewBooking, RoomId, Status, Store, StoreError,
 };

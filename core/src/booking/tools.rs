@@ -10,9 +10,11 @@ use sha2::{Digest, Sha256};
 use super::floor::{Floor, Mask, Room};
 use super::slot::{Day, Slot};
 use super::store::{Booking, Commit, Holder, NewBooking, Status, Store, StoreError};
-use crate::engine::{App, Call, CallError, Done, Reply, Report, ServerInfo, ToolInfo};
+use crate::engine::{
+    App, Arg, ArgKind, Call, CallError, Done, Reply, Report, ServerInfo, ToolInfo,
+};
 use crate::limits::{MAX_ROOMS, MAX_ROOM_ID};
-use crate::mrtr::{Choice, Elicited, Field, FieldKind, Form, Question};
+use crate::mrtr::{Choice, Elicited, Field, FieldKind, Form, Question, TextFormat};
 use crate::wire::write::Writer;
 
 /// The booking tools, in `tools/list` order.
@@ -20,8 +22,9 @@ pub const TOOLS: &[ToolInfo] = &[
     ToolInfo {
         name: "book_room",
         title: "Book a room",
-        description: "Books a meeting room for one hour. Give an exact room_id, or a room_hint \
-            in the user's words; if the hint fits more than one room the user is asked which.",
+        description: "Books a meeting room for one hour that has not started yet (server clock, \
+            UTC; unchecked if unset). Give an exact room_id, or a room_hint in the user's words; \
+            if the hint fits more than one room the user is asked which.",
         input_schema: r#"{"type":"object","properties":{"day":{"type":"string","format":"date","description":"Day, YYYY-MM-DD"},"hour":{"type":"integer","minimum":0,"maximum":23,"description":"Start hour of the one-hour slot"},"room_hint":{"type":"string","maxLength":64,"description":"The room in the user's words, e.g. \"the big room\""},"room_id":{"type":"string","maxLength":24,"description":"An exact room id from list_rooms"},"attendees":{"type":"integer","minimum":1,"maximum":1000,"description":"People expected; rooms too small are not offered"}},"required":["day","hour"],"additionalProperties":false}"#,
         read_only: false,
         destructive: false,
@@ -43,7 +46,8 @@ pub const TOOLS: &[ToolInfo] = &[
     ToolInfo {
         name: "list_rooms",
         title: "List rooms",
-        description: "Lists the rooms with their seats; with day and hour, says which are free.",
+        description: "Lists the rooms with their seats; with day and hour, says which are free \
+            (none once that hour has started).",
         input_schema: r#"{"type":"object","properties":{"day":{"type":"string","format":"date","description":"Day, YYYY-MM-DD"},"hour":{"type":"integer","minimum":0,"maximum":23,"description":"Start hour"},"attendees":{"type":"integer","minimum":1,"maximum":1000,"description":"Only rooms with at least this many seats"}},"additionalProperties":false}"#,
         read_only: true,
         destructive: false,
@@ -52,6 +56,43 @@ pub const TOOLS: &[ToolInfo] = &[
         answers_need_state: false,
     },
 ];
+
+const fn arg(name: &'static str, required: bool, kind: ArgKind) -> Arg {
+    Arg {
+        name,
+        required,
+        kind,
+    }
+}
+
+const DAY: ArgKind = ArgKind::Text(None, Some(TextFormat::Date));
+const HOUR: ArgKind = ArgKind::Integer(0, 23);
+const PEOPLE: ArgKind = ArgKind::Integer(1, 1000);
+
+/// The arguments of each tool as its `inputSchema` declares them (a test keeps the two equal;
+/// descriptions live only in the schema); every call is checked against them first.
+const ARGS: [&[Arg]; 3] = [
+    &[
+        arg("day", true, DAY),
+        arg("hour", true, HOUR),
+        arg("room_hint", false, ArgKind::Text(Some(64), None)),
+        arg(
+            "room_id",
+            false,
+            ArgKind::Text(Some(MAX_ROOM_ID as u16), None),
+        ),
+        arg("attendees", false, PEOPLE),
+    ],
+    &[arg("booking_id", true, ArgKind::Text(None, None))],
+    &[
+        arg("day", false, DAY),
+        arg("hour", false, HOUR),
+        arg("attendees", false, PEOPLE),
+    ],
+];
+
+/// Arguments that passed the field check but not serde (not expected to happen).
+const UNREADABLE: &str = "Invalid arguments: see the tool's inputSchema.";
 
 const ROOM_KEY: &str = "room";
 const CONFIRM_KEY: &str = "confirm";
@@ -90,6 +131,10 @@ impl<S: Store> App for BookingApp<'_, S> {
         call: &Call<'_>,
         reply: Reply<'_, '_>,
     ) -> Result<Done, CallError> {
+        let fields = ARGS.get(index).copied().unwrap_or(&[]);
+        if let Err(e) = call.check_args(fields) {
+            return Ok(reply.fail(&Msg(format_args!("{e}"))));
+        }
         match index {
             0 => self.book_room(call, reply),
             1 => self.cancel_booking(call, reply),
@@ -122,10 +167,7 @@ struct ListArgs {
 impl<'r, S: Store> BookingApp<'r, S> {
     fn book_room(&mut self, call: &Call<'_>, reply: Reply<'_, '_>) -> Result<Done, CallError> {
         let Ok(args) = call.args::<BookArgs>() else {
-            return Ok(reply.fail(
-                "Invalid arguments: expected day (YYYY-MM-DD), hour (0-23), and optionally \
-                 room_id, room_hint (at most 64 characters) and attendees (a positive number).",
-            ));
+            return Ok(reply.fail(UNREADABLE));
         };
         let Some(slot) = slot(&args.day, args.hour) else {
             return Ok(reply.fail(&Msg(format_args!(
@@ -133,6 +175,12 @@ impl<'r, S: Store> BookingApp<'r, S> {
                 args.day, args.hour
             ))));
         };
+        if slot.is_past(call.now) {
+            return Ok(reply.fail(&Msg(format_args!(
+                "Not booked: {slot} has already started. {}",
+                Earliest(call.now)
+            ))));
+        }
         let people = args.attendees.unwrap_or(0);
         let fits = self.floor.mask(|r| r.seats >= people);
         let (room, reply) = match (&args.room_id, &args.room_hint) {
@@ -246,6 +294,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
             form: Form {
                 message: &message,
                 fields: &fields,
+                mark: None,
             },
         };
         let (content, reply) = match question.elicit(call, reply, &[])? {
@@ -281,7 +330,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
 
     fn cancel_booking(&mut self, call: &Call<'_>, reply: Reply<'_, '_>) -> Result<Done, CallError> {
         let Ok(args) = call.args::<CancelArgs>() else {
-            return Ok(reply.fail("Invalid arguments: expected booking_id, e.g. \"bk_1\"."));
+            return Ok(reply.fail(UNREADABLE));
         };
         let id = args
             .booking_id
@@ -325,6 +374,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
             form: Form {
                 message: &message,
                 fields: &fields,
+                mark: None,
             },
         };
         match question.elicit(call, reply, &[])? {
@@ -351,7 +401,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
 
     fn list_rooms(&mut self, call: &Call<'_>, reply: Reply<'_, '_>) -> Result<Done, CallError> {
         let Ok(args) = call.args::<ListArgs>() else {
-            return Ok(reply.fail("Invalid arguments: day (YYYY-MM-DD), hour (0-23), attendees."));
+            return Ok(reply.fail(UNREADABLE));
         };
         let people = args.attendees.unwrap_or(0);
         let slot = match (&args.day, args.hour) {
@@ -363,7 +413,10 @@ impl<'r, S: Store> BookingApp<'r, S> {
             _ => return Ok(reply.fail("Give both day and hour to see which rooms are free.")),
         };
         let shown = self.floor.mask(|r| r.seats >= people);
+        let past = slot.is_some_and(|s| s.is_past(call.now));
         let free = match slot {
+            // Only hours still to come are free: a past hour shows every room as not free.
+            Some(_) if past => 0,
             Some(s) => self.free_at(s, people)?,
             None => shown,
         };
@@ -372,6 +425,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
             shown,
             free,
             slot,
+            past: past.then_some(call.now),
         }))
     }
 }
@@ -480,7 +534,10 @@ impl Report for Booked<'_, '_> {
             BookingRef(self.booking)
         )?;
         if self.booking.status == Status::Cancelled {
-            f.write_str(" (It has since been cancelled.)")?;
+            f.write_str(
+                " It has since been cancelled, so nothing is booked now: to book again, make a \
+                 new book_room call.",
+            )?;
         }
         Ok(())
     }
@@ -629,6 +686,8 @@ struct RoomList<'r> {
     shown: Mask,
     free: Mask,
     slot: Option<Slot>,
+    /// The clock, when the slot asked about has already started.
+    past: Option<u64>,
 }
 
 impl Report for RoomList<'_> {
@@ -641,7 +700,7 @@ impl Report for RoomList<'_> {
                 continue;
             }
             write!(f, "{} — {r}", r.id)?;
-            if let Some(s) = self.slot {
+            if let (Some(s), None) = (self.slot, self.past) {
                 let state = if self.free & 1 << i != 0 {
                     "free"
                 } else {
@@ -651,7 +710,16 @@ impl Report for RoomList<'_> {
             }
             f.write_char('\n')?;
         }
-        Ok(())
+        match (self.slot, self.past) {
+            (Some(s), Some(now)) => {
+                write!(
+                    f,
+                    "None is free on {s}: it has already started. {}",
+                    Earliest(now)
+                )
+            }
+            _ => Ok(()),
+        }
     }
     fn has_structured(&self) -> bool {
         true
@@ -677,6 +745,22 @@ impl Report for RoomList<'_> {
     }
 }
 
+/// "The earliest bookable hour is day=… hour=… (UTC)."
+struct Earliest(u64);
+
+impl fmt::Display for Earliest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match Slot::earliest(self.0) {
+            Some(e) => write!(
+                f,
+                "The earliest bookable hour is day={} hour={} (UTC).",
+                e.day, e.hour
+            ),
+            None => Ok(()),
+        }
+    }
+}
+
 fn list<'s>(f: &mut dyn fmt::Write, items: impl Iterator<Item = &'s str>) -> fmt::Result {
     for (i, s) in items.enumerate() {
         if i > 0 {
@@ -685,4 +769,61 @@ fn list<'s>(f: &mut dyn fmt::Write, items: impl Iterator<Item = &'s str>) -> fmt
         f.write_str(s)?;
     }
     f.write_char('.')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    /// The schema a field table says, in the shape the tools' `inputSchema` literals use.
+    fn schema_of(args: &[Arg]) -> Value {
+        let fields: std::vec::Vec<_> = args.iter().map(Arg::field).collect();
+        let mut props = serde_json::Map::new();
+        for f in &fields {
+            let mut p = json!({});
+            match f.kind {
+                FieldKind::Text {
+                    max_len, format, ..
+                } => {
+                    p["type"] = json!("string");
+                    if let Some(n) = max_len {
+                        p["maxLength"] = json!(n);
+                    }
+                    if let Some(TextFormat::Date) = format {
+                        p["format"] = json!("date");
+                    }
+                }
+                FieldKind::Integer { min, max, .. } => {
+                    p["type"] = json!("integer");
+                    p["minimum"] = json!(min.unwrap());
+                    p["maximum"] = json!(max.unwrap());
+                }
+                _ => unreachable!("tools take text and integers"),
+            }
+            props.insert(f.name.into(), p);
+        }
+        let required: std::vec::Vec<_> = fields
+            .iter()
+            .filter(|f| f.required)
+            .map(|f| f.name)
+            .collect();
+        let mut s = json!({"type": "object", "properties": props, "additionalProperties": false});
+        if !required.is_empty() {
+            s["required"] = json!(required);
+        }
+        s
+    }
+
+    #[test]
+    fn argument_tables_are_the_input_schemas() {
+        assert_eq!(ARGS.len(), TOOLS.len());
+        for (tool, fields) in TOOLS.iter().zip(ARGS) {
+            let mut declared: Value = serde_json::from_str(tool.input_schema).unwrap();
+            for p in declared["properties"].as_object_mut().unwrap().values_mut() {
+                p.as_object_mut().unwrap().remove("description");
+            }
+            assert_eq!(declared, schema_of(fields), "{}", tool.name);
+        }
+    }
 }

@@ -4,6 +4,7 @@ use core::fmt;
 
 use serde::de::DeserializeOwned;
 
+use super::args::{Arg, ArgsInvalid};
 use super::error::RpcError;
 use crate::booking::StoreError;
 use crate::limits::MAX_STR;
@@ -281,7 +282,7 @@ pub struct ArgsError;
 impl<'a> Call<'a> {
     /// The answer to `q`, or [`Answer::Missing`] when it does not count (no valid state for a
     /// tool that needs one).
-    pub fn answer(&self, q: &Question<'_>) -> Answer<'a> {
+    pub fn answer<'f>(&self, q: &Question<'f>) -> Answer<'f, 'a> {
         if !self.answers_count() {
             return Answer::Missing;
         }
@@ -310,6 +311,12 @@ impl<'a> Call<'a> {
     /// The state payload (empty without a state).
     pub fn payload(&self) -> &'a [u8] {
         self.state.map_or(&[], |s| &s.payload[..])
+    }
+
+    /// Checks `arguments` against the tool's declared fields (see [`ArgsInvalid`]); a tool
+    /// answers an error with [`Reply::fail`], so the model can correct its call.
+    pub fn check_args(&self, args: &'static [Arg]) -> Result<(), ArgsInvalid<'a>> {
+        super::args::check(args, self.args)
     }
 
     /// Deserializes `arguments` (absent = `{}`) with serde-json-core into an owned type

@@ -2,6 +2,7 @@
 //! `data` and HTTP status, defined here and nowhere else.
 
 use crate::booking::StoreError;
+use crate::limits::MAX_ECHO;
 use crate::mrtr::Capability;
 use crate::wire::envelope::EnvelopeError;
 use crate::wire::json::Value;
@@ -161,23 +162,10 @@ impl RpcError<'_> {
     }
 }
 
-/// Most characters of client text an error echoes back, so every error fits [`MIN_OUT`].
-///
-/// [`MIN_OUT`]: crate::limits::MIN_OUT
-pub const MAX_ECHO: usize = 64;
-
 /// Writes `prefix` and the string `v`, cut to [`MAX_ECHO`] characters ("…" marks a cut).
 fn echo(f: &mut dyn core::fmt::Write, prefix: &str, v: &Value<'_>) -> core::fmt::Result {
     f.write_str(prefix)?;
-    let mut chars = v.chars();
-    chars
-        .by_ref()
-        .take(MAX_ECHO)
-        .try_for_each(|c| f.write_char(c))?;
-    if chars.next().is_some() {
-        f.write_char('…')?;
-    }
-    Ok(())
+    crate::wire::echo::echo(f, v)
 }
 
 /// Echoes a client's string byte for byte when short, else cut like [`echo`].

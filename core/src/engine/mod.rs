@@ -2,6 +2,7 @@
 //! generic (version, headers, params, `requestState`), dispatches, and writes the answer.
 
 mod app;
+mod args;
 mod dispatch;
 mod error;
 
@@ -10,6 +11,7 @@ pub use app::{
     PromptArg, PromptInfo, Reply, Report, ResourceInfo, ServerInfo, TemplateInfo, ToolInfo,
     MAX_PROGRESS,
 };
+pub use args::{Arg, ArgKind, ArgsInvalid};
 pub use error::{store_message, RpcError};
 
 use crate::limits::MIN_OUT;
@@ -78,7 +80,8 @@ impl<'a> ParamHeaders<'a> {
 /// Everything about one message that is not in its bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct Context<'a> {
-    /// The server's clock, seconds (wall clock on a desktop, since boot on a panel).
+    /// The server's clock, seconds (wall clock on a desktop, since boot on a panel). The
+    /// booking tools take a value before 2020 as an unset clock and refuse no slot as past.
     pub now: u64,
     /// The authenticated principal (opaque bytes).
     pub principal: &'a [u8],

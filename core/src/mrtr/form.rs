@@ -1,9 +1,10 @@
 //! Form-mode elicitation: a flat object of primitive fields, emitted as `requestedSchema`
 //! and used again to validate what comes back.
 
-use core::fmt;
+use core::fmt::{self, Write};
 
 use crate::limits::MAX_STR;
+use crate::wire::echo::quoted;
 use crate::wire::format;
 use crate::wire::json::{Kind, Value};
 use crate::wire::write::Writer;
@@ -15,6 +16,8 @@ pub struct Form<'f> {
     pub message: &'f dyn fmt::Display,
     /// The fields, in display order.
     pub fields: &'f [Field<'f>],
+    /// The red mark: what was wrong with the last answer, written into a re-ask.
+    pub mark: Option<Invalid<'f, 'f>>,
 }
 
 /// One field of a form.
@@ -102,19 +105,86 @@ impl TextFormat {
     }
 }
 
-/// Why accepted content does not match the form (which field).
+/// Why one value does not fit its field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Invalid<'f> {
+pub enum Reason {
+    /// A required field is absent.
+    Missing,
+    /// Not the field's JSON type.
+    WrongType,
+    /// Fewer characters than `minLength`.
+    TooShort,
+    /// More characters than `maxLength`.
+    TooLong,
+    /// Not the field's `format`.
+    BadFormat,
+    /// Less than `minimum`.
+    BelowMinimum,
+    /// More than `maximum`.
+    AboveMaximum,
+    /// Not one of the options offered.
+    NotOffered,
+}
+
+/// Why content does not match a form: the offending field, the reason, the value sent.
+#[derive(Clone, Copy)]
+pub struct Invalid<'f, 'a> {
     /// The offending field.
-    pub field: &'f str,
+    pub field: &'f Field<'f>,
+    /// What is wrong with it.
+    pub reason: Reason,
+    /// The value sent (`None` when missing).
+    pub value: Option<Value<'a>>,
+}
+
+impl fmt::Debug for Invalid<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Invalid({}, {:?})", self.field.name, self.reason)
+    }
+}
+
+impl Invalid<'_, '_> {
+    /// The problem, without the field's name: "'moon' is not one of the options offered".
+    pub fn problem(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+        let Some(v) = self.value else {
+            return f.write_str("a value is required");
+        };
+        quoted(f, &v)?;
+        let (min, max) = self.field.kind.bounds();
+        match self.reason {
+            Reason::Missing | Reason::WrongType | Reason::BadFormat => {
+                write!(f, " is not {}", self.field.kind.expected())
+            }
+            Reason::TooShort => write!(f, " is shorter than {} characters", min),
+            Reason::TooLong => write!(f, " is longer than {} characters", max),
+            Reason::BelowMinimum => write!(f, " is less than the minimum, {}", min),
+            Reason::AboveMaximum => write!(f, " is more than the maximum, {}", max),
+            Reason::NotOffered => f.write_str(" is not one of the options offered"),
+        }
+    }
+}
+
+/// "Title: problem." — the red mark as a form's message shows it.
+impl fmt::Display for Invalid<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.field.title)?;
+        self.problem(f)?;
+        f.write_char('.')
+    }
 }
 
 impl<'f> Form<'f> {
     /// Writes the `elicitation/create` params: mode, message and `requestedSchema`.
     pub fn write_params(&self, w: &mut Writer<'_>) {
         w.begin_object().key("mode").string("form");
-        w.key("message")
-            .string_fmt(format_args!("{}", self.message));
+        match &self.mark {
+            Some(m) => w
+                .key("message")
+                .string_fmt(format_args!("{m} {}", self.message)),
+            None => w
+                .key("message")
+                .string_fmt(format_args!("{}", self.message)),
+        };
         w.key("requestedSchema")
             .begin_object()
             .key("type")
@@ -122,7 +192,8 @@ impl<'f> Form<'f> {
         w.key("properties").begin_object();
         for f in self.fields {
             w.key(f.name);
-            f.write_schema(w);
+            let mark = self.mark.filter(|m| m.field.name == f.name);
+            f.write_schema(w, mark);
         }
         w.end_object();
         if self.fields.iter().any(|f| f.required) {
@@ -135,22 +206,31 @@ impl<'f> Form<'f> {
         w.end_object().end_object();
     }
 
-    /// Checks accepted `content` against the fields (unknown members are ignored).
-    pub fn validate(&self, content: Value<'_>) -> Result<(), Invalid<'f>> {
-        for f in self.fields {
-            match content.get(f.name) {
-                None if f.required => return Err(Invalid { field: f.name }),
-                None => {}
-                Some(v) if !f.kind.accepts(v) => return Err(Invalid { field: f.name }),
-                Some(_) => {}
-            }
+    /// Checks accepted `content` against the fields (unknown members are ignored); the
+    /// first field that does not fit, in form order, is the one reported.
+    pub fn validate<'a>(&self, content: Value<'a>) -> Result<(), Invalid<'f, 'a>> {
+        for field in self.fields {
+            let value = content.get(field.name);
+            let reason = match value {
+                None if field.required => Reason::Missing,
+                None => continue,
+                Some(v) => match field.kind.check(v) {
+                    Ok(()) => continue,
+                    Err(r) => r,
+                },
+            };
+            return Err(Invalid {
+                field,
+                reason,
+                value,
+            });
         }
         Ok(())
     }
 }
 
 impl Field<'_> {
-    fn write_schema(&self, w: &mut Writer<'_>) {
+    fn write_schema(&self, w: &mut Writer<'_>, mark: Option<Invalid<'_, '_>>) {
         w.begin_object();
         let ty = match self.kind {
             FieldKind::Text { .. } | FieldKind::Choice { .. } => "string",
@@ -158,8 +238,20 @@ impl Field<'_> {
             FieldKind::Boolean { .. } => "boolean",
         };
         w.key("type").string(ty).key("title").string(self.title);
-        if let Some(d) = self.description {
-            w.key("description").string(d);
+        match (self.description, mark) {
+            (d, Some(m)) => {
+                w.key("description").string_with(|f| {
+                    if let Some(d) = d {
+                        write!(f, "{d} — ")?;
+                    }
+                    f.write_str("last answer: ")?;
+                    m.problem(f)
+                });
+            }
+            (Some(d), None) => {
+                w.key("description").string(d);
+            }
+            (None, None) => {}
         }
         match self.kind {
             FieldKind::Text {
@@ -211,7 +303,9 @@ impl Field<'_> {
 }
 
 impl FieldKind<'_> {
-    fn accepts(&self, v: Value<'_>) -> bool {
+    /// Checks one value against the kind's type and constraints.
+    pub fn check(&self, v: Value<'_>) -> Result<(), Reason> {
+        let fail = |bad: bool, r: Reason| if bad { Err(r) } else { Ok(()) };
         match *self {
             FieldKind::Text {
                 min_len,
@@ -219,20 +313,49 @@ impl FieldKind<'_> {
                 format,
                 ..
             } => {
-                if v.kind() != Kind::String {
-                    return false;
-                }
+                fail(v.kind() != Kind::String, Reason::WrongType)?;
                 let n = v.chars().count() as u32;
-                min_len.is_none_or(|m| n >= m)
-                    && max_len.is_none_or(|m| n <= m)
-                    && format.is_none_or(|f| format_ok(f, v))
+                fail(min_len.is_some_and(|m| n < m), Reason::TooShort)?;
+                fail(max_len.is_some_and(|m| n > m), Reason::TooLong)?;
+                fail(format.is_some_and(|f| !format_ok(f, v)), Reason::BadFormat)
             }
-            FieldKind::Integer { min, max, .. } => match v.as_i64() {
-                Some(i) => min.is_none_or(|m| i >= m) && max.is_none_or(|m| i <= m),
-                None => false,
+            FieldKind::Integer { min, max, .. } => {
+                let i = v.as_i64().ok_or(Reason::WrongType)?;
+                fail(min.is_some_and(|m| i < m), Reason::BelowMinimum)?;
+                fail(max.is_some_and(|m| i > m), Reason::AboveMaximum)
+            }
+            FieldKind::Boolean { .. } => v.as_bool().map(|_| ()).ok_or(Reason::WrongType),
+            FieldKind::Choice { options, .. } => fail(
+                !options.iter().any(|o| v.eq_str(o.value)),
+                Reason::NotOffered,
+            ),
+        }
+    }
+
+    /// The lower and upper bound (length or value) a reason may quote.
+    fn bounds(&self) -> (i64, i64) {
+        match *self {
+            FieldKind::Text {
+                min_len, max_len, ..
+            } => (min_len.unwrap_or(0).into(), max_len.unwrap_or(0).into()),
+            FieldKind::Integer { min, max, .. } => (min.unwrap_or(0), max.unwrap_or(0)),
+            _ => (0, 0),
+        }
+    }
+
+    /// What a value of this kind is, in words ("a whole number", "a date (YYYY-MM-DD)").
+    fn expected(&self) -> &'static str {
+        match *self {
+            FieldKind::Text { format, .. } => match format {
+                Some(TextFormat::Email) => "an email address",
+                Some(TextFormat::Uri) => "an absolute URI",
+                Some(TextFormat::Date) => "a date (YYYY-MM-DD)",
+                Some(TextFormat::DateTime) => "a date-time (RFC 3339)",
+                None => "text",
             },
-            FieldKind::Boolean { .. } => v.as_bool().is_some(),
-            FieldKind::Choice { options, .. } => options.iter().any(|o| v.eq_str(o.value)),
+            FieldKind::Integer { .. } => "a whole number",
+            FieldKind::Boolean { .. } => "true or false",
+            FieldKind::Choice { .. } => "one of the options offered",
         }
     }
 }
@@ -295,7 +418,7 @@ mod tests {
             description: None,
             required: false,
             kind: FieldKind::Text {
-                min_len: None,
+                min_len: Some(3),
                 max_len: Some(64),
                 format: Some(TextFormat::Email),
                 default: None,
@@ -307,6 +430,7 @@ mod tests {
         Form {
             message: &"Which room?",
             fields: FIELDS,
+            mark: None,
         }
     }
 
@@ -329,30 +453,107 @@ mod tests {
     }
 
     #[test]
-    fn validates_content() {
-        let ok = |s: &str| form().validate(parse(s.as_bytes()).unwrap());
-        assert_eq!(ok(r#"{"room_id":"studio-b","extra":[1]}"#), Ok(()));
-        assert_eq!(
-            ok(r#"{"room_id":"nook"}"#),
-            Err(Invalid { field: "room_id" })
+    fn validates_content_and_says_why() {
+        let check = |s: &'static str| {
+            let v = parse(s.as_bytes()).unwrap();
+            form()
+                .validate(v)
+                .map_err(|e| (e.field.name, e.reason, mark(&e)))
+        };
+        use Reason::*;
+        assert!(check(r#"{"room_id":"studio-b","extra":[1]}"#).is_ok());
+        assert!(check(r#"{"room_id":"atrium","email":"a@b.example"}"#).is_ok());
+        let cases = [
+            (
+                r#"{"room_id":"moon"}"#,
+                "room_id",
+                NotOffered,
+                "Room: 'moon' is not one of the options offered.",
+            ),
+            (r#"{}"#, "room_id", Missing, "Room: a value is required."),
+            (
+                r#"{"room_id":"atrium","attendees":25}"#,
+                "attendees",
+                AboveMaximum,
+                "Attendees: 25 is more than the maximum, 24.",
+            ),
+            (
+                r#"{"room_id":"atrium","attendees":0}"#,
+                "attendees",
+                BelowMinimum,
+                "Attendees: 0 is less than the minimum, 1.",
+            ),
+            (
+                r#"{"room_id":"atrium","attendees":"3"}"#,
+                "attendees",
+                WrongType,
+                "Attendees: '3' is not a whole number.",
+            ),
+            (
+                r#"{"room_id":"atrium","email":"a@b"}"#,
+                "email",
+                BadFormat,
+                "Email: 'a@b' is not an email address.",
+            ),
+            (
+                r#"{"room_id":"atrium","email":true}"#,
+                "email",
+                WrongType,
+                "Email: true is not an email address.",
+            ),
+            (
+                r#"{"room_id":"atrium","email":"ab"}"#,
+                "email",
+                TooShort,
+                "Email: 'ab' is shorter than 3 characters.",
+            ),
+        ];
+        for (content, field, reason, text) in cases {
+            assert_eq!(
+                check(content),
+                Err((field, reason, text.to_string())),
+                "{content}"
+            );
+        }
+        let long = format!(
+            r#"{{"room_id":"atrium","email":"{}@b.example"}}"#,
+            "a".repeat(80)
         );
-        assert_eq!(ok(r#"{}"#), Err(Invalid { field: "room_id" }));
-        assert_eq!(
-            ok(r#"{"room_id":"atrium","attendees":25}"#),
-            Err(Invalid { field: "attendees" })
+        let long: &'static str = Box::leak(long.into_boxed_str());
+        let (_, reason, text) = check(long).unwrap_err();
+        assert_eq!(reason, TooLong);
+        assert!(
+            text.contains(&format!("'{}…' is longer than 64", "a".repeat(64))),
+            "{text}"
         );
+    }
+
+    fn mark(e: &Invalid<'_, '_>) -> String {
+        format!("{e}")
+    }
+
+    #[test]
+    fn a_re_ask_carries_the_red_mark() {
+        let content = parse(br#"{"room_id":"attendees","attendees":99}"#).unwrap();
+        let bad = form().validate(content).unwrap_err();
+        let marked = Form {
+            mark: Some(bad),
+            ..form()
+        };
+        let mut buf = [0u8; 1024];
+        let mut w = Writer::new(&mut buf);
+        marked.write_params(&mut w);
+        let n = w.finish().unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&buf[..n]).unwrap();
         assert_eq!(
-            ok(r#"{"room_id":"atrium","attendees":"3"}"#),
-            Err(Invalid { field: "attendees" })
+            v["message"],
+            "Room: 'attendees' is not one of the options offered. Which room?"
         );
-        assert_eq!(ok(r#"{"room_id":"atrium","email":"a@b.example"}"#), Ok(()));
+        let props = &v["requestedSchema"]["properties"];
         assert_eq!(
-            ok(r#"{"room_id":"atrium","email":"a@b"}"#),
-            Err(Invalid { field: "email" })
+            props["room_id"]["description"],
+            "last answer: 'attendees' is not one of the options offered"
         );
-        assert_eq!(
-            ok(r#"{"room_id":"atrium","email":"ab"}"#),
-            Err(Invalid { field: "email" })
-        );
+        assert_eq!(props["attendees"]["description"], "How many people");
     }
 }

@@ -8,6 +8,6 @@ mod form;
 mod request;
 mod responses;
 
-pub use form::{Choice, Field, FieldKind, Form, Invalid, TextFormat};
+pub use form::{Choice, Field, FieldKind, Form, Invalid, Reason, TextFormat};
 pub use request::{Ask, Capability, Elicited, InputRequest, Question};
 pub use responses::{Answer, InputResponses, ResponsesError};

@@ -1,6 +1,6 @@
 //! Input requests: what a tool asks the client for, and the question/answer helper.
 
-use super::form::Form;
+use super::form::{Form, Invalid};
 use super::responses::{Answer, InputResponses};
 use crate::engine::{Call, CallError, Done, Reply};
 use crate::wire::json::Value;
@@ -123,12 +123,15 @@ pub struct Question<'f> {
 
 impl<'f> Question<'f> {
     /// This question's answer among `responses`, validated against its own form.
-    pub fn answer<'a>(&self, responses: &InputResponses<'a>) -> Answer<'a> {
+    pub fn answer<'a>(&self, responses: &InputResponses<'a>) -> Answer<'f, 'a> {
         let Some(v) = responses.get(self.key) else {
             return Answer::Missing;
         };
         match Answer::from_result(v) {
-            Answer::Accepted(c) if self.form.validate(c).is_err() => Answer::Invalid,
+            Answer::Accepted(c) => match self.form.validate(c) {
+                Ok(()) => Answer::Accepted(c),
+                Err(e) => Answer::Invalid(Some(e)),
+            },
             other => other,
         }
     }
@@ -136,6 +139,22 @@ impl<'f> Question<'f> {
     /// The input request that asks it.
     pub fn request(&self) -> (&'f str, InputRequest<'f>) {
         (self.key, InputRequest::Elicit(self.form))
+    }
+}
+
+impl<'f> Question<'f> {
+    /// Asks this question, with the red mark of the last answer when there is one.
+    fn ask_again<'a, 'w, 'b>(
+        &self,
+        reply: Reply<'w, 'b>,
+        mark: Option<Invalid<'f, 'a>>,
+        payload: &[u8],
+    ) -> Result<Elicited<'a, 'w, 'b>, CallError> {
+        let form = Form { mark, ..self.form };
+        Ok(Elicited::Asked(reply.ask(&Ask {
+            requests: &[(self.key, InputRequest::Elicit(form))],
+            payload,
+        })?))
     }
 }
 
@@ -153,22 +172,27 @@ pub enum Elicited<'a, 'w, 'b> {
 
 impl<'f> Question<'f> {
     /// The whole round trip for one question: reads this call's answer and, when there is
-    /// none or it does not match the form, asks (again) with `payload` sealed in the state.
-    /// A tool only handles the three outcomes; it never writes the round trip by hand.
+    /// none or it does not match the form, asks (again) with `payload` sealed in the state —
+    /// a re-ask carries the red mark (what was wrong) in its message and the field's
+    /// description. A tool only handles the three outcomes; it never writes the round trip.
     pub fn elicit<'a, 'w, 'b>(
         &self,
         call: &Call<'a>,
         reply: Reply<'w, 'b>,
         payload: &[u8],
     ) -> Result<Elicited<'a, 'w, 'b>, CallError> {
-        Ok(match call.answer(self) {
+        let answer = call.answer(self);
+        Ok(match answer {
             Answer::Accepted(content) => Elicited::Accepted(content, reply),
             Answer::Declined => Elicited::Declined(reply),
             Answer::Cancelled => Elicited::Cancelled(reply),
-            Answer::Missing | Answer::Invalid => Elicited::Asked(reply.ask(&Ask {
-                requests: &[self.request()],
-                payload,
-            })?),
+            Answer::Missing | Answer::Invalid(_) => {
+                let mark = match answer {
+                    Answer::Invalid(mark) => mark,
+                    _ => None,
+                };
+                self.ask_again(reply, mark, payload)?
+            }
         })
     }
 }

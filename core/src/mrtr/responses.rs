@@ -1,5 +1,6 @@
 //! `inputResponses` on a retry: a map from the server's keys to the client's results.
 
+use super::form::Invalid;
 use crate::wire::json::{Kind, Value};
 
 /// A well-formed `inputResponses` object (absent is the same as empty).
@@ -43,32 +44,33 @@ impl<'a> InputResponses<'a> {
     }
 }
 
-/// What the user did with one elicitation form.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Answer<'a> {
+/// What the user did with one elicitation form (`'f`: the form, `'a`: the request).
+#[derive(Clone, Copy, Debug)]
+pub enum Answer<'f, 'a> {
     /// No answer to this question (first round, another key, or not bound to a valid state).
     Missing,
     /// Accepted, with content that validates against the form that was sent.
     Accepted(Value<'a>),
-    /// Accepted but the content does not match the form (ask again).
-    Invalid,
+    /// Not a usable answer (ask again): content that does not match the form, with why, or
+    /// `None` for a result without a valid action or without content.
+    Invalid(Option<Invalid<'f, 'a>>),
     /// The user said no.
     Declined,
     /// The user dismissed the whole operation.
     Cancelled,
 }
 
-impl<'a> Answer<'a> {
+impl<'a> Answer<'_, 'a> {
     /// Reads one ElicitResult's action (content validation is the form's job).
     pub(crate) fn from_result(v: Value<'a>) -> Self {
         match v.get("action") {
             Some(a) if a.eq_str("accept") => match v.get("content") {
                 Some(c) if c.kind() == Kind::Object => Answer::Accepted(c),
-                _ => Answer::Invalid,
+                _ => Answer::Invalid(None),
             },
             Some(a) if a.eq_str("decline") => Answer::Declined,
             Some(a) if a.eq_str("cancel") => Answer::Cancelled,
-            _ => Answer::Invalid,
+            _ => Answer::Invalid(None),
         }
     }
 }
@@ -93,13 +95,13 @@ mod tests {
 
     #[test]
     fn actions() {
-        fn a(s: &str) -> Answer<'_> {
+        fn a(s: &str) -> Answer<'static, '_> {
             Answer::from_result(parse(s.as_bytes()).unwrap())
         }
-        assert_eq!(a(r#"{"action":"decline"}"#), Answer::Declined);
-        assert_eq!(a(r#"{"action":"cancel"}"#), Answer::Cancelled);
-        assert_eq!(a(r#"{"action":"accept"}"#), Answer::Invalid);
-        assert_eq!(a(r#"{"action":"maybe"}"#), Answer::Invalid);
+        assert!(matches!(a(r#"{"action":"decline"}"#), Answer::Declined));
+        assert!(matches!(a(r#"{"action":"cancel"}"#), Answer::Cancelled));
+        assert!(matches!(a(r#"{"action":"accept"}"#), Answer::Invalid(None)));
+        assert!(matches!(a(r#"{"action":"maybe"}"#), Answer::Invalid(None)));
         assert!(matches!(
             a(r#"{"action":"accept","content":{}}"#),
             Answer::Accepted(_)

@@ -1,5 +1,6 @@
 //! The wire layer: reading and writing JSON-RPC 2.0 messages and MCP's per-request `_meta`.
 
+pub mod echo;
 pub mod envelope;
 pub mod format;
 pub mod json;

@@ -367,7 +367,7 @@ mod tests {
     }
 
     fn args() -> Map<String, Value> {
-        json!({"day": "2026-09-17", "hour": 9, "room_hint": "the big room"})
+        json!({"day": "2099-09-17", "hour": 9, "room_hint": "the big room"})
             .as_object()
             .unwrap()
             .clone()
