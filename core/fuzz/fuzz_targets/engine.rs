@@ -8,10 +8,25 @@ use redmark_core::seal::{Key, KeyRing};
 use redmark_core::{Context, Engine};
 
 fuzz_target!(|data: &[u8]| {
-    let info = ServerInfo { name: "fuzz", version: "0", instructions: None };
-    let Ok(key) = Key::new(1, &[3; 32]) else { return };
-    let mut engine = Engine::new(BookingApp::new(DEFAULT_FLOOR, MemStore::<8>::new(), info), KeyRing::new(key), Config::default());
-    let cx = Context { now: 1_790_000_000, principal: b"fuzz", entropy: [0; 8], headers: None };
+    let info = ServerInfo {
+        name: "fuzz",
+        version: "0",
+        instructions: None,
+    };
+    let Ok(key) = Key::new(1, &[3; 32]) else {
+        return;
+    };
+    let mut engine = Engine::new(
+        BookingApp::new(DEFAULT_FLOOR, MemStore::<8>::new(), info),
+        KeyRing::new(key),
+        Config::default(),
+    );
+    let cx = Context {
+        now: 1_790_000_000,
+        principal: b"fuzz",
+        entropy: [0; 8],
+        headers: None,
+    };
     let mut out = [0u8; 2048];
     let h = engine.handle(data, &cx, &mut out);
     if h.responded {
