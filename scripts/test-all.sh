@@ -42,6 +42,9 @@ else
     echo "skipped: not root or no setpriv (tcp_refuses_another_users_process stays ignored)"
 fi
 
+step "fuzz smoke (every target in core/fuzz for a few seconds; skipped without nightly)"
+scripts/fuzz.sh --smoke
+
 step "benches compile"
 cargo bench --workspace --locked --no-run --quiet
 
