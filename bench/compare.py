@@ -10,6 +10,8 @@ reader drains), lock-step req/s and p50, MRTR round trips/s and p50 (ambiguous `
 `input_required` -> retry declining -> `complete`), peak RSS (VmHWM) at rest and through an
 N-request pipelined flood whose reader stalls, and startup (spawn to first answer). The stub's
 answers are captured from redmark at the start of the run, so it carries the same bytes.
+The servers are measured interleaved (startups alternate; rate figures are medians of rounds,
+each round running every server once) so a drift in the machine's load skews ratios less.
 
 Every loop is bounded in count and in time; servers run on stdio or loopback and are stopped
 here. Figures on a shared machine are indicative: compare columns of one run, not runs.
@@ -265,39 +267,66 @@ def startup(argv, env, times):
     return median(out) * 1000
 
 
-def measure(name, argv, env, a):
-    print(f"[{name}] startup ...", file=sys.stderr, flush=True)
-    r = {"startup_ms": startup(argv, env, a.startups)}
-
+def rates(name, argv, env, a):
+    """One round on a fresh process: peak RSS at rest, lock-step, MRTR, pipelined."""
     print(f"[{name}] lock-step, MRTR, pipelined ...", file=sys.stderr, flush=True)
+    r = {}
     s = Stdio(argv, env)
     try:
         s.call(tools_list(0), timeout=20)
         time.sleep(0.2)
         r["rss_rest"] = vm(s.p.pid, "VmHWM")
-        s.call(tools_list(0))  # warm
-        for _ in range(100):
+        for _ in range(100):  # warm
             s.call(tools_list(0))
         r["lock_rps"], r["lock_p50"], r["lock_n"] = lockstep(s, a.lockstep)
         r["mrtr_rps"], r["mrtr_p50"], r["mrtr_n"] = mrtr(s, a.mrtr)
-        rps, seen, ok, _, _ = pipelined(s, a.pipelined)
-        r["pipe_rps"] = rps
-        r["pipe_ok"] = f"{ok}/{a.pipelined}"
+        r["pipe_rps"], _, ok, _, _ = pipelined(s, a.pipelined)
+        r["pipe_ok"] = ok
     finally:
         s.stop()
+    return r
 
+
+def flood(name, argv, env, a):
+    """VmHWM at rest, then through a pipelined flood whose reader stalls."""
     print(f"[{name}] flood with a reader stalled {a.stall:.0f} s ...", file=sys.stderr, flush=True)
+    r = {}
     s = Stdio(argv, env)
     try:
         s.call(tools_list(0), timeout=20)
         time.sleep(0.2)
         r["flood_rest"] = vm(s.p.pid, "VmHWM")
-        _, seen, ok, hwm, peak = pipelined(s, a.pipelined, stall=a.stall)
-        r["flood_hwm"] = hwm
+        _, _, ok, r["flood_hwm"], _ = pipelined(s, a.pipelined, stall=a.stall)
         r["flood_ok"] = f"{ok}/{a.pipelined}"
     finally:
         s.stop()
     return r
+
+
+def measure(servers, env, a):
+    """Interleaved, so a change in the machine's load between servers skews the ratios less:
+    startups alternate between servers; each round runs every server once (in an order rotated
+    per round) and the figures are the medians over the rounds."""
+    res = {name: {} for name, _ in servers}
+    print("startup ...", file=sys.stderr, flush=True)
+    times = {name: [] for name, _ in servers}
+    for _ in range(a.startups):
+        for name, argv in servers:
+            times[name].append(startup(argv, env, 1))
+    for name in res:
+        res[name]["startup_ms"] = median(times[name])
+    rounds = {name: [] for name, _ in servers}
+    for k in range(a.rounds):
+        order = servers[k % len(servers):] + servers[:k % len(servers)]
+        for name, argv in order:
+            rounds[name].append(rates(name, argv, env, a))
+    for name, rs in rounds.items():
+        for key in rs[0]:
+            res[name][key] = median([r[key] for r in rs])
+        res[name]["pipe_ok"] = f"{sum(r['pipe_ok'] for r in rs)}/{a.pipelined * len(rs)}"
+    for name, argv in servers:
+        res[name].update(flood(name, argv, env, a))
+    return res
 
 
 # ---------------------------------------------------------------------------------------------
@@ -463,13 +492,16 @@ def main():
     ap.add_argument("--rmcp", required=True)
     ap.add_argument("--quick", action="store_true", help="smaller counts, 2 s stall")
     ap.add_argument("--no-net", action="store_true", help="skip the TCP/HTTP/booking part")
+    ap.add_argument("--rounds", type=int, help="rounds of the rate figures (median); 3, quick 1")
     a = ap.parse_args()
     if a.quick:
         a.pipelined, a.lockstep, a.mrtr, a.stall, a.startups = 20_000, 2_000, 1_000, 2.0, 5
         a.tcp, a.http, a.books = 500, 2_000, 250
+        a.rounds = a.rounds or 1
     else:
         a.pipelined, a.lockstep, a.mrtr, a.stall, a.startups = 200_000, 20_000, 10_000, 10.0, 20
         a.tcp, a.http, a.books = 3_000, 20_000, 1_000
+        a.rounds = a.rounds or 3
 
     work = tempfile.mkdtemp(prefix="redmark-compare-")
     try:
@@ -489,7 +521,7 @@ def main():
               + ", ".join(str(len(b)) for _, b in pairs) + " bytes", file=sys.stderr)
 
         servers = [("redmark", redmark), ("stub", [a.stub, table]), ("rmcp", [a.rmcp])]
-        res = {name: measure(name, argv, env, a) for name, argv in servers}
+        res = measure(servers, env, a)
         report(res, a)
 
         net = {}
@@ -571,8 +603,9 @@ def report(res, a):
                 "PASS" if ahead_all else "MISS"])
     widths = [max(len(str(r[i])) for r in [head] + out) for i in range(len(head))]
     print()
-    print("stdio, one run (%s counts: pipelined %d, lock-step %d, MRTR %d, startups %d)" %
-          ("quick" if a.quick else "full", a.pipelined, a.lockstep, a.mrtr, a.startups))
+    print("stdio, one run (%s counts: pipelined %d, lock-step %d, MRTR %d, startups %d; "
+          "medians of %d interleaved round(s))" % ("quick" if a.quick else "full", a.pipelined,
+                                                  a.lockstep, a.mrtr, a.startups, a.rounds))
     print("| " + " | ".join(h.ljust(w) for h, w in zip(head, widths)) + " |")
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
     for r in out:

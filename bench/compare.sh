@@ -4,10 +4,12 @@
 # redmark's TCP, HTTP and durable-booking figures. Prints one table with redmark ÷ stub,
 # redmark ÷ rmcp and PASS/MISS against the targets.
 #
-#   bench/compare.sh            full counts (200 000 pipelined, 10 s stalled reader; minutes)
-#   bench/compare.sh --quick    small counts (20 000 pipelined, 2 s stall; well under a minute
+#   bench/compare.sh            full counts: 200 000 pipelined, 20 000 lock-step, 10 000 MRTR,
+#                               medians of 3 interleaved rounds, 10 s stalled reader (~10 min
 #                               once built)
+#   bench/compare.sh --quick    20 000 / 2 000 / 1 000, one round, 2 s stall (~30 s once built)
 #   bench/compare.sh --no-build [--quick]   reuse the binaries already built
+#   bench/compare.sh ... --rounds=N         N rounds of the rate figures
 #   bench/compare.sh ... --no-net           stdio only
 #
 # Builds `redmark` in release (root workspace) and the peers (bench/peers, its own workspace,
@@ -22,7 +24,8 @@ for a in "$@"; do
   case $a in
     --no-build) BUILD=0 ;;
     --quick | --no-net) ARGS+=("$a") ;;
-    -h | --help) sed -n '2,15p' "$0"; exit 0 ;;
+    --rounds=*) ARGS+=(--rounds "${a#--rounds=}") ;;
+    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "compare.sh: unknown option $a" >&2; exit 2 ;;
   esac
 done
