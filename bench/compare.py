@@ -1,0 +1,640 @@
+#!/usr/bin/env python3
+"""Issue 12's benchmark: `redmark serve` on stdio against a canned stub (the ceiling of the
+machine, the pipe and this driver) and an rmcp 3.11 server with the same tools, then redmark's
+TCP, HTTP and durable-booking figures. Run it through bench/compare.sh, which builds the three.
+
+    python3 bench/compare.py --redmark BIN --stub BIN --rmcp BIN [--quick]
+
+Per stdio server: pipelined `tools/list` req/s (N requests written without waiting while a
+reader drains), lock-step req/s and p50, MRTR round trips/s and p50 (ambiguous `book_room` ->
+`input_required` -> retry declining -> `complete`), peak RSS (VmHWM) at rest and through an
+N-request pipelined flood whose reader stalls, and startup (spawn to first answer). The stub's
+answers are captured from redmark at the start of the run, so it carries the same bytes.
+The servers are measured interleaved (startups alternate; rate figures are medians of rounds,
+each round running every server once) so a drift in the machine's load skews ratios less.
+
+Every loop is bounded in count and in time; servers run on stdio or loopback and are stopped
+here. Figures on a shared machine are indicative: compare columns of one run, not runs.
+"""
+import argparse, datetime, json, os, re, select, shutil, socket, subprocess, sys, tempfile
+import threading, time
+
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}
+META_ELICIT = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+               "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+ASK_ARGS = {"day": "2099-09-17", "hour": 9, "room_hint": "the big room"}
+PREFIX = b'{"jsonrpc":"2.0","id":'
+KEY = "00" * 32  # public and only for measuring
+MiB = 1024 * 1024
+
+
+def line(obj):
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+
+
+def tools_list(i):
+    return line({"jsonrpc": "2.0", "id": i, "method": "tools/list", "params": {"_meta": META}})
+
+
+def ask(i):
+    return line({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                 "params": {"name": "book_room", "arguments": ASK_ARGS, "_meta": META_ELICIT}})
+
+
+def retry(i, state):
+    # `state` is echoed byte for byte, as the JSON string's raw content.
+    head = json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                       "params": {"name": "book_room", "arguments": ASK_ARGS,
+                                  "inputResponses": {"room": {"action": "decline"}},
+                                  "requestState": "@STATE@", "_meta": META_ELICIT}},
+                      separators=(",", ":")).encode()
+    return head.replace(b"@STATE@", state) + b"\n"
+
+
+STATE_RE = re.compile(rb'"requestState":"((?:[^"\\]|\\.)*)"')
+
+
+def write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+class Timeout(Exception):
+    pass
+
+
+class Lines:
+    """Newline-framed reads from a file descriptor, each bounded by a deadline."""
+
+    def __init__(self, fd):
+        self.fd, self.buf = fd, bytearray()
+
+    def readline(self, timeout=10.0):
+        deadline = time.monotonic() + timeout
+        while True:
+            i = self.buf.find(b"\n")
+            if i >= 0:
+                out = bytes(self.buf[:i + 1])
+                del self.buf[:i + 1]
+                return out
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+                raise Timeout("no answer within %.0f s" % timeout)
+            chunk = os.read(self.fd, 1 << 16)
+            if not chunk:
+                raise Timeout("server closed its stdout")
+            self.buf += chunk
+
+
+def vm(pid, field):
+    """A /proc/PID/status figure in bytes (VmHWM: peak resident set; VmRSS: now)."""
+    try:
+        for l in open(f"/proc/{pid}/status"):
+            if l.startswith(field + ":"):
+                return int(l.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+class Stdio:
+    """One stdio server process."""
+
+    def __init__(self, argv, env):
+        self.p = subprocess.Popen(argv, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, bufsize=0, close_fds=True)
+        self.w, self.r = self.p.stdin.fileno(), self.p.stdout.fileno()
+        self.lines = Lines(self.r)
+
+    def send(self, data):
+        write_all(self.w, data)
+
+    def call(self, data, timeout=10.0):
+        self.send(data)
+        return self.lines.readline(timeout)
+
+    def stop(self):
+        for f in (self.p.stdin, self.p.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
+        try:
+            self.p.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.p.terminate()
+            try:
+                self.p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
+                self.p.wait()
+
+
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2] if xs else float("nan")
+
+
+# ---------------------------------------------------------------------------------------------
+# capture: redmark's answers, for the stub
+
+
+def capture(server, table_path):
+    """Sends the workload's distinct requests to redmark once; writes (request, answer) pairs
+    with the ids cut out, the stub's table."""
+    pairs = []
+
+    def record(req):
+        ans = server.call(req)
+        assert req.startswith(PREFIX) and ans.startswith(PREFIX), (req, ans)
+        cut = lambda b: re.sub(rb"^\d+", b"", b[len(PREFIX):].rstrip(b"\n"))
+        pairs.append((cut(req), cut(ans)))
+        return ans
+
+    record(tools_list(1))
+    first = record(ask(2))
+    assert b'"input_required"' in first, first
+    state = STATE_RE.search(first).group(1)
+    done = record(retry(3, state))
+    assert b'"complete"' in done and b'"result"' in done, done
+    with open(table_path, "wb") as f:
+        for req, ans in pairs:
+            f.write(req + b"\n" + ans + b"\n")
+    return pairs
+
+
+# ---------------------------------------------------------------------------------------------
+# stdio measurements
+
+
+def pipelined(server, n, stall=0.0, deadline=180.0):
+    """Writes n tools/list requests without waiting (a writer thread) while this thread reads;
+    with `stall`, the reader sleeps that long first. Returns (req/s, answers, results, VmHWM)."""
+    blob = b"".join(tools_list(i) for i in range(1, n + 1))
+    failed = []
+
+    def writer():
+        try:
+            view = memoryview(blob)
+            for k in range(0, len(view), 1 << 16):
+                write_all(server.w, view[k:k + (1 << 16)])
+        except (OSError, ValueError) as e:
+            failed.append(e)
+
+    t0 = time.perf_counter()
+    th = threading.Thread(target=writer, daemon=True)
+    th.start()
+    peak_rss = 0
+    if stall:
+        end = time.monotonic() + stall
+        while time.monotonic() < end:
+            peak_rss = max(peak_rss, vm(server.p.pid, "VmRSS") or 0)
+            time.sleep(0.05)
+    seen = results = 0
+    tail = b""
+    stop = time.monotonic() + deadline
+    fd = server.r
+    pending = server.lines.buf
+    if pending:
+        seen += pending.count(b"\n")
+        server.lines.buf = bytearray()
+    while seen < n:
+        left = stop - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], min(left, 10.0))[0]:
+            break
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            break
+        seen += chunk.count(b"\n")
+        both = tail + chunk
+        results += both.count(b'"result":')
+        tail = chunk[-8:]
+        if stall:
+            peak_rss = max(peak_rss, vm(server.p.pid, "VmRSS") or 0)
+    dt = time.perf_counter() - t0
+    th.join(timeout=5)
+    return n / dt if seen >= n else float("nan"), seen, results, vm(server.p.pid, "VmHWM"), peak_rss
+
+
+def lockstep(server, n, timeout=60.0):
+    lat = []
+    end = time.monotonic() + timeout
+    t0 = time.perf_counter()
+    for i in range(1, n + 1):
+        req = tools_list(i)
+        a = time.perf_counter_ns()
+        ans = server.call(req)
+        lat.append(time.perf_counter_ns() - a)
+        assert b'"result"' in ans, ans[:300]
+        if time.monotonic() > end:
+            break
+    dt = time.perf_counter() - t0
+    return len(lat) / dt, median(lat) / 1000, len(lat)
+
+
+def mrtr(server, n, timeout=60.0):
+    lat = []
+    end = time.monotonic() + timeout
+    t0 = time.perf_counter()
+    for i in range(n):
+        a = time.perf_counter_ns()
+        first = server.call(ask(2 * i + 1))
+        m = STATE_RE.search(first)
+        assert m and b'"input_required"' in first, first[:300]
+        done = server.call(retry(2 * i + 2, m.group(1)))
+        lat.append(time.perf_counter_ns() - a)
+        assert b'"result"' in done and b"Not booked" in done and b'"input_required"' not in done, done[:400]
+        if time.monotonic() > end:
+            break
+    dt = time.perf_counter() - t0
+    return len(lat) / dt, median(lat) / 1000, len(lat)
+
+
+def startup(argv, env, times):
+    """Spawn to first answer (tools/list written right after spawn), median of `times`."""
+    out = []
+    for i in range(times):
+        t = time.perf_counter()
+        s = Stdio(argv, env)
+        try:
+            ans = s.call(tools_list(1), timeout=20)
+            out.append(time.perf_counter() - t)
+            assert b'"result"' in ans, ans[:300]
+        finally:
+            s.stop()
+    return median(out) * 1000
+
+
+def rates(name, argv, env, a):
+    """One round on a fresh process: peak RSS at rest, lock-step, MRTR, pipelined."""
+    print(f"[{name}] lock-step, MRTR, pipelined ...", file=sys.stderr, flush=True)
+    r = {}
+    s = Stdio(argv, env)
+    try:
+        s.call(tools_list(0), timeout=20)
+        time.sleep(0.2)
+        r["rss_rest"] = vm(s.p.pid, "VmHWM")
+        for _ in range(100):  # warm
+            s.call(tools_list(0))
+        r["lock_rps"], r["lock_p50"], r["lock_n"] = lockstep(s, a.lockstep)
+        r["mrtr_rps"], r["mrtr_p50"], r["mrtr_n"] = mrtr(s, a.mrtr)
+        r["pipe_rps"], _, ok, _, _ = pipelined(s, a.pipelined)
+        r["pipe_ok"] = ok
+    finally:
+        s.stop()
+    return r
+
+
+def flood(name, argv, env, a):
+    """VmHWM at rest, then through a pipelined flood whose reader stalls."""
+    print(f"[{name}] flood with a reader stalled {a.stall:.0f} s ...", file=sys.stderr, flush=True)
+    r = {}
+    s = Stdio(argv, env)
+    try:
+        s.call(tools_list(0), timeout=20)
+        time.sleep(0.2)
+        r["flood_rest"] = vm(s.p.pid, "VmHWM")
+        _, _, ok, r["flood_hwm"], _ = pipelined(s, a.pipelined, stall=a.stall)
+        r["flood_ok"] = f"{ok}/{a.pipelined}"
+    finally:
+        s.stop()
+    return r
+
+
+def measure(servers, env, a):
+    """Interleaved, so a change in the machine's load between servers skews the ratios less:
+    startups alternate between servers; each round runs every server once (in an order rotated
+    per round) and the figures are the medians over the rounds."""
+    res = {name: {} for name, _ in servers}
+    print("startup ...", file=sys.stderr, flush=True)
+    times = {name: [] for name, _ in servers}
+    for _ in range(a.startups):
+        for name, argv in servers:
+            times[name].append(startup(argv, env, 1))
+    for name in res:
+        res[name]["startup_ms"] = median(times[name])
+    rounds = {name: [] for name, _ in servers}
+    for k in range(a.rounds):
+        order = servers[k % len(servers):] + servers[:k % len(servers)]
+        for name, argv in order:
+            rounds[name].append(rates(name, argv, env, a))
+    for name, rs in rounds.items():
+        for key in rs[0]:
+            res[name][key] = median([r[key] for r in rs])
+        res[name]["pipe_ok"] = f"{sum(r['pipe_ok'] for r in rs)}/{a.pipelined * len(rs)}"
+    for name, argv in servers:
+        res[name].update(flood(name, argv, env, a))
+    return res
+
+
+# ---------------------------------------------------------------------------------------------
+# redmark on TCP and HTTP
+
+
+def start_net(bin_, data, *flags):
+    env = dict(os.environ, REDMARK_KEY=KEY, REDMARK_LOG="warn")
+    p = subprocess.Popen([bin_, "serve", "--data", data, *flags], env=env,
+                         stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    addrs, want = {}, sum(1 for f in flags if f in ("--tcp", "--http"))
+    err = Lines(p.stderr.fileno())
+    deadline = time.monotonic() + 30
+    while len(addrs) < want and time.monotonic() < deadline:
+        l = err.readline(timeout=max(0.1, deadline - time.monotonic())).decode(errors="replace")
+        m = re.match(r"redmark: listening (\w+) ([\d.]+):(\d+)", l)
+        if m:
+            addrs[m.group(1)] = (m.group(2), int(m.group(3)))
+
+    def drain():
+        while os.read(p.stderr.fileno(), 1 << 16):
+            pass
+    threading.Thread(target=drain, daemon=True).start()
+    return p, addrs
+
+
+def tcp_lockstep(addr, n, clients, timeout=60.0):
+    errors = []
+
+    def worker(k):
+        try:
+            s = socket.create_connection(addr, timeout=10)
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            f = s.makefile("rb")
+            end = time.monotonic() + timeout
+            for i in range(n):
+                s.sendall(tools_list(i))
+                assert b'"result"' in f.readline()
+                if time.monotonic() > end:
+                    raise Timeout("tcp client over time")
+            s.close()
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    th = [threading.Thread(target=worker, args=(k,)) for k in range(clients)]
+    t = time.perf_counter()
+    for x in th:
+        x.start()
+    for x in th:
+        x.join(timeout + 10)
+    dt = time.perf_counter() - t
+    return (clients * n / dt if not errors else float("nan")), errors
+
+
+def http_lockstep(addr, n, timeout=60.0):
+    s = socket.create_connection(addr, timeout=10)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    f = s.makefile("rb")
+    lat = []
+    end = time.monotonic() + timeout
+    t0 = time.perf_counter()
+    for i in range(n):
+        body = tools_list(i)[:-1]
+        req = (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+               f"Accept: application/json, text/event-stream\r\n"
+               f"MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list\r\n"
+               f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+        a = time.perf_counter_ns()
+        s.sendall(req)
+        status = f.readline()
+        assert b" 200 " in status, status
+        length = 0
+        while True:
+            l = f.readline()
+            if l.lower().startswith(b"content-length:"):
+                length = int(l.split(b":")[1])
+            if l in (b"\r\n", b""):
+                break
+        assert b'"result"' in f.read(length)
+        lat.append(time.perf_counter_ns() - a)
+        if time.monotonic() > end:
+            break
+    dt = time.perf_counter() - t0
+    s.close()
+    return len(lat) / dt, median(lat) / 1000
+
+
+def slot(n):
+    """The n-th distinct far-future slot: (room, day, hour)."""
+    rooms = ("atrium", "studio-b", "nook")
+    day = datetime.date(2099, 1, 1) + datetime.timedelta(days=n // (24 * len(rooms)))
+    return rooms[n % len(rooms)], day.isoformat(), (n // len(rooms)) % 24
+
+
+def book(i, n):
+    room, day, hour = slot(n)
+    return line({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                 "params": {"name": "book_room",
+                            "arguments": {"day": day, "hour": hour, "room_id": room},
+                            "_meta": META}})
+
+
+def durable_bookings(addr, per, clients, timeout=120.0):
+    """`clients` TCP connections, each pipelining `per` bookings of its own distinct slots."""
+    errors, booked = [], [0] * clients
+
+    def worker(k):
+        try:
+            s = socket.create_connection(addr, timeout=timeout)
+            blob = b"".join(book(i, k * per + i) for i in range(per))
+            w = threading.Thread(target=s.sendall, args=(blob,), daemon=True)
+            w.start()
+            f = s.makefile("rb")
+            for _ in range(per):
+                ans = f.readline()
+                if b"Booked " in ans:
+                    booked[k] += 1
+                elif not errors:
+                    errors.append(ans[:300])
+            w.join(10)
+            s.close()
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    th = [threading.Thread(target=worker, args=(k,)) for k in range(clients)]
+    t = time.perf_counter()
+    for x in th:
+        x.start()
+    for x in th:
+        x.join(timeout + 10)
+    dt = time.perf_counter() - t
+    return sum(booked) / dt, sum(booked), errors
+
+
+# ---------------------------------------------------------------------------------------------
+# the table
+
+
+def fmt(v, kind):
+    if v is None or v != v:
+        return "—"
+    if kind == "rate":
+        return f"{v:,.0f}".replace(",", " ")
+    if kind == "us":
+        return f"{v:.1f} µs"
+    if kind == "ms":
+        return f"{v:.2f} ms"
+    if kind == "mib":
+        return f"{v / MiB:.2f} MiB"
+    return str(v)
+
+
+def ratio(a, b):
+    if a is None or b is None or a != a or b != b or b == 0:
+        return None
+    return a / b
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--redmark", required=True)
+    ap.add_argument("--stub", required=True)
+    ap.add_argument("--rmcp", required=True)
+    ap.add_argument("--quick", action="store_true", help="smaller counts, 2 s stall")
+    ap.add_argument("--no-net", action="store_true", help="skip the TCP/HTTP/booking part")
+    ap.add_argument("--rounds", type=int, help="rounds of the rate figures (median); 3, quick 1")
+    a = ap.parse_args()
+    if a.quick:
+        a.pipelined, a.lockstep, a.mrtr, a.stall, a.startups = 20_000, 2_000, 1_000, 2.0, 5
+        a.tcp, a.http, a.books = 500, 2_000, 250
+        a.rounds = a.rounds or 1
+    else:
+        a.pipelined, a.lockstep, a.mrtr, a.stall, a.startups = 200_000, 20_000, 10_000, 10.0, 20
+        a.tcp, a.http, a.books = 3_000, 20_000, 1_000
+        a.rounds = a.rounds or 3
+
+    work = tempfile.mkdtemp(prefix="redmark-compare-")
+    try:
+        data = os.path.join(work, "data")
+        os.mkdir(data)
+        env = dict(os.environ, REDMARK_KEY=KEY, REDMARK_LOG="warn")
+        redmark = [a.redmark, "serve", "--data", data]
+        table = os.path.join(work, "canned.table")
+
+        print("capturing redmark's answers for the stub ...", file=sys.stderr, flush=True)
+        s = Stdio(redmark, env)
+        try:
+            pairs = capture(s, table)
+        finally:
+            s.stop()
+        print(f"  {len(pairs)} request/answer pairs, answers "
+              + ", ".join(str(len(b)) for _, b in pairs) + " bytes", file=sys.stderr)
+
+        servers = [("redmark", redmark), ("stub", [a.stub, table]), ("rmcp", [a.rmcp])]
+        res = measure(servers, env, a)
+        report(res, a)
+
+        net = {}
+        if not a.no_net:
+            print("[redmark] TCP, HTTP, durable bookings ...", file=sys.stderr, flush=True)
+            ndata = os.path.join(work, "net")
+            os.mkdir(ndata)
+            p, addrs = start_net(a.redmark, ndata, "--tcp", "127.0.0.1:0", "--http", "127.0.0.1:0")
+            try:
+                net["tcp1"], e1 = tcp_lockstep(addrs["tcp"], a.tcp, 1)
+                net["tcp8"], e8 = tcp_lockstep(addrs["tcp"], a.tcp, 8)
+                net["http"], net["http_p50"] = http_lockstep(addrs["http"], a.http)
+                net["books"], net["booked"], eb = durable_bookings(addrs["tcp"], a.books, 8)
+                for e in e1 + e8 + eb[:3]:
+                    print("  error:", e, file=sys.stderr)
+            finally:
+                p.terminate()
+                try:
+                    p.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+        if net:
+            report_net(net, a)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def report(res, a):
+    R, S, M = res["redmark"], res["stub"], res["rmcp"]
+
+    def check_stub(k, frac):
+        x = ratio(R[k], S[k])
+        return None if x is None else (x >= frac, f"≥ {frac} × stub")
+
+    def check_abs(v, limit, what):
+        return None if v is None or v != v else (v <= limit, what)
+
+    flat = lambda r: None if r["flood_hwm"] is None else r["flood_hwm"] - r["flood_rest"]
+    for r in (R, S, M):
+        r["flood_growth"] = flat(r)
+        r["startup_over"] = r["startup_ms"] - S["startup_ms"]
+    rows = [
+        ("stdio pipelined tools/list, req/s", "pipe_rps", "rate", True, check_stub("pipe_rps", 0.75)),
+        ("stdio lock-step tools/list, req/s", "lock_rps", "rate", True, check_stub("lock_rps", 0.9)),
+        ("stdio lock-step p50", "lock_p50", "us", False, None),
+        ("stdio MRTR round trips/s", "mrtr_rps", "rate", True, check_stub("mrtr_rps", 0.8)),
+        ("stdio MRTR round trip p50", "mrtr_p50", "us", False, None),
+        ("peak RSS at rest (VmHWM)", "rss_rest", "mib", False, check_abs(R["rss_rest"], 4 * MiB, "≤ 4 MiB")),
+        (f"peak RSS through {a.pipelined} flood, {a.stall:.0f} s stall", "flood_hwm", "mib", False, None),
+        ("  growth over rest", "flood_growth", "mib", False,
+         check_abs(R["flood_growth"], 1 * MiB, "≤ 1 MiB (flat)")),
+        ("startup, spawn to first answer (median)", "startup_ms", "ms", False, None),
+        ("  over the stub's (spawn + pipe + driver)", "startup_over", "ms", False,
+         check_abs(R["startup_over"], 2.0, "≤ 2 ms")),
+    ]
+    head = ["figure", "redmark", "stub", "rmcp 3.11", "redmark÷stub", "redmark÷rmcp", "target", "verdict"]
+    out = []
+    ahead_all = True
+    for label, k, kind, hib, chk in rows:
+        rs, rm = ratio(R[k], S[k]), ratio(R[k], M[k])
+        ahead = None if rm is None else (rm > 1 if hib else rm < 1)
+        if k in ("flood_growth", "startup_over"):
+            rs = rm = ahead = None  # differences: a ratio of them means nothing
+        if ahead is not None:
+            ahead_all &= ahead
+        verdict, target = "", ""
+        if chk:
+            target = chk[1]
+            verdict = "PASS" if chk[0] else "MISS"
+        if k == "mrtr_rps":
+            target += " and > rmcp"
+            verdict = "PASS" if chk and chk[0] and ahead else "MISS"
+        if k == "mrtr_p50":
+            target, verdict = "< rmcp", "PASS" if ahead else "MISS"
+        out.append([label, fmt(R[k], kind), fmt(S[k], kind), fmt(M[k], kind),
+                    "—" if rs is None else f"{rs:.2f}", "—" if rm is None else f"{rm:.2f}",
+                    target, verdict])
+    out.append(["ahead of rmcp on every column", "", "", "", "", "", "all rows",
+                "PASS" if ahead_all else "MISS"])
+    widths = [max(len(str(r[i])) for r in [head] + out) for i in range(len(head))]
+    print()
+    print("stdio, one run (%s counts: pipelined %d, lock-step %d, MRTR %d, startups %d; "
+          "medians of %d interleaved round(s))" % ("quick" if a.quick else "full", a.pipelined,
+                                                  a.lockstep, a.mrtr, a.startups, a.rounds))
+    print("| " + " | ".join(h.ljust(w) for h, w in zip(head, widths)) + " |")
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for r in out:
+        print("| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |")
+    print()
+    print("answers with a result: pipelined " + ", ".join(f"{n} {res[n]['pipe_ok']}" for n in res)
+          + "; flood " + ", ".join(f"{n} {res[n]['flood_ok']}" for n in res))
+    print("rmcp MRTR: InputRequiredResult from CallToolResponse::InputRequired, requestState sealed "
+          "by rmcp's RequestStateCodec (HMAC-SHA256) bound to the request; bookings in memory.")
+    print("Startup includes the driver's spawn; the stub's is the floor, so the target applies "
+          "to redmark's time over it.")
+    print("Indicative: one run on a shared machine; the stub is the machine's, pipe's and "
+          "driver's ceiling in the same run: compare columns, not runs.")
+    sys.stdout.flush()
+
+
+def report_net(net, a):
+    print()
+    print("redmark on loopback (lock-step tools/list; bookings pipelined, durable commit each)")
+    print("| workload | figure |")
+    print("|---|---|")
+    print(f"| TCP tools/list, 1 client | {fmt(net['tcp1'], 'rate')} req/s |")
+    print(f"| TCP tools/list, 8 clients | {fmt(net['tcp8'], 'rate')} req/s |")
+    print(f"| HTTP keep-alive tools/list, 1 client lock-step | {fmt(net['http'], 'rate')} req/s, "
+          f"p50 {fmt(net['http_p50'], 'us')} |")
+    print(f"| TCP book_room, 8 clients pipelining {a.books} distinct slots each | "
+          f"{fmt(net['books'], 'rate')} bookings/s ({net['booked']} booked) |")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

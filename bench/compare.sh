@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Issue 12's benchmark: redmark's stdio request path against the machine's ceiling (a canned
+# stub answering with redmark's own bytes) and against rmcp 3.11 with the same tools; then
+# redmark's TCP, HTTP and durable-booking figures. Prints one table with redmark ÷ stub,
+# redmark ÷ rmcp and PASS/MISS against the issue's targets.
+#
+#   bench/compare.sh            full counts: 200 000 pipelined, 20 000 lock-step, 10 000 MRTR,
+#                               medians of 3 interleaved rounds, 10 s stalled reader (~10 min
+#                               once built)
+#   bench/compare.sh --quick    20 000 / 2 000 / 1 000, one round, 2 s stall (~30 s once built)
+#   bench/compare.sh --no-build [--quick]   reuse the binaries already built
+#   bench/compare.sh ... --rounds=N         N rounds of the rate figures
+#   bench/compare.sh ... --no-net           stdio only
+#
+# Builds `redmark` in release (root workspace) and the peers (bench/peers, its own workspace,
+# into target/peers). Needs python3 (standard library only). Figures from a busy machine are
+# indicative: compare the columns of one run, not separate runs.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=1
+ARGS=()
+for a in "$@"; do
+  case $a in
+    --no-build) BUILD=0 ;;
+    --quick | --no-net) ARGS+=("$a") ;;
+    --rounds=*) ARGS+=(--rounds "${a#--rounds=}") ;;
+    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
+    *) echo "compare.sh: unknown option $a" >&2; exit 2 ;;
+  esac
+done
+
+if ((BUILD)); then
+  (cd "$ROOT" && cargo build --release --locked -p redmark)
+  (cd "$ROOT/bench/peers" && cargo build --release --locked --target-dir "$ROOT/target/peers")
+fi
+
+exec python3 "$ROOT/bench/compare.py" \
+  --redmark "$ROOT/target/release/redmark" \
+  --stub "$ROOT/target/peers/release/canned-stub" \
+  --rmcp "$ROOT/target/peers/release/rmcp-peer" \
+  ${ARGS[@]+"${ARGS[@]}"}
