@@ -144,7 +144,7 @@ measure_stack() { # elf cpu
   ERR=$(mktemp)
   coproc QEMU {
     exec qemu-system-arm -M lm3s6965evb -cpu "$2" -display none -serial stdio -monitor none \
-      -semihosting-config enable=on,target=native -kernel "$1" -append "epoch=$$" 2>"$ERR"
+      -semihosting-config enable=on,target=native -kernel "$1" 2>"$ERR"
   }
   local pid=$QEMU_PID
   exchange
@@ -198,7 +198,7 @@ printf '%-22s %7s  %7s  %7s   %s\n' target flash ram stack "stack detail"
 printf '%-22s %7d  %7d  %7d   %s\n' budget $FLASH_BUDGET $RAM_BUDGET $STACK_BUDGET "(! = over budget)"
 for r in "${ROWS[@]}"; do echo "$r"; done
 echo "$HEAP"
-echo "buffers: line 2048 B, output 3072 B, bookings 32 (RAM store)"
+echo "buffers: line 2048 B, output 3072 B, bookings 32 (flash store, mirrored in RAM)"
 if ((CHECK && OVER)); then
   echo "panel-budget: over budget" >&2
   exit 1

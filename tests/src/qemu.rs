@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Output, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -153,10 +154,14 @@ fn cargo_build(build: Build) -> Result<PathBuf, String> {
     Ok(image)
 }
 
-/// A distinct boot epoch for every boot in this process (a fresh "reset counter").
-pub fn next_epoch() -> u32 {
-    static NEXT: AtomicU32 = AtomicU32::new(1000);
-    NEXT.fetch_add(1, Ordering::Relaxed)
+/// A socket path for one QEMU's QMP (machine control) in this process.
+fn qmp_path() -> PathBuf {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    std::env::temp_dir().join(format!(
+        "redmark-qmp-{}-{}.sock",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ))
 }
 
 /// One running panel under QEMU.
@@ -166,19 +171,24 @@ pub struct Panel {
     replies: Receiver<String>,
     stderr: Arc<Mutex<String>>,
     readers: Vec<JoinHandle<()>>,
+    qmp: PathBuf,
 }
 
 impl Panel {
-    /// Boots `image` with boot epoch `epoch`.
-    pub fn boot(image: &Path, epoch: u32) -> Panel {
+    /// Boots `image`, with a QMP socket for [`Panel::reset`]. The panel counts its boots in
+    /// its own flash: nothing about the boot comes from the host.
+    pub fn boot(image: &Path) -> Panel {
         require_qemu();
+        let qmp = qmp_path();
+        let _ = std::fs::remove_file(&qmp);
         let mut child = Command::new("qemu-system-arm")
             .args([
                 "-M", BOARD, "-display", "none", "-serial", "stdio", "-monitor", "none",
             ])
-            .args(["-semihosting-config", "enable=on,target=native", "-kernel"])
+            .args(["-semihosting-config", "enable=on,target=native", "-qmp"])
+            .arg(format!("unix:{},server=on,wait=off", qmp.display()))
+            .arg("-kernel")
             .arg(image)
-            .args(["-append", &format!("epoch={epoch}")])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -225,7 +235,68 @@ impl Panel {
             replies,
             stderr,
             readers: vec![out_reader, err_reader],
+            qmp,
         }
+    }
+
+    /// Resets the emulated board (QMP `system_reset`: the reset button, not a new QEMU) and
+    /// waits until the firmware is up again. The UART stays connected.
+    pub fn reset(&mut self) {
+        let ups = self.boots();
+        let mut conn = None;
+        let end = Instant::now() + REPLY_TIMEOUT;
+        while conn.is_none() && Instant::now() < end {
+            conn = UnixStream::connect(&self.qmp).ok();
+            if conn.is_none() {
+                thread::sleep(Duration::from_millis(20));
+            }
+        }
+        let conn = conn.unwrap_or_else(|| panic!("no QMP socket at {}", self.qmp.display()));
+        conn.set_read_timeout(Some(REPLY_TIMEOUT)).unwrap();
+        let mut reader = BufReader::new(conn.try_clone().unwrap());
+        let mut w = conn;
+        let mut line = String::new();
+        reader.read_line(&mut line).expect("QMP greeting");
+        for cmd in ["qmp_capabilities", "system_reset"] {
+            writeln!(w, "{{\"execute\":\"{cmd}\"}}").expect("QMP write");
+            loop {
+                line.clear();
+                reader.read_line(&mut line).expect("QMP reply");
+                assert!(!line.contains("\"error\""), "QMP {cmd}: {line}");
+                if line.contains("\"return\"") {
+                    break;
+                }
+            }
+        }
+        let end = Instant::now() + REPLY_TIMEOUT;
+        while self.boots() == ups {
+            assert!(
+                Instant::now() < end,
+                "the panel did not come back up after a reset:\n{}",
+                self.stderr()
+            );
+            thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// How many times the firmware came up (its `up:` diagnostic line).
+    pub fn boots(&self) -> usize {
+        self.stderr().matches("redmark-panel: up: ").count()
+    }
+
+    /// The boot epoch of the latest boot, as the firmware reported it (waits for the first).
+    pub fn epoch(&self) -> Option<u32> {
+        self.wait_stderr("redmark-panel: up: ", REPLY_TIMEOUT);
+        self.stderr()
+            .lines()
+            .filter_map(|l| {
+                l.strip_prefix("redmark-panel: up: epoch ")?
+                    .split(',')
+                    .next()?
+                    .parse()
+                    .ok()
+            })
+            .last()
     }
 
     /// Writes raw bytes to the UART.
@@ -329,6 +400,7 @@ impl Panel {
         for r in self.readers.drain(..) {
             let _ = r.join();
         }
+        let _ = std::fs::remove_file(&self.qmp);
     }
 }
 

@@ -8,7 +8,7 @@ use std::io::Write;
 use std::thread;
 use std::time::Duration;
 
-use redmark_tests::qemu::{firmware, next_epoch, stack_high_water, Build, Panel};
+use redmark_tests::qemu::{firmware, stack_high_water, Build, Panel};
 use redmark_tests::server::meta;
 use serde_json::{json, Value};
 
@@ -78,7 +78,18 @@ fn assert_bad_state(r: &Value) {
 }
 
 fn boot() -> Panel {
-    Panel::boot(&firmware(Build::STANDARD), next_epoch())
+    Panel::boot(&firmware(Build::STANDARD))
+}
+
+fn book_exact(id: i64, day: &str, hour: u8, room: &str) -> String {
+    call(
+        id,
+        "book_room",
+        json!({"day": day, "hour": hour, "room_id": room}),
+        json!({}),
+        None,
+        None,
+    )
 }
 
 #[test]
@@ -351,12 +362,9 @@ fn a_tampered_state_is_rejected_and_the_panel_goes_on() {
 #[test]
 fn an_expired_state_is_rejected() {
     // An image whose states live 2 s (REDMARK_PANEL_STATE_TTL=2): the SysTick clock expires them.
-    let mut p = Panel::boot(
-        &firmware(Build {
-            state_ttl_s: Some(2),
-        }),
-        next_epoch(),
-    );
+    let mut p = Panel::boot(&firmware(Build {
+        state_ttl_s: Some(2),
+    }));
     let answer = || Some(accept("room", json!({"room_id": "studio-b"})));
     // Control: answered at once, the state holds.
     let fresh = state_of(&rpc(
@@ -406,21 +414,20 @@ fn an_expired_state_is_rejected() {
 
 #[test]
 fn a_state_from_before_a_reset_fails_cleanly() {
-    let image = firmware(Build::STANDARD);
-    let epoch = next_epoch();
-    let mut before = Panel::boot(&image, epoch);
+    let mut p = boot();
+    let before = p.epoch().expect("boot epoch reported");
     let state = state_of(&rpc(
-        &mut before,
+        &mut p,
         1,
         &call(1, "book_room", big_room(15), form_caps(), None, None),
     ));
-    drop(before);
+    // Reset: the panel counts the boot in its flash, so the epoch moved on without the
+    // host's help; the same key, the same request, the same principal.
+    p.reset();
+    assert_eq!(p.epoch(), Some(before + 1), "{}", p.stderr());
     let answer = || Some(accept("room", json!({"room_id": "atrium"})));
-
-    // Reset: the boot epoch moved on; the same key, the same request, the same principal.
-    let mut after = Panel::boot(&image, next_epoch());
     assert_bad_state(&rpc(
-        &mut after,
+        &mut p,
         2,
         &call(
             2,
@@ -431,19 +438,14 @@ fn a_state_from_before_a_reset_fails_cleanly() {
             Some(&state),
         ),
     ));
-    // The panel goes on serving.
-    let r = rpc(
-        &mut after,
+    // The panel goes on serving; a form asked after the reset is good.
+    let fresh = state_of(&rpc(
+        &mut p,
         3,
-        &request(3, "tools/list", json!({"_meta": meta(json!({}))})),
-    );
-    assert!(r["result"]["tools"].is_array(), "{r}");
-    drop(after);
-
-    // Control: only the epoch made the difference.
-    let mut same = Panel::boot(&image, epoch);
+        &call(3, "book_room", big_room(15), form_caps(), None, None),
+    ));
     let r = rpc(
-        &mut same,
+        &mut p,
         4,
         &call(
             4,
@@ -451,13 +453,87 @@ fn a_state_from_before_a_reset_fails_cleanly() {
             big_room(15),
             form_caps(),
             answer(),
-            Some(&state),
+            Some(&fresh),
         ),
     );
     assert_eq!(
         r["result"]["structuredContent"]["booking"]["room_id"], "atrium",
         "{r}"
     );
+    assert!(p.finish().contains("requestState rejected: bad tag"));
+}
+
+#[test]
+fn bookings_and_cancels_survive_resets() {
+    let mut p = boot();
+    let r = rpc(&mut p, 1, &book_exact(1, "2026-09-21", 9, "nook"));
+    let kept = r["result"]["structuredContent"]["booking"]["id"]
+        .as_str()
+        .expect("booking id")
+        .to_owned();
+    let r = rpc(&mut p, 2, &book_exact(2, "2026-09-21", 10, "nook"));
+    let dropped = r["result"]["structuredContent"]["booking"]["id"]
+        .as_str()
+        .expect("booking id")
+        .to_owned();
+    let state = state_of(&rpc(
+        &mut p,
+        3,
+        &call(
+            3,
+            "cancel_booking",
+            json!({"booking_id": dropped}),
+            form_caps(),
+            None,
+            None,
+        ),
+    ));
+    let r = rpc(
+        &mut p,
+        4,
+        &call(
+            4,
+            "cancel_booking",
+            json!({"booking_id": dropped}),
+            form_caps(),
+            Some(accept("confirm", json!({"confirm": true}))),
+            Some(&state),
+        ),
+    );
+    assert_eq!(
+        r["result"]["structuredContent"]["booking"]["status"], "cancelled",
+        "{r}"
+    );
+    for round in 0..2 {
+        p.reset();
+        // The booking is still there: its hour is taken; the cancelled one's hour is free
+        // (booked again in the first round, so taken in the second).
+        let r = rpc(
+            &mut p,
+            10 + round,
+            &book_exact(10 + round, "2026-09-21", 9, "nook"),
+        );
+        assert_eq!(
+            r["result"]["structuredContent"]["reason"], "taken",
+            "round {round}: {r}"
+        );
+        let r = rpc(
+            &mut p,
+            20 + round,
+            &book_exact(20 + round, "2026-09-21", 10, "nook"),
+        );
+        let want_free = round == 0;
+        assert_eq!(r["result"]["isError"], !want_free, "round {round}: {r}");
+        // Booking ids go on from where they were: no id is reused after a reset.
+        if want_free {
+            let id = r["result"]["structuredContent"]["booking"]["id"]
+                .as_str()
+                .unwrap();
+            assert!(id != kept && id != dropped, "{id} reused");
+        }
+    }
+    let err = p.finish();
+    assert_eq!(err.matches("redmark-panel: up: ").count(), 3, "{err}");
 }
 
 #[test]
@@ -638,7 +714,7 @@ fn an_idle_panel_sleeps_instead_of_spinning() {
 }
 
 #[test]
-fn the_ram_store_holds_32_bookings_and_says_when_full() {
+fn the_flash_store_holds_32_active_bookings_and_says_when_full() {
     let mut p = boot();
     let book = |p: &mut Panel, id: i64| {
         let args = json!({"day": format!("2026-10-{:02}", 1 + id / 24), "hour": id % 24, "room_id": "nook"});

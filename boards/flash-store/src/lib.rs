@@ -170,37 +170,60 @@ pub struct FlashStore<F: NorFlash, const N: usize> {
 impl<F: NorFlash, const N: usize> FlashStore<F, N> {
     const SLOTS: u32 = (F::ERASE_SIZE / SLOT) as u32;
 
-    /// Opens the store on `pages` erase pages of `flash` from byte offset `base` (page
-    /// aligned), rebuilding its bookings from the log; formats blank (or foreign) flash.
-    ///
-    /// # Errors
-    /// [`StoreError::Io`] if the flash fails or the geometry is unusable (fewer than 3
-    /// pages, pages of fewer than 4 slots, a write size that does not divide a slot, or a
-    /// mirror of `N` bookings that the `pages - 1` pages of the window could not hold).
-    pub fn open(flash: F, base: u32, pages: u32) -> Result<Self, StoreError> {
-        let geometry_ok = pages >= 3
-            && F::ERASE_SIZE.is_multiple_of(SLOT)
-            && Self::SLOTS >= 4
-            && SLOT.is_multiple_of(F::WRITE_SIZE)
-            && SLOT.is_multiple_of(F::READ_SIZE)
-            && (base as usize).is_multiple_of(F::ERASE_SIZE)
-            // Room to rotate: fewer live records than the window holds (see open_next_page).
-            && (N as u32) < (pages - 1) * (Self::SLOTS - 1);
-        if !geometry_ok {
-            return Err(StoreError::Io);
-        }
-        let mut s = FlashStore {
+    /// The store on `pages` erase pages of `flash` from byte offset `base` (page aligned),
+    /// not yet read: [`FlashStore::load`] it before use. (Separate from loading so a firmware
+    /// can place the store in a static and load it there, without a copy on its stack.)
+    pub const fn new(flash: F, base: u32, pages: u32) -> Self {
+        FlashStore {
             flash,
             base,
             pages,
             bookings: Vec::new(),
             head: 0,
             seq: 0,
-            next_slot: Self::SLOTS,
+            next_slot: 0,
             next_id: 1,
             epoch: 0,
-            poisoned: false,
-        };
+            poisoned: true,
+        }
+    }
+
+    /// [`FlashStore::new`] and [`FlashStore::load`].
+    ///
+    /// # Errors
+    /// As [`FlashStore::load`].
+    pub fn open(flash: F, base: u32, pages: u32) -> Result<Self, StoreError> {
+        let mut s = Self::new(flash, base, pages);
+        s.load()?;
+        Ok(s)
+    }
+
+    /// Rebuilds the bookings from the log (formatting blank or foreign flash); until it
+    /// succeeds every change fails.
+    ///
+    /// # Errors
+    /// [`StoreError::Io`] if the flash fails or the geometry is unusable (fewer than 3
+    /// pages, pages of fewer than 4 slots, a write size that does not divide a slot, or a
+    /// mirror of `N` bookings that the `pages - 1` pages of the window could not hold).
+    pub fn load(&mut self) -> Result<(), StoreError> {
+        let pages = self.pages;
+        let geometry_ok = pages >= 3
+            && F::ERASE_SIZE.is_multiple_of(SLOT)
+            && Self::SLOTS >= 4
+            && SLOT.is_multiple_of(F::WRITE_SIZE)
+            && SLOT.is_multiple_of(F::READ_SIZE)
+            && (self.base as usize).is_multiple_of(F::ERASE_SIZE)
+            // Room to rotate: fewer live records than the window holds (see open_next_page).
+            && (N as u32) < (pages - 1) * (Self::SLOTS - 1);
+        if !geometry_ok {
+            return Err(StoreError::Io);
+        }
+        let s = self;
+        s.bookings.clear();
+        s.next_slot = Self::SLOTS;
+        s.next_id = 1;
+        s.epoch = 0;
+        s.poisoned = true;
         // The newest page: the valid header with the highest sequence number.
         let mut newest: Option<(u32, u32)> = None;
         for p in 0..pages {
@@ -213,8 +236,10 @@ impl<F: NorFlash, const N: usize> FlashStore<F, N> {
         let Some((head, seq)) = newest else {
             // Blank: the first page, sequence 1.
             s.head = pages - 1;
+            s.seq = 0;
             s.open_next_page()?;
-            return Ok(s);
+            s.poisoned = false;
+            return Ok(());
         };
         // Replay the window, oldest page first.
         let window = (pages - 1).min(seq);
@@ -243,7 +268,8 @@ impl<F: NorFlash, const N: usize> FlashStore<F, N> {
         }
         s.head = head;
         s.seq = seq;
-        Ok(s)
+        s.poisoned = false;
+        Ok(())
     }
 
     /// Counts a boot: appends the epoch one past the highest recorded and returns it once it
@@ -431,6 +457,22 @@ impl<F: NorFlash, const N: usize> Store for FlashStore<F, N> {
         self.append(&encode(&b))?;
         self.bookings[i] = (b.clone(), self.head);
         Ok(Some(b))
+    }
+}
+
+/// A store in a static, lent to the booking tools.
+impl<F: NorFlash, const N: usize> Store for &mut FlashStore<F, N> {
+    fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
+        (**self).commit(new)
+    }
+    fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
+        (**self).get(id)
+    }
+    fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
+        (**self).occupant(room, slot)
+    }
+    fn cancel(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
+        (**self).cancel(id)
     }
 }
 

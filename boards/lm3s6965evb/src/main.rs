@@ -2,8 +2,11 @@
 //! booking tools over UART0, newline-delimited JSON-RPC in and out. No heap, fixed buffers.
 //!
 //! - UART0 carries only JSON-RPC: diagnostics go over semihosting (QEMU's stderr).
-//! - Clock: SysTick seconds since boot; the boot epoch (see [`diag::boot_epoch`]) is bound
-//!   into every requestState, so state from before a reset fails as "Invalid requestState".
+//! - Clock: SysTick seconds since boot; the boot epoch, a counter in flash incremented at
+//!   every boot (`redmark_flash_store::FlashStore::boot`), is bound into every requestState,
+//!   so state from before a reset fails as "Invalid requestState".
+//! - Bookings: `FlashStore` over the board's NOR flash ([`flash`]): acknowledged bookings
+//!   survive a reset or a power cut.
 //! - Sealing key: `REDMARK_PANEL_KEY` at build time (see `build.rs`).
 //! - Principal: [`PRINCIPAL`], one fixed identity: the panel's only client is whatever is
 //!   wired to its UART (the room's own display or a gateway), authenticated by being wired.
@@ -16,6 +19,7 @@
 
 mod clock;
 mod diag;
+mod flash;
 mod stack;
 mod uart;
 mod vectors;
@@ -27,12 +31,13 @@ mod provision {
 use core::panic::PanicInfo;
 
 use cortex_m_rt::{entry, exception, ExceptionFrame};
-use redmark_core::booking::{BookingApp, MemStore, DEFAULT_FLOOR};
+use redmark_core::booking::{BookingApp, DEFAULT_FLOOR};
 use redmark_core::engine::{Config, Note, ServerInfo};
 use redmark_core::seal::{Key, KeyRing};
 use redmark_core::serve::{serve, Host};
 use redmark_core::wire::lines::Lines;
 use redmark_core::Engine;
+use redmark_flash_store::FlashStore;
 use sha2::{Digest, Sha256};
 
 /// The principal every request is served as.
@@ -41,7 +46,8 @@ pub const PRINCIPAL: &[u8] = b"panel:uart0";
 pub const LINE_MAX: usize = 2048;
 /// Output buffer: the largest answer (`tools/list`) is about 1.9 KiB.
 pub const OUT_LEN: usize = 3072;
-/// Bookings the RAM store holds; beyond that `book_room` reports the store full.
+/// Bookings the store holds (active, plus cancelled ones until room is needed); beyond
+/// that many active ones `book_room` reports the store full.
 pub const BOOKINGS: usize = 32;
 
 const INFO: ServerInfo = ServerInfo {
@@ -50,7 +56,9 @@ const INFO: ServerInfo = ServerInfo {
     instructions: Some("Door panel of one floor: book_room, cancel_booking, list_rooms."),
 };
 
-type Panel = Engine<BookingApp<'static, MemStore<BOOKINGS>>>;
+/// The booking store: flash pages, mirrored in RAM.
+type Bookings = FlashStore<flash::Nor, BOOKINGS>;
+type Panel = Engine<BookingApp<'static, &'static mut Bookings>>;
 
 /// The panel's clock and nonce source.
 struct PanelHost {
@@ -111,12 +119,19 @@ struct Parts {
 /// on this frame before it moves to its static, and that frame must be gone (its stack
 /// reused) while `serve` runs.
 #[inline(never)]
-fn setup(epoch: u32) -> Parts {
+fn setup() -> Parts {
+    // The bookings and the boot counter from flash, loaded in their static; this boot is
+    // counted (durably) before anything is served.
+    let Some(store) = cortex_m::singleton!(: Bookings = Bookings::new(flash::Nor::take(), 0, flash::PAGES))
+    else {
+        diag::fail()
+    };
+    let Ok(epoch) = store.load().and_then(|()| store.boot()) else { diag::fail() };
     let Ok(key) = Key::new(1, &provision::KEY) else { diag::fail() };
     let nonce_secret: [u8; 32] =
         Sha256::new().chain_update(b"redmark-panel nonce v1").chain_update(provision::KEY).finalize().into();
     let config = Config { state_ttl_s: provision::STATE_TTL_S, epoch, ..Config::default() };
-    let app = BookingApp::new(DEFAULT_FLOOR, MemStore::new(), INFO);
+    let app = BookingApp::new(DEFAULT_FLOOR, store, INFO);
     let Some(engine) = cortex_m::singleton!(: Panel = Engine::new(app, KeyRing::new(key), config)) else {
         diag::fail()
     };
@@ -133,8 +148,8 @@ fn main() -> ! {
     stack::paint();
     let Some(cp) = cortex_m::Peripherals::take() else { diag::fail() };
     clock::start(cp.SYST);
-    let epoch = diag::boot_epoch();
-    let Parts { engine, lines, out, mut host } = setup(epoch);
+    let Parts { engine, lines, out, mut host } = setup();
+    let epoch = host.epoch;
     stack::boot_done();
 
     let key = if provision::KEY_IS_DEV { "DEVELOPMENT" } else { "provisioned" };
