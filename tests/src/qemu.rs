@@ -15,10 +15,32 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-/// The QEMU board and its firmware crate.
-pub const BOARD: &str = "lm3s6965evb";
-/// The firmware's Rust target.
-pub const TARGET: &str = "thumbv7m-none-eabi";
+/// A QEMU board and its firmware crate (`boards/<name>`, QEMU machine `<name>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Board {
+    /// The crate's folder under `boards/` and QEMU's `-M` machine.
+    pub name: &'static str,
+    /// The firmware's Rust target.
+    pub target: &'static str,
+}
+
+/// TI LM3S6965 (Cortex-M3): flash under QEMU is SRAM standing in for it (see its README).
+pub const LM3S6965EVB: Board = Board {
+    name: "lm3s6965evb",
+    target: "thumbv7m-none-eabi",
+};
+/// BBC micro:bit, nRF51822 (Cortex-M0, 16 KiB RAM): flash through the emulated NVMC.
+pub const MICROBIT: Board = Board {
+    name: "microbit",
+    target: "thumbv6m-none-eabi",
+};
+/// Every board.
+pub const BOARDS: [Board; 2] = [LM3S6965EVB, MICROBIT];
+
+/// The first board's machine (what single-board tests drive).
+pub const BOARD: &str = LM3S6965EVB.name;
+/// The first board's Rust target.
+pub const TARGET: &str = LM3S6965EVB.target;
 /// A fixed test key (not secret): 32 bytes of hex.
 pub const TEST_KEY: &str = "0f1e2d3c4b5a69788796a5b4c3d2e1f00112233445566778899aabbccddeeff0";
 /// Longest wait for one reply; generous because CI machines are slow, never a speed check.
@@ -27,18 +49,28 @@ pub const REPLY_TIMEOUT: Duration = Duration::from_secs(30);
 /// How to provision a firmware image.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Build {
+    /// The board.
+    pub board: Board,
     /// `REDMARK_PANEL_STATE_TTL`, seconds (None: the firmware's default).
     pub state_ttl_s: Option<u32>,
 }
 
 impl Build {
-    /// The image as shipped (default requestState lifetime).
-    pub const STANDARD: Build = Build { state_ttl_s: None };
+    /// The first board's image as shipped (default requestState lifetime).
+    pub const STANDARD: Build = Build::standard(LM3S6965EVB);
 
-    fn dir_name(&self) -> String {
+    /// `board`'s image as shipped.
+    pub const fn standard(board: Board) -> Build {
+        Build {
+            board,
+            state_ttl_s: None,
+        }
+    }
+
+    fn file_name(&self) -> String {
         match self.state_ttl_s {
-            None => "standard".into(),
-            Some(t) => format!("ttl{t}"),
+            None => format!("{}-standard", self.board.name),
+            Some(t) => format!("{}-ttl{t}", self.board.name),
         }
     }
 }
@@ -51,9 +83,14 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The board crate's folder.
+/// The first board crate's folder.
 pub fn board_dir() -> PathBuf {
-    repo_root().join("boards").join(BOARD)
+    board_dir_of(LM3S6965EVB)
+}
+
+/// A board crate's folder.
+pub fn board_dir_of(board: Board) -> PathBuf {
+    repo_root().join("boards").join(board.name)
 }
 
 /// Fails the test with a clear message unless `qemu-system-arm` runs.
@@ -98,19 +135,30 @@ static BUILD_LOCK: Mutex<()> = Mutex::new(());
 /// Builds run one at a time in this process.
 pub fn cargo_firmware(args: &[&str], key: Option<&str>, state_ttl_s: Option<u32>) -> Output {
     let _one_at_a_time = BUILD_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    cargo_firmware_locked(args, key, state_ttl_s)
+    cargo_firmware_locked(LM3S6965EVB, args, key, state_ttl_s)
 }
 
 fn firmware_target_dir() -> PathBuf {
     repo_root().join("target").join("panel").join("tests")
 }
 
-fn cargo_firmware_locked(args: &[&str], key: Option<&str>, state_ttl_s: Option<u32>) -> Output {
+fn cargo_firmware_locked(
+    board: Board,
+    args: &[&str],
+    key: Option<&str>,
+    state_ttl_s: Option<u32>,
+) -> Output {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
-    cmd.current_dir(board_dir())
-        .args(["build", "--release", "--target", TARGET, "--manifest-path"])
-        .arg(board_dir().join("Cargo.toml"))
+    cmd.current_dir(board_dir_of(board))
+        .args([
+            "build",
+            "--release",
+            "--target",
+            board.target,
+            "--manifest-path",
+        ])
+        .arg(board_dir_of(board).join("Cargo.toml"))
         .arg("--target-dir")
         .arg(firmware_target_dir())
         .args(args)
@@ -133,20 +181,22 @@ fn cargo_firmware_locked(args: &[&str], key: Option<&str>, state_ttl_s: Option<u
 
 fn cargo_build(build: Build) -> Result<PathBuf, String> {
     let _one_at_a_time = BUILD_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let out = cargo_firmware_locked(&[], Some(TEST_KEY), build.state_ttl_s);
+    let out = cargo_firmware_locked(build.board, &[], Some(TEST_KEY), build.state_ttl_s);
     if !out.status.success() {
         return Err(format!(
-            "building the panel firmware failed (is the target installed? rustup target add {TARGET}):\n{}",
+            "building the {} panel firmware failed (is the target installed? rustup target add {}):\n{}",
+            build.board.name,
+            build.board.target,
             String::from_utf8_lossy(&out.stderr)
         ));
     }
     let panel = repo_root().join("target").join("panel");
     let target_dir = firmware_target_dir();
     let built = target_dir
-        .join(TARGET)
+        .join(build.board.target)
         .join("release")
         .join("redmark-panel");
-    let image = panel.join(format!("redmark-panel-{}.elf", build.dir_name()));
+    let image = panel.join(format!("redmark-panel-{}.elf", build.file_name()));
     let partial = image.with_extension(format!("elf.{}", std::process::id()));
     std::fs::copy(&built, &partial)
         .and_then(|_| std::fs::rename(&partial, &image))
@@ -175,15 +225,20 @@ pub struct Panel {
 }
 
 impl Panel {
-    /// Boots `image`, with a QMP socket for [`Panel::reset`]. The panel counts its boots in
-    /// its own flash: nothing about the boot comes from the host.
+    /// Boots `image` on the first board ([`LM3S6965EVB`]).
     pub fn boot(image: &Path) -> Panel {
+        Panel::boot_on(LM3S6965EVB, image)
+    }
+
+    /// Boots `image` on `board`, with a QMP socket for [`Panel::reset`]. The panel counts its
+    /// boots in its own flash: nothing about the boot comes from the host.
+    pub fn boot_on(board: Board, image: &Path) -> Panel {
         require_qemu();
         let qmp = qmp_path();
         let _ = std::fs::remove_file(&qmp);
         let mut child = Command::new("qemu-system-arm")
             .args([
-                "-M", BOARD, "-display", "none", "-serial", "stdio", "-monitor", "none",
+                "-M", board.name, "-display", "none", "-serial", "stdio", "-monitor", "none",
             ])
             .args(["-semihosting-config", "enable=on,target=native", "-qmp"])
             .arg(format!("unix:{},server=on,wait=off", qmp.display()))
@@ -289,8 +344,10 @@ impl Panel {
         self.wait_stderr("redmark-panel: up: ", REPLY_TIMEOUT);
         self.stderr()
             .lines()
+            // Not anchored at the line's start: a reset can cut a diagnostic line short.
             .filter_map(|l| {
-                l.strip_prefix("redmark-panel: up: epoch ")?
+                l.split("redmark-panel: up: epoch ")
+                    .nth(1)?
                     .split(',')
                     .next()?
                     .parse()

@@ -1,19 +1,22 @@
-//! The door-panel firmware under QEMU (`lm3s6965evb`, Cortex-M3), driven over its emulated
-//! UART0 exactly as a stdio client drives `redmark serve`: one JSON-RPC message per line.
+//! The door-panel firmware under QEMU, on every board (`lm3s6965evb`, Cortex-M3;
+//! `microbit`, nRF51 Cortex-M0): the same tests, one module per board, each driving the
+//! board's emulated UART0 exactly as a stdio client drives `redmark serve`: one JSON-RPC
+//! message per line.
 //!
-//! Needs `qemu-system-arm` and the `thumbv7m-none-eabi` target; fails (does not skip)
-//! without them. Every wait is bounded; every QEMU started is killed by its `Panel`.
+//! Needs `qemu-system-arm` and the `thumbv7m-none-eabi` and `thumbv6m-none-eabi` targets;
+//! fails (does not skip) without them. Every wait is bounded; every QEMU started is killed by
+//! its `Panel`.
 
 use std::io::Write;
 use std::thread;
 use std::time::Duration;
 
-use redmark_tests::qemu::{firmware, stack_high_water, Build, Panel};
+use redmark_tests::qemu::{firmware, stack_high_water, Board, Build, Panel, LM3S6965EVB, MICROBIT};
 use redmark_tests::server::meta;
 use serde_json::{json, Value};
 
 const VERSION: &str = "2026-07-28";
-/// The firmware's line buffer (boards/lm3s6965evb/src/main.rs LINE_MAX).
+/// The firmware's line buffer (boards/panel/src/lib.rs LINE_MAX).
 const LINE_MAX: usize = 2048;
 /// The stack budget, bytes.
 const STACK_BUDGET: usize = 8 * 1024;
@@ -77,10 +80,6 @@ fn assert_bad_state(r: &Value) {
     assert_eq!(r["error"]["message"], "Invalid requestState", "{r}");
 }
 
-fn boot() -> Panel {
-    Panel::boot(&firmware(Build::STANDARD))
-}
-
 fn book_exact(id: i64, day: &str, hour: u8, room: &str) -> String {
     call(
         id,
@@ -91,6 +90,15 @@ fn book_exact(id: i64, day: &str, hour: u8, room: &str) -> String {
         None,
     )
 }
+
+/// Every test below, for one board.
+macro_rules! panel_tests {
+    ($board:expr) => {
+        const BOARD: Board = $board;
+
+        fn boot() -> Panel {
+            Panel::boot_on(BOARD, &firmware(Build::standard(BOARD)))
+        }
 
 #[test]
 fn discover_answers_with_the_panel_identity_and_nothing_else_on_the_uart() {
@@ -362,9 +370,13 @@ fn a_tampered_state_is_rejected_and_the_panel_goes_on() {
 #[test]
 fn an_expired_state_is_rejected() {
     // An image whose states live 2 s (REDMARK_PANEL_STATE_TTL=2): the SysTick clock expires them.
-    let mut p = Panel::boot(&firmware(Build {
-        state_ttl_s: Some(2),
-    }));
+    let mut p = Panel::boot_on(
+        BOARD,
+        &firmware(Build {
+            board: BOARD,
+            state_ttl_s: Some(2),
+        }),
+    );
     let answer = || Some(accept("room", json!({"room_id": "studio-b"})));
     // Control: answered at once, the state holds.
     let fresh = state_of(&rpc(
@@ -740,4 +752,16 @@ fn the_flash_store_holds_32_active_bookings_and_says_when_full() {
         &request(33, "tools/list", json!({"_meta": meta(json!({}))})),
     );
     assert!(r["result"]["tools"].is_array(), "{r}");
+}
+    };
+}
+
+mod lm3s6965evb {
+    use super::*;
+    panel_tests!(LM3S6965EVB);
+}
+
+mod microbit {
+    use super::*;
+    panel_tests!(MICROBIT);
 }

@@ -9,8 +9,9 @@ use core::ptr::{read_volatile, write_volatile};
 
 use cortex_m::peripheral::NVIC;
 
+use redmark_panel::stack;
+
 use crate::clock;
-use crate::stack;
 
 const BASE: usize = 0x4000_C000;
 const DR: usize = 0x00;
