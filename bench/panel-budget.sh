@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Door-panel budgets: flash, static RAM, peak stack and heap of the firmware in
-# boards/lm3s6965evb, for thumbv7m (the QEMU board), thumbv6m (RP2040-class) and thumbv7em
-# (Cortex-M4F) builds of the same firmware.
+# Door-panel budgets: flash, static RAM, peak stack and heap of the firmware of every board:
+# boards/lm3s6965evb for thumbv7m (the QEMU board), thumbv6m (RP2040-class) and thumbv7em
+# (Cortex-M4F) builds, and boards/microbit (nRF51, thumbv6m) on its own QEMU machine.
 #
 #   bench/panel-budget.sh           print the table
 #   bench/panel-budget.sh --check   also exit 1 if a figure is over budget
@@ -11,8 +11,10 @@
 # high-water mark over semihosting; this script drives every image under QEMU through a
 # scripted exchange (the seed's MRTR flow, decline, cancel, cancel_booking, a tampered state,
 # -32021, garbage, an over-long line, fractional numbers, 300 more requests) and reads the
-# mark after QEMU is ended. thumbv7m and thumbv6m run on lm3s6965evb's Cortex-M3 (ARMv6-M is
-# a subset), thumbv7em on the same board with -cpu cortex-m4.
+# mark after QEMU is ended. lm3s6965evb's thumbv7m and thumbv6m images run on its Cortex-M3
+# (ARMv6-M is a subset), thumbv7em on the same board with -cpu cortex-m4; microbit's on its
+# Cortex-M0. Budgets: flash per image; static RAM + peak stack together (both come out of the
+# same RAM: 16 KiB on the nRF51).
 # Heap: the images are no_std with no #[global_allocator]; the script checks that no
 # allocator symbol is linked and that the alloc-canary build (which allocates once) fails to
 # link with rustc's "no global memory allocator found".
@@ -22,7 +24,6 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BOARD=$ROOT/boards/lm3s6965evb
 OUT=$ROOT/target/panel/budget
 # Sizes do not depend on the key; this one is public and only for measuring.
 export REDMARK_PANEL_KEY=${REDMARK_PANEL_KEY:-6275646765742d6f6e6c792d6b65792d6e6f742d666f722d70616e656c732121}
@@ -31,9 +32,14 @@ CHECK=0
 [[ ${1:-} == --check ]] && CHECK=1
 
 FLASH_BUDGET=$((64 * 1024))
-RAM_BUDGET=$((16 * 1024))
-STACK_BUDGET=$((8 * 1024))
-TARGETS=(thumbv7m-none-eabi thumbv6m-none-eabi thumbv7em-none-eabihf)
+RAM_STACK_BUDGET=$((14 * 1024))
+# board target cpu
+IMAGES=(
+  "lm3s6965evb thumbv7m-none-eabi cortex-m3"
+  "lm3s6965evb thumbv6m-none-eabi cortex-m3"
+  "lm3s6965evb thumbv7em-none-eabihf cortex-m4"
+  "microbit thumbv6m-none-eabi cortex-m0"
+)
 
 die() {
   echo "panel-budget: $*" >&2
@@ -47,13 +53,13 @@ LLVM_NM=$(ls "$SYSROOT"/lib/rustlib/*/bin/llvm-nm 2>/dev/null | head -n1 || true
 command -v qemu-system-arm >/dev/null ||
   die "qemu-system-arm not found: apt-get install -y --no-install-recommends qemu-system-arm"
 
-build() { # target [cargo args...]
-  local target=$1
-  shift
-  (cd "$BOARD" && cargo build --release --quiet --target "$target" --target-dir "$OUT" "$@")
+build() { # board target [cargo args...]
+  local board=$1 target=$2
+  shift 2
+  (cd "$ROOT/boards/$board" && cargo build --release --quiet --target "$target" --target-dir "$OUT/$board" "$@")
 }
 
-elf() { echo "$OUT/$1/release/redmark-panel"; }
+elf() { echo "$OUT/$1/$2/release/redmark-panel"; } # board target
 
 # Sum of the named sections' sizes in an ELF.
 sections() { # elf section...
@@ -140,11 +146,11 @@ exchange() {
 }
 
 # Runs an image through the exchange; prints its stack report line.
-measure_stack() { # elf cpu
+measure_stack() { # elf machine cpu
   ERR=$(mktemp)
   coproc QEMU {
-    exec qemu-system-arm -M lm3s6965evb -cpu "$2" -display none -serial stdio -monitor none \
-      -semihosting-config enable=on,target=native -kernel "$1" -append "epoch=$$" 2>"$ERR"
+    exec qemu-system-arm -M "$2" -cpu "$3" -display none -serial stdio -monitor none \
+      -semihosting-config enable=on,target=native -kernel "$1" 2>"$ERR"
   }
   local pid=$QEMU_PID
   exchange
@@ -156,12 +162,16 @@ measure_stack() { # elf cpu
 
 # --- heap: nothing may allocate ----------------------------------------------------------
 heap_check() {
-  local t=${TARGETS[0]} log
-  if "$LLVM_NM" "$(elf "$t")" | grep -Eq '__rust_alloc|__rg_alloc|__rust_realloc|__rdl_alloc'; then
-    die "an allocator symbol is linked into $(elf "$t")"
-  fi
+  local image board t log
+  for image in "${IMAGES[@]}"; do
+    read -r board t _ <<<"$image"
+    if "$LLVM_NM" "$(elf "$board" "$t")" | grep -Eq '__rust_alloc|__rg_alloc|__rust_realloc|__rdl_alloc'; then
+      die "an allocator symbol is linked into $(elf "$board" "$t")"
+    fi
+  done
+  read -r board t _ <<<"${IMAGES[0]}"
   log=$(mktemp)
-  if (cd "$BOARD" && cargo build --release --quiet --target "$t" --target-dir "$OUT/canary" \
+  if (cd "$ROOT/boards/$board" && cargo build --release --quiet --target "$t" --target-dir "$OUT/canary" \
     --features alloc-canary) >"$log" 2>&1; then
     die "the alloc-canary build linked: something provides a global allocator"
   fi
@@ -175,30 +185,30 @@ mark() { (($1 > $2)) && echo "!" || echo " "; } # value budget
 
 OVER=0
 ROWS=()
-for t in "${TARGETS[@]}"; do
-  build "$t" || die "build for $t failed (rustup target add $t)"
-  e=$(elf "$t")
+for image in "${IMAGES[@]}"; do
+  read -r board t cpu <<<"$image"
+  build "$board" "$t" || die "build of $board for $t failed (rustup target add $t)"
+  e=$(elf "$board" "$t")
   flash=$(sections "$e" .vector_table .text .rodata .data)
   ram=$(sections "$e" .data .bss .uninit)
-  cpu=cortex-m3
-  [[ $t == thumbv7em-* ]] && cpu=cortex-m4
-  stack=$(measure_stack "$e" "$cpu")
+  stack=$(measure_stack "$e" "$board" "$cpu")
   peak=${stack%% *}
-  [[ $peak =~ ^[0-9]+$ ]] || die "no stack report from $t: $stack"
-  ((flash > FLASH_BUDGET || ram > RAM_BUDGET || peak > STACK_BUDGET)) && OVER=1
-  ROWS+=("$(printf '%-22s %7d%s %7d%s %7d%s  %s' "$t" "$flash" "$(mark "$flash" $FLASH_BUDGET)" \
-    "$ram" "$(mark "$ram" $RAM_BUDGET)" "$peak" "$(mark "$peak" $STACK_BUDGET)" "${stack#* }")")
+  [[ $peak =~ ^[0-9]+$ ]] || die "no stack report from $board $t: $stack"
+  both=$((ram + peak))
+  ((flash > FLASH_BUDGET || both > RAM_STACK_BUDGET)) && OVER=1
+  ROWS+=("$(printf '%-12s %-22s %7d%s %7d  %7d  %7d%s  %s' "$board" "$t" "$flash" "$(mark "$flash" $FLASH_BUDGET)" \
+    "$ram" "$peak" "$both" "$(mark "$both" $RAM_STACK_BUDGET)" "${stack#* }")")
 done
 HEAP=$(heap_check)
 
 echo
 echo "redmark door panel — bytes (flash = vector table + text + rodata + data;"
 echo "static RAM = data + bss incl. all buffers; stack = measured high-water under QEMU)"
-printf '%-22s %7s  %7s  %7s   %s\n' target flash ram stack "stack detail"
-printf '%-22s %7d  %7d  %7d   %s\n' budget $FLASH_BUDGET $RAM_BUDGET $STACK_BUDGET "(! = over budget)"
+printf '%-12s %-22s %7s  %7s  %7s  %7s   %s\n' board target flash ram stack ram+stack "stack detail"
+printf '%-12s %-22s %7d  %7s  %7s  %7d   %s\n' budget "" $FLASH_BUDGET "" "" $RAM_STACK_BUDGET "(! = over budget)"
 for r in "${ROWS[@]}"; do echo "$r"; done
 echo "$HEAP"
-echo "buffers: line 2048 B, output 3072 B, bookings 32 (RAM store)"
+echo "buffers: line 2048 B, output 3072 B, bookings 32 (flash store, mirrored in RAM)"
 if ((CHECK && OVER)); then
   echo "panel-budget: over budget" >&2
   exit 1

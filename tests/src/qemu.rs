@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Output, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -14,10 +15,32 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-/// The QEMU board and its firmware crate.
-pub const BOARD: &str = "lm3s6965evb";
-/// The firmware's Rust target.
-pub const TARGET: &str = "thumbv7m-none-eabi";
+/// A QEMU board and its firmware crate (`boards/<name>`, QEMU machine `<name>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Board {
+    /// The crate's folder under `boards/` and QEMU's `-M` machine.
+    pub name: &'static str,
+    /// The firmware's Rust target.
+    pub target: &'static str,
+}
+
+/// TI LM3S6965 (Cortex-M3): flash under QEMU is SRAM standing in for it (see its README).
+pub const LM3S6965EVB: Board = Board {
+    name: "lm3s6965evb",
+    target: "thumbv7m-none-eabi",
+};
+/// BBC micro:bit, nRF51822 (Cortex-M0, 16 KiB RAM): flash through the emulated NVMC.
+pub const MICROBIT: Board = Board {
+    name: "microbit",
+    target: "thumbv6m-none-eabi",
+};
+/// Every board.
+pub const BOARDS: [Board; 2] = [LM3S6965EVB, MICROBIT];
+
+/// The first board's machine (what single-board tests drive).
+pub const BOARD: &str = LM3S6965EVB.name;
+/// The first board's Rust target.
+pub const TARGET: &str = LM3S6965EVB.target;
 /// A fixed test key (not secret): 32 bytes of hex.
 pub const TEST_KEY: &str = "0f1e2d3c4b5a69788796a5b4c3d2e1f00112233445566778899aabbccddeeff0";
 /// Longest wait for one reply; generous because CI machines are slow, never a speed check.
@@ -26,18 +49,28 @@ pub const REPLY_TIMEOUT: Duration = Duration::from_secs(30);
 /// How to provision a firmware image.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Build {
+    /// The board.
+    pub board: Board,
     /// `REDMARK_PANEL_STATE_TTL`, seconds (None: the firmware's default).
     pub state_ttl_s: Option<u32>,
 }
 
 impl Build {
-    /// The image as shipped (default requestState lifetime).
-    pub const STANDARD: Build = Build { state_ttl_s: None };
+    /// The first board's image as shipped (default requestState lifetime).
+    pub const STANDARD: Build = Build::standard(LM3S6965EVB);
 
-    fn dir_name(&self) -> String {
+    /// `board`'s image as shipped.
+    pub const fn standard(board: Board) -> Build {
+        Build {
+            board,
+            state_ttl_s: None,
+        }
+    }
+
+    fn file_name(&self) -> String {
         match self.state_ttl_s {
-            None => "standard".into(),
-            Some(t) => format!("ttl{t}"),
+            None => format!("{}-standard", self.board.name),
+            Some(t) => format!("{}-ttl{t}", self.board.name),
         }
     }
 }
@@ -50,9 +83,14 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The board crate's folder.
+/// The first board crate's folder.
 pub fn board_dir() -> PathBuf {
-    repo_root().join("boards").join(BOARD)
+    board_dir_of(LM3S6965EVB)
+}
+
+/// A board crate's folder.
+pub fn board_dir_of(board: Board) -> PathBuf {
+    repo_root().join("boards").join(board.name)
 }
 
 /// Fails the test with a clear message unless `qemu-system-arm` runs.
@@ -97,19 +135,30 @@ static BUILD_LOCK: Mutex<()> = Mutex::new(());
 /// Builds run one at a time in this process.
 pub fn cargo_firmware(args: &[&str], key: Option<&str>, state_ttl_s: Option<u32>) -> Output {
     let _one_at_a_time = BUILD_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    cargo_firmware_locked(args, key, state_ttl_s)
+    cargo_firmware_locked(LM3S6965EVB, args, key, state_ttl_s)
 }
 
 fn firmware_target_dir() -> PathBuf {
     repo_root().join("target").join("panel").join("tests")
 }
 
-fn cargo_firmware_locked(args: &[&str], key: Option<&str>, state_ttl_s: Option<u32>) -> Output {
+fn cargo_firmware_locked(
+    board: Board,
+    args: &[&str],
+    key: Option<&str>,
+    state_ttl_s: Option<u32>,
+) -> Output {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
-    cmd.current_dir(board_dir())
-        .args(["build", "--release", "--target", TARGET, "--manifest-path"])
-        .arg(board_dir().join("Cargo.toml"))
+    cmd.current_dir(board_dir_of(board))
+        .args([
+            "build",
+            "--release",
+            "--target",
+            board.target,
+            "--manifest-path",
+        ])
+        .arg(board_dir_of(board).join("Cargo.toml"))
         .arg("--target-dir")
         .arg(firmware_target_dir())
         .args(args)
@@ -132,20 +181,22 @@ fn cargo_firmware_locked(args: &[&str], key: Option<&str>, state_ttl_s: Option<u
 
 fn cargo_build(build: Build) -> Result<PathBuf, String> {
     let _one_at_a_time = BUILD_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let out = cargo_firmware_locked(&[], Some(TEST_KEY), build.state_ttl_s);
+    let out = cargo_firmware_locked(build.board, &[], Some(TEST_KEY), build.state_ttl_s);
     if !out.status.success() {
         return Err(format!(
-            "building the panel firmware failed (is the target installed? rustup target add {TARGET}):\n{}",
+            "building the {} panel firmware failed (is the target installed? rustup target add {}):\n{}",
+            build.board.name,
+            build.board.target,
             String::from_utf8_lossy(&out.stderr)
         ));
     }
     let panel = repo_root().join("target").join("panel");
     let target_dir = firmware_target_dir();
     let built = target_dir
-        .join(TARGET)
+        .join(build.board.target)
         .join("release")
         .join("redmark-panel");
-    let image = panel.join(format!("redmark-panel-{}.elf", build.dir_name()));
+    let image = panel.join(format!("redmark-panel-{}.elf", build.file_name()));
     let partial = image.with_extension(format!("elf.{}", std::process::id()));
     std::fs::copy(&built, &partial)
         .and_then(|_| std::fs::rename(&partial, &image))
@@ -153,10 +204,14 @@ fn cargo_build(build: Build) -> Result<PathBuf, String> {
     Ok(image)
 }
 
-/// A distinct boot epoch for every boot in this process (a fresh "reset counter").
-pub fn next_epoch() -> u32 {
-    static NEXT: AtomicU32 = AtomicU32::new(1000);
-    NEXT.fetch_add(1, Ordering::Relaxed)
+/// A socket path for one QEMU's QMP (machine control) in this process.
+fn qmp_path() -> PathBuf {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    std::env::temp_dir().join(format!(
+        "redmark-qmp-{}-{}.sock",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ))
 }
 
 /// One running panel under QEMU.
@@ -166,19 +221,29 @@ pub struct Panel {
     replies: Receiver<String>,
     stderr: Arc<Mutex<String>>,
     readers: Vec<JoinHandle<()>>,
+    qmp: PathBuf,
 }
 
 impl Panel {
-    /// Boots `image` with boot epoch `epoch`.
-    pub fn boot(image: &Path, epoch: u32) -> Panel {
+    /// Boots `image` on the first board ([`LM3S6965EVB`]).
+    pub fn boot(image: &Path) -> Panel {
+        Panel::boot_on(LM3S6965EVB, image)
+    }
+
+    /// Boots `image` on `board`, with a QMP socket for [`Panel::reset`]. The panel counts its
+    /// boots in its own flash: nothing about the boot comes from the host.
+    pub fn boot_on(board: Board, image: &Path) -> Panel {
         require_qemu();
+        let qmp = qmp_path();
+        let _ = std::fs::remove_file(&qmp);
         let mut child = Command::new("qemu-system-arm")
             .args([
-                "-M", BOARD, "-display", "none", "-serial", "stdio", "-monitor", "none",
+                "-M", board.name, "-display", "none", "-serial", "stdio", "-monitor", "none",
             ])
-            .args(["-semihosting-config", "enable=on,target=native", "-kernel"])
+            .args(["-semihosting-config", "enable=on,target=native", "-qmp"])
+            .arg(format!("unix:{},server=on,wait=off", qmp.display()))
+            .arg("-kernel")
             .arg(image)
-            .args(["-append", &format!("epoch={epoch}")])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -225,7 +290,70 @@ impl Panel {
             replies,
             stderr,
             readers: vec![out_reader, err_reader],
+            qmp,
         }
+    }
+
+    /// Resets the emulated board (QMP `system_reset`: the reset button, not a new QEMU) and
+    /// waits until the firmware is up again. The UART stays connected.
+    pub fn reset(&mut self) {
+        let ups = self.boots();
+        let mut conn = None;
+        let end = Instant::now() + REPLY_TIMEOUT;
+        while conn.is_none() && Instant::now() < end {
+            conn = UnixStream::connect(&self.qmp).ok();
+            if conn.is_none() {
+                thread::sleep(Duration::from_millis(20));
+            }
+        }
+        let conn = conn.unwrap_or_else(|| panic!("no QMP socket at {}", self.qmp.display()));
+        conn.set_read_timeout(Some(REPLY_TIMEOUT)).unwrap();
+        let mut reader = BufReader::new(conn.try_clone().unwrap());
+        let mut w = conn;
+        let mut line = String::new();
+        reader.read_line(&mut line).expect("QMP greeting");
+        for cmd in ["qmp_capabilities", "system_reset"] {
+            writeln!(w, "{{\"execute\":\"{cmd}\"}}").expect("QMP write");
+            loop {
+                line.clear();
+                reader.read_line(&mut line).expect("QMP reply");
+                assert!(!line.contains("\"error\""), "QMP {cmd}: {line}");
+                if line.contains("\"return\"") {
+                    break;
+                }
+            }
+        }
+        let end = Instant::now() + REPLY_TIMEOUT;
+        while self.boots() == ups {
+            assert!(
+                Instant::now() < end,
+                "the panel did not come back up after a reset:\n{}",
+                self.stderr()
+            );
+            thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// How many times the firmware came up (its `up:` diagnostic line).
+    pub fn boots(&self) -> usize {
+        self.stderr().matches("redmark-panel: up: ").count()
+    }
+
+    /// The boot epoch of the latest boot, as the firmware reported it (waits for the first).
+    pub fn epoch(&self) -> Option<u32> {
+        self.wait_stderr("redmark-panel: up: ", REPLY_TIMEOUT);
+        self.stderr()
+            .lines()
+            // Not anchored at the line's start: a reset can cut a diagnostic line short.
+            .filter_map(|l| {
+                l.split("redmark-panel: up: epoch ")
+                    .nth(1)?
+                    .split(',')
+                    .next()?
+                    .parse()
+                    .ok()
+            })
+            .last()
     }
 
     /// Writes raw bytes to the UART.
@@ -329,6 +457,7 @@ impl Panel {
         for r in self.readers.drain(..) {
             let _ = r.join();
         }
+        let _ = std::fs::remove_file(&self.qmp);
     }
 }
 

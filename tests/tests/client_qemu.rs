@@ -6,7 +6,7 @@
 mod client_support;
 
 use client_support::{cat, redmark, Trace};
-use redmark_tests::qemu::{firmware, next_epoch, require_qemu, Build, BOARD};
+use redmark_tests::qemu::{firmware, require_qemu, Build, BOARD};
 
 /// The command line that boots the panel with its UART0 on stdio.
 fn qemu_command() -> String {
@@ -14,9 +14,8 @@ fn qemu_command() -> String {
     let elf = firmware(Build::STANDARD);
     format!(
         "qemu-system-arm -M {BOARD} -display none -serial stdio -monitor none \
-         -semihosting-config enable=on,target=native -kernel '{}' -append epoch={}",
-        elf.display(),
-        next_epoch()
+         -semihosting-config enable=on,target=native -kernel '{}'",
+        elf.display()
     )
 }
 

@@ -1,19 +1,22 @@
-//! The door-panel firmware under QEMU (`lm3s6965evb`, Cortex-M3), driven over its emulated
-//! UART0 exactly as a stdio client drives `redmark serve`: one JSON-RPC message per line.
+//! The door-panel firmware under QEMU, on every board (`lm3s6965evb`, Cortex-M3;
+//! `microbit`, nRF51 Cortex-M0): the same tests, one module per board, each driving the
+//! board's emulated UART0 exactly as a stdio client drives `redmark serve`: one JSON-RPC
+//! message per line.
 //!
-//! Needs `qemu-system-arm` and the `thumbv7m-none-eabi` target; fails (does not skip)
-//! without them. Every wait is bounded; every QEMU started is killed by its `Panel`.
+//! Needs `qemu-system-arm` and the `thumbv7m-none-eabi` and `thumbv6m-none-eabi` targets;
+//! fails (does not skip) without them. Every wait is bounded; every QEMU started is killed by
+//! its `Panel`.
 
 use std::io::Write;
 use std::thread;
 use std::time::Duration;
 
-use redmark_tests::qemu::{firmware, next_epoch, stack_high_water, Build, Panel};
+use redmark_tests::qemu::{firmware, stack_high_water, Board, Build, Panel, LM3S6965EVB, MICROBIT};
 use redmark_tests::server::meta;
 use serde_json::{json, Value};
 
 const VERSION: &str = "2026-07-28";
-/// The firmware's line buffer (boards/lm3s6965evb/src/main.rs LINE_MAX).
+/// The firmware's line buffer (boards/panel/src/lib.rs LINE_MAX).
 const LINE_MAX: usize = 2048;
 /// The stack budget, bytes.
 const STACK_BUDGET: usize = 8 * 1024;
@@ -77,9 +80,25 @@ fn assert_bad_state(r: &Value) {
     assert_eq!(r["error"]["message"], "Invalid requestState", "{r}");
 }
 
-fn boot() -> Panel {
-    Panel::boot(&firmware(Build::STANDARD), next_epoch())
+fn book_exact(id: i64, day: &str, hour: u8, room: &str) -> String {
+    call(
+        id,
+        "book_room",
+        json!({"day": day, "hour": hour, "room_id": room}),
+        json!({}),
+        None,
+        None,
+    )
 }
+
+/// Every test below, for one board.
+macro_rules! panel_tests {
+    ($board:expr) => {
+        const BOARD: Board = $board;
+
+        fn boot() -> Panel {
+            Panel::boot_on(BOARD, &firmware(Build::standard(BOARD)))
+        }
 
 #[test]
 fn discover_answers_with_the_panel_identity_and_nothing_else_on_the_uart() {
@@ -351,11 +370,12 @@ fn a_tampered_state_is_rejected_and_the_panel_goes_on() {
 #[test]
 fn an_expired_state_is_rejected() {
     // An image whose states live 2 s (REDMARK_PANEL_STATE_TTL=2): the SysTick clock expires them.
-    let mut p = Panel::boot(
+    let mut p = Panel::boot_on(
+        BOARD,
         &firmware(Build {
+            board: BOARD,
             state_ttl_s: Some(2),
         }),
-        next_epoch(),
     );
     let answer = || Some(accept("room", json!({"room_id": "studio-b"})));
     // Control: answered at once, the state holds.
@@ -406,21 +426,22 @@ fn an_expired_state_is_rejected() {
 
 #[test]
 fn a_state_from_before_a_reset_fails_cleanly() {
-    let image = firmware(Build::STANDARD);
-    let epoch = next_epoch();
-    let mut before = Panel::boot(&image, epoch);
+    let mut p = boot();
+    let before = p
+        .epoch()
+        .unwrap_or_else(|| panic!("boot epoch reported: {}", p.stderr()));
     let state = state_of(&rpc(
-        &mut before,
+        &mut p,
         1,
         &call(1, "book_room", big_room(15), form_caps(), None, None),
     ));
-    drop(before);
+    // Reset: the panel counts the boot in its flash, so the epoch moved on without the
+    // host's help; the same key, the same request, the same principal.
+    p.reset();
+    assert_eq!(p.epoch(), Some(before + 1), "{}", p.stderr());
     let answer = || Some(accept("room", json!({"room_id": "atrium"})));
-
-    // Reset: the boot epoch moved on; the same key, the same request, the same principal.
-    let mut after = Panel::boot(&image, next_epoch());
     assert_bad_state(&rpc(
-        &mut after,
+        &mut p,
         2,
         &call(
             2,
@@ -431,19 +452,14 @@ fn a_state_from_before_a_reset_fails_cleanly() {
             Some(&state),
         ),
     ));
-    // The panel goes on serving.
-    let r = rpc(
-        &mut after,
+    // The panel goes on serving; a form asked after the reset is good.
+    let fresh = state_of(&rpc(
+        &mut p,
         3,
-        &request(3, "tools/list", json!({"_meta": meta(json!({}))})),
-    );
-    assert!(r["result"]["tools"].is_array(), "{r}");
-    drop(after);
-
-    // Control: only the epoch made the difference.
-    let mut same = Panel::boot(&image, epoch);
+        &call(3, "book_room", big_room(15), form_caps(), None, None),
+    ));
     let r = rpc(
-        &mut same,
+        &mut p,
         4,
         &call(
             4,
@@ -451,13 +467,87 @@ fn a_state_from_before_a_reset_fails_cleanly() {
             big_room(15),
             form_caps(),
             answer(),
-            Some(&state),
+            Some(&fresh),
         ),
     );
     assert_eq!(
         r["result"]["structuredContent"]["booking"]["room_id"], "atrium",
         "{r}"
     );
+    assert!(p.finish().contains("requestState rejected: bad tag"));
+}
+
+#[test]
+fn bookings_and_cancels_survive_resets() {
+    let mut p = boot();
+    let r = rpc(&mut p, 1, &book_exact(1, "2026-09-21", 9, "nook"));
+    let kept = r["result"]["structuredContent"]["booking"]["id"]
+        .as_str()
+        .expect("booking id")
+        .to_owned();
+    let r = rpc(&mut p, 2, &book_exact(2, "2026-09-21", 10, "nook"));
+    let dropped = r["result"]["structuredContent"]["booking"]["id"]
+        .as_str()
+        .expect("booking id")
+        .to_owned();
+    let state = state_of(&rpc(
+        &mut p,
+        3,
+        &call(
+            3,
+            "cancel_booking",
+            json!({"booking_id": dropped}),
+            form_caps(),
+            None,
+            None,
+        ),
+    ));
+    let r = rpc(
+        &mut p,
+        4,
+        &call(
+            4,
+            "cancel_booking",
+            json!({"booking_id": dropped}),
+            form_caps(),
+            Some(accept("confirm", json!({"confirm": true}))),
+            Some(&state),
+        ),
+    );
+    assert_eq!(
+        r["result"]["structuredContent"]["booking"]["status"], "cancelled",
+        "{r}"
+    );
+    for round in 0..2 {
+        p.reset();
+        // The booking is still there: its hour is taken; the cancelled one's hour is free
+        // (booked again in the first round, so taken in the second).
+        let r = rpc(
+            &mut p,
+            10 + round,
+            &book_exact(10 + round, "2026-09-21", 9, "nook"),
+        );
+        assert_eq!(
+            r["result"]["structuredContent"]["reason"], "taken",
+            "round {round}: {r}"
+        );
+        let r = rpc(
+            &mut p,
+            20 + round,
+            &book_exact(20 + round, "2026-09-21", 10, "nook"),
+        );
+        let want_free = round == 0;
+        assert_eq!(r["result"]["isError"], !want_free, "round {round}: {r}");
+        // Booking ids go on from where they were: no id is reused after a reset.
+        if want_free {
+            let id = r["result"]["structuredContent"]["booking"]["id"]
+                .as_str()
+                .unwrap();
+            assert!(id != kept && id != dropped, "{id} reused");
+        }
+    }
+    let err = p.finish();
+    assert_eq!(err.matches("redmark-panel: up: ").count(), 3, "{err}");
 }
 
 #[test]
@@ -561,6 +651,7 @@ fn a_thousand_messages_no_reply_lost_or_reordered_and_the_stack_stays_in_budget(
             _ => format!("not json {id}"),
         })
         .collect();
+    let started = std::time::Instant::now();
     // Pipelined from another thread, as fast as QEMU takes them.
     let mut stdin = p.take_stdin();
     let writer = thread::spawn(move || {
@@ -591,6 +682,8 @@ fn a_thousand_messages_no_reply_lost_or_reordered_and_the_stack_stays_in_budget(
         };
         assert!(ok, "reply {id}: {r}");
     }
+    let took = started.elapsed();
+    println!("{}: 1000 pipelined messages answered in {took:.2?}", BOARD.name);
     let _stdin = writer.join().expect("writer");
     assert_eq!(
         p.try_recv(Duration::from_millis(200)),
@@ -638,7 +731,7 @@ fn an_idle_panel_sleeps_instead_of_spinning() {
 }
 
 #[test]
-fn the_ram_store_holds_32_bookings_and_says_when_full() {
+fn the_flash_store_holds_32_active_bookings_and_says_when_full() {
     let mut p = boot();
     let book = |p: &mut Panel, id: i64| {
         let args = json!({"day": format!("2026-10-{:02}", 1 + id / 24), "hour": id % 24, "room_id": "nook"});
@@ -664,4 +757,16 @@ fn the_ram_store_holds_32_bookings_and_says_when_full() {
         &request(33, "tools/list", json!({"_meta": meta(json!({}))})),
     );
     assert!(r["result"]["tools"].is_array(), "{r}");
+}
+    };
+}
+
+mod lm3s6965evb {
+    use super::*;
+    panel_tests!(LM3S6965EVB);
+}
+
+mod microbit {
+    use super::*;
+    panel_tests!(MICROBIT);
 }

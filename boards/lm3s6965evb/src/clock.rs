@@ -1,14 +1,14 @@
 //! The panel's monotonic clock: SysTick counting core cycles, its wraps counted by polling.
 //!
 //! SysTick runs from the core clock with the largest reload (2^24 cycles, about 1.34 s at
-//! 12.5 MHz). Its interrupt is enabled but masked by PRIMASK, so a wrap only pends the
-//! exception (and ends any WFI); [`poll`] counts and clears it. The firmware polls on every
-//! wake-up and every reading, far more often than once per wrap.
+//! 12.5 MHz). A wrap is counted once: by the SysTick handler, or, while interrupts are masked
+//! (a reading, the idle check), by [`poll`], which takes the pending exception over.
 
 use core::sync::atomic::{AtomicU32, Ordering};
 
 use cortex_m::peripheral::syst::SystClkSource;
 use cortex_m::peripheral::{SCB, SYST};
+use cortex_m_rt::exception;
 
 /// Core clock of QEMU's lm3s6965evb at reset: the 200 MHz PLL divided by SYSDIV+1 = 16.
 pub const CORE_HZ: u64 = 12_500_000;
@@ -27,7 +27,13 @@ pub fn start(mut syst: SYST) {
     syst.enable_counter();
 }
 
-/// Counts a wrap that happened since the last poll.
+/// SysTick: a wrap.
+#[exception]
+fn SysTick() {
+    WRAPS.store(WRAPS.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
+}
+
+/// Counts a wrap still pending (call with interrupts masked).
 pub fn poll() {
     if SCB::is_pendst_pending() {
         SCB::clear_pendst();
@@ -37,14 +43,16 @@ pub fn poll() {
 
 /// Core cycles since boot.
 pub fn ticks() -> u64 {
-    poll();
-    let mut cur = SYST::get_current();
-    if SCB::is_pendst_pending() {
-        // Wrapped between the poll and the reading: count it and read again.
+    cortex_m::interrupt::free(|_| {
         poll();
-        cur = SYST::get_current();
-    }
-    u64::from(WRAPS.load(Ordering::Relaxed)) * PERIOD + (PERIOD - 1 - u64::from(cur))
+        let mut cur = SYST::get_current();
+        if SCB::is_pendst_pending() {
+            // Wrapped between the poll and the reading: count it and read again.
+            poll();
+            cur = SYST::get_current();
+        }
+        u64::from(WRAPS.load(Ordering::Relaxed)) * PERIOD + (PERIOD - 1 - u64::from(cur))
+    })
 }
 
 /// Seconds since boot.

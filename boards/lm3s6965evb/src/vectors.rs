@@ -1,7 +1,6 @@
 //! The device part of the vector table: 16 entries (IRQ 0 to 15) instead of cortex-m-rt's
-//! generic 240, which saves about 900 bytes of flash. The firmware enables one interrupt,
-//! UART0 (IRQ 5), and only as a wake-up source: PRIMASK stays set, so no handler ever runs;
-//! every entry is the default handler all the same.
+//! generic 240, which saves about 900 bytes of flash. One handler: UART0 (IRQ 5) fills the
+//! receive ring (see uart.rs); every other entry is the default handler.
 
 extern "C" {
     /// cortex-m-rt's default exception handler (loops; see `HardFault` for faults).
@@ -12,4 +11,8 @@ extern "C" {
 #[link_section = ".vector_table.interrupts"]
 #[no_mangle]
 #[used]
-static __INTERRUPTS: [unsafe extern "C" fn(); 16] = [DefaultHandler; 16];
+static __INTERRUPTS: [unsafe extern "C" fn(); 16] = {
+    let mut v: [unsafe extern "C" fn(); 16] = [DefaultHandler; 16];
+    v[5] = crate::uart::on_uart0;
+    v
+};

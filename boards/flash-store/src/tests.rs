@@ -1,0 +1,497 @@
+//! Host tests: a simulated NOR flash that can lose power at any word it programs or any
+//! chunk it erases, and an exhaustive proof over every such step of a booking workload that
+//! a reboot finds every acknowledged change and no half booking.
+
+use std::collections::{HashMap, HashSet};
+use std::vec::Vec;
+
+use embedded_storage::nor_flash::{ErrorType, NorFlash, NorFlashErrorKind, ReadNorFlash};
+use redmark_core::booking::{Day, MemStore};
+
+use super::*;
+
+const PAGE: usize = 512;
+const PAGES: u32 = 4;
+/// The store sits after one page of something else, as on a real chip.
+const BASE: u32 = PAGE as u32;
+const SIZE: usize = PAGE * (PAGES as usize + 2);
+type Sim = FlashStore<SimFlash, 10>;
+type Small = FlashStore<SimFlash, 6>;
+
+/// NOR flash in RAM: erase sets bytes to 0xFF, programming only clears bits, word by word.
+/// With a budget of steps (one per programmed word, one per 64-byte chunk erased) it loses
+/// power when the budget runs out: the word being programmed is left half programmed, or
+/// the chunk being erased half erased, and every later operation fails.
+#[derive(Clone)]
+struct SimFlash {
+    mem: Vec<u8>,
+    budget: Option<usize>,
+    steps: usize,
+    dead: bool,
+    erases: Vec<u32>,
+    /// A byte that reads 0 whatever is programmed (a stuck cell).
+    stuck: Option<usize>,
+}
+
+impl SimFlash {
+    fn new() -> SimFlash {
+        // Not blank: whatever a factory left (here: a pattern), to be formatted.
+        let mem = (0..SIZE).map(|i| (i * 7 + 3) as u8).collect();
+        SimFlash { mem, budget: None, steps: 0, dead: false, erases: vec![0; SIZE / PAGE], stuck: None }
+    }
+
+    /// Takes one step; false when the power is cut at it.
+    fn step(&mut self) -> bool {
+        self.steps += 1;
+        match &mut self.budget {
+            Some(0) => {
+                self.dead = true;
+                false
+            }
+            Some(n) => {
+                *n -= 1;
+                true
+            }
+            None => true,
+        }
+    }
+
+    /// Power back on (a reboot): the flash keeps what it holds.
+    fn revive(mut self) -> SimFlash {
+        self.budget = None;
+        self.dead = false;
+        self
+    }
+}
+
+impl ErrorType for SimFlash {
+    type Error = NorFlashErrorKind;
+}
+
+impl ReadNorFlash for SimFlash {
+    const READ_SIZE: usize = 1;
+    fn read(&mut self, offset: u32, bytes: &mut [u8]) -> Result<(), Self::Error> {
+        if self.dead {
+            return Err(NorFlashErrorKind::Other);
+        }
+        let at = offset as usize;
+        let src = self.mem.get(at..at + bytes.len()).ok_or(NorFlashErrorKind::OutOfBounds)?;
+        bytes.copy_from_slice(src);
+        if let Some(s) = self.stuck.filter(|s| (at..at + bytes.len()).contains(s)) {
+            bytes[s - at] = 0;
+        }
+        Ok(())
+    }
+    fn capacity(&self) -> usize {
+        SIZE
+    }
+}
+
+impl NorFlash for SimFlash {
+    const WRITE_SIZE: usize = 4;
+    const ERASE_SIZE: usize = PAGE;
+
+    fn erase(&mut self, from: u32, to: u32) -> Result<(), Self::Error> {
+        assert!(
+            (from as usize).is_multiple_of(PAGE) && (to as usize).is_multiple_of(PAGE) && to as usize <= SIZE
+        );
+        if self.dead {
+            return Err(NorFlashErrorKind::Other);
+        }
+        for chunk in (from as usize..to as usize).step_by(64) {
+            if !self.step() {
+                // Half erased: the first half of the chunk.
+                self.mem[chunk..chunk + 32].fill(0xFF);
+                return Err(NorFlashErrorKind::Other);
+            }
+            self.mem[chunk..chunk + 64].fill(0xFF);
+        }
+        for p in from as usize / PAGE..to as usize / PAGE {
+            self.erases[p] += 1;
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, offset: u32, bytes: &[u8]) -> Result<(), Self::Error> {
+        let at = offset as usize;
+        assert!(at.is_multiple_of(4) && bytes.len().is_multiple_of(4) && at + bytes.len() <= SIZE);
+        if self.dead {
+            return Err(NorFlashErrorKind::Other);
+        }
+        for (i, w) in bytes.chunks(4).enumerate() {
+            let word = at + 4 * i..at + 4 * i + 4;
+            assert!(
+                self.mem[word.clone()].iter().all(|&b| b == 0xFF),
+                "programming a word not erased at {}",
+                word.start
+            );
+            let powered = self.step();
+            let dst = &mut self.mem[word];
+            if !powered {
+                // Half programmed: some of the bits that should clear have.
+                for (d, s) in dst.iter_mut().zip(w) {
+                    *d &= s | 0x5A;
+                }
+                return Err(NorFlashErrorKind::Other);
+            }
+            for (d, s) in dst.iter_mut().zip(w) {
+                *d &= s;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn new_booking(room: &str, day: u8, hour: u8, holder: u8, nonce: u64) -> NewBooking {
+    NewBooking {
+        room: RoomId::try_from(room).unwrap(),
+        slot: Slot { day: Day { year: 2026, month: 9, day }, hour },
+        attendees: u16::from(hour) * 3,
+        holder: [holder; 8],
+        nonce: nonce.to_le_bytes(),
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Boot,
+    Book(NewBooking),
+    /// Cancels the booking made by the op at this index (if it was made).
+    Cancel(usize),
+}
+
+/// What was acknowledged before the power went.
+#[derive(Default, Debug)]
+struct Ledger {
+    /// Book op index → the booking it acknowledged (created or replayed).
+    booked: HashMap<usize, Booking>,
+    /// Ids whose cancel was acknowledged.
+    cancelled: HashSet<BookingId>,
+    /// The op that was running when the power went.
+    in_flight: Option<usize>,
+    /// Epochs acknowledged.
+    epochs: Vec<u32>,
+}
+
+/// Opens the store and runs `ops` on `flash` until the power goes (or they are done).
+fn run(flash: SimFlash, ops: &[Op], ledger: &mut Ledger) -> SimFlash {
+    let mut store = match Sim::open(flash.clone(), BASE, PAGES) {
+        Ok(s) => s,
+        Err(_) => return flash_of_failed_open(flash),
+    };
+    for (i, op) in ops.iter().enumerate() {
+        let done = match op {
+            Op::Boot => store.boot().map(|e| ledger.epochs.push(e)),
+            Op::Book(new) => store.commit(new).map(|c| match c {
+                Commit::Created(b) | Commit::Replayed(b) => {
+                    ledger.booked.insert(i, b);
+                }
+                Commit::Taken(_) => {}
+            }),
+            Op::Cancel(j) => match ledger.booked.get(j) {
+                Some(b) => store.cancel(b.id).map(|c| {
+                    assert_eq!(c.map(|c| c.status), Some(Status::Cancelled));
+                    ledger.cancelled.insert(b.id);
+                }),
+                None => Ok(()),
+            },
+        };
+        if let Err(e) = done {
+            assert_eq!(e, StoreError::Io, "op {i}");
+            ledger.in_flight = Some(i);
+            break;
+        }
+    }
+    store.into_flash()
+}
+
+/// `open` consumed the flash it failed on: rerun it on a copy to get the state it left.
+fn flash_of_failed_open(mut flash: SimFlash) -> SimFlash {
+    // Replaying open with the same budget reproduces the same writes on the copy.
+    let mut copy = flash.clone();
+    let probe = ProbeFlash(&mut copy);
+    let _ = FlashStore::<ProbeFlash<'_>, 10>::open(probe, BASE, PAGES);
+    flash = copy;
+    flash
+}
+
+/// Borrows a [`SimFlash`] so a failed `open` leaves its effects behind.
+struct ProbeFlash<'a>(&'a mut SimFlash);
+
+impl ErrorType for ProbeFlash<'_> {
+    type Error = NorFlashErrorKind;
+}
+impl ReadNorFlash for ProbeFlash<'_> {
+    const READ_SIZE: usize = 1;
+    fn read(&mut self, offset: u32, bytes: &mut [u8]) -> Result<(), Self::Error> {
+        self.0.read(offset, bytes)
+    }
+    fn capacity(&self) -> usize {
+        SIZE
+    }
+}
+impl NorFlash for ProbeFlash<'_> {
+    const WRITE_SIZE: usize = 4;
+    const ERASE_SIZE: usize = PAGE;
+    fn erase(&mut self, from: u32, to: u32) -> Result<(), Self::Error> {
+        self.0.erase(from, to)
+    }
+    fn write(&mut self, offset: u32, bytes: &[u8]) -> Result<(), Self::Error> {
+        self.0.write(offset, bytes)
+    }
+}
+
+/// After a reboot: every acknowledged booking and cancel is there, whole; nothing else is
+/// but the one booking in flight; the store still decides at-most-once and one per slot;
+/// the next boot's epoch is past every acknowledged one. Then it goes on working.
+fn check_after_reboot(flash: SimFlash, ops: &[Op], ledger: &Ledger, context: &str) -> SimFlash {
+    let mut store =
+        Sim::open(flash.revive(), BASE, PAGES).unwrap_or_else(|e| panic!("{context}: open {e:?}"));
+    let acked: HashMap<BookingId, &Booking> = ledger.booked.values().map(|b| (b.id, b)).collect();
+    let in_flight_new = match ledger.in_flight.map(|i| &ops[i]) {
+        Some(Op::Book(n)) => Some(n),
+        _ => None,
+    };
+    let full = store.bookings().count() == 10;
+    for b in acked.values() {
+        let Some(got) = store.get(b.id).unwrap() else {
+            // A full mirror forgets its oldest cancelled booking to make room for a new one
+            // (live, or while the booking that needed the room was being written).
+            let forgettable = ledger.cancelled.contains(&b.id) && (full || in_flight_new.is_some());
+            assert!(forgettable, "{context}: lost {b:?}");
+            continue;
+        };
+        assert_eq!(got.new, b.new, "{context}");
+        let cancel_in_flight =
+            matches!(ledger.in_flight.map(|i| &ops[i]), Some(Op::Cancel(j)) if ledger.booked[j].id == b.id);
+        if ledger.cancelled.contains(&b.id) {
+            assert_eq!(got.status, Status::Cancelled, "{context}: cancel of {} lost", b.id);
+        } else if !cancel_in_flight {
+            assert_eq!(got.status, Status::Active, "{context}: {} cancelled unasked", b.id);
+        }
+    }
+    let mut slots = HashSet::new();
+    let mut operations = HashSet::new();
+    for b in store.bookings() {
+        if !acked.contains_key(&b.id) {
+            assert_eq!(Some(&b.new), in_flight_new, "{context}: a booking nobody was acknowledged or making");
+        }
+        assert!(operations.insert((b.new.holder, b.new.nonce)), "{context}: nonce twice");
+        if b.status == Status::Active {
+            assert!(slots.insert((b.new.room.clone(), b.new.slot)), "{context}: slot held twice");
+        }
+    }
+    let epoch = store.boot().unwrap();
+    assert!(ledger.epochs.iter().all(|&e| e < epoch), "{context}: epoch {epoch} after {:?}", ledger.epochs);
+    // Replays of acknowledged operations return the same booking, nothing new.
+    for b in acked.values().filter(|b| !ledger.cancelled.contains(&b.id)) {
+        match store.commit(&b.new).unwrap() {
+            Commit::Replayed(r) => assert_eq!(r.id, b.id, "{context}"),
+            other => panic!("{context}: replay of {} gave {other:?}", b.id),
+        }
+    }
+    let max_id = store.bookings().map(|b| b.id).max().unwrap_or(0);
+    let fresh = new_booking("after", 30, 23, 9, 0xAF7E);
+    let made = store.commit(&fresh).unwrap_or_else(|e| {
+        panic!("{context}: {e:?} {:?}", store.bookings().map(|b| (b.id, b.status)).collect::<Vec<_>>())
+    });
+    let Commit::Created(made) = made else { panic!("{context}: not created") };
+    assert!(made.id > max_id, "{context}: id reused");
+    let mut again = Sim::open(store.into_flash(), BASE, PAGES).unwrap();
+    assert_eq!(again.get(made.id).unwrap().as_ref(), Some(&made), "{context}");
+    assert!(again.boot().unwrap() > epoch, "{context}");
+    again.into_flash()
+}
+
+/// Boots, books, replays, takes, cancels and rebooks: enough records to wrap the 4-page ring
+/// more than once (so pages are opened with bookings carried forward) with a 6-booking mirror.
+fn workload() -> Vec<Op> {
+    let mut ops = vec![Op::Boot];
+    let mut nonce = 1u64;
+    for round in 0..4u8 {
+        let first = ops.len();
+        for k in 0..4u8 {
+            ops.push(Op::Book(new_booking(
+                ["atrium", "studio-b", "nook"][usize::from(k % 3)],
+                round + 1,
+                k + 8,
+                k % 2,
+                nonce,
+            )));
+            nonce += 1;
+        }
+        // The same operation again (replayed), and the same hour by someone else (taken).
+        if let Op::Book(n) = &ops[first] {
+            let n = n.clone();
+            ops.push(Op::Book(n.clone()));
+            ops.push(Op::Book(NewBooking { holder: [7; 8], nonce: (nonce + 100).to_le_bytes(), ..n }));
+        }
+        ops.push(Op::Cancel(first));
+        ops.push(Op::Cancel(first + 2));
+        ops.push(Op::Cancel(first + 1));
+        ops.push(Op::Boot);
+    }
+    ops
+}
+
+#[test]
+fn a_clean_run_matches_the_ram_store() {
+    let ops = workload();
+    let mut ledger = Ledger::default();
+    let flash = run(SimFlash::new(), &ops, &mut ledger);
+    assert_eq!(ledger.in_flight, None);
+    // The same ops on MemStore, the reference semantics.
+    let mut mem = MemStore::<64>::new();
+    let mut mem_booked: HashMap<usize, Booking> = HashMap::new();
+    for (i, op) in ops.iter().enumerate() {
+        match op {
+            Op::Book(n) => {
+                if let Commit::Created(b) | Commit::Replayed(b) = mem.commit(n).unwrap() {
+                    mem_booked.insert(i, b);
+                }
+            }
+            Op::Cancel(j) => {
+                if let Some(b) = mem_booked.get(j) {
+                    mem.cancel(b.id).unwrap();
+                }
+            }
+            Op::Boot => {}
+        }
+    }
+    let mut a: Vec<_> = ledger.booked.iter().map(|(i, b)| (*i, b.new.clone())).collect();
+    let mut b: Vec<_> = mem_booked.iter().map(|(i, b)| (*i, b.new.clone())).collect();
+    a.sort_by_key(|x| x.0);
+    b.sort_by_key(|x| x.0);
+    assert_eq!(a, b, "the same operations booked");
+    assert!(flash.steps > 0);
+    let store = Sim::open(flash.revive(), BASE, PAGES).unwrap();
+    assert_eq!(store.epoch(), 5);
+    let active = store.bookings().filter(|b| b.status == Status::Active).count();
+    assert_eq!(active, mem.bookings().iter().filter(|b| b.status == Status::Active).count());
+}
+
+#[test]
+fn power_cut_at_every_step_loses_no_acknowledged_change_and_leaves_no_half_booking() {
+    let ops = workload();
+    let total = run(SimFlash::new(), &ops, &mut Ledger::default()).steps;
+    assert!(total > 500, "the workload wraps the ring: {total} steps");
+    for cut in 0..total {
+        let mut flash = SimFlash::new();
+        flash.budget = Some(cut);
+        let mut ledger = Ledger::default();
+        let flash = run(flash, &ops, &mut ledger);
+        check_after_reboot(flash, &ops, &ledger, &format!("cut at step {cut}/{total}"));
+    }
+}
+
+#[test]
+fn power_cut_twice_in_a_row_while_recovering() {
+    // Cut once in the workload, then again at every step of the next boot's first booking.
+    let ops = workload();
+    let total = run(SimFlash::new(), &ops, &mut Ledger::default()).steps;
+    for cut in (0..total).step_by(37) {
+        let mut flash = SimFlash::new();
+        flash.budget = Some(cut);
+        let mut ledger = Ledger::default();
+        let flash = run(flash, &ops, &mut ledger).revive();
+        let mut second = 0;
+        loop {
+            let mut f = flash.clone();
+            f.budget = Some(second);
+            let mut l2 = Ledger {
+                booked: ledger.booked.clone(),
+                cancelled: ledger.cancelled.clone(),
+                ..Ledger::default()
+            };
+            l2.epochs = ledger.epochs.clone();
+            let more = [Op::Boot, Op::Book(new_booking("nook", 29, 5, 3, 0x5EC0))];
+            // The second run's ops are indexed after the first's.
+            let mut all = ops.clone();
+            all.extend(more.iter().cloned());
+            let f = run_from(f, &all, ops.len(), &mut l2);
+            let finished = l2.in_flight.is_none();
+            check_after_reboot(f, &all, &l2, &format!("cut at {cut}, then at {second}"));
+            if finished {
+                break;
+            }
+            second += 1;
+        }
+    }
+}
+
+/// Like [`run`], from op `start` on (earlier ops were acknowledged in `ledger` already).
+fn run_from(flash: SimFlash, ops: &[Op], start: usize, ledger: &mut Ledger) -> SimFlash {
+    let mut tail = Ledger::default();
+    let f = run(flash, &ops[start..], &mut tail);
+    ledger.booked.extend(tail.booked.into_iter().map(|(i, b)| (i + start, b)));
+    ledger.cancelled.extend(tail.cancelled);
+    ledger.epochs.extend(tail.epochs);
+    ledger.in_flight = tail.in_flight.map(|i| i + start);
+    f
+}
+
+#[test]
+fn wear_is_spread_over_every_page() {
+    let mut store = Sim::open(SimFlash::new(), BASE, PAGES).unwrap();
+    for i in 0..2000u64 {
+        let n = new_booking("atrium", 1 + (i % 28) as u8, (i % 24) as u8, 1, i);
+        let Commit::Created(b) = store.commit(&n).unwrap() else { panic!("{i}") };
+        store.cancel(b.id).unwrap();
+    }
+    let flash = store.into_flash();
+    let ours = &flash.erases[1..=PAGES as usize];
+    let (lo, hi) = (ours.iter().min().unwrap(), ours.iter().max().unwrap());
+    assert!(*lo > 100 && hi - lo <= 1, "erases per page: {ours:?}");
+    assert_eq!(flash.erases[0] + flash.erases[PAGES as usize + 1], 0, "only its own pages");
+}
+
+#[test]
+fn six_active_bookings_fill_it_and_cancelled_ones_make_room() {
+    let mut store = Small::open(SimFlash::new(), BASE, PAGES).unwrap();
+    let mut ids = Vec::new();
+    for h in 0..6 {
+        let Commit::Created(b) = store.commit(&new_booking("nook", 1, h, 1, u64::from(h))).unwrap() else {
+            panic!()
+        };
+        ids.push(b.id);
+    }
+    assert_eq!(store.commit(&new_booking("nook", 1, 9, 1, 99)), Err(StoreError::Full));
+    store.cancel(ids[2]).unwrap();
+    assert!(matches!(store.commit(&new_booking("nook", 1, 9, 1, 99)), Ok(Commit::Created(_))));
+    // The cancelled booking was forgotten to make room; a reboot agrees.
+    assert_eq!(store.get(ids[2]).unwrap(), None);
+    let store = Small::open(store.into_flash(), BASE, PAGES).unwrap();
+    assert_eq!(store.bookings().count(), 6);
+    assert!(store.bookings().all(|b| b.status == Status::Active));
+}
+
+#[test]
+fn a_write_that_reads_back_wrong_is_not_acknowledged_and_poisons_until_reopened() {
+    let mut store = Sim::open(SimFlash::new(), BASE, PAGES).unwrap();
+    store.boot().unwrap();
+    // A stuck bit where the next record goes.
+    let at = store.addr(store.head, store.next_slot) as usize + 20;
+    store.flash.stuck = Some(at);
+    let n = new_booking("nook", 1, 1, 1, 1);
+    assert_eq!(store.commit(&n), Err(StoreError::Io));
+    assert_eq!(store.commit(&new_booking("nook", 1, 2, 1, 2)), Err(StoreError::Io), "poisoned");
+    let mut flash = store.into_flash();
+    flash.stuck = None;
+    flash.mem[at] = 0;
+    let mut store = Sim::open(flash, BASE, PAGES).unwrap();
+    assert_eq!(store.bookings().count(), 0, "the bad record is skipped");
+    assert!(matches!(store.commit(&n), Ok(Commit::Created(_))));
+}
+
+#[test]
+fn records_round_trip() {
+    let b = Booking {
+        id: 0xDEAD_BEEF,
+        new: new_booking("abcdefghijklmnopqrstuvwx", 31, 23, 0xA5, u64::MAX),
+        status: Status::Cancelled,
+    };
+    let r = encode(&b);
+    assert!(intact(&r));
+    assert_eq!(decode(&r), Some(b));
+    assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+}

@@ -1,0 +1,68 @@
+//! Provisions the panel at build time: the sealing key from `REDMARK_PANEL_KEY` (hex, 32 to 64
+//! bytes) and the requestState lifetime from `REDMARK_PANEL_STATE_TTL` (seconds, default 300).
+//! (Each board's own build script supplies its linker script.)
+
+use std::env;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::PathBuf;
+use std::process::exit;
+
+/// The published development key: used only with `--features dev-key`.
+const DEV_KEY: &str = "7265646d61726b2d70616e656c2d6465762d6b65792d6e6f742d736563726574";
+
+const HOW: &str = "set REDMARK_PANEL_KEY to the panel's sealing key, 64 to 128 hex digits \
+(32 to 64 bytes), e.g.\n    REDMARK_PANEL_KEY=$(openssl rand -hex 32) cargo run --release\n\
+or, for a throwaway development image only, build with the published development key:\n    \
+cargo run --release --features dev-key";
+
+fn fail(why: &str) -> ! {
+    eprintln!("\nerror: {why}\n{HOW}\n");
+    println!("cargo:warning={why}");
+    exit(1);
+}
+
+fn parse_hex(s: &str) -> Option<Vec<u8>> {
+    let s = s.trim();
+    if !s.len().is_multiple_of(2) || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).ok()).collect()
+}
+
+fn main() {
+    let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-env-changed=REDMARK_PANEL_KEY");
+    println!("cargo:rerun-if-env-changed=REDMARK_PANEL_STATE_TTL");
+
+    let dev = env::var_os("CARGO_FEATURE_DEV_KEY").is_some();
+    let (hex, is_dev) = match env::var("REDMARK_PANEL_KEY") {
+        Ok(k) if !k.trim().is_empty() => (k, false),
+        _ if dev => {
+            println!("cargo:warning=building with the published development key (feature dev-key): not for a real panel");
+            (DEV_KEY.to_string(), true)
+        }
+        _ => fail("REDMARK_PANEL_KEY is not set: the panel has no sealing key"),
+    };
+    let Some(key) = parse_hex(&hex) else { fail("REDMARK_PANEL_KEY is not valid hex") };
+    if !(32..=64).contains(&key.len()) {
+        fail(&format!("REDMARK_PANEL_KEY is {} bytes; it must be 32 to 64", key.len()));
+    }
+    let ttl = match env::var("REDMARK_PANEL_STATE_TTL") {
+        Ok(s) => match s.trim().parse::<u32>() {
+            Ok(t) if t > 0 => t,
+            _ => fail("REDMARK_PANEL_STATE_TTL must be a positive number of seconds"),
+        },
+        Err(_) => 300,
+    };
+
+    let mut src = String::new();
+    let _ = writeln!(src, "/// The sealing key (provisioned at build time).");
+    let _ = writeln!(src, "pub const KEY: [u8; {}] = {:?};", key.len(), key);
+    let _ = writeln!(src, "/// Whether `KEY` is the published development key.");
+    let _ = writeln!(src, "pub const KEY_IS_DEV: bool = {is_dev};");
+    let _ = writeln!(src, "/// How long a sealed requestState stays valid, seconds.");
+    let _ = writeln!(src, "pub const STATE_TTL_S: u32 = {ttl};");
+    fs::write(out.join("provision.rs"), src).expect("write provision.rs");
+}

@@ -1,0 +1,170 @@
+//! The redmark door panel, whatever the board: the core engine and the booking tools over a
+//! byte stream (the board's UART), newline-delimited JSON-RPC in and out, bookings and the
+//! boot counter in the board's NOR flash. No heap, fixed buffers.
+//!
+//! A board crate supplies only what its hardware decides: the UART (`embedded-io`), the
+//! flash (`embedded-storage` NOR), the clock, the vector table and the memory map; then it
+//! calls [`run`]. This crate holds the rest:
+//!
+//! - Provisioning (`build.rs`): the sealing key from `REDMARK_PANEL_KEY`, the requestState
+//!   lifetime from `REDMARK_PANEL_STATE_TTL`.
+//! - Bookings: [`Bookings`], `redmark_flash_store::FlashStore` over the board's flash:
+//!   acknowledged bookings survive a reset or a power cut.
+//! - Boot epoch: a counter in the same flash, incremented (durably) at every boot before
+//!   anything is served and bound into every requestState, so state from before a reset
+//!   fails as "Invalid requestState" without the host's help.
+//! - Principal: [`PRINCIPAL`], one fixed identity: the panel's only client is whatever is
+//!   wired to its UART (the room's own display or a gateway), authenticated by being wired.
+//! - Nonces: SHA-256(nonce secret ‖ epoch ‖ message counter), first 8 bytes; the secret is
+//!   derived from the key. Unique across resets as long as the epoch is.
+//! - Lines longer than [`LINE_MAX`] bytes get a -32600 error and the panel goes on serving.
+//! - Diagnostics ([`diag`]) go over semihosting, never the UART; [`stack`] measures the
+//!   stack's high-water mark.
+#![no_std]
+
+pub mod diag;
+pub mod stack;
+
+mod provision {
+    include!(concat!(env!("OUT_DIR"), "/provision.rs"));
+}
+
+use core::panic::PanicInfo;
+
+use cortex_m_rt::{exception, ExceptionFrame};
+use embedded_io::{Read, Write};
+use embedded_storage::nor_flash::NorFlash;
+use redmark_core::booking::{BookingApp, DEFAULT_FLOOR};
+use redmark_core::engine::{Config, Note, ServerInfo};
+use redmark_core::seal::{Key, KeyRing};
+use redmark_core::serve::{serve, Host};
+use redmark_core::wire::lines::Lines;
+use redmark_core::Engine;
+use redmark_flash_store::FlashStore;
+use sha2::{Digest, Sha256};
+
+/// The principal every request is served as.
+pub const PRINCIPAL: &[u8] = b"panel:uart0";
+/// Longest accepted line (one JSON-RPC message), bytes; longer lines get -32600.
+pub const LINE_MAX: usize = 2048;
+/// Output buffer: the largest answer (`tools/list`) is about 2.1 KiB.
+pub const OUT_LEN: usize = 3072;
+/// Bookings the store holds (active, plus cancelled ones until room is needed); beyond
+/// that many active ones `book_room` reports the store full.
+pub const BOOKINGS: usize = 32;
+
+/// The booking store over a board's flash `F`: flash pages, mirrored in RAM.
+pub type Bookings<F> = FlashStore<F, BOOKINGS>;
+
+const INFO: ServerInfo = ServerInfo {
+    name: "redmark-panel",
+    version: env!("CARGO_PKG_VERSION"),
+    instructions: Some("Door panel of one floor: book_room, cancel_booking, list_rooms."),
+};
+
+/// The panel's clock and nonce source.
+struct PanelHost {
+    nonce_secret: [u8; 32],
+    epoch: u32,
+    counter: u64,
+    now_s: fn() -> u64,
+}
+
+impl Host for PanelHost {
+    fn now(&mut self) -> u64 {
+        (self.now_s)()
+    }
+
+    fn entropy(&mut self) -> [u8; 8] {
+        self.counter += 1;
+        let mut h = Sha256::new();
+        h.update(self.nonce_secret);
+        h.update(self.epoch.to_le_bytes());
+        h.update(self.counter.to_le_bytes());
+        let d = h.finalize();
+        let mut n = [0; 8];
+        n.copy_from_slice(&d[..8]);
+        n
+    }
+
+    fn note(&mut self, note: Note) {
+        diag::line(format_args!("{}", note_text(note)));
+    }
+}
+
+/// A note as text, without `Debug` formatting (which costs kilobytes of flash).
+#[allow(unreachable_patterns)]
+fn note_text(note: Note) -> &'static str {
+    use redmark_core::seal::SealError as E;
+    match note {
+        Note::StateRejected(e) => match e {
+            E::Expired => "requestState rejected: expired",
+            E::BadTag => "requestState rejected: bad tag (tampered, or another principal, epoch or request)",
+            E::UnknownKey => "requestState rejected: unknown key",
+            _ => "requestState rejected: malformed",
+        },
+        Note::ResponseTooLarge => "response too large for the output buffer",
+        Note::OutputTooSmall => "output buffer too small",
+        Note::Internal(why) => why,
+        _ => "note",
+    }
+}
+
+type Panel<F> = Engine<BookingApp<'static, &'static mut Bookings<F>>>;
+
+/// Loads the store and counts this boot, then builds the engine. Not inlined: its frame
+/// (the key schedule, the engine as built) is gone while serving.
+#[inline(never)]
+fn setup<F: NorFlash>(store: &'static mut Bookings<F>, now_s: fn() -> u64) -> (Panel<F>, PanelHost) {
+    let Ok(epoch) = store.load().and_then(|()| store.boot()) else {
+        diag::line(format_args!("the booking store in flash failed"));
+        diag::fail()
+    };
+    let Ok(key) = Key::new(1, &provision::KEY) else { diag::fail() };
+    let nonce_secret: [u8; 32] =
+        Sha256::new().chain_update(b"redmark-panel nonce v1").chain_update(provision::KEY).finalize().into();
+    let config = Config { state_ttl_s: provision::STATE_TTL_S, epoch, ..Config::default() };
+    let app = BookingApp::new(DEFAULT_FLOOR, store, INFO);
+    (Engine::new(app, KeyRing::new(key), config), PanelHost { nonce_secret, epoch, counter: 0, now_s })
+}
+
+/// Serves the panel on `uart` for ever, its bookings in `store` (a static the board made
+/// with [`FlashStore::new`]; loaded here), its clock `now_s` (seconds since boot). Call with
+/// the stack painted ([`stack::paint`]).
+pub fn run<U: Read + Write, F: NorFlash>(
+    uart: &mut U,
+    store: &'static mut Bookings<F>,
+    now_s: fn() -> u64,
+) -> ! {
+    let (mut engine, mut host) = setup(store, now_s);
+    let Some(lines) = cortex_m::singleton!(: Lines<LINE_MAX> = Lines::new()) else { diag::fail() };
+    let Some(out) = cortex_m::singleton!(: [u8; OUT_LEN] = [0; OUT_LEN]) else { diag::fail() };
+    stack::boot_done();
+
+    let key = if provision::KEY_IS_DEV { "DEVELOPMENT" } else { "provisioned" };
+    diag::line(format_args!(
+        "up: epoch {}, state ttl {} s, {key} key, stack room {} bytes",
+        host.epoch,
+        provision::STATE_TTL_S,
+        stack::room()
+    ));
+
+    let _ = serve(&mut engine, uart, lines, out, PRINCIPAL, &mut host);
+    // The UART never ends; reaching here is a fault.
+    diag::fail()
+}
+
+#[panic_handler]
+fn panic(info: &PanicInfo<'_>) -> ! {
+    match info.location() {
+        Some(at) => diag::line(format_args!("panic at {}:{}", at.file(), at.line())),
+        None => diag::line(format_args!("panic")),
+    }
+    diag::fail()
+}
+
+#[exception]
+unsafe fn HardFault(ef: &ExceptionFrame) -> ! {
+    diag::line(format_args!("hard fault at pc {:#010x}", ef.pc()));
+    diag::fail()
+}
