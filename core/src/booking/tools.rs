@@ -11,49 +11,69 @@ use super::floor::{Floor, Mask, Room};
 use super::slot::{Day, Slot};
 use super::store::{Booking, Commit, Holder, NewBooking, Status, Store, StoreError};
 use crate::engine::{
-    App, Arg, ArgKind, Call, CallError, Done, Reply, Report, ServerInfo, ToolInfo,
+    App, Arg, ArgKind, Call, CallError, Done, Reply, Report, ServerInfo, ToolEntry, ToolInfo,
 };
 use crate::limits::{MAX_ROOMS, MAX_ROOM_ID};
 use crate::mrtr::{Choice, Elicited, Field, FieldKind, Form, Question, TextFormat};
 use crate::wire::write::Writer;
 
+/// One of the booking tools.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BookingTool {
+    /// `book_room`.
+    BookRoom,
+    /// `cancel_booking`.
+    CancelBooking,
+    /// `list_rooms`.
+    ListRooms,
+}
+
 /// The booking tools, in `tools/list` order.
-pub const TOOLS: &[ToolInfo] = &[
-    ToolInfo {
-        name: "book_room",
-        title: "Book a room",
-        description: "Books a meeting room for one hour that has not started yet (server clock, \
-            UTC; unchecked if unset). Give an exact room_id, or a room_hint in the user's words; \
-            if the hint fits more than one room the user is asked which.",
-        input_schema: r#"{"type":"object","properties":{"day":{"type":"string","format":"date","description":"Day, YYYY-MM-DD"},"hour":{"type":"integer","minimum":0,"maximum":23,"description":"Start hour of the one-hour slot"},"room_hint":{"type":"string","maxLength":64,"description":"The room in the user's words, e.g. \"the big room\""},"room_id":{"type":"string","maxLength":24,"description":"An exact room id from list_rooms"},"attendees":{"type":"integer","minimum":1,"maximum":1000,"description":"People expected; rooms too small are not offered"}},"required":["day","hour"],"additionalProperties":false}"#,
-        read_only: false,
-        destructive: false,
-        idempotent: true,
-        salient: Some(&["day", "hour", "room_hint", "room_id", "attendees"]),
-        answers_need_state: true,
+pub const TOOLS: &[ToolEntry<BookingTool>] = &[
+    ToolEntry {
+        info: ToolInfo {
+            name: "book_room",
+            title: "Book a room",
+            description: "Books a meeting room for one hour that has not started yet (server clock, \
+                UTC; unchecked if unset). Give an exact room_id, or a room_hint in the user's words; \
+                if the hint fits more than one room the user is asked which.",
+            input_schema: r#"{"type":"object","properties":{"day":{"type":"string","format":"date","description":"Day, YYYY-MM-DD"},"hour":{"type":"integer","minimum":0,"maximum":23,"description":"Start hour of the one-hour slot"},"room_hint":{"type":"string","maxLength":64,"description":"The room in the user's words, e.g. \"the big room\""},"room_id":{"type":"string","maxLength":24,"description":"An exact room id from list_rooms"},"attendees":{"type":"integer","minimum":1,"maximum":1000,"description":"People expected; rooms too small are not offered"}},"required":["day","hour"],"additionalProperties":false}"#,
+            read_only: false,
+            destructive: false,
+            idempotent: true,
+            salient: Some(&["day", "hour", "room_hint", "room_id", "attendees"]),
+            answers_need_state: true,
+        },
+        tool: BookingTool::BookRoom,
     },
-    ToolInfo {
-        name: "cancel_booking",
-        title: "Cancel a booking",
-        description: "Cancels one of your bookings after asking you to confirm.",
-        input_schema: r#"{"type":"object","properties":{"booking_id":{"type":"string","description":"The booking, e.g. \"bk_1\""}},"required":["booking_id"],"additionalProperties":false}"#,
-        read_only: false,
-        destructive: true,
-        idempotent: true,
-        salient: Some(&["booking_id"]),
-        answers_need_state: true,
+    ToolEntry {
+        info: ToolInfo {
+            name: "cancel_booking",
+            title: "Cancel a booking",
+            description: "Cancels one of your bookings after asking you to confirm.",
+            input_schema: r#"{"type":"object","properties":{"booking_id":{"type":"string","description":"The booking, e.g. \"bk_1\""}},"required":["booking_id"],"additionalProperties":false}"#,
+            read_only: false,
+            destructive: true,
+            idempotent: true,
+            salient: Some(&["booking_id"]),
+            answers_need_state: true,
+        },
+        tool: BookingTool::CancelBooking,
     },
-    ToolInfo {
-        name: "list_rooms",
-        title: "List rooms",
-        description: "Lists the rooms with their seats; with day and hour, says which are free \
-            (none once that hour has started).",
-        input_schema: r#"{"type":"object","properties":{"day":{"type":"string","format":"date","description":"Day, YYYY-MM-DD"},"hour":{"type":"integer","minimum":0,"maximum":23,"description":"Start hour"},"attendees":{"type":"integer","minimum":1,"maximum":1000,"description":"Only rooms with at least this many seats"}},"additionalProperties":false}"#,
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        salient: None,
-        answers_need_state: false,
+    ToolEntry {
+        info: ToolInfo {
+            name: "list_rooms",
+            title: "List rooms",
+            description: "Lists the rooms with their seats; with day and hour, says which are free \
+                (none once that hour has started).",
+            input_schema: r#"{"type":"object","properties":{"day":{"type":"string","format":"date","description":"Day, YYYY-MM-DD"},"hour":{"type":"integer","minimum":0,"maximum":23,"description":"Start hour"},"attendees":{"type":"integer","minimum":1,"maximum":1000,"description":"Only rooms with at least this many seats"}},"additionalProperties":false}"#,
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            salient: None,
+            answers_need_state: false,
+        },
+        tool: BookingTool::ListRooms,
     },
 ];
 
@@ -69,26 +89,34 @@ const DAY: ArgKind = ArgKind::Text(None, Some(TextFormat::Date));
 const HOUR: ArgKind = ArgKind::Integer(0, 23);
 const PEOPLE: ArgKind = ArgKind::Integer(1, 1000);
 
-/// The arguments of each tool as its `inputSchema` declares them (a test keeps the two equal;
-/// descriptions live only in the schema); every call is checked against them first.
-const ARGS: [&[Arg]; 3] = [
-    &[
-        arg("day", true, DAY),
-        arg("hour", true, HOUR),
-        arg("room_hint", false, ArgKind::Text(Some(64), None)),
-        arg(
-            "room_id",
-            false,
-            ArgKind::Text(Some(MAX_ROOM_ID as u16), None),
-        ),
-        arg("attendees", false, PEOPLE),
-    ],
-    &[arg("booking_id", true, ArgKind::Text(None, None))],
-    &[
-        arg("day", false, DAY),
-        arg("hour", false, HOUR),
-        arg("attendees", false, PEOPLE),
-    ],
+impl BookingTool {
+    /// The arguments the tool takes, as its `inputSchema` declares them (a test keeps the two
+    /// equal; descriptions live only in the schema); every call is checked against them first.
+    fn args(self) -> &'static [Arg] {
+        match self {
+            BookingTool::BookRoom => BOOK_ARGS,
+            BookingTool::CancelBooking => CANCEL_ARGS,
+            BookingTool::ListRooms => LIST_ARGS,
+        }
+    }
+}
+
+const BOOK_ARGS: &[Arg] = &[
+    arg("day", true, DAY),
+    arg("hour", true, HOUR),
+    arg("room_hint", false, ArgKind::Text(Some(64), None)),
+    arg(
+        "room_id",
+        false,
+        ArgKind::Text(Some(MAX_ROOM_ID as u16), None),
+    ),
+    arg("attendees", false, PEOPLE),
+];
+const CANCEL_ARGS: &[Arg] = &[arg("booking_id", true, ArgKind::Text(None, None))];
+const LIST_ARGS: &[Arg] = &[
+    arg("day", false, DAY),
+    arg("hour", false, HOUR),
+    arg("attendees", false, PEOPLE),
 ];
 
 /// Arguments that passed the field check but not serde (not expected to happen).
@@ -117,28 +145,29 @@ impl<'r, S: Store> BookingApp<'r, S> {
 }
 
 impl<S: Store> App for BookingApp<'_, S> {
+    type Tool = BookingTool;
+
     fn info(&self) -> ServerInfo {
         self.info
     }
 
-    fn tools(&self) -> &[ToolInfo] {
+    fn tools(&self) -> &[ToolEntry<BookingTool>] {
         TOOLS
     }
 
     fn call_tool(
         &mut self,
-        index: usize,
+        tool: BookingTool,
         call: &Call<'_>,
         reply: Reply<'_, '_>,
     ) -> Result<Done, CallError> {
-        let fields = ARGS.get(index).copied().unwrap_or(&[]);
-        if let Err(e) = call.check_args(fields) {
+        if let Err(e) = call.check_args(tool.args()) {
             return Ok(reply.fail(&Msg(format_args!("{e}"))));
         }
-        match index {
-            0 => self.book_room(call, reply),
-            1 => self.cancel_booking(call, reply),
-            _ => self.list_rooms(call, reply),
+        match tool {
+            BookingTool::BookRoom => self.book_room(call, reply),
+            BookingTool::CancelBooking => self.cancel_booking(call, reply),
+            BookingTool::ListRooms => self.list_rooms(call, reply),
         }
     }
 }
@@ -816,9 +845,24 @@ mod tests {
     }
 
     #[test]
+    fn each_tool_is_declared_once() {
+        let all = [
+            BookingTool::BookRoom,
+            BookingTool::CancelBooking,
+            BookingTool::ListRooms,
+        ];
+        for t in all {
+            assert_eq!(TOOLS.iter().filter(|e| e.tool == t).count(), 1, "{t:?}");
+        }
+        for (i, e) in TOOLS.iter().enumerate() {
+            assert!(TOOLS[..i].iter().all(|o| o.info.name != e.info.name));
+        }
+    }
+
+    #[test]
     fn argument_tables_are_the_input_schemas() {
-        assert_eq!(ARGS.len(), TOOLS.len());
-        for (tool, fields) in TOOLS.iter().zip(ARGS) {
+        for entry in TOOLS {
+            let (tool, fields) = (&entry.info, entry.tool.args());
             let mut declared: Value = serde_json::from_str(tool.input_schema).unwrap();
             for p in declared["properties"].as_object_mut().unwrap().values_mut() {
                 p.as_object_mut().unwrap().remove("description");

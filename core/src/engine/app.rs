@@ -48,6 +48,18 @@ pub struct ToolInfo {
     pub answers_need_state: bool,
 }
 
+/// One row of an app's tool table: the tool as `tools/list` describes it, and the
+/// [`App::Tool`] the engine hands to [`App::call_tool`] when a call names it. Declaring both
+/// in one row keeps a tool's description and its handler together: reordering the table
+/// changes only the `tools/list` order.
+#[derive(Clone, Copy, Debug)]
+pub struct ToolEntry<T> {
+    /// What `tools/list` says about the tool, and how the engine binds its state.
+    pub info: ToolInfo,
+    /// Which tool this is, for [`App::call_tool`].
+    pub tool: T,
+}
+
 /// A prompt as `prompts/list` describes it, plus how the engine binds its state.
 #[derive(Clone, Copy, Debug)]
 pub struct PromptInfo {
@@ -154,12 +166,16 @@ impl Completions<'_, '_> {
 pub trait App {
     /// Who the server is.
     fn info(&self) -> ServerInfo;
-    /// The tools, in `tools/list` order.
-    fn tools(&self) -> &[ToolInfo];
-    /// Runs tool number `index` (into [`App::tools`]) and answers through `reply`.
+    /// Names one of the app's tools, typically a fieldless enum with one variant per tool.
+    /// The engine finds a call's tool by name in [`App::tools`], once, and hands its `tool`
+    /// to [`App::call_tool`].
+    type Tool: Copy;
+    /// The tool table, in `tools/list` order (names unique).
+    fn tools(&self) -> &[ToolEntry<Self::Tool>];
+    /// Runs `tool` (the entry of [`App::tools`] the call named) and answers through `reply`.
     fn call_tool(
         &mut self,
-        index: usize,
+        tool: Self::Tool,
         call: &Call<'_>,
         reply: Reply<'_, '_>,
     ) -> Result<Done, CallError>;

@@ -276,14 +276,15 @@ fn check_headers<'a>(
 /// must be mirrored, when present in the body, by an `Mcp-Param-NAME` header of equal value
 /// (literal, or `=?base64?…?=` with strict padding); a header without the argument, or with
 /// another value, is a mismatch (`-32020`).
-fn check_param_headers<'a>(
-    tools: &[super::ToolInfo],
+fn check_param_headers<'a, T>(
+    tools: &[super::ToolEntry<T>],
     params: Option<Value<'a>>,
     ph: ParamHeaders<'_>,
 ) -> Result<(), RpcError<'a>> {
     let name = params.and_then(|p| p.get("name"));
     let Some(tool) = tools
         .iter()
+        .map(|t| &t.info)
         .find(|t| name.is_some_and(|n| n.eq_str(t.name)))
     else {
         return Ok(()); // unknown tools are answered later, with -32602
@@ -389,7 +390,7 @@ fn cache_hints<A: App>(eng: &Engine<A>, w: &mut Writer<'_>) {
 fn tools_list<A: App>(eng: &Engine<A>, w: &mut Writer<'_>, id: Value<'_>) {
     open_result(w, id);
     w.key("tools").begin_array();
-    for t in eng.app.tools() {
+    for t in eng.app.tools().iter().map(|t| &t.info) {
         w.begin_object()
             .key("name")
             .string(t.name)
@@ -615,18 +616,22 @@ fn tools_call<'a, A: App>(
         ));
     }
     let (responses, state) = mrtr_params(params)?;
-    let index = inv.eng.app.tools().iter().position(|t| name.eq_str(t.name));
-    let index = index.ok_or(RpcError::UnknownTool(name))?;
-    let tool = inv.eng.app.tools()[index];
+    let entry = inv
+        .eng
+        .app
+        .tools()
+        .iter()
+        .find(|t| name.eq_str(t.info.name));
+    let entry = *entry.ok_or(RpcError::UnknownTool(name))?;
     let target = Target {
         method: "tools/call",
         name,
         args,
-        salient: tool.salient,
-        answers_need_state: tool.answers_need_state,
+        salient: entry.info.salient,
+        answers_need_state: entry.info.answers_need_state,
     };
     invoke(inv, target, responses, state, |app, call, reply| {
-        app.call_tool(index, call, reply)
+        app.call_tool(entry.tool, call, reply)
     })?;
     Ok(())
 }

@@ -8,8 +8,8 @@ mod error;
 
 pub use app::{
     App, ArgsError, Call, CallError, CompletionRef, CompletionRequest, Completions, Done,
-    PromptArg, PromptInfo, Reply, Report, ResourceInfo, ServerInfo, TemplateInfo, ToolInfo,
-    MAX_PROGRESS,
+    PromptArg, PromptInfo, Reply, Report, ResourceInfo, ServerInfo, TemplateInfo, ToolEntry,
+    ToolInfo, MAX_PROGRESS,
 };
 pub use args::{Arg, ArgKind, ArgsInvalid};
 pub use error::{store_message, RpcError};
