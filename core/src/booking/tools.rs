@@ -13,7 +13,7 @@ use super::store::{Booking, Commit, Holder, NewBooking, Status, Store, StoreErro
 use crate::engine::{
     App, Arg, ArgKind, Call, CallError, Done, Reply, Report, ServerInfo, ToolEntry, ToolInfo,
 };
-use crate::limits::{MAX_ROOMS, MAX_ROOM_ID};
+use crate::limits::{MAX_BOOKING_ID_ARG, MAX_DAY_ARG, MAX_ROOMS, MAX_ROOM_HINT, MAX_ROOM_ID};
 use crate::mrtr::{Choice, Elicited, Field, FieldKind, Form, Question, TextFormat};
 use crate::wire::write::Writer;
 
@@ -104,7 +104,11 @@ impl BookingTool {
 const BOOK_ARGS: &[Arg] = &[
     arg("day", true, DAY),
     arg("hour", true, HOUR),
-    arg("room_hint", false, ArgKind::Text(Some(64), None)),
+    arg(
+        "room_hint",
+        false,
+        ArgKind::Text(Some(MAX_ROOM_HINT as u16), None),
+    ),
     arg(
         "room_id",
         false,
@@ -174,21 +178,21 @@ impl<S: Store> App for BookingApp<'_, S> {
 
 #[derive(Deserialize)]
 struct BookArgs {
-    day: String<16>,
+    day: String<MAX_DAY_ARG>,
     hour: i64,
-    room_hint: Option<String<64>>,
+    room_hint: Option<String<MAX_ROOM_HINT>>,
     room_id: Option<String<MAX_ROOM_ID>>,
     attendees: Option<u16>,
 }
 
 #[derive(Deserialize)]
 struct CancelArgs {
-    booking_id: String<16>,
+    booking_id: String<MAX_BOOKING_ID_ARG>,
 }
 
 #[derive(Deserialize)]
 struct ListArgs {
-    day: Option<String<16>>,
+    day: Option<String<MAX_DAY_ARG>>,
     hour: Option<i64>,
     attendees: Option<u16>,
 }

@@ -5,9 +5,8 @@ use core::fmt;
 use serde::de::DeserializeOwned;
 
 use super::args::{Arg, ArgsInvalid};
-use super::error::RpcError;
 use crate::booking::StoreError;
-use crate::limits::MAX_STR;
+use crate::limits::{MAX_COMPLETIONS, MAX_PROGRESS, MAX_STR};
 use crate::mrtr::{Answer, Ask, Capability, InputResponses, Question};
 use crate::seal::{self, Binding, KeyRing, Nonce, Opened, Origin, TOKEN_MAX};
 use crate::wire::json::Value;
@@ -147,8 +146,8 @@ pub struct Completions<'w, 'b> {
 }
 
 impl Completions<'_, '_> {
-    /// Most values one result carries (schema `maxItems`).
-    pub const MAX: u32 = 100;
+    /// Most values one result carries (schema `maxItems`; see [`MAX_COMPLETIONS`]).
+    pub const MAX: u32 = MAX_COMPLETIONS;
 
     /// Adds one value.
     pub fn push(&mut self, value: &str) {
@@ -233,8 +232,10 @@ pub trait App {
     }
 }
 
-/// Why a tool call ends in a JSON-RPC error rather than a result.
+/// Why a tool call ends in a JSON-RPC error rather than a result (the engine's error table,
+/// `engine/error.rs`, says how each is answered).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum CallError {
     /// The tool must ask, and the client did not declare what asking needs (`-32021`).
     MissingCapability(Capability),
@@ -242,32 +243,31 @@ pub enum CallError {
     InvalidParams(&'static str),
     /// A server-side fault (`-32603`).
     Internal(&'static str),
-    /// The booking store failed (`-32603`, worded in [`RpcError::Store`]).
+    /// The booking store failed (`-32603`, worded in [`RpcError::Store`](super::RpcError::Store)).
     Store(StoreError),
     /// `resources/read` of a URI that names no resource (`-32602` with `data.uri`).
     NotFound,
 }
 
-impl CallError {
-    /// What the log should say about this error, if anything (server-side faults only).
-    pub(crate) fn note(self) -> Option<super::Note> {
+impl fmt::Display for CallError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CallError::Internal(why) => Some(super::Note::Internal(why)),
-            CallError::Store(e) => Some(super::Note::Internal(super::error::store_message(e))),
-            _ => None,
-        }
-    }
-
-    pub(crate) fn rpc(self) -> RpcError<'static> {
-        match self {
-            CallError::MissingCapability(c) => RpcError::MissingCapability(c),
-            CallError::InvalidParams(m) => RpcError::InvalidParams(m),
-            CallError::Internal(m) => RpcError::Internal(m),
-            CallError::Store(e) => RpcError::Store(e),
-            CallError::NotFound => RpcError::InvalidParams("Resource not found"),
+            CallError::MissingCapability(c) => {
+                write!(
+                    f,
+                    "the client did not declare the capability '{}'",
+                    c.name()
+                )
+            }
+            CallError::InvalidParams(why) => write!(f, "invalid params: {why}"),
+            CallError::Internal(why) => write!(f, "internal error: {why}"),
+            CallError::Store(e) => e.fmt(f),
+            CallError::NotFound => f.write_str("resource not found"),
         }
     }
 }
+
+impl core::error::Error for CallError {}
 
 /// One `tools/call` as the tool sees it, after the engine has checked everything generic.
 #[derive(Clone, Copy, Debug)]
@@ -293,7 +293,16 @@ pub struct Call<'a> {
 
 /// Why `arguments` could not be read into a tool's typed struct.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ArgsError;
+
+impl fmt::Display for ArgsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the arguments do not fit the tool's argument type")
+    }
+}
+
+impl core::error::Error for ArgsError {}
 
 impl<'a> Call<'a> {
     /// The answer to `q`, or [`Answer::Missing`] when it does not count (no valid state for a
@@ -358,9 +367,6 @@ pub(crate) enum Answered {
     /// An `InputRequiredResult`.
     InputRequired,
 }
-
-/// Most `notifications/progress` one request may send.
-pub const MAX_PROGRESS: usize = 8;
 
 /// Progress a call reported, written by the engine as `notifications/progress` lines
 /// ahead of the response.

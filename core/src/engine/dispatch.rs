@@ -11,7 +11,7 @@ use super::app::{
 use super::error::RpcError;
 use super::{App, Context, Engine, Headers, Note, ParamHeaders, SUPPORTED_VERSIONS};
 use crate::limits::MAX_STR;
-use crate::mrtr::{InputResponses, ResponsesError};
+use crate::mrtr::InputResponses;
 use crate::seal::{self, Binding, Origin};
 use crate::wire::envelope;
 use crate::wire::json::{Kind, Value};
@@ -154,7 +154,11 @@ fn request<'a, A: App>(
     if let Some(h) = cx.headers {
         check_headers(&h, method, params, &meta, m)?;
         if let (Method::ToolsCall, Some(ph)) = (m, param_headers) {
-            check_param_headers(eng.app.tools(), params, ph)?;
+            check_param_headers(eng.app.tools(), params, ph).inspect_err(|e| {
+                if let RpcError::Internal(why) = e {
+                    *note = Some(Note::Internal(why));
+                }
+            })?;
         }
     }
     if !SUPPORTED_VERSIONS.iter().any(|v| meta.version.eq_str(v)) {
@@ -498,12 +502,8 @@ struct Target<'a> {
 fn mrtr_params<'a>(
     params: Value<'a>,
 ) -> Result<(InputResponses<'a>, Option<Value<'a>>), RpcError<'a>> {
-    let responses = InputResponses::read(params.get("inputResponses")).map_err(|e| {
-        RpcError::InvalidParams(match e {
-            ResponsesError::NotObject => "params.inputResponses must be an object",
-            ResponsesError::EntryNotObject => "each params.inputResponses value must be an object",
-        })
-    })?;
+    let responses = InputResponses::read(params.get("inputResponses"))
+        .map_err(|e| RpcError::InvalidParams(e.message()))?;
     let state = params.get("requestState");
     if state.is_some_and(|s| s.kind() != Kind::String) {
         return Err(RpcError::InvalidParams(
@@ -592,12 +592,8 @@ fn invoke<'a, A: App>(
         Ok(done) => Ok(done.0),
         Err(e) => {
             *inv.note = e.note().or(*inv.note);
-            Err(match e {
-                CallError::NotFound if target.method == "resources/read" => {
-                    RpcError::ResourceNotFound(target.name)
-                }
-                e => e.rpc(),
-            })
+            let uri = (target.method == "resources/read").then_some(target.name);
+            Err(e.rpc(uri))
         }
     }
 }
@@ -756,7 +752,7 @@ fn complete<'a, A: App>(
     };
     if let Err(e) = eng.app.complete(&request, &mut out) {
         *note = e.note().or(*note);
-        return Err(e.rpc());
+        return Err(e.rpc(None));
     }
     let (sent, total) = (out.sent, out.total);
     w.end_array()

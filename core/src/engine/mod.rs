@@ -6,10 +6,11 @@ mod args;
 mod dispatch;
 mod error;
 
+pub use crate::limits::MAX_PROGRESS;
 pub use app::{
     App, ArgsError, Call, CallError, CompletionRef, CompletionRequest, Completions, Done,
     PromptArg, PromptInfo, Reply, Report, ResourceInfo, ServerInfo, TemplateInfo, ToolEntry,
-    ToolInfo, MAX_PROGRESS,
+    ToolInfo,
 };
 pub use args::{Arg, ArgKind, ArgsInvalid};
 pub use error::{store_message, RpcError};
@@ -91,8 +92,10 @@ pub struct Context<'a> {
     pub headers: Option<Headers<'a>>,
 }
 
-/// What a message produced.
+/// What a message produced. A transport must send `out[..len]` (when `responded`) and log
+/// the `note`; dropping a `Handled` unread loses the answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use = "the answer is in `out[..len]` and must be sent; the note should be logged"]
 pub struct Handled {
     /// Bytes of `out` holding the answer: one or more messages separated by `\n`, no
     /// trailing newline; the last one is the response. 0 for a notification.
@@ -107,6 +110,7 @@ pub struct Handled {
 
 /// A log-worthy event behind an answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Note {
     /// A `requestState` was refused; the wire only says "Invalid requestState".
     StateRejected(SealError),
@@ -116,6 +120,17 @@ pub enum Note {
     OutputTooSmall,
     /// A tool reported a server-side fault.
     Internal(&'static str),
+}
+
+impl core::fmt::Display for Note {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Note::StateRejected(e) => write!(f, "requestState rejected: {e}"),
+            Note::ResponseTooLarge => f.write_str("response too large for the output buffer"),
+            Note::OutputTooSmall => f.write_str("output buffer too small"),
+            Note::Internal(why) => write!(f, "server fault: {why}"),
+        }
+    }
 }
 
 /// The protocol engine, hosting one [`App`].
@@ -283,7 +298,7 @@ pub fn fault_answer(input: Option<&[u8]>, out: &mut [u8]) -> Handled {
         Some(Err((_, id))) => id,
         None => None,
     };
-    let e = RpcError::Internal("Internal error: the server failed while handling this request");
+    let e = RpcError::Internal("the host caught a panic");
     let mut w = Writer::new(out);
     write_error(&mut w, id, &e);
     match w.finish() {
