@@ -12,12 +12,18 @@
 //!   validation, the question/answer protocol a tool uses.
 //! - [`engine`]: dispatch, `_meta` checks, the one error table, the [`engine::App`] trait.
 //! - [`booking`]: the floor of rooms, the booking store trait and the `book_room` tools.
+//!
+//! With the `fixtures` feature, `fixtures` hosts the official conformance suite's tools,
+//! prompts and resources on the same engine (the shell's `serve --fixtures`).
+//!
+//! [`Engine`] states the calling contract and serves one message in its example.
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod booking;
 pub mod engine;
+#[cfg(feature = "fixtures")]
 pub mod fixtures;
 pub mod limits;
 pub mod mrtr;

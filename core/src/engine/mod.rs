@@ -133,7 +133,76 @@ impl core::fmt::Display for Note {
     }
 }
 
-/// The protocol engine, hosting one [`App`].
+/// The protocol engine, hosting one [`App`]: one call per message, sans-IO.
+///
+/// # Calling contract
+///
+/// A transport owns every socket, clock and random source, and calls the engine once per
+/// message it receives, passing:
+///
+/// - **the message**: the bytes of one JSON-RPC message (at most
+///   [`MAX_MESSAGE`](crate::limits::MAX_MESSAGE)). A byte stream frames lines with
+///   [`Lines`](crate::wire::lines::Lines) and hands each [`Line`] to
+///   [`Engine::handle_line`]; HTTP hands the body to [`Engine::handle_http`] with its
+///   `Mcp-Param-*` headers; anything else uses [`Engine::handle`];
+/// - **a [`Context`]**: the server's clock, the authenticated principal, 8 fresh random
+///   bytes and, over HTTP, the `MCP-Protocol-Version`/`Mcp-Method`/`Mcp-Name` headers seen;
+/// - **an output buffer** of at least [`MIN_OUT`] bytes ([`OUT`](crate::limits::OUT)
+///   recommended), lent for the call.
+///
+/// What comes back is a [`Handled`], and the transport must act on it:
+///
+/// - `responded`: send `out[..len]`. It holds one or more messages separated by `\n`
+///   (progress notifications first, the response last, no trailing newline); a stream
+///   writes each as a line, HTTP as the body or as SSE events. When `responded` is false
+///   nothing is sent: the message was a notification (or the buffer was smaller than
+///   [`MIN_OUT`], with `note` saying so).
+/// - `status`: the HTTP status to answer with (202 for a notification); other transports
+///   ignore it.
+/// - `note`: log it when present. It says what the wire does not (why a `requestState` was
+///   refused, a server fault); never send it to the client.
+///
+/// The engine keeps nothing of a message after the call (bookings live in the app's
+/// store): what a multi-round request needs next time travels sealed in `requestState`. The engine never blocks or allocates; a host that catches a
+/// panic in it answers with [`fault_answer`].
+///
+/// # Example
+///
+/// Serving one `tools/list`:
+///
+/// ```
+/// use redmark_core::booking::{BookingApp, MemStore, DEFAULT_FLOOR};
+/// use redmark_core::engine::{Config, Context, Engine, ServerInfo};
+/// use redmark_core::limits::OUT;
+/// use redmark_core::seal::{Key, KeyRing};
+///
+/// # fn main() -> Result<(), redmark_core::seal::KeyError> {
+/// let info = ServerInfo { name: "door-panel", version: "1.0.0", instructions: None };
+/// let app = BookingApp::new(DEFAULT_FLOOR, MemStore::<8>::new(), info);
+/// let key = Key::new(1, b"an example key of 32 bytes or so")?;
+/// let mut engine = Engine::new(app, KeyRing::new(key), Config::default());
+///
+/// let message = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{
+///     "io.modelcontextprotocol/protocolVersion":"2026-07-28",
+///     "io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+/// let cx = Context {
+///     now: 1_800_000_000,           // the server's clock, seconds
+///     principal: b"alice",          // who the transport authenticated
+///     entropy: [4, 2, 4, 2, 4, 2, 4, 2], // fresh random bytes for this message
+///     headers: None,                // not HTTP
+/// };
+/// let mut out = [0u8; OUT];
+/// let handled = engine.handle(message, &cx, &mut out);
+///
+/// assert!(handled.responded);
+/// assert_eq!(handled.note, None);
+/// let answer = core::str::from_utf8(&out[..handled.len]).unwrap();
+/// assert!(answer.starts_with(r#"{"jsonrpc":"2.0","id":1,"result":{"#));
+/// assert!(answer.contains(r#""name":"book_room""#));
+/// // A transport now writes `answer` as one line (or one HTTP body) and logs any note.
+/// # Ok(())
+/// # }
+/// ```
 pub struct Engine<A: App> {
     app: A,
     keys: KeyRing,
