@@ -11,10 +11,11 @@ use super::floor::{Floor, Mask, Room};
 use super::slot::{Day, Slot};
 use super::store::{Booking, Commit, Holder, NewBooking, Status, Store, StoreError};
 use crate::engine::{
-    App, Arg, ArgKind, Call, CallError, Done, Reply, Report, ServerInfo, ToolEntry, ToolInfo,
+    App, Arg, ArgKind, Call, CallError, Done, Elicited, Reply, Report, ServerInfo, ToolEntry,
+    ToolInfo,
 };
 use crate::limits::{MAX_BOOKING_ID_ARG, MAX_DAY_ARG, MAX_ROOMS, MAX_ROOM_HINT, MAX_ROOM_ID};
-use crate::mrtr::{Choice, Elicited, Field, FieldKind, Form, Question, TextFormat};
+use crate::mrtr::{Choice, Field, FieldKind, Form, Question, TextFormat};
 use crate::wire::write::Writer;
 
 /// One of the booking tools.
@@ -330,7 +331,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
                 mark: None,
             },
         };
-        let (content, reply) = match question.elicit(call, reply, &[])? {
+        let (content, reply) = match reply.elicit(call, &question, &[])? {
             Elicited::Accepted(content, reply) => (content, reply),
             Elicited::Declined(reply) => {
                 return Ok(Chosen::Answered(reply.complete(&NotBooked::Declined)))
@@ -410,7 +411,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
                 mark: None,
             },
         };
-        match question.elicit(call, reply, &[])? {
+        match reply.elicit(call, &question, &[])? {
             Elicited::Accepted(c, reply)
                 if c.get("confirm").and_then(|v| v.as_bool()) == Some(true) =>
             {

@@ -4,6 +4,7 @@
 mod app;
 mod args;
 mod dispatch;
+mod elicit;
 mod error;
 
 pub use crate::limits::MAX_PROGRESS;
@@ -13,6 +14,7 @@ pub use app::{
     ToolInfo,
 };
 pub use args::{Arg, ArgKind, ArgsInvalid};
+pub use elicit::Elicited;
 pub use error::{store_message, RpcError};
 
 use crate::limits::MIN_OUT;
