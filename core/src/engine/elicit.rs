@@ -1,6 +1,6 @@
 //! The round trip of one form question: [`Reply::elicit`] reads this call's answer or asks.
 
-use super::app::{Call, CallError, Done, Reply};
+use super::{Call, CallError, Done, Reply};
 use crate::mrtr::{Answer, Ask, Form, InputRequest, Invalid, Question};
 use crate::wire::json::Value;
 

@@ -3,19 +3,25 @@
 
 mod app;
 mod args;
+mod call;
 mod dispatch;
 mod elicit;
 mod error;
+mod headers;
+mod invocation;
+mod lists;
+mod reply;
 
 pub use crate::limits::MAX_PROGRESS;
 pub use app::{
-    App, ArgsError, Call, CallError, CompletionRef, CompletionRequest, Completions, Done,
-    PromptArg, PromptInfo, Reply, Report, ResourceInfo, ServerInfo, TemplateInfo, ToolEntry,
-    ToolInfo,
+    App, CallError, CompletionRef, CompletionRequest, Completions, PromptArg, PromptInfo,
+    ResourceInfo, ServerInfo, TemplateInfo, ToolEntry, ToolInfo,
 };
 pub use args::{Arg, ArgKind, ArgsInvalid};
+pub use call::{ArgsError, Call};
 pub use elicit::Elicited;
 pub use error::{store_message, RpcError};
+pub use reply::{Done, Reply, Report};
 
 use crate::limits::MIN_OUT;
 use crate::seal::{KeyRing, SealError};
