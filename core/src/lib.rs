@@ -8,16 +8,23 @@
 //!   JSON-RPC envelope and per-request `_meta`.
 //! - [`seal`]: `requestState` tokens — HMAC-SHA256 over a compact binary layout, bound to the
 //!   principal, an expiry and a digest of the originating request.
-//! - [`mrtr`]: Multi Round-Trip Requests — input responses, elicitation forms and their
-//!   validation, the question/answer protocol a tool uses.
-//! - [`engine`]: dispatch, `_meta` checks, the one error table, the [`engine::App`] trait.
+//! - [`mrtr`]: Multi Round-Trip Requests as data — input requests and responses,
+//!   elicitation forms, answers and their validation.
+//! - [`engine`]: dispatch, `_meta` checks, the one error table, the [`engine::App`] trait,
+//!   and the round trip a tool runs through its [`Reply`] (ask, elicit, answer).
 //! - [`booking`]: the floor of rooms, the booking store trait and the `book_room` tools.
+//!
+//! With the `fixtures` feature, `fixtures` hosts the official conformance suite's tools,
+//! prompts and resources on the same engine (the shell's `serve --fixtures`).
+//!
+//! [`Engine`] states the calling contract and serves one message in its example.
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod booking;
 pub mod engine;
+#[cfg(feature = "fixtures")]
 pub mod fixtures;
 pub mod limits;
 pub mod mrtr;

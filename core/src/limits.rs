@@ -34,3 +34,16 @@ pub const MAX_PRINCIPAL: usize = 64;
 pub const MAX_ECHO: usize = 64;
 /// Longest argument name "did you mean" compares (the edit-distance row is this wide).
 pub const MAX_ARG_NAME: usize = 32;
+/// Most `notifications/progress` one request may send; further reports are dropped.
+pub const MAX_PROGRESS: usize = 8;
+/// Most values one `completion/complete` result carries (schema `maxItems`); the rest count
+/// towards `total` and set `hasMore`.
+pub const MAX_COMPLETIONS: u32 = 100;
+/// Longest `day` argument the booking tools read, in bytes (`YYYY-MM-DD` is 10).
+pub const MAX_DAY_ARG: usize = 16;
+/// Longest `room_hint` argument, in bytes (the `book_room` schema's `maxLength`).
+pub const MAX_ROOM_HINT: usize = 64;
+/// Longest `booking_id` argument `cancel_booking` reads, in bytes (`bk_` and a `u32`).
+pub const MAX_BOOKING_ID_ARG: usize = 16;
+/// Bytes [`crate::serve::serve`] reads from its transport at a time.
+pub const READ_CHUNK: usize = 64;

@@ -26,7 +26,7 @@ pub fn serve<A: App, T: Read + Write, const N: usize>(
     principal: &[u8],
     host: &mut impl Host,
 ) -> Result<(), T::Error> {
-    let mut chunk = [0u8; 64];
+    let mut chunk = [0u8; crate::limits::READ_CHUNK];
     loop {
         let n = io.read(&mut chunk)?;
         if n == 0 {

@@ -3,6 +3,7 @@
 
 mod floor;
 mod mem_store;
+mod report;
 mod slot;
 mod store;
 mod tools;
@@ -13,4 +14,4 @@ pub use slot::{Day, Slot, CLOCK_SET_FROM};
 pub use store::{
     Booking, BookingId, Commit, Holder, NewBooking, RoomId, Status, Store, StoreError,
 };
-pub use tools::{BookingApp, TOOLS};
+pub use tools::{BookingApp, BookingTool, TOOLS};

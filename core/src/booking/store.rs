@@ -62,6 +62,7 @@ pub enum Commit {
 
 /// A store failure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum StoreError {
     /// No room for another booking.
     Full,
@@ -71,6 +72,15 @@ pub enum StoreError {
     /// nothing was changed, and retrying will not help until the operator restores the store.
     Corrupt,
 }
+
+/// The same words the engine answers a client with (see [`crate::engine::store_message`]).
+impl core::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(crate::engine::store_message(*self))
+    }
+}
+
+impl core::error::Error for StoreError {}
 
 /// Where bookings live. Each method is atomic.
 pub trait Store {

@@ -1,59 +1,81 @@
 //! `book_room`, `cancel_booking` and `list_rooms`: tools that ask only when they must and do
 //! the irreversible thing last.
 
-use core::fmt;
-
 use heapless::{String, Vec};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use super::floor::{Floor, Mask, Room};
 use super::slot::{Day, Slot};
-use super::store::{Booking, Commit, Holder, NewBooking, Status, Store, StoreError};
+use super::store::{Commit, Holder, NewBooking, Status, Store, StoreError};
 use crate::engine::{
-    App, Arg, ArgKind, Call, CallError, Done, Reply, Report, ServerInfo, ToolInfo,
+    App, Arg, ArgKind, Call, CallError, Done, Elicited, Reply, ServerInfo, ToolEntry, ToolInfo,
 };
-use crate::limits::{MAX_ROOMS, MAX_ROOM_ID};
-use crate::mrtr::{Choice, Elicited, Field, FieldKind, Form, Question, TextFormat};
-use crate::wire::write::Writer;
+use crate::limits::{MAX_BOOKING_ID_ARG, MAX_DAY_ARG, MAX_ROOMS, MAX_ROOM_HINT, MAX_ROOM_ID};
+use crate::mrtr::{Choice, Field, FieldKind, Form, Question, TextFormat};
+
+use super::report::{
+    Booked, BookingRef, Cancelled, Described, Earliest, Msg, NotBooked, RoomList, RoomQuestion,
+    Taken, TooSmall, UnknownRoom,
+};
+
+/// One of the booking tools.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BookingTool {
+    /// `book_room`.
+    BookRoom,
+    /// `cancel_booking`.
+    CancelBooking,
+    /// `list_rooms`.
+    ListRooms,
+}
 
 /// The booking tools, in `tools/list` order.
-pub const TOOLS: &[ToolInfo] = &[
-    ToolInfo {
-        name: "book_room",
-        title: "Book a room",
-        description: "Books a meeting room for one hour that has not started yet (server clock, \
-            UTC; unchecked if unset). Give an exact room_id, or a room_hint in the user's words; \
-            if the hint fits more than one room the user is asked which.",
-        input_schema: r#"{"type":"object","properties":{"day":{"type":"string","format":"date","description":"Day, YYYY-MM-DD"},"hour":{"type":"integer","minimum":0,"maximum":23,"description":"Start hour of the one-hour slot"},"room_hint":{"type":"string","maxLength":64,"description":"The room in the user's words, e.g. \"the big room\""},"room_id":{"type":"string","maxLength":24,"description":"An exact room id from list_rooms"},"attendees":{"type":"integer","minimum":1,"maximum":1000,"description":"People expected; rooms too small are not offered"}},"required":["day","hour"],"additionalProperties":false}"#,
-        read_only: false,
-        destructive: false,
-        idempotent: true,
-        salient: Some(&["day", "hour", "room_hint", "room_id", "attendees"]),
-        answers_need_state: true,
+pub const TOOLS: &[ToolEntry<BookingTool>] = &[
+    ToolEntry {
+        info: ToolInfo {
+            name: "book_room",
+            title: "Book a room",
+            description: "Books a meeting room for one hour that has not started yet (server clock, \
+                UTC; unchecked if unset). Give an exact room_id, or a room_hint in the user's words; \
+                if the hint fits more than one room the user is asked which.",
+            input_schema: r#"{"type":"object","properties":{"day":{"type":"string","format":"date","description":"Day, YYYY-MM-DD"},"hour":{"type":"integer","minimum":0,"maximum":23,"description":"Start hour of the one-hour slot"},"room_hint":{"type":"string","maxLength":64,"description":"The room in the user's words, e.g. \"the big room\""},"room_id":{"type":"string","maxLength":24,"description":"An exact room id from list_rooms"},"attendees":{"type":"integer","minimum":1,"maximum":1000,"description":"People expected; rooms too small are not offered"}},"required":["day","hour"],"additionalProperties":false}"#,
+            read_only: false,
+            destructive: false,
+            idempotent: true,
+            salient: Some(&["day", "hour", "room_hint", "room_id", "attendees"]),
+            answers_need_state: true,
+        },
+        tool: BookingTool::BookRoom,
     },
-    ToolInfo {
-        name: "cancel_booking",
-        title: "Cancel a booking",
-        description: "Cancels one of your bookings after asking you to confirm.",
-        input_schema: r#"{"type":"object","properties":{"booking_id":{"type":"string","description":"The booking, e.g. \"bk_1\""}},"required":["booking_id"],"additionalProperties":false}"#,
-        read_only: false,
-        destructive: true,
-        idempotent: true,
-        salient: Some(&["booking_id"]),
-        answers_need_state: true,
+    ToolEntry {
+        info: ToolInfo {
+            name: "cancel_booking",
+            title: "Cancel a booking",
+            description: "Cancels one of your bookings after asking you to confirm.",
+            input_schema: r#"{"type":"object","properties":{"booking_id":{"type":"string","description":"The booking, e.g. \"bk_1\""}},"required":["booking_id"],"additionalProperties":false}"#,
+            read_only: false,
+            destructive: true,
+            idempotent: true,
+            salient: Some(&["booking_id"]),
+            answers_need_state: true,
+        },
+        tool: BookingTool::CancelBooking,
     },
-    ToolInfo {
-        name: "list_rooms",
-        title: "List rooms",
-        description: "Lists the rooms with their seats; with day and hour, says which are free \
-            (none once that hour has started).",
-        input_schema: r#"{"type":"object","properties":{"day":{"type":"string","format":"date","description":"Day, YYYY-MM-DD"},"hour":{"type":"integer","minimum":0,"maximum":23,"description":"Start hour"},"attendees":{"type":"integer","minimum":1,"maximum":1000,"description":"Only rooms with at least this many seats"}},"additionalProperties":false}"#,
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        salient: None,
-        answers_need_state: false,
+    ToolEntry {
+        info: ToolInfo {
+            name: "list_rooms",
+            title: "List rooms",
+            description: "Lists the rooms with their seats; with day and hour, says which are free \
+                (none once that hour has started).",
+            input_schema: r#"{"type":"object","properties":{"day":{"type":"string","format":"date","description":"Day, YYYY-MM-DD"},"hour":{"type":"integer","minimum":0,"maximum":23,"description":"Start hour"},"attendees":{"type":"integer","minimum":1,"maximum":1000,"description":"Only rooms with at least this many seats"}},"additionalProperties":false}"#,
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            salient: None,
+            answers_need_state: false,
+        },
+        tool: BookingTool::ListRooms,
     },
 ];
 
@@ -69,26 +91,38 @@ const DAY: ArgKind = ArgKind::Text(None, Some(TextFormat::Date));
 const HOUR: ArgKind = ArgKind::Integer(0, 23);
 const PEOPLE: ArgKind = ArgKind::Integer(1, 1000);
 
-/// The arguments of each tool as its `inputSchema` declares them (a test keeps the two equal;
-/// descriptions live only in the schema); every call is checked against them first.
-const ARGS: [&[Arg]; 3] = [
-    &[
-        arg("day", true, DAY),
-        arg("hour", true, HOUR),
-        arg("room_hint", false, ArgKind::Text(Some(64), None)),
-        arg(
-            "room_id",
-            false,
-            ArgKind::Text(Some(MAX_ROOM_ID as u16), None),
-        ),
-        arg("attendees", false, PEOPLE),
-    ],
-    &[arg("booking_id", true, ArgKind::Text(None, None))],
-    &[
-        arg("day", false, DAY),
-        arg("hour", false, HOUR),
-        arg("attendees", false, PEOPLE),
-    ],
+impl BookingTool {
+    /// The arguments the tool takes, as its `inputSchema` declares them (a test keeps the two
+    /// equal; descriptions live only in the schema); every call is checked against them first.
+    fn args(self) -> &'static [Arg] {
+        match self {
+            BookingTool::BookRoom => BOOK_ARGS,
+            BookingTool::CancelBooking => CANCEL_ARGS,
+            BookingTool::ListRooms => LIST_ARGS,
+        }
+    }
+}
+
+const BOOK_ARGS: &[Arg] = &[
+    arg("day", true, DAY),
+    arg("hour", true, HOUR),
+    arg(
+        "room_hint",
+        false,
+        ArgKind::Text(Some(MAX_ROOM_HINT as u16), None),
+    ),
+    arg(
+        "room_id",
+        false,
+        ArgKind::Text(Some(MAX_ROOM_ID as u16), None),
+    ),
+    arg("attendees", false, PEOPLE),
+];
+const CANCEL_ARGS: &[Arg] = &[arg("booking_id", true, ArgKind::Text(None, None))];
+const LIST_ARGS: &[Arg] = &[
+    arg("day", false, DAY),
+    arg("hour", false, HOUR),
+    arg("attendees", false, PEOPLE),
 ];
 
 /// Arguments that passed the field check but not serde (not expected to happen).
@@ -117,49 +151,50 @@ impl<'r, S: Store> BookingApp<'r, S> {
 }
 
 impl<S: Store> App for BookingApp<'_, S> {
+    type Tool = BookingTool;
+
     fn info(&self) -> ServerInfo {
         self.info
     }
 
-    fn tools(&self) -> &[ToolInfo] {
+    fn tools(&self) -> &[ToolEntry<BookingTool>] {
         TOOLS
     }
 
     fn call_tool(
         &mut self,
-        index: usize,
+        tool: BookingTool,
         call: &Call<'_>,
         reply: Reply<'_, '_>,
     ) -> Result<Done, CallError> {
-        let fields = ARGS.get(index).copied().unwrap_or(&[]);
-        if let Err(e) = call.check_args(fields) {
+        if let Err(e) = call.check_args(tool.args()) {
             return Ok(reply.fail(&Msg(format_args!("{e}"))));
         }
-        match index {
-            0 => self.book_room(call, reply),
-            1 => self.cancel_booking(call, reply),
-            _ => self.list_rooms(call, reply),
+        match tool {
+            BookingTool::BookRoom => self.book_room(call, reply),
+            BookingTool::CancelBooking => self.cancel_booking(call, reply),
+            BookingTool::ListRooms => self.list_rooms(call, reply),
         }
     }
 }
 
 #[derive(Deserialize)]
 struct BookArgs {
-    day: String<16>,
+    day: String<MAX_DAY_ARG>,
     hour: i64,
-    room_hint: Option<String<64>>,
+    room_hint: Option<String<MAX_ROOM_HINT>>,
     room_id: Option<String<MAX_ROOM_ID>>,
     attendees: Option<u16>,
 }
 
 #[derive(Deserialize)]
 struct CancelArgs {
-    booking_id: String<16>,
+    booking_id: String<MAX_BOOKING_ID_ARG>,
 }
 
 #[derive(Deserialize)]
 struct ListArgs {
-    day: Option<String<16>>,
+    day: Option<String<MAX_DAY_ARG>>,
     hour: Option<i64>,
     attendees: Option<u16>,
 }
@@ -297,7 +332,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
                 mark: None,
             },
         };
-        let (content, reply) = match question.elicit(call, reply, &[])? {
+        let (content, reply) = match reply.elicit(call, &question, &[])? {
             Elicited::Accepted(content, reply) => (content, reply),
             Elicited::Declined(reply) => {
                 return Ok(Chosen::Answered(reply.complete(&NotBooked::Declined)))
@@ -377,7 +412,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
                 mark: None,
             },
         };
-        match question.elicit(call, reply, &[])? {
+        match reply.elicit(call, &question, &[])? {
             Elicited::Accepted(c, reply)
                 if c.get("confirm").and_then(|v| v.as_bool()) == Some(true) =>
             {
@@ -448,329 +483,6 @@ fn holder(principal: &[u8]) -> Holder {
     h
 }
 
-/// Formatted text as a report.
-struct Msg<'a>(fmt::Arguments<'a>);
-
-impl Report for Msg<'_> {
-    fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        f.write_fmt(self.0)
-    }
-}
-
-impl fmt::Display for Msg<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_fmt(self.0)
-    }
-}
-
-struct BookingRef<'a>(&'a Booking);
-
-impl fmt::Display for BookingRef<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "bk_{}", self.0.id)
-    }
-}
-
-struct Described<'a, 'r>(&'a Booking, Option<&'a Room<'r>>);
-
-impl fmt::Display for Described<'_, '_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.1 {
-            Some(r) => write!(f, "{} on {}", r.name, self.0.new.slot),
-            None => write!(f, "{} on {}", self.0.new.room, self.0.new.slot),
-        }
-    }
-}
-
-struct RoomQuestion<'h> {
-    hint: Option<&'h str>,
-    named: bool,
-}
-
-impl fmt::Display for RoomQuestion<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.hint, self.named) {
-            (Some(h), true) => write!(f, "'{h}' matches more than one room. Which did you mean?"),
-            (Some(h), false) => write!(f, "No room is called '{h}'. Which room did you mean?"),
-            (None, _) => f.write_str("Which room should be booked?"),
-        }
-    }
-}
-
-fn write_booking(w: &mut Writer<'_>, b: &Booking, room: Option<&Room<'_>>) {
-    w.key("booking").begin_object();
-    w.key("id").string_fmt(format_args!("{}", BookingRef(b)));
-    w.key("room_id").string(&b.new.room);
-    if let Some(r) = room {
-        w.key("room_name").string(r.name);
-    }
-    w.key("day")
-        .string_fmt(format_args!("{}", b.new.slot.day))
-        .key("hour")
-        .int(b.new.slot.hour.into());
-    if b.new.attendees > 0 {
-        w.key("attendees").int(b.new.attendees.into());
-    }
-    let status = if b.status == Status::Active {
-        "active"
-    } else {
-        "cancelled"
-    };
-    w.key("status").string(status).end_object();
-}
-
-struct Booked<'a, 'r> {
-    room: &'a Room<'r>,
-    booking: &'a Booking,
-}
-
-impl Report for Booked<'_, '_> {
-    fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        write!(
-            f,
-            "Booked {} on {} — booking {}.",
-            self.room,
-            self.booking.new.slot,
-            BookingRef(self.booking)
-        )?;
-        if self.booking.status == Status::Cancelled {
-            f.write_str(
-                " It has since been cancelled, so nothing is booked now: to book again, make a \
-                 new book_room call.",
-            )?;
-        }
-        Ok(())
-    }
-    fn has_structured(&self) -> bool {
-        true
-    }
-    fn structured(&self, w: &mut Writer<'_>) {
-        w.begin_object().key("booked").bool(true);
-        write_booking(w, self.booking, Some(self.room));
-        w.end_object();
-    }
-}
-
-/// Why nothing was booked: the user said no, or dismissed the whole operation.
-enum NotBooked {
-    Declined,
-    Cancelled,
-}
-
-impl Report for NotBooked {
-    fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        f.write_str(match self {
-            NotBooked::Declined => "Not booked: you declined to choose a room.",
-            NotBooked::Cancelled => "Cancelled: nothing was booked.",
-        })
-    }
-    fn has_structured(&self) -> bool {
-        true
-    }
-    fn structured(&self, w: &mut Writer<'_>) {
-        let reason = match self {
-            NotBooked::Declined => "declined",
-            NotBooked::Cancelled => "cancelled",
-        };
-        w.begin_object()
-            .key("booked")
-            .bool(false)
-            .key("reason")
-            .string(reason)
-            .end_object();
-    }
-}
-
-struct Cancelled<'a, 'r> {
-    booking: &'a Booking,
-    room: Option<&'a Room<'r>>,
-    already: bool,
-}
-
-impl Report for Cancelled<'_, '_> {
-    fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        let how = if self.already {
-            "was already cancelled"
-        } else {
-            "is cancelled"
-        };
-        write!(
-            f,
-            "{} ({}) {how}.",
-            BookingRef(self.booking),
-            Described(self.booking, self.room)
-        )
-    }
-    fn has_structured(&self) -> bool {
-        true
-    }
-    fn structured(&self, w: &mut Writer<'_>) {
-        w.begin_object();
-        write_booking(w, self.booking, self.room);
-        w.end_object();
-    }
-}
-
-struct UnknownRoom<'a, 'r> {
-    floor: Floor<'r>,
-    id: &'a str,
-}
-
-impl Report for UnknownRoom<'_, '_> {
-    fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        write!(f, "There is no room '{}'. Room ids: ", self.id)?;
-        list(f, self.floor.rooms.iter().map(|r| r.id))
-    }
-}
-
-struct TooSmall<'r> {
-    floor: Floor<'r>,
-    pool: Mask,
-    people: u16,
-}
-
-impl Report for TooSmall<'_> {
-    fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        write!(f, "Too small for {} people: ", self.people)?;
-        let mut first = true;
-        for r in self.floor.iter(self.pool) {
-            write!(f, "{}{r}", if first { "" } else { ", " })?;
-            first = false;
-        }
-        let bigger = self.floor.mask(|r| r.seats >= self.people);
-        if bigger == 0 {
-            f.write_str(". No room on this floor is that large.")
-        } else {
-            f.write_str(". Rooms large enough: ")?;
-            list(f, self.floor.iter(bigger).map(|r| r.name))
-        }
-    }
-}
-
-struct Taken<'a, 'r> {
-    floor: Floor<'r>,
-    room: &'a Room<'r>,
-    slot: Slot,
-    free: Mask,
-}
-
-impl Report for Taken<'_, '_> {
-    fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        write!(f, "{} is already booked on {}. ", self.room.name, self.slot)?;
-        if self.free == 0 {
-            f.write_str("No suitable room is free at that hour; try another hour.")
-        } else {
-            f.write_str("Free at that hour: ")?;
-            list(f, self.floor.iter(self.free).map(|r| r.id))
-        }
-    }
-    fn has_structured(&self) -> bool {
-        true
-    }
-    fn structured(&self, w: &mut Writer<'_>) {
-        w.begin_object()
-            .key("booked")
-            .bool(false)
-            .key("reason")
-            .string("taken");
-        w.key("free_rooms").begin_array();
-        self.floor.iter(self.free).for_each(|r| {
-            w.string(r.id);
-        });
-        w.end_array().end_object();
-    }
-}
-
-struct RoomList<'r> {
-    floor: Floor<'r>,
-    shown: Mask,
-    free: Mask,
-    slot: Option<Slot>,
-    /// The clock, when the slot asked about has already started.
-    past: Option<u64>,
-}
-
-impl Report for RoomList<'_> {
-    fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        if self.shown == 0 {
-            return f.write_str("No room has that many seats.");
-        }
-        for (i, r) in self.floor.rooms.iter().take(MAX_ROOMS).enumerate() {
-            if self.shown & 1 << i == 0 {
-                continue;
-            }
-            write!(f, "{} — {r}", r.id)?;
-            if let (Some(s), None) = (self.slot, self.past) {
-                let state = if self.free & 1 << i != 0 {
-                    "free"
-                } else {
-                    "booked"
-                };
-                write!(f, ", {state} on {s}")?;
-            }
-            f.write_char('\n')?;
-        }
-        match (self.slot, self.past) {
-            (Some(s), Some(now)) => {
-                write!(
-                    f,
-                    "None is free on {s}: it has already started. {}",
-                    Earliest(now)
-                )
-            }
-            _ => Ok(()),
-        }
-    }
-    fn has_structured(&self) -> bool {
-        true
-    }
-    fn structured(&self, w: &mut Writer<'_>) {
-        w.begin_object().key("rooms").begin_array();
-        for (i, r) in self.floor.rooms.iter().take(MAX_ROOMS).enumerate() {
-            if self.shown & 1 << i == 0 {
-                continue;
-            }
-            w.begin_object()
-                .key("id")
-                .string(r.id)
-                .key("name")
-                .string(r.name);
-            w.key("seats").int(r.seats.into());
-            if self.slot.is_some() {
-                w.key("free").bool(self.free & 1 << i != 0);
-            }
-            w.end_object();
-        }
-        w.end_array().end_object();
-    }
-}
-
-/// "The earliest bookable hour is day=… hour=… (UTC)."
-struct Earliest(u64);
-
-impl fmt::Display for Earliest {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match Slot::earliest(self.0) {
-            Some(e) => write!(
-                f,
-                "The earliest bookable hour is day={} hour={} (UTC).",
-                e.day, e.hour
-            ),
-            None => Ok(()),
-        }
-    }
-}
-
-fn list<'s>(f: &mut dyn fmt::Write, items: impl Iterator<Item = &'s str>) -> fmt::Result {
-    for (i, s) in items.enumerate() {
-        if i > 0 {
-            f.write_str(", ")?;
-        }
-        f.write_str(s)?;
-    }
-    f.write_char('.')
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -816,9 +528,24 @@ mod tests {
     }
 
     #[test]
+    fn each_tool_is_declared_once() {
+        let all = [
+            BookingTool::BookRoom,
+            BookingTool::CancelBooking,
+            BookingTool::ListRooms,
+        ];
+        for t in all {
+            assert_eq!(TOOLS.iter().filter(|e| e.tool == t).count(), 1, "{t:?}");
+        }
+        for (i, e) in TOOLS.iter().enumerate() {
+            assert!(TOOLS[..i].iter().all(|o| o.info.name != e.info.name));
+        }
+    }
+
+    #[test]
     fn argument_tables_are_the_input_schemas() {
-        assert_eq!(ARGS.len(), TOOLS.len());
-        for (tool, fields) in TOOLS.iter().zip(ARGS) {
+        for entry in TOOLS {
+            let (tool, fields) = (&entry.info, entry.tool.args());
             let mut declared: Value = serde_json::from_str(tool.input_schema).unwrap();
             for p in declared["properties"].as_object_mut().unwrap().values_mut() {
                 p.as_object_mut().unwrap().remove("description");

@@ -1,6 +1,7 @@
 //! The one error table: every failure the engine can answer with, its JSON-RPC code, message,
 //! `data` and HTTP status, defined here and nowhere else.
 
+use super::{CallError, Note};
 use crate::booking::StoreError;
 use crate::limits::MAX_ECHO;
 use crate::mrtr::Capability;
@@ -36,10 +37,42 @@ pub enum RpcError<'a> {
     MissingCapability(Capability),
     /// The answer does not fit the lent output buffer.
     ResponseTooLarge,
-    /// A server-side fault.
+    /// A server-side fault: the client is told only that the server failed; the reason is
+    /// for the log ([`Note::Internal`]).
     Internal(&'static str),
     /// The booking store failed (see [`store_message`]).
     Store(StoreError),
+}
+
+/// The message of every [`RpcError::Internal`] (JSON-RPC's own wording for `-32603`): the
+/// reason stays in the log's [`Note::Internal`].
+const INTERNAL: &str = "Internal error";
+
+/// The one place a [`CallError`] becomes an error response.
+impl CallError {
+    /// What the log should say about this error, if anything (server-side faults only).
+    pub(crate) fn note(self) -> Option<Note> {
+        match self {
+            CallError::Internal(why) => Some(Note::Internal(why)),
+            CallError::Store(e) => Some(Note::Internal(store_message(e))),
+            _ => None,
+        }
+    }
+
+    /// The error response; `resource` is the URI of a `resources/read` (the only request
+    /// whose [`CallError::NotFound`] carries it back in `data.uri`).
+    pub(crate) fn rpc<'a>(self, resource: Option<Value<'a>>) -> RpcError<'a> {
+        match self {
+            CallError::MissingCapability(c) => RpcError::MissingCapability(c),
+            CallError::InvalidParams(m) => RpcError::InvalidParams(m),
+            CallError::Internal(m) => RpcError::Internal(m),
+            CallError::Store(e) => RpcError::Store(e),
+            CallError::NotFound => match resource {
+                Some(uri) => RpcError::ResourceNotFound(uri),
+                None => RpcError::InvalidParams("Resource not found"),
+            },
+        }
+    }
 }
 
 /// What a client (and the log) is told about a store failure.
@@ -94,28 +127,15 @@ impl RpcError<'_> {
                 } else {
                     "Invalid request: "
                 },
-                match e {
-                    EnvelopeError::TooLarge => "message too large",
-                    EnvelopeError::Parse(_) => "Parse error: the message is not valid JSON",
-                    EnvelopeError::Batch => "batches are not supported",
-                    EnvelopeError::Invalid(why) => why,
-                    EnvelopeError::IdTooLong => "id too long",
-                }
+                e.reason()
             )),
             RpcError::MethodNotFound => {
                 w.string("Method not found (this server speaks MCP 2026-07-28)")
             }
-            RpcError::Meta(m) => w.string(match m {
-                MetaError::Missing => "Missing params._meta",
-                MetaError::Version => "Missing _meta io.modelcontextprotocol/protocolVersion",
-                MetaError::Capabilities => {
-                    "Missing _meta io.modelcontextprotocol/clientCapabilities"
-                }
-            }),
+            RpcError::Meta(m) => w.string(m.message()),
             RpcError::UnsupportedVersion(_) => w.string("Unsupported protocol version"),
-            RpcError::HeaderMismatch(why)
-            | RpcError::InvalidParams(why)
-            | RpcError::Internal(why) => w.string(why),
+            RpcError::HeaderMismatch(why) | RpcError::InvalidParams(why) => w.string(why),
+            RpcError::Internal(_) => w.string(INTERNAL),
             RpcError::UnknownTool(name) => w.string_with(|f| echo(f, "Unknown tool: ", name)),
             RpcError::UnknownPrompt(name) => w.string_with(|f| echo(f, "Unknown prompt: ", name)),
             RpcError::Store(e) => w.string(store_message(*e)),

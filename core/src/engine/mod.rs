@@ -3,16 +3,25 @@
 
 mod app;
 mod args;
+mod call;
 mod dispatch;
+mod elicit;
 mod error;
+mod headers;
+mod invocation;
+mod lists;
+mod reply;
 
+pub use crate::limits::MAX_PROGRESS;
 pub use app::{
-    App, ArgsError, Call, CallError, CompletionRef, CompletionRequest, Completions, Done,
-    PromptArg, PromptInfo, Reply, Report, ResourceInfo, ServerInfo, TemplateInfo, ToolInfo,
-    MAX_PROGRESS,
+    App, CallError, CompletionRef, CompletionRequest, Completions, PromptArg, PromptInfo,
+    ResourceInfo, ServerInfo, TemplateInfo, ToolEntry, ToolInfo,
 };
 pub use args::{Arg, ArgKind, ArgsInvalid};
+pub use call::{ArgsError, Call};
+pub use elicit::Elicited;
 pub use error::{store_message, RpcError};
+pub use reply::{Done, Reply, Report};
 
 use crate::limits::MIN_OUT;
 use crate::seal::{KeyRing, SealError};
@@ -91,8 +100,10 @@ pub struct Context<'a> {
     pub headers: Option<Headers<'a>>,
 }
 
-/// What a message produced.
+/// What a message produced. A transport must send `out[..len]` (when `responded`) and log
+/// the `note`; dropping a `Handled` unread loses the answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use = "the answer is in `out[..len]` and must be sent; the note should be logged"]
 pub struct Handled {
     /// Bytes of `out` holding the answer: one or more messages separated by `\n`, no
     /// trailing newline; the last one is the response. 0 for a notification.
@@ -107,6 +118,7 @@ pub struct Handled {
 
 /// A log-worthy event behind an answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Note {
     /// A `requestState` was refused; the wire only says "Invalid requestState".
     StateRejected(SealError),
@@ -118,7 +130,87 @@ pub enum Note {
     Internal(&'static str),
 }
 
-/// The protocol engine, hosting one [`App`].
+impl core::fmt::Display for Note {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Note::StateRejected(e) => write!(f, "requestState rejected: {e}"),
+            Note::ResponseTooLarge => f.write_str("response too large for the output buffer"),
+            Note::OutputTooSmall => f.write_str("output buffer too small"),
+            Note::Internal(why) => write!(f, "server fault: {why}"),
+        }
+    }
+}
+
+/// The protocol engine, hosting one [`App`]: one call per message, sans-IO.
+///
+/// # Calling contract
+///
+/// A transport owns every socket, clock and random source, and calls the engine once per
+/// message it receives, passing:
+///
+/// - **the message**: the bytes of one JSON-RPC message (at most
+///   [`MAX_MESSAGE`](crate::limits::MAX_MESSAGE)). A byte stream frames lines with
+///   [`Lines`](crate::wire::lines::Lines) and hands each [`Line`] to
+///   [`Engine::handle_line`]; HTTP hands the body to [`Engine::handle_http`] with its
+///   `Mcp-Param-*` headers; anything else uses [`Engine::handle`];
+/// - **a [`Context`]**: the server's clock, the authenticated principal, 8 fresh random
+///   bytes and, over HTTP, the `MCP-Protocol-Version`/`Mcp-Method`/`Mcp-Name` headers seen;
+/// - **an output buffer** of at least [`MIN_OUT`] bytes ([`OUT`](crate::limits::OUT)
+///   recommended), lent for the call.
+///
+/// What comes back is a [`Handled`], and the transport must act on it:
+///
+/// - `responded`: send `out[..len]`. It holds one or more messages separated by `\n`
+///   (progress notifications first, the response last, no trailing newline); a stream
+///   writes each as a line, HTTP as the body or as SSE events. When `responded` is false
+///   nothing is sent: the message was a notification (or the buffer was smaller than
+///   [`MIN_OUT`], with `note` saying so).
+/// - `status`: the HTTP status to answer with (202 for a notification); other transports
+///   ignore it.
+/// - `note`: log it when present. It says what the wire does not (why a `requestState` was
+///   refused, a server fault); never send it to the client.
+///
+/// The engine keeps nothing of a message after the call (bookings live in the app's
+/// store): what a multi-round request needs next time travels sealed in `requestState`. The engine never blocks or allocates; a host that catches a
+/// panic in it answers with [`fault_answer`].
+///
+/// # Example
+///
+/// Serving one `tools/list`:
+///
+/// ```
+/// use redmark_core::booking::{BookingApp, MemStore, DEFAULT_FLOOR};
+/// use redmark_core::engine::{Config, Context, Engine, ServerInfo};
+/// use redmark_core::limits::OUT;
+/// use redmark_core::seal::{Key, KeyRing};
+///
+/// # fn main() -> Result<(), redmark_core::seal::KeyError> {
+/// let info = ServerInfo { name: "door-panel", version: "1.0.0", instructions: None };
+/// let app = BookingApp::new(DEFAULT_FLOOR, MemStore::<8>::new(), info);
+/// let key = Key::new(1, b"an example key of 32 bytes or so")?;
+/// let mut engine = Engine::new(app, KeyRing::new(key), Config::default());
+///
+/// let message = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{
+///     "io.modelcontextprotocol/protocolVersion":"2026-07-28",
+///     "io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+/// let cx = Context {
+///     now: 1_800_000_000,           // the server's clock, seconds
+///     principal: b"alice",          // who the transport authenticated
+///     entropy: [4, 2, 4, 2, 4, 2, 4, 2], // fresh random bytes for this message
+///     headers: None,                // not HTTP
+/// };
+/// let mut out = [0u8; OUT];
+/// let handled = engine.handle(message, &cx, &mut out);
+///
+/// assert!(handled.responded);
+/// assert_eq!(handled.note, None);
+/// let answer = core::str::from_utf8(&out[..handled.len]).unwrap();
+/// assert!(answer.starts_with(r#"{"jsonrpc":"2.0","id":1,"result":{"#));
+/// assert!(answer.contains(r#""name":"book_room""#));
+/// // A transport now writes `answer` as one line (or one HTTP body) and logs any note.
+/// # Ok(())
+/// # }
+/// ```
 pub struct Engine<A: App> {
     app: A,
     keys: KeyRing,
@@ -283,7 +375,7 @@ pub fn fault_answer(input: Option<&[u8]>, out: &mut [u8]) -> Handled {
         Some(Err((_, id))) => id,
         None => None,
     };
-    let e = RpcError::Internal("Internal error: the server failed while handling this request");
+    let e = RpcError::Internal("the host caught a panic");
     let mut w = Writer::new(out);
     write_error(&mut w, id, &e);
     match w.finish() {

@@ -1,13 +1,15 @@
-//! Multi Round-Trip Requests (SEP-2322): the questions a tool asks and the answers it gets.
+//! Multi Round-Trip Requests (SEP-2322) as plain data over [`wire`](crate::wire): the
+//! questions a tool asks and the answers it gets.
 //!
 //! A tool declares each question once as a [`Question`] (a key and a [`Form`]); the same
 //! declaration emits the `elicitation/create` request, validates the `accept`ed content
-//! against exactly the schema that was sent, and reads the typed answer.
+//! against exactly the schema that was sent, and reads the typed answer. Sending and
+//! sealing are the engine's (`Reply::ask`, `Reply::elicit`).
 
 mod form;
 mod request;
 mod responses;
 
 pub use form::{Choice, Field, FieldKind, Form, Invalid, Reason, TextFormat};
-pub use request::{Ask, Capability, Elicited, InputRequest, Question};
+pub use request::{Ask, Capability, InputRequest, Question};
 pub use responses::{Answer, InputResponses, ResponsesError};

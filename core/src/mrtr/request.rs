@@ -1,9 +1,7 @@
-//! Input requests: what a tool asks the client for, and the question/answer helper.
+//! Input requests: what a tool asks the client for, and a form question under its key.
 
-use super::form::{Form, Invalid};
+use super::form::Form;
 use super::responses::{Answer, InputResponses};
-use crate::engine::{Call, CallError, Done, Reply};
-use crate::wire::json::Value;
 use crate::wire::meta::ClientCaps;
 use crate::wire::write::Writer;
 
@@ -112,7 +110,8 @@ pub struct Ask<'f> {
     pub payload: &'f [u8],
 }
 
-/// A form-mode question under a stable key: asks, validates and reads the answer.
+/// A form-mode question under a stable key: the request that asks it, and its answer
+/// validated against exactly that form (the engine's `Reply::elicit` runs the round trip).
 #[derive(Clone, Copy)]
 pub struct Question<'f> {
     /// The `inputRequests` / `inputResponses` key.
@@ -139,60 +138,5 @@ impl<'f> Question<'f> {
     /// The input request that asks it.
     pub fn request(&self) -> (&'f str, InputRequest<'f>) {
         (self.key, InputRequest::Elicit(self.form))
-    }
-}
-
-impl<'f> Question<'f> {
-    /// Asks this question, with the red mark of the last answer when there is one.
-    fn ask_again<'a, 'w, 'b>(
-        &self,
-        reply: Reply<'w, 'b>,
-        mark: Option<Invalid<'f, 'a>>,
-        payload: &[u8],
-    ) -> Result<Elicited<'a, 'w, 'b>, CallError> {
-        let form = Form { mark, ..self.form };
-        Ok(Elicited::Asked(reply.ask(&Ask {
-            requests: &[(self.key, InputRequest::Elicit(form))],
-            payload,
-        })?))
-    }
-}
-
-/// Where a [`Question::elicit`] left the call.
-pub enum Elicited<'a, 'w, 'b> {
-    /// Answered with content that matches the form; the reply is still the tool's to give.
-    Accepted(Value<'a>, Reply<'w, 'b>),
-    /// The user said no; nothing irreversible may happen.
-    Declined(Reply<'w, 'b>),
-    /// The user dismissed the operation; nothing irreversible may happen.
-    Cancelled(Reply<'w, 'b>),
-    /// Not (validly) answered yet: the question went out as an `InputRequiredResult`.
-    Asked(Done),
-}
-
-impl<'f> Question<'f> {
-    /// The whole round trip for one question: reads this call's answer and, when there is
-    /// none or it does not match the form, asks (again) with `payload` sealed in the state —
-    /// a re-ask carries the red mark (what was wrong) in its message and the field's
-    /// description. A tool only handles the three outcomes; it never writes the round trip.
-    pub fn elicit<'a, 'w, 'b>(
-        &self,
-        call: &Call<'a>,
-        reply: Reply<'w, 'b>,
-        payload: &[u8],
-    ) -> Result<Elicited<'a, 'w, 'b>, CallError> {
-        let answer = call.answer(self);
-        Ok(match answer {
-            Answer::Accepted(content) => Elicited::Accepted(content, reply),
-            Answer::Declined => Elicited::Declined(reply),
-            Answer::Cancelled => Elicited::Cancelled(reply),
-            Answer::Missing | Answer::Invalid(_) => {
-                let mark = match answer {
-                    Answer::Invalid(mark) => mark,
-                    _ => None,
-                };
-                self.ask_again(reply, mark, payload)?
-            }
-        })
     }
 }

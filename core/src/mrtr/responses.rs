@@ -11,12 +11,31 @@ pub struct InputResponses<'a> {
 
 /// Why `inputResponses` is malformed (a protocol error, `-32602`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ResponsesError {
     /// Present but not an object (`null` included).
     NotObject,
     /// A value that is not an object (e.g. `{"room": 12345}`).
     EntryNotObject,
 }
+
+impl ResponsesError {
+    /// The message of the `-32602` error the engine answers with.
+    pub(crate) fn message(self) -> &'static str {
+        match self {
+            ResponsesError::NotObject => "params.inputResponses must be an object",
+            ResponsesError::EntryNotObject => "each params.inputResponses value must be an object",
+        }
+    }
+}
+
+impl core::fmt::Display for ResponsesError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.message())
+    }
+}
+
+impl core::error::Error for ResponsesError {}
 
 impl<'a> InputResponses<'a> {
     /// Checks the shape of `params.inputResponses` (`None` when absent).

@@ -13,6 +13,7 @@ pub const KEY_MAX: usize = 64;
 
 /// Why a key or ring was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum KeyError {
     /// Key shorter than [`KEY_MIN`] or longer than [`KEY_MAX`] bytes.
     Length,
@@ -21,6 +22,18 @@ pub enum KeyError {
     /// Another key in the ring has the same id.
     DuplicateId,
 }
+
+impl core::fmt::Display for KeyError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            KeyError::Length => write!(f, "a key must be {KEY_MIN} to {KEY_MAX} bytes"),
+            KeyError::RingFull => write!(f, "the key ring already holds {MAX_KEYS} keys"),
+            KeyError::DuplicateId => f.write_str("another key in the ring has this id"),
+        }
+    }
+}
+
+impl core::error::Error for KeyError {}
 
 /// One HMAC key with its id; wiped on drop and never printed.
 pub struct Key {

@@ -48,6 +48,7 @@ pub struct Opened {
 
 /// Why a token was refused (for the log only: the wire says one thing for all of them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SealError {
     /// Longer than [`MAX_STATE_CHARS`].
     Oversize,
@@ -68,6 +69,24 @@ pub enum SealError {
     /// (sealing) the ring has no key.
     NoKey,
 }
+
+impl core::fmt::Display for SealError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            SealError::Oversize => "too long",
+            SealError::NotBase64 => "not base64url",
+            SealError::Truncated => "truncated, or inconsistent lengths",
+            SealError::Version => "unknown format version",
+            SealError::UnknownKey => "unknown key",
+            SealError::BadTag => "bad tag (tampered, or another principal, epoch or request)",
+            SealError::Expired => "expired",
+            SealError::PayloadTooLarge => "payload too large",
+            SealError::NoKey => "no sealing key",
+        })
+    }
+}
+
+impl core::error::Error for SealError {}
 
 /// Seals `payload` into `out`; returns the token text.
 pub fn seal<'o>(

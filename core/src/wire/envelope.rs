@@ -16,6 +16,7 @@ pub struct Envelope<'a> {
 
 /// Why a message is not a request the engine can read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum EnvelopeError {
     /// Larger than [`MAX_MESSAGE`].
     TooLarge,
@@ -28,6 +29,32 @@ pub enum EnvelopeError {
     /// The id is longer than [`MAX_ID`].
     IdTooLong,
 }
+
+impl EnvelopeError {
+    /// The reason, without the "Invalid request: " that [`Display`](core::fmt::Display) puts
+    /// before every kind but [`EnvelopeError::Parse`].
+    pub(crate) fn reason(&self) -> &'static str {
+        match self {
+            EnvelopeError::TooLarge => "message too large",
+            EnvelopeError::Parse(_) => "Parse error: the message is not valid JSON",
+            EnvelopeError::Batch => "batches are not supported",
+            EnvelopeError::Invalid(why) => why,
+            EnvelopeError::IdTooLong => "id too long",
+        }
+    }
+}
+
+/// The message of the `-32700`/`-32600` error the engine answers with.
+impl core::fmt::Display for EnvelopeError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        if !matches!(self, EnvelopeError::Parse(_)) {
+            f.write_str("Invalid request: ")?;
+        }
+        f.write_str(self.reason())
+    }
+}
+
+impl core::error::Error for EnvelopeError {}
 
 /// Reads the envelope of one message. On failure, also returns the id when it was readable.
 pub fn read(input: &[u8]) -> Result<Envelope<'_>, (EnvelopeError, Option<Value<'_>>)> {

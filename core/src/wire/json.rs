@@ -9,6 +9,7 @@ use crate::limits::MAX_DEPTH;
 
 /// Why a document is not acceptable JSON.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum JsonError {
     /// Not well-formed JSON (byte offset of the problem).
     Syntax(usize),
@@ -17,6 +18,18 @@ pub enum JsonError {
     /// Not valid UTF-8.
     Utf8,
 }
+
+impl core::fmt::Display for JsonError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            JsonError::Syntax(at) => write!(f, "not well-formed JSON at byte {at}"),
+            JsonError::TooDeep => write!(f, "JSON nested deeper than {MAX_DEPTH} levels"),
+            JsonError::Utf8 => f.write_str("not valid UTF-8"),
+        }
+    }
+}
+
+impl core::error::Error for JsonError {}
 
 /// The JSON type of a value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

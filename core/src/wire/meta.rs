@@ -35,6 +35,7 @@ pub struct RequestMeta<'a> {
 
 /// Which required `_meta` member is missing or of the wrong type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum MetaError {
     /// No `params._meta` object.
     Missing,
@@ -43,6 +44,25 @@ pub enum MetaError {
     /// No client capabilities object.
     Capabilities,
 }
+
+impl MetaError {
+    /// The message of the `-32602` error the engine answers with.
+    pub(crate) fn message(self) -> &'static str {
+        match self {
+            MetaError::Missing => "Missing params._meta",
+            MetaError::Version => "Missing _meta io.modelcontextprotocol/protocolVersion",
+            MetaError::Capabilities => "Missing _meta io.modelcontextprotocol/clientCapabilities",
+        }
+    }
+}
+
+impl core::fmt::Display for MetaError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.message())
+    }
+}
+
+impl core::error::Error for MetaError {}
 
 /// Reads `params._meta`; unknown keys anywhere are ignored.
 pub fn read<'a>(params: Option<Value<'a>>) -> Result<RequestMeta<'a>, MetaError> {

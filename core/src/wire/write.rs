@@ -8,7 +8,16 @@ use core::fmt;
 
 /// The lent buffer was too small for what was written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Full;
+
+impl core::fmt::Display for Full {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("the output buffer is full")
+    }
+}
+
+impl core::error::Error for Full {}
 
 /// Writes JSON into a caller-lent byte buffer.
 pub struct Writer<'b> {

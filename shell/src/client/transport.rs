@@ -163,7 +163,7 @@ impl InProcess<BookingApp<'static, MemStore<64>>> {
     pub fn scratch() -> Result<Self, TransportError> {
         let secret: [u8; 32] = random()?;
         let key =
-            Key::new(0, &secret).map_err(|e| TransportError::Io(format!("sealing key: {e:?}")))?;
+            Key::new(0, &secret).map_err(|e| TransportError::Io(format!("sealing key: {e}")))?;
         let info = ServerInfo {
             name: "redmark",
             version: env!("CARGO_PKG_VERSION"),

@@ -138,12 +138,12 @@ fn env_secret(var: &str, hexkey: &str) -> Result<Secret, String> {
 }
 
 fn ring(secrets: &[Secret], source: String) -> Result<Loaded, String> {
-    let key = |s: &Secret| Key::new(s.id, &s.bytes).map_err(|e| format!("key {}: {e:?}", s.id));
+    let key = |s: &Secret| Key::new(s.id, &s.bytes).map_err(|e| format!("key {}: {e}", s.id));
     let (first, rest) = secrets.split_first().ok_or("no sealing key")?;
     let mut ring = KeyRing::new(key(first)?);
     for s in rest {
         ring.retain(key(s)?)
-            .map_err(|e| format!("key {}: {e:?} (two keys with one id?)", s.id))?;
+            .map_err(|e| format!("key {}: {e} (two keys with one id?)", s.id))?;
     }
     let ids: Vec<String> = secrets.iter().map(|s| s.id.to_string()).collect();
     Ok(Loaded {

@@ -200,9 +200,9 @@ fn handle_now<A: App>(engine: &mut Engine<A>, input: &Input, principal: &[u8]) -
 
 fn log_note(note: Note) {
     match note {
-        Note::StateRejected(why) => tracing::info!("requestState rejected: {why:?}"),
+        Note::StateRejected(why) => tracing::info!("requestState rejected: {why}"),
         Note::Internal(why) => tracing::error!("tool fault: {why}"),
-        other => tracing::warn!("engine: {other:?}"),
+        other => tracing::warn!("engine: {other}"),
     }
 }
 

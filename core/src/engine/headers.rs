@@ -1,0 +1,153 @@
+//! The HTTP header checks: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and
+//! `Mcp-Param-*` (SEP-2243) against the body (`-32020` on a mismatch).
+
+use base64::engine::general_purpose::STANDARD as B64;
+use base64::Engine as _;
+
+use super::dispatch::Method;
+use super::error::RpcError;
+use super::{Headers, ParamHeaders};
+use crate::limits::MAX_STR;
+use crate::wire::json::{Kind, Value};
+use crate::wire::meta::{self, RequestMeta};
+
+pub(super) fn notification_headers<'a>(
+    h: &Headers<'_>,
+    method: Value<'a>,
+    params: Option<Value<'a>>,
+) -> Result<(), RpcError<'a>> {
+    let Some(version) = h.version else {
+        return Err(RpcError::HeaderMismatch(
+            "Missing MCP-Protocol-Version header",
+        ));
+    };
+    if !h.method.is_some_and(|v| header_eq(v, method)) {
+        return Err(RpcError::HeaderMismatch(
+            "Mcp-Method header does not match the body",
+        ));
+    }
+    let body_version = params
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get(meta::KEY_VERSION));
+    if body_version.is_some_and(|v| !header_eq(version, v)) {
+        return Err(RpcError::HeaderMismatch(
+            "MCP-Protocol-Version header does not match _meta",
+        ));
+    }
+    Ok(())
+}
+
+pub(super) fn check_headers<'a>(
+    h: &Headers<'_>,
+    method: Value<'a>,
+    params: Option<Value<'a>>,
+    meta: &RequestMeta<'a>,
+    m: Method,
+) -> Result<(), RpcError<'a>> {
+    if !h.version.is_some_and(|v| header_eq(v, meta.version)) {
+        return Err(RpcError::HeaderMismatch(
+            "MCP-Protocol-Version header does not match _meta",
+        ));
+    }
+    if !h.method.is_some_and(|v| header_eq(v, method)) {
+        return Err(RpcError::HeaderMismatch(
+            "Mcp-Method header does not match the body",
+        ));
+    }
+    let name_member = match m {
+        Method::ToolsCall | Method::PromptsGet => Some("name"),
+        Method::ResourcesRead => Some("uri"),
+        _ => None,
+    };
+    if let Some(member) = name_member {
+        let name = params.and_then(|p| p.get(member));
+        match (h.name, name) {
+            (None, _) => return Err(RpcError::HeaderMismatch("Missing Mcp-Name header")),
+            (Some(v), Some(n)) if header_eq(v, n) => {}
+            _ => {
+                return Err(RpcError::HeaderMismatch(
+                    "Mcp-Name header does not match the body",
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// SEP-2243 custom headers: every tool argument whose schema carries `x-mcp-header: NAME`
+/// must be mirrored, when present in the body, by an `Mcp-Param-NAME` header of equal value
+/// (literal, or `=?base64?…?=` with strict padding); a header without the argument, or with
+/// another value, is a mismatch (`-32020`).
+pub(super) fn check_param_headers<'a, T>(
+    tools: &[super::ToolEntry<T>],
+    params: Option<Value<'a>>,
+    ph: ParamHeaders<'_>,
+) -> Result<(), RpcError<'a>> {
+    let name = params.and_then(|p| p.get("name"));
+    let Some(tool) = tools
+        .iter()
+        .map(|t| &t.info)
+        .find(|t| name.is_some_and(|n| n.eq_str(t.name)))
+    else {
+        return Ok(()); // unknown tools are answered later, with -32602
+    };
+    if !tool.input_schema.contains("x-mcp-header") {
+        return Ok(());
+    }
+    let Ok(schema) = crate::wire::json::parse(tool.input_schema.as_bytes()) else {
+        return Err(RpcError::Internal("a tool's inputSchema is not valid JSON"));
+    };
+    let args = params.and_then(|p| p.get("arguments"));
+    let properties = schema.get("properties");
+    for (prop, s) in properties.iter().flat_map(|p| p.members()) {
+        let Some(header) = s.get("x-mcp-header") else {
+            continue;
+        };
+        let mut scratch = [0u8; MAX_STR];
+        let (Some(header), Some(prop)) = (header.as_plain_str(), prop.as_str(&mut scratch)) else {
+            continue;
+        };
+        let body = args.and_then(|a| a.get(prop));
+        let sent = ph.get(header);
+        match (body, sent) {
+            (None, None) => {}
+            (Some(_), None) => return Err(RpcError::HeaderMismatch("Missing Mcp-Param header")),
+            (None, Some(_)) => {
+                return Err(RpcError::HeaderMismatch(
+                    "Mcp-Param header without its argument",
+                ))
+            }
+            (Some(v), Some(h)) if header_eq(h, v) => {}
+            (Some(_), Some(_)) => {
+                return Err(RpcError::HeaderMismatch(
+                    "Mcp-Param header does not match the body",
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Compares a header value (possibly `=?base64?…?=`) with a JSON string, number or boolean.
+/// Optional whitespace around the value is not part of it (RFC 9110 §5.5).
+fn header_eq(header: &str, v: Value<'_>) -> bool {
+    let header = header.trim_matches([' ', '\t']);
+    let encoded = header
+        .strip_prefix("=?base64?")
+        .and_then(|s| s.strip_suffix("?="));
+    let same = |text: &str| match v.kind() {
+        Kind::String => v.eq_str(text),
+        Kind::Number | Kind::Bool => v.raw() == text.as_bytes(),
+        _ => false,
+    };
+    match encoded {
+        None => same(header),
+        Some(b64) => {
+            let mut buf = [0u8; MAX_STR];
+            match B64.decode_slice(b64, &mut buf) {
+                Ok(n) => core::str::from_utf8(&buf[..n]).is_ok_and(same),
+                Err(_) => false,
+            }
+        }
+    }
+}
