@@ -31,7 +31,9 @@ unset REDMARK_PANEL_STATE_TTL
 CHECK=0
 [[ ${1:-} == --check ]] && CHECK=1
 
-FLASH_BUDGET=$((64 * 1024))
+# 72 KiB: the red mark (+4.7 KiB) and the flash store (+4 KiB) grew every image past the
+# earlier 64 KiB; issue 16 aims at 48 KiB (README: where the bytes go).
+FLASH_BUDGET=$((72 * 1024))
 RAM_STACK_BUDGET=$((14 * 1024))
 # board target cpu
 IMAGES=(

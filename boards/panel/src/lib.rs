@@ -93,7 +93,6 @@ impl Host for PanelHost {
 }
 
 /// A note as text, without `Debug` formatting (which costs kilobytes of flash).
-#[allow(unreachable_patterns)]
 fn note_text(note: Note) -> &'static str {
     use redmark_core::seal::SealError as E;
     match note {
