@@ -381,6 +381,37 @@ fn replaying_the_final_retry_books_once() {
 }
 
 #[test]
+fn a_replay_once_the_hour_has_started_still_reports_the_booking() {
+    // 2026-09-24T09:00:00Z, the hour `big_room()` books.
+    const NINE: u64 = 1_790_240_400;
+    let mut c = Client {
+        now: NINE - 60,
+        ..Client::default()
+    };
+    let state = ask_big_room(&mut c);
+    let answer = || Some(accept("room", json!({"room_id": "studio-b"})));
+    let first = c.call("book_room", big_room(), form_caps(), answer(), Some(&state));
+    assert_eq!(
+        first["result"]["structuredContent"]["booked"], true,
+        "{first}"
+    );
+    // The answer was lost; the client retries the same final request after 09:00 (the state
+    // is still within its lifetime): the booking it made, not "has already started".
+    c.now = NINE + 60;
+    let replay = c.call("book_room", big_room(), form_caps(), answer(), Some(&state));
+    assert_eq!(replay["result"]["isError"], false, "{replay}");
+    assert_eq!(
+        replay["result"]["structuredContent"]["booking"],
+        first["result"]["structuredContent"]["booking"]
+    );
+    assert_eq!(bookings(&c), 1);
+    // A new operation for that hour is refused.
+    let fresh = c.call("book_room", big_room(), form_caps(), None, None);
+    assert_eq!(fresh["result"]["isError"], true, "{fresh}");
+    assert!(text_of(&fresh).contains("has already started"), "{fresh}");
+}
+
+#[test]
 fn a_taken_slot_says_what_is_free() {
     let mut c = Client::default();
     c.call(

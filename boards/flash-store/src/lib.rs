@@ -47,9 +47,10 @@
 use embedded_storage::nor_flash::NorFlash;
 use heapless::Vec;
 use redmark_core::booking::{
-    Booking, BookingId, Commit, Day, NewBooking, RoomId, Slot, Status, Store, StoreError,
+    Booking, BookingId, Commit, Day, Holder, NewBooking, RoomId, Slot, Status, Store, StoreError,
 };
 use redmark_core::limits::MAX_ROOM_ID;
+use redmark_core::seal::Nonce;
 
 /// Bytes per slot (one record).
 pub const SLOT: usize = 64;
@@ -416,9 +417,8 @@ impl<F: NorFlash, const N: usize> FlashStore<F, N> {
 
 impl<F: NorFlash, const N: usize> Store for FlashStore<F, N> {
     fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
-        let same_operation = |b: &&Booking| b.new.nonce == new.nonce && b.new.holder == new.holder;
-        if let Some(b) = self.bookings().find(same_operation) {
-            return Ok(Commit::Replayed(b.clone()));
+        if let Some(b) = self.made_by(&new.holder, &new.nonce)? {
+            return Ok(Commit::Replayed(b));
         }
         if let Some(b) = self.occupant(&new.room, new.slot)? {
             return Ok(Commit::Taken(b));
@@ -440,6 +440,11 @@ impl<F: NorFlash, const N: usize> Store for FlashStore<F, N> {
 
     fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
         Ok(self.bookings().find(|b| b.id == id).cloned())
+    }
+
+    fn made_by(&self, holder: &Holder, nonce: &Nonce) -> Result<Option<Booking>, StoreError> {
+        let same_operation = |b: &&Booking| b.new.nonce == *nonce && b.new.holder == *holder;
+        Ok(self.bookings().find(same_operation).cloned())
     }
 
     fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
@@ -467,6 +472,9 @@ impl<F: NorFlash, const N: usize> Store for &mut FlashStore<F, N> {
     }
     fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
         (**self).get(id)
+    }
+    fn made_by(&self, holder: &Holder, nonce: &Nonce) -> Result<Option<Booking>, StoreError> {
+        (**self).made_by(holder, nonce)
     }
     fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
         (**self).occupant(room, slot)

@@ -3,7 +3,8 @@
 use heapless::Vec;
 
 use super::slot::Slot;
-use super::store::{Booking, BookingId, Commit, NewBooking, Status, Store, StoreError};
+use super::store::{Booking, BookingId, Commit, Holder, NewBooking, Status, Store, StoreError};
+use crate::seal::Nonce;
 
 /// Up to `N` bookings in RAM.
 #[derive(Debug, Default)]
@@ -27,9 +28,8 @@ impl<const N: usize> MemStore<N> {
 
 impl<const N: usize> Store for MemStore<N> {
     fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
-        let same_operation = |b: &&Booking| b.new.nonce == new.nonce && b.new.holder == new.holder;
-        if let Some(b) = self.bookings.iter().find(same_operation) {
-            return Ok(Commit::Replayed(b.clone()));
+        if let Some(b) = self.made_by(&new.holder, &new.nonce)? {
+            return Ok(Commit::Replayed(b));
         }
         if let Some(b) = self.occupant(&new.room, new.slot)? {
             return Ok(Commit::Taken(b));
@@ -48,6 +48,11 @@ impl<const N: usize> Store for MemStore<N> {
 
     fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
         Ok(self.bookings.iter().find(|b| b.id == id).cloned())
+    }
+
+    fn made_by(&self, holder: &Holder, nonce: &Nonce) -> Result<Option<Booking>, StoreError> {
+        let same_operation = |b: &&Booking| b.new.nonce == *nonce && b.new.holder == *holder;
+        Ok(self.bookings.iter().find(same_operation).cloned())
     }
 
     fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {

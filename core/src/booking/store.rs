@@ -89,6 +89,9 @@ pub trait Store {
     fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError>;
     /// The booking with this id.
     fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError>;
+    /// The booking `holder`'s operation `nonce` made, if it made one (what [`Store::commit`]
+    /// would replay), without booking anything.
+    fn made_by(&self, holder: &Holder, nonce: &Nonce) -> Result<Option<Booking>, StoreError>;
     /// The active booking holding `room` at `slot`.
     fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError>;
     /// Marks a booking cancelled (idempotent); returns it as it now stands.

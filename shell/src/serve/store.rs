@@ -58,8 +58,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use redb::backends::InMemoryBackend;
 use redb::{Database, Durability, ReadableTable, StorageBackend, TableDefinition, TableHandle};
 use redmark_core::booking::{
-    Booking, BookingId, Commit, Day, NewBooking, RoomId, Slot, Status, Store, StoreError,
+    Booking, BookingId, Commit, Day, Holder, NewBooking, RoomId, Slot, Status, Store, StoreError,
 };
+use redmark_core::seal::Nonce;
 
 use super::panics::catch_quiet;
 
@@ -607,6 +608,25 @@ impl Store for RedbStore {
             let tx = db.begin_read().map_err(fault)?;
             let t = tx.open_table(BOOKINGS).map_err(fault)?;
             load(&t, id)
+        })
+    }
+
+    fn made_by(&self, holder: &Holder, nonce: &Nonce) -> Result<Option<Booking>, StoreError> {
+        self.guarded("reading an operation", |db| {
+            let tx = db.begin_read().map_err(fault)?;
+            let nonces = tx.open_table(NONCES).map_err(fault)?;
+            let operation = [&holder[..], &nonce[..]].concat();
+            let Some(id) = nonces
+                .get(&operation[..])
+                .map_err(fault)?
+                .map(|g| g.value())
+            else {
+                return Ok(None);
+            };
+            let t = tx.open_table(BOOKINGS).map_err(fault)?;
+            load(&t, id)?.map(Some).ok_or_else(|| {
+                corrupt(format_args!("a nonce names booking {id}, which is missing"))
+            })
         })
     }
 
