@@ -21,6 +21,9 @@ qemu-system-arm --version | head -n 1
 
 step "formatting"
 cargo fmt --all -- --check
+for crate in flash-store panel lm3s6965evb microbit; do
+    cargo fmt --check --manifest-path "boards/$crate/Cargo.toml"
+done
 
 step "clippy (every target, warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
@@ -34,6 +37,9 @@ scripts/check-no-std.sh
 step "tests (unit, golden, property, end-to-end over every transport, QEMU)"
 # The panel tests are ignored on a machine without QEMU (tests/build.rs); here they must run.
 REDMARK_REQUIRE_PANEL=1 cargo test --workspace --locked
+
+step "the panel's flash store on the host (power cut at every write step)"
+cargo test --locked --manifest-path boards/flash-store/Cargo.toml
 
 step "tests that need root (connecting to TCP as another user)"
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then

@@ -20,6 +20,10 @@ fn qemu_command() -> String {
 }
 
 #[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
 fn books_through_the_panel_under_qemu() {
     let qemu = qemu_command();
     let args = [

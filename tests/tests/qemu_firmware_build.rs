@@ -8,6 +8,10 @@ fn stderr(out: &std::process::Output) -> String {
 }
 
 #[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
 fn a_release_build_without_a_key_fails_and_says_how_to_set_one() {
     let out = cargo_firmware(&[], None, None);
     let err = stderr(&out);
@@ -27,6 +31,10 @@ fn a_release_build_without_a_key_fails_and_says_how_to_set_one() {
 }
 
 #[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
 fn a_short_or_malformed_key_is_refused() {
     for (key, why) in [(&TEST_KEY[..62], "31 bytes"), ("zz", "not valid hex")] {
         let out = cargo_firmware(&[], Some(key), None);
@@ -37,6 +45,10 @@ fn a_short_or_malformed_key_is_refused() {
 }
 
 #[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
 fn the_development_key_is_used_only_when_asked_for() {
     let out = cargo_firmware(&["--features", "dev-key"], None, None);
     let err = stderr(&out);
@@ -45,6 +57,10 @@ fn the_development_key_is_used_only_when_asked_for() {
 }
 
 #[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
 fn anything_that_allocates_fails_to_link() {
     let out = cargo_firmware(&["--features", "alloc-canary"], Some(TEST_KEY), None);
     let err = stderr(&out);

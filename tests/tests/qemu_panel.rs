@@ -101,6 +101,10 @@ macro_rules! panel_tests {
         }
 
 #[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
 fn discover_answers_with_the_panel_identity_and_nothing_else_on_the_uart() {
     let mut p = boot();
     let r = rpc(
@@ -135,6 +139,10 @@ fn discover_answers_with_the_panel_identity_and_nothing_else_on_the_uart() {
 }
 
 #[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
 fn the_seed_exchange_ambiguous_room_form_retry_booking() {
     let mut p = boot();
     let r1 = rpc(
@@ -200,6 +208,10 @@ fn the_seed_exchange_ambiguous_room_form_retry_booking() {
 }
 
 #[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
 fn decline_and_cancel_book_nothing() {
     let mut p = boot();
     let mut id = 1;
@@ -248,6 +260,10 @@ fn decline_and_cancel_book_nothing() {
 }
 
 #[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
 fn cancel_booking_asks_to_confirm_then_cancels() {
     let mut p = boot();
     let r = rpc(
@@ -320,6 +336,10 @@ fn cancel_booking_asks_to_confirm_then_cancels() {
 }
 
 #[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
 fn a_tampered_state_is_rejected_and_the_panel_goes_on() {
     let mut p = boot();
     let state = state_of(&rpc(
@@ -368,6 +388,10 @@ fn a_tampered_state_is_rejected_and_the_panel_goes_on() {
 }
 
 #[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
 fn an_expired_state_is_rejected() {
     // An image whose states live 2 s (REDMARK_PANEL_STATE_TTL=2): the SysTick clock expires them.
     let mut p = Panel::boot_on(
@@ -425,6 +449,10 @@ fn an_expired_state_is_rejected() {
 }
 
 #[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
 fn a_state_from_before_a_reset_fails_cleanly() {
     let mut p = boot();
     let before = p
@@ -478,6 +506,10 @@ fn a_state_from_before_a_reset_fails_cleanly() {
 }
 
 #[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
 fn bookings_and_cancels_survive_resets() {
     let mut p = boot();
     let r = rpc(&mut p, 1, &book_exact(1, "2026-09-21", 9, "nook"));
@@ -551,6 +583,10 @@ fn bookings_and_cancels_survive_resets() {
 }
 
 #[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
 fn a_client_that_cannot_be_asked_gets_32021() {
     let mut p = boot();
     let r = rpc(
@@ -567,6 +603,10 @@ fn a_client_that_cannot_be_asked_gets_32021() {
 }
 
 #[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
 fn garbage_and_oversize_lines_get_errors_and_the_panel_goes_on() {
     let mut p = boot();
     let list = |id: i64| request(id, "tools/list", json!({"_meta": meta(json!({}))}));
@@ -616,6 +656,10 @@ fn garbage_and_oversize_lines_get_errors_and_the_panel_goes_on() {
 }
 
 #[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
 fn a_thousand_messages_no_reply_lost_or_reordered_and_the_stack_stays_in_budget() {
     let mut p = boot();
     const N: i64 = 1000;
@@ -705,6 +749,10 @@ fn a_thousand_messages_no_reply_lost_or_reordered_and_the_stack_stays_in_budget(
 }
 
 #[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
 fn an_idle_panel_sleeps_instead_of_spinning() {
     let mut p = boot();
     let r = rpc(
@@ -731,6 +779,10 @@ fn an_idle_panel_sleeps_instead_of_spinning() {
 }
 
 #[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
 fn the_flash_store_holds_32_active_bookings_and_says_when_full() {
     let mut p = boot();
     let book = |p: &mut Panel, id: i64| {
