@@ -41,9 +41,14 @@ pub const MAX_PROGRESS: usize = 8;
 pub const MAX_COMPLETIONS: u32 = 100;
 /// Longest `day` argument the booking tools read, in bytes (`YYYY-MM-DD` is 10).
 pub const MAX_DAY_ARG: usize = 16;
-/// Longest `room_hint` argument, in bytes (the `book_room` schema's `maxLength`).
+/// Longest `room_hint` argument, in characters (the `book_room` schema's `maxLength`); read
+/// into [`UTF8_MAX`] times as many bytes.
 pub const MAX_ROOM_HINT: usize = 64;
-/// Longest `booking_id` argument `cancel_booking` reads, in bytes (`bk_` and a `u32`).
+/// Longest `booking_id` argument, in characters (the `cancel_booking` schema's `maxLength`;
+/// `bk_` and a `u32` is 13).
 pub const MAX_BOOKING_ID_ARG: usize = 16;
+/// Most UTF-8 bytes one character takes: a text argument of at most N characters (JSON
+/// Schema's `maxLength` counts characters) is read into N × this many bytes.
+pub const UTF8_MAX: usize = 4;
 /// Bytes [`crate::serve::serve`] reads from its transport at a time.
 pub const READ_CHUNK: usize = 64;

@@ -412,6 +412,30 @@ fn a_replay_once_the_hour_has_started_still_reports_the_booking() {
 }
 
 #[test]
+fn text_arguments_are_bounded_in_characters_not_bytes() {
+    let mut c = Client::default();
+    // 22 characters, 66 bytes: within maxLength 64, so an ordinary question about the room.
+    let hint = "大きい部屋".repeat(4) + "です";
+    let args = json!({"day": "2026-09-24", "hour": 9, "room_hint": hint});
+    let r = c.call("book_room", args, form_caps(), None, None);
+    assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+    // 65 characters is over maxLength, and says so.
+    let args = json!({"day": "2026-09-24", "hour": 9, "room_hint": "é".repeat(65)});
+    let r = c.call("book_room", args, form_caps(), None, None);
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert!(text_of(&r).contains("room_hint"), "{r}");
+    // A booking id is bounded by its schema too, not refused as unreadable.
+    let r = c.call(
+        "cancel_booking",
+        json!({"booking_id": "bk_".repeat(6)}),
+        form_caps(),
+        None,
+        None,
+    );
+    assert!(text_of(&r).contains("booking_id"), "{r}");
+}
+
+#[test]
 fn a_taken_slot_says_what_is_free() {
     let mut c = Client::default();
     c.call(

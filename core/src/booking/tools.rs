@@ -11,7 +11,9 @@ use super::store::{Commit, Holder, NewBooking, Status, Store, StoreError};
 use crate::engine::{
     App, Arg, ArgKind, Call, CallError, Done, Elicited, Reply, ServerInfo, ToolEntry, ToolInfo,
 };
-use crate::limits::{MAX_BOOKING_ID_ARG, MAX_DAY_ARG, MAX_ROOMS, MAX_ROOM_HINT, MAX_ROOM_ID};
+use crate::limits::{
+    MAX_BOOKING_ID_ARG, MAX_DAY_ARG, MAX_ROOMS, MAX_ROOM_HINT, MAX_ROOM_ID, UTF8_MAX,
+};
 use crate::mrtr::{Choice, Field, FieldKind, Form, Question, TextFormat};
 
 use super::report::{
@@ -39,7 +41,7 @@ pub const TOOLS: &[ToolEntry<BookingTool>] = &[
             description: "Books a meeting room for one hour that has not started yet (server clock, \
                 UTC; unchecked if unset). Give an exact room_id, or a room_hint in the user's words; \
                 if the hint fits more than one room the user is asked which.",
-            input_schema: r#"{"type":"object","properties":{"day":{"type":"string","format":"date","description":"Day, YYYY-MM-DD"},"hour":{"type":"integer","minimum":0,"maximum":23,"description":"Start hour of the one-hour slot"},"room_hint":{"type":"string","maxLength":64,"description":"The room in the user's words, e.g. \"the big room\""},"room_id":{"type":"string","maxLength":24,"description":"An exact room id from list_rooms"},"attendees":{"type":"integer","minimum":1,"maximum":1000,"description":"People expected; rooms too small are not offered"}},"required":["day","hour"],"additionalProperties":false}"#,
+            input_schema: r#"{"type":"object","properties":{"day":{"type":"string","format":"date","description":"Day, YYYY-MM-DD (UTC, the server's clock)"},"hour":{"type":"integer","minimum":0,"maximum":23,"description":"Start hour of the one-hour slot, 0-23 UTC"},"room_hint":{"type":"string","maxLength":64,"description":"The room in the user's words, e.g. \"the big room\""},"room_id":{"type":"string","maxLength":24,"description":"An exact room id from list_rooms"},"attendees":{"type":"integer","minimum":1,"maximum":1000,"description":"People expected; rooms too small are not offered"}},"required":["day","hour"],"additionalProperties":false}"#,
             read_only: false,
             destructive: false,
             idempotent: true,
@@ -53,7 +55,7 @@ pub const TOOLS: &[ToolEntry<BookingTool>] = &[
             name: "cancel_booking",
             title: "Cancel a booking",
             description: "Cancels one of your bookings after asking you to confirm.",
-            input_schema: r#"{"type":"object","properties":{"booking_id":{"type":"string","description":"The booking, e.g. \"bk_1\""}},"required":["booking_id"],"additionalProperties":false}"#,
+            input_schema: r#"{"type":"object","properties":{"booking_id":{"type":"string","maxLength":16,"description":"The booking, e.g. \"bk_1\""}},"required":["booking_id"],"additionalProperties":false}"#,
             read_only: false,
             destructive: true,
             idempotent: true,
@@ -68,7 +70,7 @@ pub const TOOLS: &[ToolEntry<BookingTool>] = &[
             title: "List rooms",
             description: "Lists the rooms with their seats; with day and hour, says which are free \
                 (none once that hour has started).",
-            input_schema: r#"{"type":"object","properties":{"day":{"type":"string","format":"date","description":"Day, YYYY-MM-DD"},"hour":{"type":"integer","minimum":0,"maximum":23,"description":"Start hour"},"attendees":{"type":"integer","minimum":1,"maximum":1000,"description":"Only rooms with at least this many seats"}},"additionalProperties":false}"#,
+            input_schema: r#"{"type":"object","properties":{"day":{"type":"string","format":"date","description":"Day, YYYY-MM-DD (UTC, the server's clock)"},"hour":{"type":"integer","minimum":0,"maximum":23,"description":"Start hour, 0-23 UTC"},"attendees":{"type":"integer","minimum":1,"maximum":1000,"description":"Only rooms with at least this many seats"}},"additionalProperties":false}"#,
             read_only: true,
             destructive: false,
             idempotent: true,
@@ -118,7 +120,11 @@ const BOOK_ARGS: &[Arg] = &[
     ),
     arg("attendees", false, PEOPLE),
 ];
-const CANCEL_ARGS: &[Arg] = &[arg("booking_id", true, ArgKind::Text(None, None))];
+const CANCEL_ARGS: &[Arg] = &[arg(
+    "booking_id",
+    true,
+    ArgKind::Text(Some(MAX_BOOKING_ID_ARG as u16), None),
+)];
 const LIST_ARGS: &[Arg] = &[
     arg("day", false, DAY),
     arg("hour", false, HOUR),
@@ -182,14 +188,14 @@ impl<S: Store> App for BookingApp<'_, S> {
 struct BookArgs {
     day: String<MAX_DAY_ARG>,
     hour: i64,
-    room_hint: Option<String<MAX_ROOM_HINT>>,
-    room_id: Option<String<MAX_ROOM_ID>>,
+    room_hint: Option<String<{ MAX_ROOM_HINT * UTF8_MAX }>>,
+    room_id: Option<String<{ MAX_ROOM_ID * UTF8_MAX }>>,
     attendees: Option<u16>,
 }
 
 #[derive(Deserialize)]
 struct CancelArgs {
-    booking_id: String<MAX_BOOKING_ID_ARG>,
+    booking_id: String<{ MAX_BOOKING_ID_ARG * UTF8_MAX }>,
 }
 
 #[derive(Deserialize)]
