@@ -25,7 +25,9 @@ thread_local! {
 /// with nothing inside [`catch_quiet`].
 pub fn install_hook() {
     panic::set_hook(Box::new(|info| {
-        let at = info.location().map(|l| format!("{}:{}", l.file(), l.line()));
+        let at = info
+            .location()
+            .map(|l| format!("{}:{}", l.file(), l.line()));
         if QUIET.with(Cell::get) {
             QUIET_AT.with(|q| q.set(at));
             return;
