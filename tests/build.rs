@@ -4,6 +4,7 @@
 //! `cargo test` on a machine that has only Rust. `REDMARK_REQUIRE_PANEL=1` (set by
 //! `scripts/test-all.sh`) turns a missing tool into a build error, so CI cannot skip them.
 
+use std::path::PathBuf;
 use std::process::Command;
 
 /// The targets the panel tests build firmware for.
@@ -13,8 +14,11 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(panel_tools)");
     println!("cargo::rerun-if-env-changed=REDMARK_REQUIRE_PANEL");
     println!("cargo::rerun-if-env-changed=PATH");
-    // Re-check when the QEMU binary or the installed targets change.
-    println!("cargo::rerun-if-changed=/usr/bin/qemu-system-arm");
+    // Re-check when the QEMU binary found on PATH changes. Only a path that exists is named:
+    // Cargo takes a missing one as changed and would rerun this script on every build.
+    if let Some(qemu) = on_path("qemu-system-arm") {
+        println!("cargo::rerun-if-changed={}", qemu.display());
+    }
     let missing = missing_tools();
     if missing.is_empty() {
         println!("cargo::rustc-cfg=panel_tools");
@@ -29,6 +33,14 @@ fn main() {
             missing.join(", ")
         );
     }
+}
+
+/// The first file named `name` in a `PATH` directory.
+fn on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|f| f.is_file())
 }
 
 /// What the panel tests need that this machine lacks.

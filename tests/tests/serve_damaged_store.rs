@@ -17,9 +17,9 @@ const PAGE: usize = 4096;
 /// Long enough for any answer, short enough that a missing one fails the test quickly.
 const ANSWER: Duration = Duration::from_secs(20);
 
-/// `book_room` of slot `i` (one hour of January 2027) in the atrium.
+/// `book_room` of slot `i` (one hour of January 2099) in the atrium.
 fn book(i: usize) -> Value {
-    let day = format!("2027-01-{:02}", 1 + i / 24);
+    let day = format!("2099-01-{:02}", 1 + i / 24);
     tool_call(
         i as u64 + 1,
         "book_room",
@@ -74,14 +74,14 @@ fn assert_refused(run: &Run, says: &[&str]) {
 }
 
 /// Overwrites with `0xEE` every page holding a booking record (found by the record's first
-/// bytes: version 1, status, the year 2027 little-endian); returns how many pages.
+/// bytes: version 1, status, the year 2099 little-endian); returns how many pages.
 fn garbage_over_records(store: &Path) -> usize {
     let mut bytes = std::fs::read(store).expect("read store");
     let mut pages = 0;
     for page in bytes.chunks_mut(PAGE).skip(1) {
         let holds_records = page
             .windows(4)
-            .any(|w| w[0] == 1 && w[1] <= 1 && w[2..] == 2027u16.to_le_bytes());
+            .any(|w| w[0] == 1 && w[1] <= 1 && w[2..] == 2099u16.to_le_bytes());
         if holds_records {
             page.fill(0xEE);
             pages += 1;

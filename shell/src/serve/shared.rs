@@ -16,6 +16,7 @@
 //! (The lock guard is dropped while unwinding, so the engine is free again either way.)
 
 use std::panic::{self, AssertUnwindSafe};
+#[cfg(test)]
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -60,7 +61,8 @@ pub struct Output {
 /// The engine behind every transport.
 pub struct Shared<A: App> {
     engine: Arc<Mutex<Engine<A>>>,
-    /// Requests waiting for the engine (as futures, not threads).
+    /// Requests waiting for the engine (as futures, not threads); test builds only.
+    #[cfg(test)]
     waiting: AtomicUsize,
 }
 
@@ -69,6 +71,7 @@ impl<A: App + Send + 'static> Shared<A> {
     pub fn new(engine: Engine<A>) -> Arc<Self> {
         Arc::new(Shared {
             engine: Arc::new(Mutex::new(engine)),
+            #[cfg(test)]
             waiting: AtomicUsize::new(0),
         })
     }
@@ -76,9 +79,11 @@ impl<A: App + Send + 'static> Shared<A> {
     /// Runs one input through the engine on the blocking pool.
     pub async fn handle(self: &Arc<Self>, input: Input, principal: Arc<[u8]>) -> Output {
         // Wait for the engine here, as a future; the blocking thread only ever runs `handle`.
-        self.waiting.fetch_add(1, Ordering::SeqCst);
-        let mut engine = Arc::clone(&self.engine).lock_owned().await;
-        self.waiting.fetch_sub(1, Ordering::SeqCst);
+        let mut engine = {
+            #[cfg(test)]
+            let _waiting = Waiting::new(&self.waiting);
+            Arc::clone(&self.engine).lock_owned().await
+        };
         let task = tokio::task::spawn_blocking(move || {
             // A panic is answered, not propagated (see the module doc for why the engine
             // stays usable); the panic hook has logged where it happened.
@@ -88,12 +93,18 @@ impl<A: App + Send + 'static> Shared<A> {
             }))
             .unwrap_or_else(|_| {
                 tracing::error!("a request panicked in the engine; answered with -32603");
-                fault(&input)
+                // `fault` re-reads the input with the envelope parser, which may be what
+                // panicked: a second panic gets the fixed id-less answer instead.
+                panic::catch_unwind(AssertUnwindSafe(|| fault(&input))).unwrap_or_else(|_| {
+                    tracing::error!("the -32603 answer panicked too; answered without an id");
+                    fault_without_id()
+                })
             })
         });
         match task.await {
             Ok(out) => out,
-            // Only if the task was cancelled (at runtime shutdown): nobody waits for it.
+            // The task panicked outside both catches (not expected), or was cancelled at
+            // runtime shutdown, when nobody waits for the answer.
             Err(e) => {
                 tracing::error!("engine task failed: {e}");
                 Output {
@@ -113,6 +124,42 @@ impl<A: App + Send + 'static> Shared<A> {
     #[cfg(test)]
     fn waiting(&self) -> usize {
         self.waiting.load(Ordering::SeqCst)
+    }
+}
+
+/// Counts a request as waiting for the engine until dropped (also when the future is).
+#[cfg(test)]
+struct Waiting<'a>(&'a AtomicUsize);
+
+#[cfg(test)]
+impl<'a> Waiting<'a> {
+    fn new(n: &'a AtomicUsize) -> Self {
+        n.fetch_add(1, Ordering::SeqCst);
+        Waiting(n)
+    }
+}
+
+#[cfg(test)]
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// The `-32603` line for when even [`fault`] panicked: no id, since reading it is what failed.
+const FAULT_WITHOUT_ID: &[u8] =
+    br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}"#;
+
+/// The answer [`FAULT_WITHOUT_ID`] as an output.
+fn fault_without_id() -> Output {
+    Output {
+        bytes: FAULT_WITHOUT_ID.to_vec(),
+        handled: Handled {
+            len: FAULT_WITHOUT_ID.len(),
+            status: 500,
+            responded: true,
+            note: None,
+        },
     }
 }
 

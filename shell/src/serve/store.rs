@@ -512,11 +512,16 @@ fn decode_quiet(id: BookingId, r: &[u8]) -> Option<Booking> {
         1 => Status::Cancelled,
         _ => return None,
     };
+    // A record's day and hour are checked like a client's (a real day, an hour below 24): a
+    // damaged but decodable record must not reach `Slot`'s arithmetic or be compared as a slot.
     let day = Day {
         year: u16::from_le_bytes([r[2], r[3]]),
         month: r[4],
         day: r[5],
     };
+    if Day::parse(&day.to_string()) != Some(day) || r[6] >= 24 {
+        return None;
+    }
     let slot = Slot { day, hour: r[6] };
     let attendees = u16::from_le_bytes([r[7], r[8]]);
     let mut holder = [0; 8];
@@ -694,6 +699,34 @@ mod tests {
             holder: [7; 8],
             nonce: [nonce; 8],
         }
+    }
+
+    /// A record with an impossible day or hour does not decode (it counts as damaged).
+    #[test]
+    fn records_with_impossible_days_or_hours_do_not_decode() {
+        let good = Booking {
+            id: 1,
+            new: new("atrium", 23, 1),
+            status: Status::Active,
+        };
+        let r = encode(&good);
+        assert_eq!(decode_quiet(1, &r), Some(good));
+        for (at, v) in [(4, 0), (4, 13), (5, 0), (5, 32), (6, 24), (6, 255)] {
+            let mut bad = r.clone();
+            bad[at] = v;
+            assert_eq!(decode_quiet(1, &bad), None, "byte {at} = {v}");
+        }
+        // 2026-02-29 and 2026-04-31 do not exist; neither does year 1999 (outside 2000-2999).
+        for (month, day) in [(2, 29), (4, 31)] {
+            let mut bad = r.clone();
+            bad[4] = month;
+            bad[5] = day;
+            assert_eq!(decode_quiet(1, &bad), None, "{month}-{day}");
+        }
+        let mut bad = r.clone();
+        bad[2..4].copy_from_slice(&1999u16.to_le_bytes());
+        assert_eq!(decode_quiet(1, &bad), None, "1999");
+        assert!(decode(1, &bad).is_err());
     }
 
     #[test]
