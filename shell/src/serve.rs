@@ -14,7 +14,7 @@
 mod config;
 mod http;
 mod keys;
-mod panics;
+pub(crate) mod panics;
 mod peer;
 mod shared;
 mod store;

@@ -353,7 +353,7 @@ impl Panel {
                     .parse()
                     .ok()
             })
-            .last()
+            .next_back()
     }
 
     /// Writes raw bytes to the UART.

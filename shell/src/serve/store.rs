@@ -478,8 +478,8 @@ fn held_key(room: &str, slot: Slot) -> Vec<u8> {
     k
 }
 
-/// Record: version, status, year u16 LE, month, day, hour, attendees u16 LE, holder[8],
-/// nonce[8], room length, room bytes.
+/// Record: version, status, year u16 LE, month, day, hour, attendees u16 LE, `holder[8]`,
+/// `nonce[8]`, room length, room bytes.
 fn encode(b: &Booking) -> Vec<u8> {
     let n = &b.new;
     let mut r = Vec::with_capacity(28 + n.room.len());
