@@ -334,25 +334,7 @@ impl<A: App> Engine<A> {
                 note: None,
             },
             Line::Message(m) => self.handle(m, cx, out),
-            Line::TooLong => {
-                let e = RpcError::Envelope(EnvelopeError::TooLarge);
-                let mut w = Writer::new(out);
-                write_error(&mut w, None, &e);
-                match w.finish() {
-                    Ok(len) => Handled {
-                        len,
-                        status: e.http_status(),
-                        responded: true,
-                        note: None,
-                    },
-                    Err(_) => Handled {
-                        len: 0,
-                        status: 500,
-                        responded: false,
-                        note: Some(Note::OutputTooSmall),
-                    },
-                }
-            }
+            Line::TooLong => error_answer(None, &RpcError::Envelope(EnvelopeError::TooLarge), out),
         }
     }
 }
@@ -375,9 +357,13 @@ pub fn fault_answer(input: Option<&[u8]>, out: &mut [u8]) -> Handled {
         Some(Err((_, id))) => id,
         None => None,
     };
-    let e = RpcError::Internal("the host caught a panic");
+    error_answer(id, &RpcError::Internal("the host caught a panic"), out)
+}
+
+/// `e` as the whole answer to the request with `id`, written into `out`.
+fn error_answer(id: Option<Value<'_>>, e: &RpcError<'_>, out: &mut [u8]) -> Handled {
     let mut w = Writer::new(out);
-    write_error(&mut w, id, &e);
+    write_error(&mut w, id, e);
     match w.finish() {
         Ok(len) => Handled {
             len,
