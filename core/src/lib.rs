@@ -32,4 +32,4 @@ pub mod seal;
 pub mod serve;
 pub mod wire;
 
-pub use engine::{App, Context, Engine, Handled, Headers, Note, Reply};
+pub use engine::{App, Context, Engine, Handled, HttpHeaders, Note, Reply};

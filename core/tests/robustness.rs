@@ -175,7 +175,6 @@ fn overflowing_output_becomes_a_well_formed_error() {
         now: 0,
         principal: b"p",
         entropy: [0; 8],
-        headers: None,
     };
     let mut out = vec![0u8; MIN_OUT];
     let h = c.engine.handle(SEEDS[1].as_bytes(), &cx, &mut out);
@@ -212,13 +211,12 @@ fn every_seed_is_served_and_the_retry_books() {
     }
 }
 
-/// A context with no headers, as a byte-stream transport passes.
+/// A context as any transport passes it.
 fn bare_context() -> redmark_core::Context<'static> {
     redmark_core::Context {
         now: 0,
         principal: b"p",
         entropy: [0; 8],
-        headers: None,
     }
 }
 
@@ -280,18 +278,17 @@ fn notifications_over_http_are_checked_like_requests() {
     let note = br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#;
     let mut out = vec![0u8; MIN_OUT];
     let mut send = |c: &mut Client, method: Option<&str>| {
-        let headers = redmark_core::Headers {
+        let headers = redmark_core::HttpHeaders {
             version: Some("2026-07-28"),
             method,
-            name: None,
+            ..Default::default()
         };
         let cx = redmark_core::Context {
             now: 0,
             principal: b"p",
             entropy: [0; 8],
-            headers: Some(headers),
         };
-        c.engine.handle(note, &cx, &mut out)
+        c.engine.handle_http(note, &cx, &headers, &mut out)
     };
     assert_eq!((send(&mut c, Some("notifications/cancelled")).status), 202);
     let h = send(&mut c, Some("foo"));

@@ -47,6 +47,7 @@ pub const TOOLS: &[ToolEntry<BookingTool>] = &[
             idempotent: true,
             salient: Some(&["day", "hour", "room_hint", "room_id", "attendees"]),
             answers_need_state: true,
+            param_headers: &[],
         },
         tool: BookingTool::BookRoom,
     },
@@ -61,6 +62,7 @@ pub const TOOLS: &[ToolEntry<BookingTool>] = &[
             idempotent: true,
             salient: Some(&["booking_id"]),
             answers_need_state: true,
+            param_headers: &[],
         },
         tool: BookingTool::CancelBooking,
     },
@@ -76,6 +78,7 @@ pub const TOOLS: &[ToolEntry<BookingTool>] = &[
             idempotent: true,
             salient: None,
             answers_need_state: false,
+            param_headers: &[],
         },
         tool: BookingTool::ListRooms,
     },
@@ -558,6 +561,13 @@ mod tests {
         }
         for (i, e) in TOOLS.iter().enumerate() {
             assert!(TOOLS[..i].iter().all(|o| o.info.name != e.info.name));
+        }
+    }
+
+    #[test]
+    fn param_headers_are_what_the_schemas_mark() {
+        for e in TOOLS {
+            assert!(e.info.param_headers_match_schema(), "{}", e.info.name);
         }
     }
 

@@ -42,6 +42,20 @@ pub struct ToolInfo {
     pub salient: Option<&'static [&'static str]>,
     /// Whether answers count only when they come back with a valid `requestState`.
     pub answers_need_state: bool,
+    /// The arguments mirrored into `Mcp-Param-*` HTTP headers: what `x-mcp-header` marks in
+    /// `input_schema`, declared here so the engine never parses the schema
+    /// ([`ToolInfo::param_headers_match_schema`] keeps the two equal in a test).
+    pub param_headers: &'static [ParamHeader],
+}
+
+/// A tool argument mirrored into an HTTP header (SEP-2243): the schema property marked
+/// `"x-mcp-header": header`, sent as `Mcp-Param-{header}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParamHeader {
+    /// The argument (a top-level property of `input_schema`).
+    pub argument: &'static str,
+    /// The header's name after `Mcp-Param-`.
+    pub header: &'static str,
 }
 
 /// One row of an app's tool table: the tool as `tools/list` describes it, and the
