@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 
 use common::{accept, form_caps, Client};
 use proptest::prelude::*;
+use redmark_core::booking::{Booking, Commit, Holder, NewBooking, Slot, Store, StoreError};
 use redmark_core::limits::MIN_OUT;
 use serde_json::json;
 
@@ -295,4 +296,56 @@ fn notifications_over_http_are_checked_like_requests() {
     assert!(h.responded && h.status == 400);
     let h = send(&mut c, None);
     assert!(h.responded && h.status == 400);
+}
+
+/// A store whose storage has failed: every operation says `Io`.
+struct BrokenStore;
+
+impl Store for BrokenStore {
+    fn commit(&mut self, _: &NewBooking) -> Result<Commit, StoreError> {
+        Err(StoreError::Io)
+    }
+    fn get(&self, _: u32) -> Result<Option<Booking>, StoreError> {
+        Err(StoreError::Io)
+    }
+    fn made_by(
+        &self,
+        _: &Holder,
+        _: &redmark_core::seal::Nonce,
+    ) -> Result<Option<Booking>, StoreError> {
+        Err(StoreError::Io)
+    }
+    fn occupant(&self, _: &str, _: Slot) -> Result<Option<Booking>, StoreError> {
+        Err(StoreError::Io)
+    }
+    fn cancel(&mut self, _: u32) -> Result<Option<Booking>, StoreError> {
+        Err(StoreError::Io)
+    }
+}
+
+#[test]
+fn a_failing_store_is_answered_in_its_own_words() {
+    let app = redmark_core::booking::BookingApp::new(
+        redmark_core::booking::DEFAULT_FLOOR,
+        BrokenStore,
+        common::INFO,
+    );
+    let key = redmark_core::seal::Key::new(1, &[0x42; 32]).unwrap();
+    let mut engine = redmark_core::Engine::new(
+        app,
+        redmark_core::seal::KeyRing::new(key),
+        redmark_core::engine::Config::default(),
+    );
+    let msg = serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "list_rooms", "arguments": {"day": "2099-01-01", "hour": 9},
+        "_meta": common::meta(serde_json::json!({}))}});
+    let mut out = vec![0u8; MIN_OUT];
+    let h = engine.handle(msg.to_string().as_bytes(), &bare_context(), &mut out);
+    let v: serde_json::Value = serde_json::from_slice(&out[..h.len]).unwrap();
+    let words = StoreError::Io.message();
+    assert_eq!(words, StoreError::Io.to_string());
+    assert_eq!(v["error"]["code"], -32603, "{v}");
+    assert_eq!(v["error"]["message"], words);
+    assert_eq!(h.status, 500);
+    assert_eq!(h.note, Some(redmark_core::Note::Internal(words)));
 }

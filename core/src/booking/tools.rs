@@ -224,8 +224,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
             // its hour has started: at most once means the same answer every time.
             if let Some(b) = self
                 .store
-                .made_by(&holder(call.principal), &call.operation())
-                .map_err(CallError::Store)?
+                .made_by(&holder(call.principal), &call.operation())?
             {
                 let room = self
                     .floor
@@ -314,7 +313,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
             Err(StoreError::Full) => {
                 Ok(reply.fail("The booking store is full: cancel a booking first."))
             }
-            Err(e) => Err(CallError::Store(e)),
+            Err(e) => Err(e.into()),
         }
     }
 
@@ -377,7 +376,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
     fn free_at(&self, slot: Slot, people: u16) -> Result<Mask, CallError> {
         let mut free = 0;
         for (i, r) in self.floor.rooms.iter().take(MAX_ROOMS).enumerate() {
-            let taken = self.store.occupant(r.id, slot).map_err(CallError::Store)?;
+            let taken = self.store.occupant(r.id, slot)?;
             if taken.is_none() && r.seats >= people {
                 free |= 1 << i;
             }
@@ -393,9 +392,8 @@ impl<'r, S: Store> BookingApp<'r, S> {
             .booking_id
             .strip_prefix("bk_")
             .and_then(|n| n.parse().ok());
-        let store_err = CallError::Store;
         let booking = match id {
-            Some(id) => self.store.get(id).map_err(store_err)?,
+            Some(id) => self.store.get(id)?,
             None => None,
         };
         let Some(booking) = booking.filter(|b| b.new.holder == holder(call.principal)) else {
@@ -438,7 +436,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
             Elicited::Accepted(c, reply)
                 if c.get("confirm").and_then(|v| v.as_bool()) == Some(true) =>
             {
-                let b = self.store.cancel(booking.id).map_err(store_err)?;
+                let b = self.store.cancel(booking.id)?;
                 let b = b.ok_or(CallError::Internal("booking vanished"))?;
                 Ok(reply.complete(&Cancelled {
                     booking: &b,

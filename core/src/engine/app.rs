@@ -4,7 +4,6 @@
 use core::fmt;
 
 use super::{Call, Done, Reply};
-use crate::booking::StoreError;
 use crate::limits::MAX_COMPLETIONS;
 use crate::mrtr::Capability;
 use crate::wire::json::Value;
@@ -254,8 +253,10 @@ pub enum CallError {
     InvalidParams(&'static str),
     /// A server-side fault (`-32603`).
     Internal(&'static str),
-    /// The booking store failed (`-32603`, worded in [`RpcError::Store`](super::RpcError::Store)).
-    Store(StoreError),
+    /// Something the app depends on (its store, a device) failed, and the client is told so in
+    /// these words (`-32603`; the log gets them too). An app maps its own errors into this
+    /// (the booking tools: `From<StoreError>`); [`CallError::Internal`] tells the client less.
+    Backend(&'static str),
     /// `resources/read` of a URI that names no resource (`-32602` with `data.uri`).
     NotFound,
 }
@@ -272,7 +273,7 @@ impl fmt::Display for CallError {
             }
             CallError::InvalidParams(why) => write!(f, "invalid params: {why}"),
             CallError::Internal(why) => write!(f, "internal error: {why}"),
-            CallError::Store(e) => e.fmt(f),
+            CallError::Backend(why) => f.write_str(why),
             CallError::NotFound => f.write_str("resource not found"),
         }
     }

@@ -20,7 +20,7 @@ pub use app::{
 pub use args::{Arg, ArgKind, ArgsInvalid};
 pub use call::{ArgsError, Call};
 pub use elicit::Elicited;
-pub use error::{store_message, RpcError};
+pub use error::RpcError;
 pub use reply::{Done, Reply, Report};
 
 use crate::limits::MIN_OUT;
