@@ -97,6 +97,8 @@ impl core::fmt::Display for StoreError {
 
 /// A store failure ends a call as a [`CallError::Backend`] in the store's own words.
 impl From<StoreError> for CallError {
+    // Not inlined: one call per `?` keeps the panel's flash as small as the old one-byte error.
+    #[inline(never)]
     fn from(e: StoreError) -> Self {
         CallError::Backend(e.message())
     }
