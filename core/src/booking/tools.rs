@@ -9,7 +9,7 @@ use super::floor::{Floor, Mask, Room};
 use super::slot::{Day, Slot};
 use super::store::{Commit, Holder, NewBooking, Status, Store, StoreError};
 use crate::engine::{
-    App, Arg, ArgKind, Call, CallError, Done, Elicited, Reply, ServerInfo, ToolEntry, ToolInfo,
+    App, Arg, ArgKind, Call, CallError, Done, Elicited, Msg, Reply, ServerInfo, ToolEntry, ToolInfo,
 };
 use crate::limits::{
     MAX_BOOKING_ID_ARG, MAX_DAY_ARG, MAX_ROOMS, MAX_ROOM_HINT, MAX_ROOM_ID, UTF8_MAX,
@@ -17,8 +17,8 @@ use crate::limits::{
 use crate::mrtr::{Choice, Field, FieldKind, Form, Question, TextFormat};
 
 use super::report::{
-    Booked, BookingRef, Cancelled, Described, Earliest, Msg, NotBooked, RoomList, RoomQuestion,
-    Taken, TooSmall, UnknownRoom,
+    Booked, BookingRef, Cancelled, Described, Earliest, NotBooked, RoomList, RoomQuestion, Taken,
+    TooSmall, UnknownRoom,
 };
 
 /// One of the booking tools.

@@ -21,7 +21,7 @@ pub use args::{Arg, ArgKind, ArgsInvalid};
 pub use call::{ArgsError, Call};
 pub use elicit::Elicited;
 pub use error::RpcError;
-pub use reply::{Done, Reply, Report};
+pub use reply::{Done, Msg, Reply, Report};
 
 use crate::limits::MIN_OUT;
 use crate::seal::{KeyRing, SealError};
