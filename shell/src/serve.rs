@@ -79,7 +79,10 @@ carries nothing else) and how to stop it. The store is checked at start (redb's 
 every record): a damaged store, or one missing or empty where DIR/store-id says there was one,
 is refused with one line saying what to do (restore it from a copy; --repair lets redb roll a
 damaged file back to its last intact commit; deleting store-id starts afresh). A request that
-meets damage while serving gets a -32603 error and is logged.
+meets damage while serving gets a -32603 error and is logged. --store postgres://USER:PASS@HOST/DB
+(or REDMARK_STORE) keeps bookings in PostgreSQL instead, shared by any number of instances
+(give them the same keys); the schema is created at start; while the database is unreachable
+requests get -32603 and the instance reconnects by itself. The password is never logged.
 
 Exit: EOF on stdin (when serving stdio), SIGINT or SIGTERM: stop accepting, finish the
 requests in flight, exit 0.";
