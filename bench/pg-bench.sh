@@ -4,7 +4,10 @@
 #      synchronous_commit = on) from CLIENTS connections: the database's own ceiling;
 #   2. three `redmark serve --http` instances on that database, CLIENTS HTTP keep-alive
 #      clients booking distinct slots: acknowledged bookings per second;
-# then prints both and the ratio. A throwaway cluster in a temp folder (as `postgres` when
+#   3. the store alone (`PgStore`, CLIENTS blocking callers, no engine, no HTTP: the
+#      `store_throughput` benchmark in shell/src/serve/pg/tests.rs), what the instances can
+#      reach once the engine's global lock is gone;
+# then prints the figures and the ratios. A throwaway cluster in a temp folder (as `postgres` when
 # run as root), stopped at the end. Not a timed test; keep SECS short on a shared machine.
 #
 #   bench/pg-bench.sh [SECS=5] [CLIENTS=48]
@@ -15,6 +18,7 @@ CLIENTS=${2:-48}
 BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 [ -x "$BIN/initdb" ] || { echo "PostgreSQL is not installed (apt-get install postgresql)"; exit 1; }
 cargo build --release -q -p redmark
+cargo test --release -q -p redmark --bin redmark --no-run 2>/dev/null
 REDMARK=target/release/redmark
 
 TMP=$(mktemp -d /tmp/redmark-pg-bench-XXXXXX)
@@ -96,8 +100,12 @@ took = time.time() - start
 print(f"{sum(ok) / took:.0f} {sum(bad)}")
 PY
 )
+STORE_RATE=$(REDMARK_PG_BENCH_URL="$URL" REDMARK_PG_BENCH_SECS="$SECS" REDMARK_PG_BENCH_CALLERS="$CLIENTS" \
+    cargo test --release -q -p redmark --bin redmark store_throughput -- --ignored --nocapture 2>/dev/null \
+    | sed -n 's/^pg store, .*: \([0-9]*\) bookings\/s$/\1/p')
 RATE=${REDMARK_RATE% *}
 FAILED=${REDMARK_RATE#* }
 echo "pgbench one-row insert transactions (synchronous_commit=on, $CLIENTS clients, ${SECS}s): $PGBENCH_TPS tps"
 echo "3 redmark instances, acknowledged bookings ($CLIENTS HTTP clients, ${SECS}s): $RATE /s ($FAILED not booked)"
-python3 -c "print(f'ratio redmark / pgbench: {float($RATE) / float($PGBENCH_TPS):.2f}')"
+echo "the store alone (PgStore, $CLIENTS blocking callers, ${SECS}s): $STORE_RATE bookings/s"
+python3 -c "print(f'ratio redmark / pgbench: {float($RATE) / float($PGBENCH_TPS):.2f}; store / pgbench: {float($STORE_RATE) / float($PGBENCH_TPS):.2f}')"

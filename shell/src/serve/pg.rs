@@ -285,12 +285,13 @@ async fn worker(config: Arc<Config>, jobs: Arc<Mutex<mpsc::Receiver<Job>>>, firs
         None => None,
     };
     loop {
-        let batch = {
+        let mut batch = {
             let mut rx = jobs.lock().await;
             let Some(first) = rx.recv().await else {
                 return;
             };
             let mut batch = vec![first];
+            // Drained without waiting: what arrived while the previous batch committed.
             while batch.len() < MAX_BATCH {
                 match rx.try_recv() {
                     Ok(j) => batch.push(j),
@@ -299,6 +300,9 @@ async fn worker(config: Arc<Config>, jobs: Arc<Mutex<mpsc::Receiver<Job>>>, firs
             }
             batch
         };
+        // Every batch takes its slots' index entries in one order, so two batches (on any
+        // instances) wait for each other rather than deadlock.
+        batch.sort_by(|a, b| lock_order(&a.op).cmp(&lock_order(&b.op)));
         let ops: Vec<&Op> = batch.iter().map(|j| &j.op).collect();
         let outcome = tokio::time::timeout(BATCH_TIMEOUT, attempts(&config, &mut conn, &ops))
             .await
@@ -319,6 +323,17 @@ async fn worker(config: Arc<Config>, jobs: Arc<Mutex<mpsc::Receiver<Job>>>, firs
                 }
             }
         }
+    }
+}
+
+/// The slot a booking takes (bookings first, in slot order; then everything else).
+fn lock_order(op: &Op) -> (bool, &str, u16, u8, u8, u8) {
+    match op {
+        Op::Commit(n) => {
+            let d = n.slot.day;
+            (false, n.room.as_str(), d.year, d.month, d.day, n.slot.hour)
+        }
+        _ => (true, "", 0, 0, 0, 0),
     }
 }
 

@@ -174,3 +174,62 @@ fn racing_callers_on_two_instances_get_one_winner_per_slot() {
         SLOTS.to_string()
     );
 }
+
+/// Bookings per second through one [`PgStore`] from many blocking callers at once (what the
+/// store reaches once the engine's global lock is gone). A benchmark, not a test:
+/// `bench/pg-bench.sh` runs it against its cluster (`REDMARK_PG_BENCH_URL`).
+#[test]
+#[ignore = "a benchmark: bench/pg-bench.sh runs it"]
+fn store_throughput() {
+    let secs: u64 = std::env::var("REDMARK_PG_BENCH_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(5);
+    let callers: u16 = std::env::var("REDMARK_PG_BENCH_CALLERS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(64);
+    let own = std::env::var("REDMARK_PG_BENCH_URL")
+        .is_err()
+        .then(Cluster::start);
+    let url = std::env::var("REDMARK_PG_BENCH_URL")
+        .unwrap_or_else(|_| own.as_ref().map(Cluster::url).unwrap_or_default());
+    let rt = runtime();
+    let store = rt.block_on(PgStore::open(&url)).expect(NO_PG);
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    let start = std::time::Instant::now();
+    let made: u64 = std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..callers)
+            .map(|c| {
+                let mut s = store.clone();
+                sc.spawn(move || {
+                    let mut n = 0u32;
+                    while std::time::Instant::now() < until {
+                        // Caller c books its own year (2200 + c), hour after hour.
+                        let (day, hour) = (n / 24, (n % 24) as u8);
+                        let b = NewBooking {
+                            room: RoomId::try_from("bench").unwrap(),
+                            slot: Slot {
+                                day: Day {
+                                    year: 2200 + c,
+                                    month: 1 + (day / 28 % 12) as u8,
+                                    day: 1 + (day % 28) as u8,
+                                },
+                                hour,
+                            },
+                            attendees: 1,
+                            holder: u64::from(c).to_be_bytes(),
+                            nonce: u64::from(n).to_be_bytes(),
+                        };
+                        created(s.commit(&b));
+                        n += 1;
+                    }
+                    u64::from(n)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).sum()
+    });
+    let rate = made as f64 / start.elapsed().as_secs_f64();
+    println!("pg store, {callers} blocking callers: {rate:.0} bookings/s");
+}
