@@ -41,6 +41,7 @@ URL="postgres://redmark@127.0.0.1:$PORT/postgres"
 ADDRS=()
 for i in 1 2 3; do
     mkdir -p "$TMP/i$i"
+    : >"$TMP/i$i.err"
     REDMARK_KEY=$(printf '00%.0s' {1..32}) REDMARK_LOG=warn \
         "$REDMARK" serve --data "$TMP/i$i" --http 127.0.0.1:0 --store "$URL" \
         2>"$TMP/i$i.err" </dev/null &

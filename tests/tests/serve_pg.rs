@@ -10,7 +10,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use redmark_tests::pg::{Cluster, PASSWORD};
-use redmark_tests::server::{post_mcp, retry, tool_call, Server, TempDir};
+use redmark_tests::server::{
+    post_mcp, redmark_bin, retry, run_bounded, tool_call, Server, TempDir, TEST_KEY,
+};
 use serde_json::{json, Value};
 
 const NO_PG: &str = "PostgreSQL is not installed (scripts/test-all.sh installs postgresql)";
@@ -52,6 +54,36 @@ fn book(id: u64, day: &str, hour: u64, room: &str) -> Value {
         json!({"day": day, "hour": hour, "room_id": room}),
         false,
     )
+}
+
+/// No database listening: the start fails with one line naming the store, never the password.
+#[test]
+fn an_unreachable_store_is_refused_at_start_without_its_password() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("port")
+        .port();
+    let data = TempDir::new("pg-unreachable");
+    let url = format!("postgres://redmark:{PASSWORD}@127.0.0.1:{port}/db");
+    let mut cmd = std::process::Command::new(redmark_bin());
+    cmd.args(["serve", "--http", "127.0.0.1:0", "--data"])
+        .arg(data.path())
+        .env("REDMARK_STORE", &url)
+        .env("REDMARK_KEY", TEST_KEY);
+    let run = run_bounded(cmd);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "booking store postgres://redmark@127.0.0.1:{port}/db"
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains(PASSWORD), "{}", run.stderr);
+    assert!(
+        !data.path().join("sealing-keys").exists(),
+        "a refused store leaves no key file"
+    );
 }
 
 #[test]

@@ -47,6 +47,8 @@ pub const MAX_BATCH: usize = 512;
 pub const MAX_QUEUED: usize = 8192;
 /// How long a batch (all attempts) may take before its callers get [`StoreError::Io`].
 pub const BATCH_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long the database lets a session sit idle inside a transaction.
+pub const IDLE_IN_TRANSACTION: Duration = Duration::from_secs(10);
 /// Tries of a batch (each on a live or fresh connection).
 pub const ATTEMPTS: usize = 3;
 /// How long connecting may take.
@@ -165,9 +167,15 @@ impl PgStore {
             config.connect_timeout(CONNECT_TIMEOUT);
         }
         config.application_name("redmark");
-        // An acknowledgement means the commit is flushed, whatever the server's default.
-        config
-            .options("-c synchronous_commit=on -c default_transaction_isolation=read\\ committed");
+        // An acknowledgement means the commit is flushed, whatever the server's default. No
+        // statement outlives a batch, and an instance frozen inside a transaction (stopped,
+        // cut off) has it rolled back, releasing its slots, instead of blocking every other.
+        config.options(&format!(
+            "-c synchronous_commit=on -c default_transaction_isolation=read\\ committed \
+             -c statement_timeout={} -c idle_in_transaction_session_timeout={}",
+            BATCH_TIMEOUT.as_millis(),
+            IDLE_IN_TRANSACTION.as_millis()
+        ));
         let name = describe_config(&config);
         let mut client = connect(&config)
             .await
