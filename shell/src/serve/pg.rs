@@ -170,7 +170,7 @@ impl PgStore {
         // An acknowledgement means the commit is flushed, whatever the server's default. No
         // statement outlives a batch, and an instance frozen inside a transaction (stopped,
         // cut off) has it rolled back, releasing its slots, instead of blocking every other.
-        config.options(&format!(
+        config.options(format!(
             "-c synchronous_commit=on -c default_transaction_isolation=read\\ committed \
              -c statement_timeout={} -c idle_in_transaction_session_timeout={}",
             BATCH_TIMEOUT.as_millis(),
