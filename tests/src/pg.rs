@@ -130,18 +130,23 @@ impl Cluster {
 
     /// `pg_ctl stop -m fast` (connections are closed; in-flight transactions roll back).
     pub fn pg_ctl_stop(&self) {
-        let out = self.run(
+        let out = self.stop("fast");
+        assert!(out.status.success(), "pg_ctl stop: {}", text(&out));
+    }
+
+    /// `pg_ctl stop -m MODE`, waiting until it stopped.
+    fn stop(&self, mode: &str) -> Output {
+        self.run(
             "pg_ctl",
             &[
                 "-D".as_ref(),
                 self.data().as_os_str(),
                 "-m".as_ref(),
-                "fast".as_ref(),
+                mode.as_ref(),
                 "-w".as_ref(),
                 "stop".as_ref(),
             ],
-        );
-        assert!(out.status.success(), "pg_ctl stop: {}", text(&out));
+        )
     }
 
     /// Runs SQL with `psql` and returns its unaligned, tuples-only output.
@@ -163,17 +168,7 @@ impl Cluster {
 
 impl Drop for Cluster {
     fn drop(&mut self) {
-        let _ = self.run(
-            "pg_ctl",
-            &[
-                "-D".as_ref(),
-                self.data().as_os_str(),
-                "-m".as_ref(),
-                "immediate".as_ref(),
-                "-w".as_ref(),
-                "stop".as_ref(),
-            ],
-        );
+        let _ = self.stop("immediate");
     }
 }
 
