@@ -293,3 +293,22 @@ fn database_restart_under_load_gives_clear_errors_then_service_resumes() {
     let stderr = s[0].0.stderr();
     assert!(!stderr.contains(PASSWORD), "password logged: {stderr}");
 }
+
+/// `--store PATH` keeps redb, in that folder (keys stay in `--data`).
+#[test]
+fn a_store_path_keeps_redb_there() {
+    let data = TempDir::new("store-path-data");
+    let store = TempDir::new("store-path-redb");
+    let s = Server::start(
+        &[
+            "--http",
+            "127.0.0.1:0",
+            "--store",
+            store.path().to_str().expect("utf-8 path"),
+        ],
+        data.path(),
+    );
+    booking(&post(s.http[0], &book(1, "2099-09-01", 9, "atrium")));
+    assert!(store.path().join("bookings.redb").is_file());
+    assert!(!data.path().join("bookings.redb").exists());
+}
