@@ -290,6 +290,11 @@ fn database_restart_under_load_gives_clear_errors_then_service_resumes() {
     let r = post(a, &book(9, "2097-01-01", 9, "nook"));
     booking(&r);
     all_stored(&pg, &acked.lock().unwrap());
+    assert!(
+        s[0].0.wait_stderr("booking store reachable again"),
+        "recovery is logged: {}",
+        s[0].0.stderr()
+    );
     let stderr = s[0].0.stderr();
     assert!(!stderr.contains(PASSWORD), "password logged: {stderr}");
 }

@@ -27,6 +27,7 @@
 //! answers `-32603`), and the next batch connects again: the instance recovers by itself.
 
 use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -187,8 +188,10 @@ impl PgStore {
         let rx = Arc::new(Mutex::new(rx));
         let config = Arc::new(config);
         let mut first = Some(client);
+        let down = Arc::new(AtomicBool::new(false));
         for _ in 0..WORKERS {
-            tokio::spawn(worker(Arc::clone(&config), Arc::clone(&rx), first.take()));
+            let (config, rx, down) = (Arc::clone(&config), Arc::clone(&rx), Arc::clone(&down));
+            tokio::spawn(worker(config, rx, down, first.take()));
         }
         tracing::info!("bookings: {name}");
         Ok(PgStore { jobs: tx })
@@ -287,7 +290,12 @@ async fn migrate(client: &mut Client) -> Result<(), String> {
 }
 
 /// A committer: takes every waiting job, runs them in one transaction, answers them.
-async fn worker(config: Arc<Config>, jobs: Arc<Mutex<mpsc::Receiver<Job>>>, first: Option<Client>) {
+async fn worker(
+    config: Arc<Config>,
+    jobs: Arc<Mutex<mpsc::Receiver<Job>>>,
+    down: Arc<AtomicBool>,
+    first: Option<Client>,
+) {
     let mut conn = match first {
         Some(c) => Conn::open(&config, Some(c)).await.ok(),
         None => None,
@@ -312,13 +320,14 @@ async fn worker(config: Arc<Config>, jobs: Arc<Mutex<mpsc::Receiver<Job>>>, firs
         // instances) wait for each other rather than deadlock.
         batch.sort_by(|a, b| lock_order(&a.op).cmp(&lock_order(&b.op)));
         let ops: Vec<&Op> = batch.iter().map(|j| &j.op).collect();
-        let outcome = tokio::time::timeout(BATCH_TIMEOUT, attempts(&config, &mut conn, &ops))
-            .await
-            .unwrap_or_else(|_| {
-                tracing::error!("booking store: no answer in {BATCH_TIMEOUT:?}");
-                conn = None;
-                Err(StoreError::Io)
-            });
+        let outcome =
+            tokio::time::timeout(BATCH_TIMEOUT, attempts(&config, &mut conn, &down, &ops))
+                .await
+                .unwrap_or_else(|_| {
+                    tracing::error!("booking store: no answer in {BATCH_TIMEOUT:?}");
+                    conn = None;
+                    Err(StoreError::Io)
+                });
         match outcome {
             Ok(replies) => {
                 for (job, r) in batch.into_iter().zip(replies) {
@@ -349,6 +358,7 @@ fn lock_order(op: &Op) -> (bool, &str, u16, u8, u8, u8) {
 async fn attempts(
     config: &Config,
     conn: &mut Option<Conn>,
+    down: &AtomicBool,
     ops: &[&Op],
 ) -> Result<Vec<Result<Reply, StoreError>>, StoreError> {
     let mut last = StoreError::Io;
@@ -357,7 +367,13 @@ async fn attempts(
             match Conn::open(config, None).await {
                 Ok(c) => *conn = Some(c),
                 Err(e) => {
-                    tracing::error!("booking store unreachable: {e}");
+                    // Said once per outage, not once per request.
+                    if !down.swap(true, Ordering::Relaxed) {
+                        tracing::error!(
+                            "booking store unreachable ({e}): requests get -32603 until it is \
+                             back; each new request tries again"
+                        );
+                    }
                     *conn = None;
                     return Err(StoreError::Io);
                 }
@@ -367,7 +383,12 @@ async fn attempts(
             return Err(StoreError::Io);
         };
         match transact(c, ops).await {
-            Ok(r) => return Ok(r),
+            Ok(r) => {
+                if down.swap(false, Ordering::Relaxed) {
+                    tracing::info!("booking store reachable again");
+                }
+                return Ok(r);
+            }
             Err(e) => {
                 tracing::warn!("booking store: batch of {} rolled back: {e}", ops.len());
                 last = match e.code() {
