@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The one command that passes all tests on a fresh machine; CI (.ci/run) runs exactly this.
-# It installs what it needs: bare-metal Rust targets, llvm-tools, qemu-system-arm, and (inside
+# It installs what it needs: bare-metal Rust targets, llvm-tools, qemu-system-arm, postgresql
+# (the server binaries; tests start their own throwaway clusters), and (inside
 # scripts/conformance.sh) Node 22 with the official MCP conformance suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +20,14 @@ if ! command -v qemu-system-arm >/dev/null 2>&1; then
 fi
 qemu-system-arm --version | head -n 1
 
+step "postgresql (initdb, pg_ctl, pgbench: the PostgreSQL store tests start their own clusters)"
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo=sudo
+    $sudo apt-get update -qq
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql
+fi
+
 step "formatting"
 cargo fmt --all -- --check
 for crate in flash-store panel lm3s6965evb microbit; do
@@ -35,8 +44,9 @@ step "core is no_std without alloc"
 scripts/check-no-std.sh
 
 step "tests (unit, golden, property, end-to-end over every transport, QEMU)"
-# The panel tests are ignored on a machine without QEMU (tests/build.rs); here they must run.
-REDMARK_REQUIRE_PANEL=1 cargo test --workspace --locked
+# The panel and PostgreSQL tests are ignored on a machine without QEMU or PostgreSQL
+# (tests/build.rs, shell/build.rs); here they must run.
+REDMARK_REQUIRE_PANEL=1 REDMARK_REQUIRE_PG=1 cargo test --workspace --locked
 
 step "the panel's flash store on the host (power cut at every write step)"
 cargo test --locked --manifest-path boards/flash-store/Cargo.toml

@@ -3,6 +3,7 @@
 //! them the panel tests are reported as ignored, with the reason, instead of failing a plain
 //! `cargo test` on a machine that has only Rust. `REDMARK_REQUIRE_PANEL=1` (set by
 //! `scripts/test-all.sh`) turns a missing tool into a build error, so CI cannot skip them.
+//! Likewise `cfg(pg_tools)` for the PostgreSQL tests (`src/pg_tools.rs`, `REDMARK_REQUIRE_PG`).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -10,7 +11,10 @@ use std::process::Command;
 /// The targets the panel tests build firmware for.
 const TARGETS: &[&str] = &["thumbv6m-none-eabi", "thumbv7m-none-eabi"];
 
+include!("src/pg_tools.rs");
+
 fn main() {
+    emit_pg_cfg("src/pg_tools.rs");
     println!("cargo::rustc-check-cfg=cfg(panel_tools)");
     println!("cargo::rerun-if-env-changed=REDMARK_REQUIRE_PANEL");
     println!("cargo::rerun-if-env-changed=PATH");
