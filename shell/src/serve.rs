@@ -12,6 +12,8 @@
 //!   file, everyone is `http:anonymous` and a warning is logged.
 
 mod config;
+mod conns;
+pub mod group;
 mod http;
 mod keys;
 pub(crate) mod panics;
@@ -31,12 +33,15 @@ use redmark_core::booking::{BookingApp, Floor, DEFAULT_FLOOR};
 use redmark_core::engine::{Config, ServerInfo};
 use redmark_core::fixtures::Fixtures;
 use redmark_core::seal::KeyRing;
-use redmark_core::{App, Engine};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use shared::Shared;
+use group::{SharedStore, View};
+pub use shared::{Conn, Hosted, Msg, Shared};
 use stream::StreamLimits;
+
+/// How long a TCP or HTTP client may leave an answer unread before it is disconnected.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The principal of stdio and TCP clients: the local user.
 pub const LOCAL_PRINCIPAL: &[u8] = b"local";
@@ -214,15 +219,15 @@ async fn start(args: ServeArgs) -> Result<(), String> {
     };
     let Some(store) = store else {
         eprintln!("redmark: data folder {} ({keys})", data.dir.display());
-        let engine = Engine::new(Fixtures, data.ring, config);
-        return serve(Shared::new(engine), &args, tokens).await;
+        let host = Shared::new(|| Fixtures, data.ring, config);
+        return serve(host, &args, tokens).await;
     };
-    let engine = booking_engine(floor, store, data.ring, config);
+    let host = booking_host(floor, store, data.ring, config)?;
     eprintln!(
         "redmark: data folder {} (bookings in {STORE_FILE}, {keys})",
         data.dir.display()
     );
-    serve(Shared::new(engine), &args, tokens).await
+    serve(host, &args, tokens).await
 }
 
 /// The data directory `--data` names, or the platform's (e.g. `~/.local/share/redmark`).
@@ -274,14 +279,15 @@ pub fn open_keys(dir: PathBuf, rotate: bool) -> Result<Data, String> {
     })
 }
 
-/// The booking floor's engine over a bookings store ([`open_store`]). Shared by `redmark
-/// serve` and the in-process server of `redmark call`.
-pub fn booking_engine(
+/// The booking floor's host over a bookings store ([`open_store`], or any core `Store` as
+/// [`group::Locked`]); its bookings are group-committed. Shared by `redmark serve` and the
+/// in-process server of `redmark call`.
+pub fn booking_host<S: SharedStore>(
     floor: Floor<'static>,
-    store: store::RedbStore,
+    store: S,
     ring: KeyRing,
     config: Config,
-) -> Engine<BookingApp<'static, store::RedbStore>> {
+) -> Result<Arc<Shared<BookingApp<'static, View<S>>>>, String> {
     let info = ServerInfo {
         name: "redmark",
         version: env!("CARGO_PKG_VERSION"),
@@ -290,22 +296,22 @@ pub fn booking_engine(
              (it asks which room when a hint fits several), cancel_booking to cancel.",
         ),
     };
-    let app = BookingApp::new(floor, store, info);
-    Engine::new(app, ring, config)
+    Shared::booking(floor, store, info, ring, config)
 }
 
 /// Serves `shared` on every transport asked for until EOF on stdio or a signal.
-async fn serve<A: App + Send + 'static>(
+async fn serve<A: Hosted>(
     shared: Arc<Shared<A>>,
     args: &ServeArgs,
     tokens: Option<Arc<config::Tokens>>,
 ) -> Result<(), String> {
+    let signals = Signals::install();
     let shutdown = CancellationToken::new();
     let tracker = TaskTracker::new();
     let idle = (args.idle_timeout > 0).then(|| Duration::from_secs(args.idle_timeout));
     let limits = StreamLimits {
         idle,
-        write_timeout: Some(Duration::from_secs(30)),
+        write_timeout: Some(WRITE_TIMEOUT),
     };
     if !args.http.is_empty() && tokens.is_none() {
         tracing::warn!("no --tokens file: every HTTP client is the one anonymous principal");
@@ -341,6 +347,7 @@ async fn serve<A: App + Send + 'static>(
             max_conns: args.max_connections,
             read_timeout: Duration::from_secs(30),
             grace: Duration::from_secs(10),
+            write_timeout: WRITE_TIMEOUT,
         };
         tracker.spawn(http::serve_http(
             Arc::clone(&shared),
@@ -367,7 +374,7 @@ async fn serve<A: App + Send + 'static>(
         });
     }
     tracker.close();
-    wait_for_signal(&shutdown).await;
+    signals.wait(&shutdown).await;
     shutdown.cancel();
     // In-flight requests finish (each connection task completes the message it is on).
     if tokio::time::timeout(Duration::from_secs(15), tracker.wait())
@@ -393,20 +400,36 @@ pub fn listen(addr: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
     sock.listen(4096)
 }
 
-async fn wait_for_signal(shutdown: &CancellationToken) {
-    use tokio::signal::unix::{signal, SignalKind};
-    let mut term = signal(SignalKind::terminate()).ok();
-    let term = async {
-        match term.as_mut() {
-            Some(s) => {
-                s.recv().await;
-            }
-            None => std::future::pending().await,
+/// SIGINT and SIGTERM, listened for from before anything is served (a signal that arrives
+/// before its handler is installed would kill the process instead of stopping it cleanly).
+struct Signals {
+    int: Option<tokio::signal::unix::Signal>,
+    term: Option<tokio::signal::unix::Signal>,
+}
+
+impl Signals {
+    fn install() -> Self {
+        use tokio::signal::unix::{signal, SignalKind};
+        Signals {
+            int: signal(SignalKind::interrupt()).ok(),
+            term: signal(SignalKind::terminate()).ok(),
         }
-    };
-    tokio::select! {
-        _ = shutdown.cancelled() => {}
-        _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT: shutting down"),
-        _ = term => tracing::info!("SIGTERM: shutting down"),
+    }
+
+    /// Waits for shutdown to start, or for a signal.
+    async fn wait(mut self, shutdown: &CancellationToken) {
+        async fn recv(s: &mut Option<tokio::signal::unix::Signal>) {
+            match s.as_mut() {
+                Some(s) => {
+                    s.recv().await;
+                }
+                None => std::future::pending().await,
+            }
+        }
+        tokio::select! {
+            _ = shutdown.cancelled() => {}
+            _ = recv(&mut self.int) => tracing::info!("SIGINT: shutting down"),
+            _ = recv(&mut self.term) => tracing::info!("SIGTERM: shutting down"),
+        }
     }
 }

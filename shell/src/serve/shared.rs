@@ -1,44 +1,50 @@
-//! The one engine every transport feeds: an async `Mutex<Engine>` held only around `handle`.
+//! The one host of the engine in the shell: every transport (stdio, TCP, HTTP) and the
+//! in-process client build and drive the engine here — clock, entropy, principal, notes,
+//! panics, durable writes.
 //!
-//! `handle` runs on tokio's blocking pool because a booking's durable commit (an fsync) happens
-//! inside it; everything else it does takes microseconds. The lock is taken (asynchronously)
-//! before going to the blocking pool, so requests waiting their turn are parked futures, not
-//! parked blocking threads: at most one blocking thread is busy with the engine at a time.
+//! There is no engine shared by all connections. [`Shared`] holds what every engine is made
+//! of (the app's parts, the sealing keys, the configuration) and the store's [`Committer`];
+//! each connection makes its own [`Conn`]: an engine and a reused answer buffer. The engine
+//! keeps no state between requests (an open question travels in the client's sealed
+//! `requestState`), so engines need no lock, and a message is answered on the task that read
+//! it. Only a durable write leaves that task: it goes to the group committer and the message
+//! runs again with its outcome (see `group.rs`).
 //!
 //! Every request gets an answer: a panic while the engine handles it (a bug, or a library
 //! meeting damage it did not expect) is caught here, logged, and answered with a JSON-RPC
 //! `-32603` error carrying the request's id (read with the core's envelope parser), on every
-//! transport; serving goes on. Continuing with the same engine is safe: it holds only the
-//! sealing keys, the configuration, the floor and the store, and keeps no state between
-//! requests (an open question travels in the client's sealed `requestState`); the store's
-//! writes are redb transactions, so a panic mid-request commits nothing, and the redb store
-//! catches redb's own panics and then refuses further use of the file (see `store.rs`).
-//! (The lock guard is dropped while unwinding, so the engine is free again either way.)
+//! transport; serving goes on. Continuing with the same engine is safe since it keeps no state
+//! between requests; a panic mid-request commits nothing (writes are made by the committer, in
+//! redb transactions), and the redb store catches redb's own panics and then refuses further
+//! use of the file (see `store.rs`).
 
+use std::cell::RefCell;
 use std::panic::{self, AssertUnwindSafe};
-#[cfg(test)]
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use redmark_core::engine::{fault_answer, Note, ParamHeaders};
+use redmark_core::booking::{BookingApp, Floor, MemStore};
+use redmark_core::engine::{fault_answer, Config, Note, ParamHeaders, ServerInfo};
+use redmark_core::fixtures::Fixtures;
 use redmark_core::limits::OUT;
+use redmark_core::seal::KeyRing;
 use redmark_core::wire::lines::Line;
 use redmark_core::{App, Context, Engine, Handled, Headers};
-use tokio::sync::Mutex;
 
+use super::group::{Committer, Log, SharedStore, View, Write, Written, MAX_WRITES_PER_MESSAGE};
 use super::keys::entropy;
 
-/// An input the engine is asked about, owned so it can cross to the blocking pool.
-pub enum Input {
-    /// One framed line from a byte stream (blank lines are ignored, over-long ones get -32600).
-    Line(Vec<u8>),
-    /// A line longer than the framing limit.
+/// One message for the engine, borrowed from the transport's buffers.
+#[derive(Clone, Copy)]
+pub enum Msg<'a> {
+    /// One framed line from a byte stream (blank lines are ignored).
+    Line(&'a [u8]),
+    /// A line or body longer than the framing limit (answered with an id-less -32600).
     TooLong,
     /// One HTTP body with its MCP headers.
     Http {
-        body: Vec<u8>,
-        headers: OwnedHeaders,
+        body: &'a [u8],
+        headers: &'a OwnedHeaders,
     },
 }
 
@@ -52,97 +58,253 @@ pub struct OwnedHeaders {
     pub params: Vec<(String, String)>,
 }
 
-/// What came back: `bytes` holds the answer lines joined by `\n` (empty for a notification).
-pub struct Output {
-    pub bytes: Vec<u8>,
-    pub handled: Handled,
+/// An app the shell can host: where its deferred writes are logged, if it makes any.
+pub trait Hosted: App + Send + 'static {
+    /// The write log of the app's store view (`None`: the app writes nothing durable through
+    /// the committer).
+    fn log(&self) -> Option<&RefCell<Log>> {
+        None
+    }
 }
 
-/// The engine behind every transport.
-pub struct Shared<A: App> {
-    engine: Arc<Mutex<Engine<A>>>,
-    /// Requests waiting for the engine (as futures, not threads); test builds only.
-    #[cfg(test)]
-    waiting: AtomicUsize,
+impl Hosted for Fixtures {}
+
+impl<const N: usize> Hosted for BookingApp<'static, MemStore<N>> {}
+
+impl<S: SharedStore> Hosted for BookingApp<'static, View<S>> {
+    fn log(&self) -> Option<&RefCell<Log>> {
+        Some(&self.store().log)
+    }
 }
 
-impl<A: App + Send + 'static> Shared<A> {
-    /// Shares `engine`.
-    pub fn new(engine: Engine<A>) -> Arc<Self> {
+/// What every connection's engine is made of.
+pub struct Shared<A> {
+    make: Box<dyn Fn() -> A + Send + Sync>,
+    keys: KeyRing,
+    config: Config,
+    committer: Option<Committer>,
+    /// The committing thread, joined on drop so the store is released when the host is.
+    commit_thread: Option<std::thread::JoinHandle<()>>,
+    /// The store's reads may block the thread (see [`SharedStore::reads_block`]).
+    reads_block: bool,
+}
+
+impl<A: Hosted> Shared<A> {
+    /// Engines hosting the apps `make` builds, with no durable writes (fixtures, memory).
+    pub fn new(
+        make: impl Fn() -> A + Send + Sync + 'static,
+        keys: KeyRing,
+        config: Config,
+    ) -> Arc<Self> {
         Arc::new(Shared {
-            engine: Arc::new(Mutex::new(engine)),
-            #[cfg(test)]
-            waiting: AtomicUsize::new(0),
+            make: Box::new(make),
+            keys,
+            config,
+            committer: None,
+            commit_thread: None,
+            reads_block: false,
         })
     }
 
-    /// Runs one input through the engine on the blocking pool.
-    pub async fn handle(self: &Arc<Self>, input: Input, principal: Arc<[u8]>) -> Output {
-        // Wait for the engine here, as a future; the blocking thread only ever runs `handle`.
-        let mut engine = {
-            #[cfg(test)]
-            let _waiting = Waiting::new(&self.waiting);
-            Arc::clone(&self.engine).lock_owned().await
-        };
-        let task = tokio::task::spawn_blocking(move || {
-            // A panic is answered, not propagated (see the module doc for why the engine
-            // stays usable); the panic hook has logged where it happened.
-            panic::catch_unwind(AssertUnwindSafe(|| {
-                inject_panic(&input);
-                handle_now(&mut engine, &input, &principal)
-            }))
-            .unwrap_or_else(|_| {
-                tracing::error!("a request panicked in the engine; answered with -32603");
-                // `fault` re-reads the input with the envelope parser, which may be what
-                // panicked: a second panic gets the fixed id-less answer instead.
-                panic::catch_unwind(AssertUnwindSafe(|| fault(&input))).unwrap_or_else(|_| {
-                    tracing::error!("the -32603 answer panicked too; answered without an id");
-                    fault_without_id()
-                })
-            })
-        });
-        match task.await {
-            Ok(out) => out,
-            // The task panicked outside both catches (not expected), or was cancelled at
-            // runtime shutdown, when nobody waits for the answer.
-            Err(e) => {
-                tracing::error!("engine task failed: {e}");
-                Output {
-                    bytes: Vec::new(),
-                    handled: Handled {
-                        len: 0,
-                        status: 500,
-                        responded: false,
-                        note: None,
-                    },
+    /// A new engine (cheap: the app's parts, the keys and the configuration are copied).
+    pub fn engine(&self) -> Engine<A> {
+        Engine::new((self.make)(), self.keys.clone(), self.config)
+    }
+
+    /// A connection: its own engine and answer buffer.
+    pub fn connection(self: &Arc<Self>) -> Conn<A> {
+        Conn {
+            engine: self.engine(),
+            shared: Arc::clone(self),
+            out: vec![0u8; OUT].into_boxed_slice(),
+        }
+    }
+}
+
+impl<S: SharedStore> Shared<BookingApp<'static, View<S>>> {
+    /// The booking floor over `store`, its writes group-committed by a thread of its own.
+    pub fn booking(
+        floor: Floor<'static>,
+        store: S,
+        info: ServerInfo,
+        keys: KeyRing,
+        config: Config,
+    ) -> Result<Arc<Self>, String> {
+        let reads_block = store.reads_block();
+        let store = Arc::new(store);
+        let (committer, thread) = Committer::start(Arc::clone(&store))
+            .map_err(|e| format!("cannot start the committing thread: {e}"))?;
+        Ok(Arc::new(Shared {
+            make: Box::new(move || BookingApp::new(floor, View::new(Arc::clone(&store)), info)),
+            keys,
+            config,
+            committer: Some(committer),
+            commit_thread: Some(thread),
+            reads_block,
+        }))
+    }
+}
+
+impl<A> Drop for Shared<A> {
+    fn drop(&mut self) {
+        // The last handle closes the queue; the thread finishes what was sent and ends.
+        self.committer = None;
+        if let Some(t) = self.commit_thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// One connection's engine and answer buffer.
+pub struct Conn<A: Hosted> {
+    engine: Engine<A>,
+    shared: Arc<Shared<A>>,
+    out: Box<[u8]>,
+}
+
+/// The clock, entropy and principal of one message (the same for every run of it).
+struct Cx<'p> {
+    now: u64,
+    entropy: [u8; 8],
+    principal: &'p [u8],
+}
+
+impl<A: Hosted> Conn<A> {
+    /// Answers `msg` from `principal`; the answer is [`Conn::answer`]`(&handled)`.
+    pub async fn handle(&mut self, msg: Msg<'_>, principal: &[u8]) -> Handled {
+        let cx = Cx::new(principal);
+        loop {
+            let step = if self.shared.reads_block {
+                tokio::task::block_in_place(|| self.step(msg, &cx))
+            } else {
+                self.step(msg, &cx)
+            };
+            match step {
+                Ok(h) => return h,
+                Err(w) => {
+                    let got = match &self.shared.committer {
+                        Some(c) => c.write(w).await,
+                        None => super::group::failed(&w),
+                    };
+                    self.record(got);
                 }
             }
         }
     }
 
-    /// How many requests are waiting for the engine.
-    #[cfg(test)]
-    fn waiting(&self) -> usize {
-        self.waiting.load(Ordering::SeqCst)
+    /// [`Conn::handle`] for a caller outside the async runtime (the in-process client).
+    pub fn handle_blocking(&mut self, msg: Msg<'_>, principal: &[u8]) -> Handled {
+        let cx = Cx::new(principal);
+        loop {
+            match self.step(msg, &cx) {
+                Ok(h) => return h,
+                Err(w) => {
+                    let got = match &self.shared.committer {
+                        Some(c) => c.write_blocking(w),
+                        None => super::group::failed(&w),
+                    };
+                    self.record(got);
+                }
+            }
+        }
+    }
+
+    /// The answer bytes of `h` (lines joined by `\n`; empty unless `h.responded`).
+    pub fn answer(&self, h: &Handled) -> &[u8] {
+        if h.responded {
+            &self.out[..h.len]
+        } else {
+            &[]
+        }
+    }
+
+    fn record(&mut self, got: Written) {
+        if let Some(log) = self.engine.app().log() {
+            log.borrow_mut().push(got);
+        }
+    }
+
+    /// One run of the engine: the answer, or the durable write it needs made first.
+    fn step(&mut self, msg: Msg<'_>, cx: &Cx<'_>) -> Result<Handled, Write> {
+        let (engine, out) = (&mut self.engine, &mut self.out);
+        // A panic is answered, not propagated (see the module doc for why the engine stays
+        // usable); the panic hook has logged where it happened.
+        let ran = panic::catch_unwind(AssertUnwindSafe(|| {
+            inject_panic(msg);
+            run(engine, msg, cx, out)
+        }));
+        let log = self.engine.app().log();
+        let wanted = log.and_then(|l| l.borrow_mut().take_wanted());
+        let handled = match (ran, wanted) {
+            (Ok(_), Some(w))
+                if log.is_some_and(|l| l.borrow().writes() < MAX_WRITES_PER_MESSAGE) =>
+            {
+                return Err(w)
+            }
+            (Ok(_), Some(_)) => {
+                tracing::error!(
+                    "a message asked for more than {MAX_WRITES_PER_MESSAGE} durable writes; \
+                     answered with -32603"
+                );
+                fault(msg, &mut self.out)
+            }
+            (Ok(h), None) => {
+                if let Some(note) = h.note {
+                    log_note(note);
+                }
+                h
+            }
+            (Err(_), _) => {
+                tracing::error!("a request panicked in the engine; answered with -32603");
+                fault(msg, &mut self.out)
+            }
+        };
+        if let Some(l) = self.engine.app().log() {
+            l.borrow_mut().clear();
+        }
+        Ok(handled)
     }
 }
 
-/// Counts a request as waiting for the engine until dropped (also when the future is).
-#[cfg(test)]
-struct Waiting<'a>(&'a AtomicUsize);
-
-#[cfg(test)]
-impl<'a> Waiting<'a> {
-    fn new(n: &'a AtomicUsize) -> Self {
-        n.fetch_add(1, Ordering::SeqCst);
-        Waiting(n)
+impl<'p> Cx<'p> {
+    fn new(principal: &'p [u8]) -> Self {
+        Cx {
+            now: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+            entropy: entropy(),
+            principal,
+        }
     }
 }
 
-#[cfg(test)]
-impl Drop for Waiting<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
+/// Runs the engine once on `msg`.
+fn run<A: App>(engine: &mut Engine<A>, msg: Msg<'_>, cx: &Cx<'_>, out: &mut [u8]) -> Handled {
+    let headers = match msg {
+        Msg::Http { headers: h, .. } => Some(Headers {
+            version: h.version.as_deref(),
+            method: h.method.as_deref(),
+            name: h.name.as_deref(),
+        }),
+        _ => None,
+    };
+    let context = Context {
+        now: cx.now,
+        principal: cx.principal,
+        entropy: cx.entropy,
+        headers,
+    };
+    match msg {
+        Msg::Line(l) => engine.handle_line(Line::Message(l), &context, out),
+        Msg::TooLong => engine.handle_line(Line::TooLong, &context, out),
+        Msg::Http { body, headers } => {
+            let list: Vec<(&str, &str)> = headers
+                .params
+                .iter()
+                .map(|(n, v)| (n.as_str(), v.as_str()))
+                .collect();
+            engine.handle_http(body, &context, ParamHeaders { list: &list }, out)
+        }
     }
 }
 
@@ -150,45 +312,37 @@ impl Drop for Waiting<'_> {
 const FAULT_WITHOUT_ID: &[u8] =
     br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}"#;
 
-/// The answer [`FAULT_WITHOUT_ID`] as an output.
-fn fault_without_id() -> Output {
-    Output {
-        bytes: FAULT_WITHOUT_ID.to_vec(),
-        handled: Handled {
+/// The `-32603` answer to a message whose handling failed, written into `out`.
+fn fault(msg: Msg<'_>, out: &mut [u8]) -> Handled {
+    let bytes = match msg {
+        Msg::Line(b) | Msg::Http { body: b, .. } => Some(b),
+        Msg::TooLong => None,
+    };
+    // `fault_answer` re-reads the input with the envelope parser, which may be what panicked:
+    // a second panic gets the fixed id-less answer instead.
+    panic::catch_unwind(AssertUnwindSafe(|| fault_answer(bytes, out))).unwrap_or_else(|_| {
+        tracing::error!("the -32603 answer panicked too; answered without an id");
+        out[..FAULT_WITHOUT_ID.len()].copy_from_slice(FAULT_WITHOUT_ID);
+        Handled {
             len: FAULT_WITHOUT_ID.len(),
             status: 500,
             responded: true,
             note: None,
-        },
-    }
-}
-
-/// The `-32603` answer to an input whose handling panicked.
-fn fault(input: &Input) -> Output {
-    let mut out = vec![0u8; OUT];
-    let bytes = match input {
-        Input::Line(b) | Input::Http { body: b, .. } => Some(&b[..]),
-        Input::TooLong => None,
-    };
-    let handled = fault_answer(bytes, &mut out);
-    out.truncate(handled.len);
-    Output {
-        bytes: out,
-        handled,
-    }
+        }
+    })
 }
 
 /// Test builds only: `REDMARK_TEST_PANIC=<method>` makes every request of that method panic
 /// where the engine would run, so end-to-end tests can check that a panicking request is
 /// answered on every transport. Compiled out of release builds.
 #[cfg(debug_assertions)]
-fn inject_panic(input: &Input) {
+fn inject_panic(input: Msg<'_>) {
     use std::sync::OnceLock;
     static METHOD: OnceLock<Option<String>> = OnceLock::new();
     let Some(method) = METHOD.get_or_init(|| std::env::var("REDMARK_TEST_PANIC").ok()) else {
         return;
     };
-    let (Input::Line(b) | Input::Http { body: b, .. }) = input else {
+    let (Msg::Line(b) | Msg::Http { body: b, .. }) = input else {
         return;
     };
     if let Ok(env) = redmark_core::wire::envelope::read(b) {
@@ -199,113 +353,12 @@ fn inject_panic(input: &Input) {
 }
 
 #[cfg(not(debug_assertions))]
-fn inject_panic(_: &Input) {}
-
-fn handle_now<A: App>(engine: &mut Engine<A>, input: &Input, principal: &[u8]) -> Output {
-    let mut out = vec![0u8; OUT];
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let headers;
-    let cx = Context {
-        now,
-        principal,
-        entropy: entropy(),
-        headers: match input {
-            Input::Http { headers: h, .. } => {
-                headers = Headers {
-                    version: h.version.as_deref(),
-                    method: h.method.as_deref(),
-                    name: h.name.as_deref(),
-                };
-                Some(headers)
-            }
-            _ => None,
-        },
-    };
-    let handled = match input {
-        Input::Line(l) => engine.handle_line(Line::Message(l), &cx, &mut out),
-        Input::TooLong => engine.handle_line(Line::TooLong, &cx, &mut out),
-        Input::Http { body, headers } => {
-            let list: Vec<(&str, &str)> = headers
-                .params
-                .iter()
-                .map(|(n, v)| (n.as_str(), v.as_str()))
-                .collect();
-            engine.handle_http(body, &cx, ParamHeaders { list: &list }, &mut out)
-        }
-    };
-    if let Some(note) = handled.note {
-        log_note(note);
-    }
-    out.truncate(handled.len);
-    Output {
-        bytes: out,
-        handled,
-    }
-}
+fn inject_panic(_: Msg<'_>) {}
 
 fn log_note(note: Note) {
     match note {
         Note::StateRejected(why) => tracing::info!("requestState rejected: {why}"),
         Note::Internal(why) => tracing::error!("tool fault: {why}"),
         other => tracing::warn!("engine: {other}"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use redmark_core::engine::Config;
-    use redmark_core::fixtures::Fixtures;
-    use redmark_core::seal::{Key, KeyRing};
-    use std::time::Duration;
-
-    /// Requests waiting for the engine hold no blocking thread: with two blocking threads and
-    /// the engine busy, eight waiting requests still leave the pool free for other work.
-    #[test]
-    fn waiting_requests_do_not_hold_blocking_threads() {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .max_blocking_threads(2)
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async {
-            let key = Key::new(1, &[7u8; 32]).unwrap();
-            let shared = Shared::new(Engine::new(Fixtures, KeyRing::new(key), Config::default()));
-            let busy = Arc::clone(&shared.engine).lock_owned().await;
-            let principal: Arc<[u8]> = Arc::from(&b"t"[..]);
-            let waiting: Vec<_> = (0..8)
-                .map(|i| {
-                    let (s, p) = (Arc::clone(&shared), Arc::clone(&principal));
-                    let line = format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"ping"}}"#);
-                    tokio::spawn(async move { s.handle(Input::Line(line.into_bytes()), p).await })
-                })
-                .collect();
-            // All eight are parked on the engine's lock before the pool is probed.
-            tokio::time::timeout(Duration::from_secs(30), async {
-                while shared.waiting() < 8 {
-                    tokio::time::sleep(Duration::from_millis(1)).await;
-                }
-            })
-            .await
-            .expect("the eight requests never all waited for the engine");
-            let other = tokio::task::spawn_blocking(|| 42);
-            let got = tokio::time::timeout(Duration::from_secs(30), other).await;
-            assert_eq!(
-                got.ok().and_then(Result::ok),
-                Some(42),
-                "blocking pool starved"
-            );
-            drop(busy);
-            for w in waiting {
-                let out = tokio::time::timeout(Duration::from_secs(30), w)
-                    .await
-                    .expect("answered")
-                    .unwrap();
-                assert!(out.handled.responded);
-            }
-        });
     }
 }
