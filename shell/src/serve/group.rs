@@ -45,6 +45,9 @@ pub enum Written {
     Book(Result<Commit, StoreError>),
     /// Of [`Write::Cancel`].
     Cancel(Result<Option<Booking>, StoreError>),
+    /// The committer went away before making the write (the call then fails; nothing was
+    /// acknowledged).
+    Lost,
 }
 
 /// A store every connection shares: reads from any thread, writes applied in groups.
@@ -145,8 +148,8 @@ impl Committer {
                             Vec::new()
                         });
                     let mut outcomes = outcomes.into_iter();
-                    for (w, reply) in group.drain(..) {
-                        let got = outcomes.next().unwrap_or_else(|| failed(&w));
+                    for (_, reply) in group.drain(..) {
+                        let got = outcomes.next().unwrap_or(Written::Lost);
                         // The asker may be gone (connection closed): its write stands anyway.
                         let _ = reply.send(got);
                     }
@@ -156,32 +159,13 @@ impl Committer {
         Ok((Committer { jobs }, thread))
     }
 
-    /// Makes `write` durable (in the next group) and returns its outcome.
-    pub async fn write(&self, write: Write) -> Written {
+    /// Sends `write` to be made durable in the next group; its outcome comes back on the
+    /// receiver (closed without one if the committer is gone).
+    pub fn submit(&self, write: Write) -> oneshot::Receiver<Written> {
         let (tx, rx) = oneshot::channel();
-        let fallback = failed(&write);
-        if self.jobs.send((write, tx)).is_err() {
-            return fallback;
-        }
-        rx.await.unwrap_or(fallback)
-    }
-
-    /// [`Committer::write`] for a caller outside the async runtime.
-    pub fn write_blocking(&self, write: Write) -> Written {
-        let (tx, rx) = oneshot::channel();
-        let fallback = failed(&write);
-        if self.jobs.send((write, tx)).is_err() {
-            return fallback;
-        }
-        rx.blocking_recv().unwrap_or(fallback)
-    }
-}
-
-/// The outcome of a write that was not made.
-pub fn failed(w: &Write) -> Written {
-    match w {
-        Write::Book(_) => Written::Book(Err(StoreError::Io)),
-        Write::Cancel(_) => Written::Cancel(Err(StoreError::Io)),
+        // A closed queue drops `tx`: the receiver then reports the write lost.
+        let _ = self.jobs.send((write, tx));
+        rx
     }
 }
 

@@ -33,6 +33,7 @@ use redmark_core::{App, Context, Engine, Handled, Headers};
 
 use super::group::{Committer, Log, SharedStore, View, Write, Written, MAX_WRITES_PER_MESSAGE};
 use super::keys::entropy;
+use tokio::sync::oneshot;
 
 /// One message for the engine, borrowed from the transport's buffers.
 #[derive(Clone, Copy)]
@@ -162,6 +163,20 @@ pub struct Conn<A: Hosted> {
     out: Box<[u8]>,
 }
 
+/// What [`Conn::begin`] came to.
+pub enum Begun<'p> {
+    /// Answered: see [`Conn::answer`].
+    Done(Handled),
+    /// Waiting for a durable write: finish it with [`Conn::resume`].
+    Writing(Pending<'p>),
+}
+
+/// A message waiting for its durable write.
+pub struct Pending<'p> {
+    outcome: oneshot::Receiver<Written>,
+    cx: Cx<'p>,
+}
+
 /// The clock, entropy and principal of one message (the same for every run of it).
 struct Cx<'p> {
     now: u64,
@@ -172,22 +187,56 @@ struct Cx<'p> {
 impl<A: Hosted> Conn<A> {
     /// Answers `msg` from `principal`; the answer is [`Conn::answer`]`(&handled)`.
     pub async fn handle(&mut self, msg: Msg<'_>, principal: &[u8]) -> Handled {
+        match self.begin(msg, principal) {
+            Begun::Done(h) => h,
+            Begun::Writing(p) => self.resume(msg, p).await,
+        }
+    }
+
+    /// Runs `msg` once: its answer, or the durable write it needs, already sent to the
+    /// committer. Several messages may be begun before the first is resumed; resume them in
+    /// the order they were begun.
+    pub fn begin<'p>(&mut self, msg: Msg<'_>, principal: &'p [u8]) -> Begun<'p> {
         let cx = Cx::new(principal);
+        match self.run_step(msg, &cx) {
+            Ok(h) => Begun::Done(h),
+            Err(w) => Begun::Writing(Pending {
+                outcome: self.submit(w),
+                cx,
+            }),
+        }
+    }
+
+    /// Finishes a message [`Conn::begin`] left writing: waits for the write's outcome (without
+    /// blocking the thread) and runs the message again with it.
+    pub async fn resume(&mut self, msg: Msg<'_>, p: Pending<'_>) -> Handled {
+        let mut outcome = p.outcome;
         loop {
-            let step = if self.shared.reads_block {
-                tokio::task::block_in_place(|| self.step(msg, &cx))
-            } else {
-                self.step(msg, &cx)
-            };
-            match step {
+            let got = outcome.await.unwrap_or(Written::Lost);
+            self.record(got);
+            match self.run_step(msg, &p.cx) {
                 Ok(h) => return h,
-                Err(w) => {
-                    let got = match &self.shared.committer {
-                        Some(c) => c.write(w).await,
-                        None => super::group::failed(&w),
-                    };
-                    self.record(got);
-                }
+                Err(w) => outcome = self.submit(w),
+            }
+        }
+    }
+
+    fn run_step(&mut self, msg: Msg<'_>, cx: &Cx<'_>) -> Result<Handled, Write> {
+        if self.shared.reads_block {
+            tokio::task::block_in_place(|| self.step(msg, cx))
+        } else {
+            self.step(msg, cx)
+        }
+    }
+
+    /// Sends `w` to the committer; its outcome comes back on the receiver.
+    fn submit(&self, w: Write) -> oneshot::Receiver<Written> {
+        match &self.shared.committer {
+            Some(c) => c.submit(w),
+            None => {
+                let (tx, rx) = oneshot::channel();
+                let _ = tx.send(Written::Lost);
+                rx
             }
         }
     }
@@ -199,11 +248,8 @@ impl<A: Hosted> Conn<A> {
             match self.step(msg, &cx) {
                 Ok(h) => return h,
                 Err(w) => {
-                    let got = match &self.shared.committer {
-                        Some(c) => c.write_blocking(w),
-                        None => super::group::failed(&w),
-                    };
-                    self.record(got);
+                    let got = self.submit(w).blocking_recv();
+                    self.record(got.unwrap_or(Written::Lost));
                 }
             }
         }

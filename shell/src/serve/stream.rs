@@ -8,8 +8,15 @@
 //! `-32600` error without id and the connection goes on); a connection that completes no line
 //! for `idle` is closed (this also ends slow-drip half lines); a write that cannot finish in
 //! `write_timeout` (a client that does not read) closes the connection. Memory per connection
-//! is bounded: the line buffer, a read chunk, one answer and one batch.
+//! is bounded: the line buffer, a read chunk, one answer, one batch and the lines waiting for
+//! their durable writes ([`MAX_WRITING`], [`MAX_WRITING_BYTES`]).
+//!
+//! A line that asks for a durable write (a booking) does not stop the connection: its write
+//! goes to the group committer and the next lines are read and begun meanwhile, so a client
+//! pipelining bookings gets them into one transaction. A line that only reads, arriving while
+//! writes of this connection are in flight, waits for them first (it must see them).
 
+use std::collections::VecDeque;
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
@@ -26,13 +33,20 @@ use tokio_util::task::TaskTracker;
 
 use super::conns::{accept_loop, WriteTimeout};
 use super::peer::{PeerUids, Verdict};
-use super::shared::{Hosted, Msg, Shared};
+use super::shared::{Begun, Conn, Hosted, Msg, Pending, Shared};
 
 /// Bytes of one read from a stream.
 const CHUNK: usize = 8 * 1024;
 
 /// Answers gathered before they are written even though more input of the same read waits.
 pub const MAX_BATCH: usize = 64 * 1024;
+
+/// Messages of one connection waiting for their durable writes before the connection waits
+/// for them (a client pipelining bookings gets them into one group commit).
+pub const MAX_WRITING: usize = 256;
+
+/// Bytes of the lines waiting for their writes before the connection waits for them.
+pub const MAX_WRITING_BYTES: usize = 64 * 1024;
 
 /// Batches the stdout thread may hold (written or waiting) before the connection waits.
 const STDOUT_QUEUE: usize = 2;
@@ -134,6 +148,7 @@ where
     W: Sink,
 {
     let mut conn = shared.connection();
+    let mut writing = Writing::new();
     let mut lines: Box<Lines<MAX_MESSAGE>> = Box::new(Lines::new());
     let mut chunk = vec![0u8; CHUNK];
     let mut batch: Vec<u8> = Vec::new();
@@ -168,24 +183,116 @@ where
             };
             deadline = limits.idle.map(|d| Instant::now() + d);
             // In flight: finish it even if shutdown starts meanwhile.
-            let handled = conn.handle(msg, principal).await;
-            if !handled.responded {
-                continue;
+            let handled = match conn.begin(msg, principal) {
+                Begun::Done(h) if writing.is_empty() => h,
+                Begun::Done(_) => {
+                    // Its reads may have missed this connection's writes still in flight:
+                    // answer those first, then run it again.
+                    if let Err(e) = writing.drain(&mut conn, &mut batch, &mut sink).await {
+                        return End::Io(format!("write: {e}"));
+                    }
+                    conn.handle(msg, principal).await
+                }
+                // Only a message asks for a write; anything else is finished at once.
+                Begun::Writing(p) if !matches!(msg, Msg::Line(_)) => conn.resume(msg, p).await,
+                Begun::Writing(p) => {
+                    // Its write is decided in the committing transaction, in order: go on
+                    // with the next line while it is made (answers still go out in order).
+                    if let Msg::Line(m) = msg {
+                        writing.push(m, p);
+                    }
+                    if writing.is_full() {
+                        if let Err(e) = writing.drain(&mut conn, &mut batch, &mut sink).await {
+                            return End::Io(format!("write: {e}"));
+                        }
+                    }
+                    continue;
+                }
+            };
+            if handled.responded {
+                batch.extend_from_slice(conn.answer(&handled));
+                batch.push(b'\n');
             }
-            batch.extend_from_slice(conn.answer(&handled));
-            batch.push(b'\n');
             if batch.len() >= MAX_BATCH {
                 if let Err(e) = sink.send(&mut batch).await {
                     return End::Io(format!("write: {e}"));
                 }
             }
         }
-        // The read is used up: what it asked for goes out now.
+        // The read is used up: what it asked for goes out now (the answers ready first).
+        if !writing.is_empty() {
+            if !batch.is_empty() {
+                if let Err(e) = sink.send(&mut batch).await {
+                    return End::Io(format!("write: {e}"));
+                }
+            }
+            if let Err(e) = writing.drain(&mut conn, &mut batch, &mut sink).await {
+                return End::Io(format!("write: {e}"));
+            }
+        }
         if !batch.is_empty() {
             if let Err(e) = sink.send(&mut batch).await {
                 return End::Io(format!("write: {e}"));
             }
         }
+    }
+}
+
+/// The messages of one connection waiting for their durable writes, in arrival order, with
+/// copies of their lines (buffers reused).
+struct Writing<'p> {
+    waiting: VecDeque<(Vec<u8>, Pending<'p>)>,
+    /// Bytes of the lines waiting.
+    bytes: usize,
+    spare: Vec<Vec<u8>>,
+}
+
+impl<'p> Writing<'p> {
+    fn new() -> Self {
+        Writing {
+            waiting: VecDeque::new(),
+            bytes: 0,
+            spare: Vec::new(),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.waiting.is_empty()
+    }
+
+    fn is_full(&self) -> bool {
+        self.waiting.len() >= MAX_WRITING || self.bytes >= MAX_WRITING_BYTES
+    }
+
+    fn push(&mut self, line: &[u8], p: Pending<'p>) {
+        let mut copy = self.spare.pop().unwrap_or_default();
+        copy.extend_from_slice(line);
+        self.bytes += line.len();
+        self.waiting.push_back((copy, p));
+    }
+
+    /// Finishes every waiting message in order, their answers appended to `batch` (written
+    /// out whenever it reaches [`MAX_BATCH`]).
+    async fn drain<A: Hosted, W: Sink>(
+        &mut self,
+        conn: &mut Conn<A>,
+        batch: &mut Vec<u8>,
+        sink: &mut W,
+    ) -> io::Result<()> {
+        while let Some((mut line, p)) = self.waiting.pop_front() {
+            let h = conn.resume(Msg::Line(&line), p).await;
+            if h.responded {
+                batch.extend_from_slice(conn.answer(&h));
+                batch.push(b'\n');
+            }
+            self.bytes -= line.len();
+            line.clear();
+            self.spare.push(line);
+            if batch.len() >= MAX_BATCH {
+                sink.send(batch).await?;
+            }
+        }
+        Ok(())
     }
 }
 
