@@ -40,9 +40,6 @@ use group::{SharedStore, View};
 pub use shared::{Conn, Hosted, Msg, Shared};
 use stream::StreamLimits;
 
-/// How long a TCP or HTTP client may leave an answer unread before it is disconnected.
-const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
-
 /// The principal of stdio and TCP clients: the local user.
 pub const LOCAL_PRINCIPAL: &[u8] = b"local";
 
@@ -66,8 +63,8 @@ rebinding, so bearer tokens must); put TLS in front of it.
 
 Limits: a message (line or POST body) holds at most 16384 bytes; a longer line gets a -32600
 error without id and the connection goes on; a longer POST body gets HTTP 413 with that error.
-A TCP client that cannot take an answer for 30 s is disconnected; HTTP request headers and
-bodies must each arrive within 30 s, and idle keep-alive connections close after 30 s.
+A TCP or HTTP client that takes no bytes of an answer for 30 s (--write-timeout) is
+disconnected; HTTP request headers and bodies must each arrive within 30 s, and idle keep-alive connections close after 30 s.
 
 Keys: REDMARK_KEY (32 to 64 bytes as 64 to 128 hex digits) overrides the key file
 DIR/sealing-keys; REDMARK_OLD_KEYS (comma-separated hex) keeps older keys verifying. Without
@@ -130,6 +127,10 @@ pub struct ServeArgs {
     /// Close a TCP connection that completes no message for this many seconds (0: never)
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     pub idle_timeout: u64,
+    /// Close a TCP or HTTP connection whose client takes no bytes of an answer for this many
+    /// seconds (a client that sends and never reads)
+    #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    pub write_timeout: u64,
     /// How long a requestState (an open question) stays valid, seconds
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     pub state_ttl: u32,
@@ -311,7 +312,7 @@ async fn serve<A: Hosted>(
     let idle = (args.idle_timeout > 0).then(|| Duration::from_secs(args.idle_timeout));
     let limits = StreamLimits {
         idle,
-        write_timeout: Some(WRITE_TIMEOUT),
+        write_timeout: Some(Duration::from_secs(args.write_timeout)),
     };
     if !args.http.is_empty() && tokens.is_none() {
         tracing::warn!("no --tokens file: every HTTP client is the one anonymous principal");
@@ -347,7 +348,7 @@ async fn serve<A: Hosted>(
             max_conns: args.max_connections,
             read_timeout: Duration::from_secs(30),
             grace: Duration::from_secs(10),
-            write_timeout: WRITE_TIMEOUT,
+            write_timeout: Duration::from_secs(args.write_timeout),
         };
         tracker.spawn(http::serve_http(
             Arc::clone(&shared),
