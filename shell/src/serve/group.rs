@@ -262,3 +262,107 @@ impl<S: SharedStore> Store for View<S> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::serve::store::RedbStore;
+    use redmark_core::booking::{Day, RoomId};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn new(hour: u8, holder: u8, nonce: u16) -> NewBooking {
+        let mut n = [0; 8];
+        n[..2].copy_from_slice(&nonce.to_le_bytes());
+        NewBooking {
+            room: RoomId::try_from("nook").unwrap(),
+            slot: Slot {
+                day: Day {
+                    year: 2099,
+                    month: 1,
+                    day: 1,
+                },
+                hour,
+            },
+            attendees: 1,
+            holder: [holder; 8],
+            nonce: n,
+        }
+    }
+
+    /// The redb store, counting its group commits.
+    struct Counting(RedbStore, AtomicUsize);
+
+    impl SharedStore for Counting {
+        fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
+            SharedStore::get(&self.0, id)
+        }
+        fn made_by(&self, h: &Holder, n: &Nonce) -> Result<Option<Booking>, StoreError> {
+            SharedStore::made_by(&self.0, h, n)
+        }
+        fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
+            SharedStore::occupant(&self.0, room, slot)
+        }
+        fn write_group(&self, writes: &[Write]) -> Vec<Written> {
+            self.1.fetch_add(1, Ordering::SeqCst);
+            self.0.write_group(writes)
+        }
+    }
+
+    /// Writes sent together are made in few transactions, and each is decided exactly as a
+    /// lone commit in arrival order would: one booking per slot (the rest `Taken`), one per
+    /// (holder, nonce) (a repeat `Replayed`, the same booking), a cancel frees its slot for
+    /// the writes after it.
+    #[test]
+    fn a_group_decides_every_write_in_order_and_exactly() {
+        let dir = std::env::temp_dir().join(format!("redmark-group-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = Arc::new(Counting(
+            RedbStore::open_checked(&dir, false).unwrap(),
+            AtomicUsize::new(0),
+        ));
+        let (c, thread) = Committer::start(Arc::clone(&store)).unwrap();
+        let mut writes = Vec::new();
+        for i in 0..200u16 {
+            // 200 bookings over 24 hours of one room: most find their slot taken.
+            writes.push(Write::Book(new((i % 24) as u8, (i % 3) as u8, i)));
+        }
+        writes.push(Write::Book(new(0, 0, 0))); // the first booking's operation again
+        writes.push(Write::Cancel(1));
+        writes.push(Write::Book(new(0, 9, 999))); // slot 0 is free again
+        writes.push(Write::Cancel(1)); // idempotent
+        let waiting: Vec<_> = writes.iter().cloned().map(|w| c.submit(w)).collect();
+        let got: Vec<Written> = waiting
+            .into_iter()
+            .map(|rx| rx.blocking_recv().expect("an outcome"))
+            .collect();
+        drop(c);
+        thread.join().unwrap();
+        // The same writes one at a time, one commit each, on a fresh store: the reference.
+        let dir2 = dir.join("alone");
+        std::fs::create_dir_all(&dir2).unwrap();
+        let mut alone = RedbStore::open_checked(&dir2, false).unwrap();
+        let want: Vec<Written> = writes
+            .iter()
+            .map(|w| match w {
+                Write::Book(n) => Written::Book(Store::commit(&mut alone, n)),
+                Write::Cancel(id) => Written::Cancel(Store::cancel(&mut alone, *id)),
+            })
+            .collect();
+        assert_eq!(got, want);
+        let created = got
+            .iter()
+            .filter(|w| matches!(w, Written::Book(Ok(Commit::Created(_)))))
+            .count();
+        assert_eq!(created, 25, "24 hours, and hour 0 again after the cancel");
+        assert!(matches!(&got[200], Written::Book(Ok(Commit::Replayed(b))) if b.id == 1));
+        let groups = store.1.load(Ordering::SeqCst);
+        assert!(
+            groups < writes.len() / 2,
+            "{groups} commits for {} writes",
+            writes.len()
+        );
+        drop(alone);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
