@@ -158,9 +158,8 @@ impl RedbStore {
             }
             return Self::create(dir, &path);
         }
-        let bytes = read_locked(&path)?;
-        let found = check(&bytes).map_err(|why| damaged(&path, why))?;
-        drop(bytes);
+        let copy = read_locked(&path)?;
+        let found = check(copy).map_err(|why| damaged(&path, why))?;
         let db = open_db(&path)?;
         let id = match (found, marker) {
             (Some(a), Some(b)) if a == b => a,
@@ -202,6 +201,10 @@ impl RedbStore {
         let _ = fs::set_permissions(path, fs::Permissions::from_mode(0o600));
         let fail = |e: String| OpenError(format!("cannot set up {}: {e}", path.display()));
         catch_quiet(|| -> Result<(), String> {
+            // Set up by an earlier start: no write (and no fsync) needed.
+            if set_up(&db)? {
+                return Ok(());
+            }
             let tx = db.begin_write().map_err(text)?;
             {
                 tx.open_table(BOOKINGS).map_err(text)?;
@@ -257,6 +260,26 @@ impl RedbStore {
             Err(StoreError::Corrupt)
         })
     }
+}
+
+/// Whether every table exists and the store id is recorded.
+fn set_up(db: &Database) -> Result<bool, String> {
+    let tx = db.begin_read().map_err(text)?;
+    fn has<T>(r: Result<T, redb::TableError>) -> Result<bool, String> {
+        match r {
+            Ok(_) => Ok(true),
+            Err(redb::TableError::TableDoesNotExist(_)) => Ok(false),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+    let tables =
+        has(tx.open_table(BOOKINGS))? && has(tx.open_table(NONCES))? && has(tx.open_table(HELD))?;
+    let id = match tx.open_table(META) {
+        Ok(meta) => meta.get(STORE_ID).map_err(text)?.is_some(),
+        Err(redb::TableError::TableDoesNotExist(_)) => false,
+        Err(e) => return Err(e.to_string()),
+    };
+    Ok(tables && id)
 }
 
 /// `--repair`: runs redb's integrity check and repair on `dir`'s store (in place), and says
@@ -319,7 +342,7 @@ fn open_db(path: &Path) -> Result<Database, OpenError> {
 
 /// The whole file, read while holding the lock redb takes (`flock`), so a file another server
 /// holds is reported as in use rather than read half-written.
-fn read_locked(path: &Path) -> Result<Vec<u8>, OpenError> {
+fn read_locked(path: &Path) -> Result<InMemoryBackend, OpenError> {
     use std::os::fd::AsRawFd;
     let fail = |e: std::io::Error| OpenError(format!("cannot read {}: {e}", path.display()));
     let mut f = fs::File::open(path).map_err(fail)?;
@@ -332,21 +355,38 @@ fn read_locked(path: &Path) -> Result<Vec<u8>, OpenError> {
             fail(e)
         });
     }
-    let mut bytes = Vec::new();
-    f.read_to_end(&mut bytes).map_err(fail)?;
-    Ok(bytes)
+    // Read a piece at a time into the copy: the file is held in memory once, not twice.
+    let len = f.metadata().map_err(fail)?.len();
+    let mem = InMemoryBackend::new();
+    let copy_fail = |e: std::io::Error| OpenError(format!("cannot copy {}: {e}", path.display()));
+    mem.set_len(len).map_err(copy_fail)?;
+    let mut piece = vec![0u8; READ_PIECE];
+    let mut at = 0u64;
+    loop {
+        let n = f.read(&mut piece).map_err(fail)?;
+        if n == 0 {
+            break;
+        }
+        if at + n as u64 > len {
+            mem.set_len(at + n as u64).map_err(copy_fail)?;
+        }
+        mem.write(at, &piece[..n]).map_err(copy_fail)?;
+        at += n as u64;
+    }
+    mem.set_len(at).map_err(copy_fail)?;
+    Ok(mem)
 }
+
+/// Bytes read at a time when copying the store for its check.
+const READ_PIECE: usize = 256 * 1024;
 
 /// Checks a copy of the store in memory: redb's checksums, then every record. Returns the
 /// store id if it has one.
-fn check(bytes: &[u8]) -> Result<Option<StoreId>, String> {
-    catch_quiet(|| check_copy(bytes)).unwrap_or_else(|p| Err(format!("redb stopped: {p}")))
+fn check(copy: InMemoryBackend) -> Result<Option<StoreId>, String> {
+    catch_quiet(|| check_copy(copy)).unwrap_or_else(|p| Err(format!("redb stopped: {p}")))
 }
 
-fn check_copy(bytes: &[u8]) -> Result<Option<StoreId>, String> {
-    let mem = InMemoryBackend::new();
-    mem.set_len(bytes.len() as u64).map_err(|e| e.to_string())?;
-    mem.write(0, bytes).map_err(|e| e.to_string())?;
+fn check_copy(mem: InMemoryBackend) -> Result<Option<StoreId>, String> {
     let mut db = Database::builder()
         .create_with_backend(mem)
         .map_err(|e| e.to_string())?;
