@@ -48,8 +48,9 @@ pub const MAX_WRITING: usize = 256;
 /// Bytes of the lines waiting for their writes before the connection waits for them.
 pub const MAX_WRITING_BYTES: usize = 64 * 1024;
 
-/// Batches the stdout thread may hold (written or waiting) before the connection waits.
-const STDOUT_QUEUE: usize = 2;
+/// Chunks or batches the stdin and stdout threads may queue before they (or the connection)
+/// wait.
+const THREAD_QUEUE: usize = 2;
 
 /// Timeouts of one stream connection (`None`: never).
 #[derive(Clone, Copy)]
@@ -101,7 +102,7 @@ pub struct StdoutSink {
 impl StdoutSink {
     /// Starts the writing thread; it ends when the sink is dropped or stdout fails.
     pub fn start() -> io::Result<StdoutSink> {
-        let (batches, mut rx) = tokio::sync::mpsc::channel::<Vec<u8>>(STDOUT_QUEUE);
+        let (batches, mut rx) = tokio::sync::mpsc::channel::<Vec<u8>>(THREAD_QUEUE);
         let (back, spare) = std::sync::mpsc::channel();
         std::thread::Builder::new()
             .name("redmark-stdout".into())
@@ -130,6 +131,81 @@ impl Sink for StdoutSink {
             .send(full)
             .await
             .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "stdout closed"))
+    }
+}
+
+/// Stdin read by a thread of its own (tokio's stdin would hop to the blocking pool for every
+/// read): chunks come over a short queue and go back for reuse.
+pub struct StdinSource {
+    chunks: tokio::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
+    spare: std::sync::mpsc::Sender<Vec<u8>>,
+    current: Vec<u8>,
+    at: usize,
+}
+
+impl StdinSource {
+    /// Starts the reading thread; it ends at EOF, on an error, or when the source is dropped
+    /// and its next read returns.
+    pub fn start() -> io::Result<StdinSource> {
+        let (tx, chunks) = tokio::sync::mpsc::channel(THREAD_QUEUE);
+        let (spare, back) = std::sync::mpsc::channel::<Vec<u8>>();
+        std::thread::Builder::new()
+            .name("redmark-stdin".into())
+            .spawn(move || {
+                use std::io::Read;
+                let stdin = std::io::stdin();
+                loop {
+                    let mut buf = back.try_recv().unwrap_or_default();
+                    buf.resize(CHUNK, 0);
+                    let got = match stdin.lock().read(&mut buf) {
+                        Ok(0) => return,
+                        Ok(n) => {
+                            buf.truncate(n);
+                            Ok(buf)
+                        }
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                        Err(e) => Err(e),
+                    };
+                    let failed = got.is_err();
+                    if tx.blocking_send(got).is_err() || failed {
+                        return;
+                    }
+                }
+            })?;
+        Ok(StdinSource {
+            chunks,
+            spare,
+            current: Vec::new(),
+            at: 0,
+        })
+    }
+}
+
+impl AsyncRead for StdinSource {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<io::Result<()>> {
+        use std::task::Poll;
+        let me = self.get_mut();
+        if me.at == me.current.len() {
+            match me.chunks.poll_recv(cx) {
+                Poll::Pending => return Poll::Pending,
+                // The thread ended: end of input.
+                Poll::Ready(None) => return Poll::Ready(Ok(())),
+                Poll::Ready(Some(Err(e))) => return Poll::Ready(Err(e)),
+                Poll::Ready(Some(Ok(next))) => {
+                    let used = std::mem::replace(&mut me.current, next);
+                    let _ = me.spare.send(used);
+                    me.at = 0;
+                }
+            }
+        }
+        let n = buf.remaining().min(me.current.len() - me.at);
+        buf.put_slice(&me.current[me.at..me.at + n]);
+        me.at += n;
+        Poll::Ready(Ok(()))
     }
 }
 
@@ -309,9 +385,16 @@ pub async fn serve_stdio<A: Hosted>(shared: Arc<Shared<A>>, shutdown: Cancellati
             return;
         }
     };
+    let source = match StdinSource::start() {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::error!("stdio: cannot start the stdin thread: {e}");
+            return;
+        }
+    };
     let end = serve_stream(
         &shared,
-        tokio::io::stdin(),
+        source,
         sink,
         super::LOCAL_PRINCIPAL,
         limits,
