@@ -117,7 +117,7 @@ impl<A: Hosted> Shared<A> {
         Conn {
             engine: self.engine(),
             shared: Arc::clone(self),
-            out: vec![0u8; OUT].into_boxed_slice(),
+            answer: Vec::new(),
         }
     }
 }
@@ -160,7 +160,14 @@ impl<A> Drop for Shared<A> {
 pub struct Conn<A: Hosted> {
     engine: Engine<A>,
     shared: Arc<Shared<A>>,
-    out: Box<[u8]>,
+    /// The last answer (as long as the longest so far; the engine writes into [`SCRATCH`]).
+    answer: Vec<u8>,
+}
+
+thread_local! {
+    /// The buffer the engine writes an answer into: one per thread rather than one per
+    /// connection (an idle connection holds only its last answer's bytes).
+    static SCRATCH: RefCell<Box<[u8]>> = RefCell::new(vec![0u8; OUT].into_boxed_slice());
 }
 
 /// What [`Conn::begin`] came to.
@@ -258,7 +265,7 @@ impl<A: Hosted> Conn<A> {
     /// The answer bytes of `h` (lines joined by `\n`; empty unless `h.responded`).
     pub fn answer(&self, h: &Handled) -> &[u8] {
         if h.responded {
-            &self.out[..h.len]
+            &self.answer
         } else {
             &[]
         }
@@ -272,7 +279,20 @@ impl<A: Hosted> Conn<A> {
 
     /// One run of the engine: the answer, or the durable write it needs made first.
     fn step(&mut self, msg: Msg<'_>, cx: &Cx<'_>) -> Result<Handled, Write> {
-        let (engine, out) = (&mut self.engine, &mut self.out);
+        SCRATCH.with_borrow_mut(|out| {
+            let done = self.step_into(msg, cx, out);
+            if let Ok(h) = &done {
+                self.answer.clear();
+                if h.responded {
+                    self.answer.extend_from_slice(&out[..h.len]);
+                }
+            }
+            done
+        })
+    }
+
+    fn step_into(&mut self, msg: Msg<'_>, cx: &Cx<'_>, out: &mut [u8]) -> Result<Handled, Write> {
+        let engine = &mut self.engine;
         // A panic is answered, not propagated (see the module doc for why the engine stays
         // usable); the panic hook has logged where it happened.
         let ran = panic::catch_unwind(AssertUnwindSafe(|| {
@@ -292,7 +312,7 @@ impl<A: Hosted> Conn<A> {
                     "a message asked for more than {MAX_WRITES_PER_MESSAGE} durable writes; \
                      answered with -32603"
                 );
-                fault(msg, &mut self.out)
+                fault(msg, out)
             }
             (Ok(h), None) => {
                 if let Some(note) = h.note {
@@ -302,7 +322,7 @@ impl<A: Hosted> Conn<A> {
             }
             (Err(_), _) => {
                 tracing::error!("a request panicked in the engine; answered with -32603");
-                fault(msg, &mut self.out)
+                fault(msg, out)
             }
         };
         if let Some(l) = self.engine.app().log() {
