@@ -18,6 +18,7 @@ mod http;
 mod keys;
 pub(crate) mod panics;
 mod peer;
+mod pipes;
 mod shared;
 mod store;
 mod stream;

@@ -33,6 +33,7 @@ use tokio_util::task::TaskTracker;
 
 use super::conns::{accept_loop, WriteTimeout};
 use super::peer::{PeerUids, Verdict};
+use super::pipes::{PipeIn, PipeOut};
 use super::shared::{Begun, Conn, Hosted, Msg, Pending, Shared};
 
 /// Bytes of one read from a stream.
@@ -209,6 +210,40 @@ impl AsyncRead for StdinSource {
     }
 }
 
+/// stdin: polled on the task when it is a pipe ([`PipeIn`]), else read by a thread.
+enum StdIn {
+    Pipe(PipeIn),
+    Thread(StdinSource),
+}
+
+impl AsyncRead for StdIn {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<io::Result<()>> {
+        match self.get_mut() {
+            StdIn::Pipe(p) => std::pin::Pin::new(p).poll_read(cx, buf),
+            StdIn::Thread(t) => std::pin::Pin::new(t).poll_read(cx, buf),
+        }
+    }
+}
+
+/// stdout: written on the task when it is a pipe ([`PipeOut`]), else by a thread.
+enum StdOut {
+    Pipe(PipeOut),
+    Thread(StdoutSink),
+}
+
+impl Sink for StdOut {
+    async fn send(&mut self, batch: &mut Vec<u8>) -> io::Result<()> {
+        match self {
+            StdOut::Pipe(p) => p.send(batch).await,
+            StdOut::Thread(t) => t.send(batch).await,
+        }
+    }
+}
+
 /// Serves one byte stream until it ends. Requests on one stream are answered in order.
 pub async fn serve_stream<A, R, W>(
     shared: &Arc<Shared<A>>,
@@ -378,19 +413,25 @@ pub async fn serve_stdio<A: Hosted>(shared: Arc<Shared<A>>, shutdown: Cancellati
         idle: None,
         write_timeout: None,
     };
-    let sink = match StdoutSink::start() {
-        Ok(s) => s,
-        Err(e) => {
-            tracing::error!("stdio: cannot start the stdout thread: {e}");
-            return;
-        }
+    let sink = match PipeOut::stdout() {
+        Some(p) => StdOut::Pipe(p),
+        None => match StdoutSink::start() {
+            Ok(s) => StdOut::Thread(s),
+            Err(e) => {
+                tracing::error!("stdio: cannot start the stdout thread: {e}");
+                return;
+            }
+        },
     };
-    let source = match StdinSource::start() {
-        Ok(s) => s,
-        Err(e) => {
-            tracing::error!("stdio: cannot start the stdin thread: {e}");
-            return;
-        }
+    let source = match PipeIn::stdin() {
+        Some(p) => StdIn::Pipe(p),
+        None => match StdinSource::start() {
+            Ok(s) => StdIn::Thread(s),
+            Err(e) => {
+                tracing::error!("stdio: cannot start the stdin thread: {e}");
+                return;
+            }
+        },
     };
     let end = serve_stream(
         &shared,
