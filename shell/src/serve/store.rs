@@ -377,6 +377,9 @@ fn read_locked(path: &Path) -> Result<InMemoryBackend, OpenError> {
     Ok(mem)
 }
 
+/// redb's page cache while checking the in-memory copy.
+const CHECK_CACHE: usize = 256 * 1024;
+
 /// Bytes read at a time when copying the store for its check.
 const READ_PIECE: usize = 256 * 1024;
 
@@ -387,7 +390,9 @@ fn check(copy: InMemoryBackend) -> Result<Option<StoreId>, String> {
 }
 
 fn check_copy(mem: InMemoryBackend) -> Result<Option<StoreId>, String> {
+    // The copy is in memory already: redb caching its pages again would only double it.
     let mut db = Database::builder()
+        .set_cache_size(CHECK_CACHE)
         .create_with_backend(mem)
         .map_err(|e| e.to_string())?;
     match db.check_integrity() {
