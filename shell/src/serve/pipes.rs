@@ -63,6 +63,11 @@ fn open(fd: RawFd) -> Option<AsyncFd<NonBlocking>> {
     unsafe { AsyncFd::register(NonBlocking { fd, flags }) }.ok()
 }
 
+/// A `read`/`write` result: the byte count, or the error it set.
+fn counted(n: isize) -> io::Result<usize> {
+    usize::try_from(n).map_err(|_| io::Error::last_os_error())
+}
+
 /// stdin as a pipe polled on the task.
 pub struct PipeIn(AsyncFd<NonBlocking>);
 
@@ -85,12 +90,7 @@ impl AsyncRead for PipeIn {
             let dst = buf.initialize_unfilled();
             let got = guard.try_io(|fd| {
                 // SAFETY: reads at most `dst.len()` bytes into `dst`.
-                let n = unsafe { libc::read(fd.as_raw_fd(), dst.as_mut_ptr().cast(), dst.len()) };
-                if n < 0 {
-                    Err(io::Error::last_os_error())
-                } else {
-                    Ok(n as usize)
-                }
+                counted(unsafe { libc::read(fd.as_raw_fd(), dst.as_mut_ptr().cast(), dst.len()) })
             });
             match got {
                 Ok(Ok(n)) => {
@@ -123,12 +123,7 @@ impl Sink for PipeOut {
             let rest = &batch[at..];
             let got = guard.try_io(|fd| {
                 // SAFETY: writes at most `rest.len()` bytes from `rest`.
-                let n = unsafe { libc::write(fd.as_raw_fd(), rest.as_ptr().cast(), rest.len()) };
-                if n < 0 {
-                    Err(io::Error::last_os_error())
-                } else {
-                    Ok(n as usize)
-                }
+                counted(unsafe { libc::write(fd.as_raw_fd(), rest.as_ptr().cast(), rest.len()) })
             });
             match got {
                 Ok(Ok(n)) => at += n,
