@@ -304,8 +304,13 @@ where
                     }
                     conn.handle(msg, principal).await
                 }
-                // Only a message asks for a write; anything else is finished at once.
-                Begun::Writing(p) if !matches!(msg, Msg::Line(_)) => conn.resume(msg, p).await,
+                // Only a message asks for a write; anything else is finished here, in order.
+                Begun::Writing(p) if !matches!(msg, Msg::Line(_)) => {
+                    if let Err(e) = writing.drain(&mut conn, &mut batch, &mut sink).await {
+                        return End::Io(format!("write: {e}"));
+                    }
+                    conn.resume(msg, p).await
+                }
                 Begun::Writing(p) => {
                     // Its write is decided in the committing transaction, in order: go on
                     // with the next line while it is made (answers still go out in order).
