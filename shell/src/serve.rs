@@ -1,5 +1,6 @@
 //! `redmark serve`: the booking floor (or the conformance fixtures) over stdio, TCP and
-//! Streamable HTTP at once, all through one shared engine.
+//! Streamable HTTP at once, all through one engine host (`shared.rs`; each connection owns
+//! its engine).
 //!
 //! Principals (state minted for one fails for another):
 //! - stdio: the local user (`local`) — whoever launched the process.
