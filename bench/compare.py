@@ -16,7 +16,8 @@ each round running every server once) so a drift in the machine's load skews rat
 Every loop is bounded in count and in time; servers run on stdio or loopback and are stopped
 here. Figures on a shared machine are indicative: compare columns of one run, not runs.
 """
-import argparse, datetime, json, os, re, select, shutil, socket, subprocess, sys, tempfile
+import argparse
+import multiprocessing, datetime, json, os, re, select, shutil, socket, subprocess, sys, tempfile
 import threading, time
 
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -354,13 +355,17 @@ def start_net(bin_, data, *flags):
 
 
 def tcp_lockstep(addr, n, clients, timeout=60.0):
-    errors = []
+    """`clients` lock-step TCP clients, each in a process of its own (threads would share one
+    GIL, and 8 of them measured the driver rather than the server)."""
+    ctx = multiprocessing.get_context("fork")
+    go, errs = ctx.Event(), ctx.Queue()
 
     def worker(k):
         try:
             s = socket.create_connection(addr, timeout=10)
             s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             f = s.makefile("rb")
+            go.wait(timeout)
             end = time.monotonic() + timeout
             for i in range(n):
                 s.sendall(tools_list(i))
@@ -369,15 +374,21 @@ def tcp_lockstep(addr, n, clients, timeout=60.0):
                     raise Timeout("tcp client over time")
             s.close()
         except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
+            errs.put(repr(e))
 
-    th = [threading.Thread(target=worker, args=(k,)) for k in range(clients)]
-    t = time.perf_counter()
-    for x in th:
+    ps = [ctx.Process(target=worker, args=(k,)) for k in range(clients)]
+    for x in ps:
         x.start()
-    for x in th:
+    time.sleep(0.2)  # every client connected and waiting
+    t = time.perf_counter()
+    go.set()
+    for x in ps:
         x.join(timeout + 10)
     dt = time.perf_counter() - t
+    errors = []
+    while not errs.empty():
+        errors.append(errs.get())
+    errors += [f"client exited {x.exitcode}" for x in ps if x.exitcode]
     return (clients * n / dt if not errors else float("nan")), errors
 
 

@@ -6,7 +6,7 @@ durable bookings per second, and memory at rest and with 4000 open TCP connectio
 
 Every loop is bounded; the server is started on ephemeral loopback ports and ended here.
 """
-import json, os, re, resource, shutil, socket, subprocess, sys, tempfile, threading, time
+import json, multiprocessing, os, re, resource, shutil, socket, subprocess, sys, tempfile, threading, time
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else "target/release/redmark"
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -53,21 +53,31 @@ def book(i, room, n):
 
 
 def rate(addr, make, n, clients):
+    """`clients` lock-step clients, each in a process of its own (threads would share one GIL
+    and measure the driver rather than the server)."""
+    ctx = multiprocessing.get_context("fork")
+    go = ctx.Event()
+
     def worker(k):
         s = socket.create_connection(addr)
         f = s.makefile("rb")
+        go.wait(30)
         for i in range(n):
             s.sendall(make(i, k))
             line = f.readline()
             assert b'"result"' in line, line
         s.close()
-    threads = [threading.Thread(target=worker, args=(k,)) for k in range(clients)]
-    t = time.time()
-    for x in threads:
+    procs = [ctx.Process(target=worker, args=(k,)) for k in range(clients)]
+    for x in procs:
         x.start()
-    for x in threads:
+    time.sleep(0.2)  # every client connected and waiting
+    t = time.time()
+    go.set()
+    for x in procs:
         x.join()
-    return clients * n / (time.time() - t)
+    dt = time.time() - t
+    assert all(x.exitcode == 0 for x in procs), "a client failed"
+    return clients * n / dt
 
 
 def http_rate(addr, n):

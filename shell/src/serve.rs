@@ -1,5 +1,6 @@
 //! `redmark serve`: the booking floor (or the conformance fixtures) over stdio, TCP and
-//! Streamable HTTP at once, all through one shared engine.
+//! Streamable HTTP at once, all through one engine host (`shared.rs`; each connection owns
+//! its engine).
 //!
 //! Principals (state minted for one fails for another):
 //! - stdio: the local user (`local`) — whoever launched the process.
@@ -12,11 +13,14 @@
 //!   file, everyone is `http:anonymous` and a warning is logged.
 
 mod config;
+mod conns;
+pub mod group;
 mod http;
 mod keys;
 pub(crate) mod panics;
 mod peer;
 mod pg;
+mod pipes;
 mod shared;
 mod store;
 mod stream;
@@ -28,15 +32,15 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use redmark_core::booking::{BookingApp, Floor, Store, DEFAULT_FLOOR};
+use redmark_core::booking::{BookingApp, Floor, DEFAULT_FLOOR};
 use redmark_core::engine::{Config, ServerInfo};
 use redmark_core::fixtures::Fixtures;
 use redmark_core::seal::KeyRing;
-use redmark_core::{App, Engine};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use shared::Shared;
+use group::{SharedStore, View};
+pub use shared::{Conn, Hosted, Msg, Shared};
 use stream::StreamLimits;
 
 /// The principal of stdio and TCP clients: the local user.
@@ -62,8 +66,8 @@ rebinding, so bearer tokens must); put TLS in front of it.
 
 Limits: a message (line or POST body) holds at most 16384 bytes; a longer line gets a -32600
 error without id and the connection goes on; a longer POST body gets HTTP 413 with that error.
-A TCP client that cannot take an answer for 30 s is disconnected; HTTP request headers and
-bodies must each arrive within 30 s, and idle keep-alive connections close after 30 s.
+A TCP or HTTP client that takes no bytes of an answer for 30 s (--write-timeout) is
+disconnected; HTTP request headers and bodies must each arrive within 30 s, and idle keep-alive connections close after 30 s.
 
 Keys: REDMARK_KEY (32 to 64 bytes as 64 to 128 hex digits) overrides the key file
 DIR/sealing-keys; REDMARK_OLD_KEYS (comma-separated hex) keeps older keys verifying. Without
@@ -134,6 +138,10 @@ pub struct ServeArgs {
     /// Close a TCP connection that completes no message for this many seconds (0: never)
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     pub idle_timeout: u64,
+    /// Close a TCP or HTTP connection whose client takes no bytes of an answer for this many
+    /// seconds (a client that sends and never reads)
+    #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    pub write_timeout: u64,
     /// How long a requestState (an open question) stays valid, seconds
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     pub state_ttl: u32,
@@ -234,20 +242,28 @@ async fn start(args: ServeArgs) -> Result<(), String> {
     };
     let Some(store) = store else {
         eprintln!("redmark: data folder {} ({keys})", data.dir.display());
-        let engine = Engine::new(Fixtures, data.ring, config);
-        return serve(Shared::new(engine), &args, tokens).await;
+        let host = Shared::new(|| Fixtures, data.ring, config);
+        return serve(host, &args, tokens).await;
     };
     let folder = data.dir.display().to_string();
     match store {
         Bookings::Redb(store, at) => {
             eprintln!("redmark: data folder {folder} (bookings in {at}, {keys})");
-            let engine = booking_engine(floor, store, data.ring, config);
-            serve(Shared::new(engine), &args, tokens).await
+            serve(
+                booking_host(floor, store, data.ring, config)?,
+                &args,
+                tokens,
+            )
+            .await
         }
         Bookings::Pg(store, at) => {
             eprintln!("redmark: data folder {folder} (bookings in {at}, {keys})");
-            let engine = booking_engine(floor, store, data.ring, config);
-            serve(Shared::new(engine), &args, tokens).await
+            serve(
+                booking_host(floor, store, data.ring, config)?,
+                &args,
+                tokens,
+            )
+            .await
         }
     }
 }
@@ -307,14 +323,15 @@ pub fn open_keys(dir: PathBuf, rotate: bool) -> Result<Data, String> {
     })
 }
 
-/// The booking floor's engine over a bookings store ([`open_store`]). Shared by `redmark
-/// serve` and the in-process server of `redmark call`.
-pub fn booking_engine<S: Store>(
+/// The booking floor's host over a bookings store ([`open_store`], or any core `Store` as
+/// [`group::Locked`]); its bookings are group-committed. Shared by `redmark serve` and the
+/// in-process server of `redmark call`.
+pub fn booking_host<S: SharedStore>(
     floor: Floor<'static>,
     store: S,
     ring: KeyRing,
     config: Config,
-) -> Engine<BookingApp<'static, S>> {
+) -> Result<Arc<Shared<BookingApp<'static, View<S>>>>, String> {
     let info = ServerInfo {
         name: "redmark",
         version: env!("CARGO_PKG_VERSION"),
@@ -323,22 +340,22 @@ pub fn booking_engine<S: Store>(
              (it asks which room when a hint fits several), cancel_booking to cancel.",
         ),
     };
-    let app = BookingApp::new(floor, store, info);
-    Engine::new(app, ring, config)
+    Shared::booking(floor, store, info, ring, config)
 }
 
 /// Serves `shared` on every transport asked for until EOF on stdio or a signal.
-async fn serve<A: App + Send + 'static>(
+async fn serve<A: Hosted>(
     shared: Arc<Shared<A>>,
     args: &ServeArgs,
     tokens: Option<Arc<config::Tokens>>,
 ) -> Result<(), String> {
+    let signals = Signals::install();
     let shutdown = CancellationToken::new();
     let tracker = TaskTracker::new();
     let idle = (args.idle_timeout > 0).then(|| Duration::from_secs(args.idle_timeout));
     let limits = StreamLimits {
         idle,
-        write_timeout: Some(Duration::from_secs(30)),
+        write_timeout: Some(Duration::from_secs(args.write_timeout)),
     };
     if !args.http.is_empty() && tokens.is_none() {
         tracing::warn!("no --tokens file: every HTTP client is the one anonymous principal");
@@ -374,6 +391,7 @@ async fn serve<A: App + Send + 'static>(
             max_conns: args.max_connections,
             read_timeout: Duration::from_secs(30),
             grace: Duration::from_secs(10),
+            write_timeout: Duration::from_secs(args.write_timeout),
         };
         tracker.spawn(http::serve_http(
             Arc::clone(&shared),
@@ -400,7 +418,7 @@ async fn serve<A: App + Send + 'static>(
         });
     }
     tracker.close();
-    wait_for_signal(&shutdown).await;
+    signals.wait(&shutdown).await;
     shutdown.cancel();
     // In-flight requests finish (each connection task completes the message it is on).
     if tokio::time::timeout(Duration::from_secs(15), tracker.wait())
@@ -426,20 +444,36 @@ pub fn listen(addr: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
     sock.listen(4096)
 }
 
-async fn wait_for_signal(shutdown: &CancellationToken) {
-    use tokio::signal::unix::{signal, SignalKind};
-    let mut term = signal(SignalKind::terminate()).ok();
-    let term = async {
-        match term.as_mut() {
-            Some(s) => {
-                s.recv().await;
-            }
-            None => std::future::pending().await,
+/// SIGINT and SIGTERM, listened for from before anything is served (a signal that arrives
+/// before its handler is installed would kill the process instead of stopping it cleanly).
+struct Signals {
+    int: Option<tokio::signal::unix::Signal>,
+    term: Option<tokio::signal::unix::Signal>,
+}
+
+impl Signals {
+    fn install() -> Self {
+        use tokio::signal::unix::{signal, SignalKind};
+        Signals {
+            int: signal(SignalKind::interrupt()).ok(),
+            term: signal(SignalKind::terminate()).ok(),
         }
-    };
-    tokio::select! {
-        _ = shutdown.cancelled() => {}
-        _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT: shutting down"),
-        _ = term => tracing::info!("SIGTERM: shutting down"),
+    }
+
+    /// Waits for shutdown to start, or for a signal.
+    async fn wait(mut self, shutdown: &CancellationToken) {
+        async fn recv(s: &mut Option<tokio::signal::unix::Signal>) {
+            match s.as_mut() {
+                Some(s) => {
+                    s.recv().await;
+                }
+                None => std::future::pending().await,
+            }
+        }
+        tokio::select! {
+            _ = shutdown.cancelled() => {}
+            _ = recv(&mut self.int) => tracing::info!("SIGINT: shutting down"),
+            _ = recv(&mut self.term) => tracing::info!("SIGTERM: shutting down"),
+        }
     }
 }

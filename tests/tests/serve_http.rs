@@ -302,3 +302,72 @@ fn sigterm_stops_an_http_server_cleanly() {
     let st = s.wait_exit().expect("redmark did not exit on SIGTERM");
     assert!(st.success(), "{st:?}\n{}", s.stderr());
 }
+
+/// A client that pipelines requests and never reads its answers is closed after the write
+/// timeout, freeing its place under the connection cap; with --tokens it needs no token to
+/// try (`GET /mcp` is answered 405 before authentication).
+#[test]
+fn a_client_that_never_reads_is_closed_after_the_write_timeout() {
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+    use std::time::{Duration, Instant};
+    let data = TempDir::new("http-unread");
+    let file = data.path().join("tokens.toml");
+    std::fs::write(&file, "alice = \"alice-token-0123456789\"\n").unwrap();
+    let s = Server::start(
+        &[
+            "--http",
+            "127.0.0.1:0",
+            "--tokens",
+            file.to_str().unwrap(),
+            "--max-connections",
+            "1",
+            "--write-timeout",
+            "1",
+        ],
+        data.path(),
+    );
+    let a = s.http[0];
+    let mut hog = TcpStream::connect(a).expect("connect");
+    let flood = std::thread::spawn(move || {
+        let get = format!("GET /mcp HTTP/1.1\r\nHost: {a}\r\n\r\n").repeat(1000);
+        // Writes until the server, whose answers nobody reads, gives up on the connection.
+        while hog.write_all(get.as_bytes()).is_ok() {}
+    });
+    // The one place under the cap comes back once the server closes the hog.
+    let body = serde_json::to_vec(&discover(1)).unwrap();
+    let ask = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {a}\r\nAuthorization: Bearer alice-token-0123456789\r\n\
+         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        assert!(
+            Instant::now() < deadline,
+            "the client that never reads still holds its connection; stderr:\n{}",
+            s.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+        let Ok(mut c) = TcpStream::connect(a) else {
+            continue;
+        };
+        c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        if c.write_all(ask.as_bytes())
+            .and_then(|()| c.write_all(&body))
+            .is_err()
+        {
+            continue;
+        }
+        let mut got = Vec::new();
+        let _ = c.read_to_end(&mut got);
+        // Served at all (rather than closed on accept): the place is free again.
+        if got.starts_with(b"HTTP/1.1 ") {
+            break;
+        }
+    }
+    flood
+        .join()
+        .expect("the flood ends once the server closes it");
+}

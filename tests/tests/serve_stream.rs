@@ -8,7 +8,7 @@ use std::net::TcpStream;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use redmark_tests::server::{discover, LineClient, Server, TempDir, WAIT};
+use redmark_tests::server::{discover, tool_call, LineClient, Server, TempDir, WAIT};
 use serde_json::{json, Value};
 
 fn assert_discovered(r: &Value, id: u64) {
@@ -289,4 +289,44 @@ fn tcp_refuses_another_users_process() {
         .expect("run bash");
     let r: Value = serde_json::from_slice(&as_me.stdout).expect("answer for the server's own user");
     assert_discovered(&r, 1);
+}
+
+/// Bookings pipelined on one connection are committed while the next lines are read, and every
+/// answer still comes in order and sees the writes before it: the second booking of a slot is
+/// refused, and a read-only line after them (asking to cancel the first, not confirmed) finds it.
+#[test]
+fn pipelined_bookings_answer_in_order_and_are_seen_by_the_lines_after_them() {
+    let data = TempDir::new("pipelined-bookings");
+    let s = Server::start(&["--tcp", "127.0.0.1:0"], data.path());
+    let mut c = s.tcp_client();
+    let slot = |hour: u8| json!({"day": "2099-03-04", "hour": hour, "room_id": "nook"});
+    let mut blob = String::new();
+    for id in 1..=20u64 {
+        // Hours 0..9 twice: each second booking of an hour finds it taken.
+        blob.push_str(&format!(
+            "{}\n",
+            tool_call(id, "book_room", slot((id % 10) as u8), false)
+        ));
+    }
+    let ask = tool_call(21, "cancel_booking", json!({"booking_id": "bk_1"}), true);
+    blob.push_str(&format!("{ask}\n"));
+    c.send_raw(blob.as_bytes()).expect("send");
+    let mut booked = 0;
+    for id in 1..=21u64 {
+        let line = c.recv_line().expect("an answer");
+        let v: Value = serde_json::from_slice(&line).expect("json");
+        assert_eq!(v["id"], id, "answers in order");
+        if id <= 10 {
+            assert_eq!(v["result"]["isError"], false, "{v}");
+            booked += 1;
+        } else if id <= 20 {
+            assert_eq!(v["result"]["isError"], true, "a taken slot: {v}");
+        } else {
+            assert_eq!(
+                v["result"]["resultType"], "input_required",
+                "bk_1 is found: {v}"
+            );
+        }
+    }
+    assert_eq!(booked, 10);
 }

@@ -35,7 +35,8 @@ impl core::fmt::Display for KeyError {
 
 impl core::error::Error for KeyError {}
 
-/// One HMAC key with its id; wiped on drop and never printed.
+/// One HMAC key with its id; wiped on drop (every clone too) and never printed.
+#[derive(Clone)]
 pub struct Key {
     id: u8,
     len: u8,
@@ -80,7 +81,7 @@ impl fmt::Debug for Key {
 }
 
 /// The sealing key and up to [`MAX_KEYS`]` - 1` older keys still accepted for opening.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct KeyRing {
     keys: Vec<Key, MAX_KEYS>,
 }

@@ -245,7 +245,7 @@ fn connect(s: &ServerArgs, local: Local<'_>) -> Result<Box<dyn Transport>, Failu
 }
 
 /// The booking floor in this process on a data folder, set up exactly as `redmark serve` does.
-fn on_data(dir: Option<&Path>) -> Result<InProcess<impl redmark_core::App>, Failure> {
+fn on_data(dir: Option<&Path>) -> Result<InProcess<impl serve::Hosted>, Failure> {
     serve::panics::install_hook();
     let io = |m: String| Failure::Transport(TransportError::Io(m));
     let dir = serve::data_dir(dir).map_err(io)?;
@@ -262,11 +262,12 @@ fn on_data(dir: Option<&Path>) -> Result<InProcess<impl redmark_core::App>, Fail
         }
     })?;
     let data = serve::open_keys(dir, false).map_err(io)?;
-    let engine = serve::booking_engine(DEFAULT_FLOOR, store, data.ring, Config::default());
+    let host =
+        serve::booking_host(DEFAULT_FLOOR, store, data.ring, Config::default()).map_err(io)?;
     if tracing() {
         eprintln!("(in-process server on {})", data.dir.display());
     }
-    Ok(InProcess::new(engine)?)
+    Ok(InProcess::new(&host))
 }
 
 /// Reads `--arguments` and KEY=VALUE pairs into the arguments object.

@@ -11,19 +11,19 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::Arc;
 use std::thread;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use redmark_core::booking::{BookingApp, MemStore, DEFAULT_FLOOR};
 use redmark_core::engine::{Config, ServerInfo};
-use redmark_core::limits::OUT;
 use redmark_core::seal::{Key, KeyRing};
-use redmark_core::{App, Context, Engine};
 use serde_json::Value;
 
 use super::PROTOCOL_VERSION;
+use crate::serve::{Conn, Hosted, Msg, Shared};
 
 /// The longest message (line, SSE line or event, JSON body) the client reads: 16 MiB. A
 /// longer one fails the call with a protocol error ("line too long") instead of growing memory
@@ -144,24 +144,18 @@ fn trace_ignored(line: &str, why: &str) {
 // ---------------------------------------------------------------------------------------------
 
 /// A redmark server inside this process: nothing else needs to run. `redmark call` runs the
-/// booking floor on the data folder `redmark serve` uses ([`crate::serve::booking_engine`]);
+/// booking floor on the data folder `redmark serve` uses ([`crate::serve::booking_host`]);
 /// [`InProcess::scratch`] is a throwaway floor in memory.
-pub struct InProcess<A: App> {
-    engine: Box<Engine<A>>,
-    counter: u64,
-    salt: [u8; 8],
-}
-
-fn random<const N: usize>() -> Result<[u8; N], TransportError> {
-    let mut b = [0u8; N];
-    getrandom::fill(&mut b).map_err(|e| TransportError::Io(format!("no randomness: {e}")))?;
-    Ok(b)
+pub struct InProcess<A: Hosted> {
+    conn: Conn<A>,
 }
 
 impl InProcess<BookingApp<'static, MemStore<64>>> {
     /// The default floor with bookings in memory and a random sealing key: gone on exit.
     pub fn scratch() -> Result<Self, TransportError> {
-        let secret: [u8; 32] = random()?;
+        let mut secret = [0u8; 32];
+        getrandom::fill(&mut secret)
+            .map_err(|e| TransportError::Io(format!("no randomness: {e}")))?;
         let key =
             Key::new(0, &secret).map_err(|e| TransportError::Io(format!("sealing key: {e}")))?;
         let info = ServerInfo {
@@ -169,46 +163,37 @@ impl InProcess<BookingApp<'static, MemStore<64>>> {
             version: env!("CARGO_PKG_VERSION"),
             instructions: None,
         };
-        let app = BookingApp::new(DEFAULT_FLOOR, MemStore::<64>::new(), info);
-        InProcess::new(Engine::new(app, KeyRing::new(key), Config::default()))
+        let make = move || BookingApp::new(DEFAULT_FLOOR, MemStore::<64>::new(), info);
+        Ok(InProcess::new(&Shared::new(
+            make,
+            KeyRing::new(key),
+            Config::default(),
+        )))
     }
 }
 
-impl<A: App> InProcess<A> {
-    /// Serves `engine` in this process.
-    pub fn new(engine: Engine<A>) -> Result<Self, TransportError> {
-        Ok(InProcess {
-            engine: Box::new(engine),
-            counter: 0,
-            salt: random()?,
-        })
-    }
-}
-
-impl<A: App> Transport for InProcess<A> {
-    fn exchange(&mut self, req: &Outgoing<'_>) -> Result<Vec<String>, TransportError> {
-        self.counter += 1;
-        let mut entropy = self.salt;
-        for (e, c) in entropy.iter_mut().zip(self.counter.to_be_bytes()) {
-            *e ^= c;
+impl<A: Hosted> InProcess<A> {
+    /// Serves one connection of `host` in this process, driven as `redmark serve` drives its
+    /// transports (the same clock, entropy, principal, notes and panic answers).
+    pub fn new(host: &Arc<Shared<A>>) -> Self {
+        InProcess {
+            conn: host.connection(),
         }
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0);
-        let cx = Context {
-            now,
-            principal: crate::serve::LOCAL_PRINCIPAL,
-            entropy,
-        };
-        let mut out = vec![0u8; OUT];
-        let h = self.engine.handle(req.body.as_bytes(), &cx, &mut out);
+    }
+}
+
+impl<A: Hosted> Transport for InProcess<A> {
+    fn exchange(&mut self, req: &Outgoing<'_>) -> Result<Vec<String>, TransportError> {
+        let h = self.conn.handle_blocking(
+            Msg::Line(req.body.as_bytes()),
+            crate::serve::LOCAL_PRINCIPAL,
+        );
         if !h.responded {
             return Err(TransportError::Protocol(
                 "the in-process server did not answer".into(),
             ));
         }
-        let text = std::str::from_utf8(&out[..h.len]).map_err(|_| {
+        let text = std::str::from_utf8(self.conn.answer(&h)).map_err(|_| {
             TransportError::Protocol("the in-process server wrote invalid UTF-8".into())
         })?;
         let got: Vec<String> = text.split('\n').map(str::to_owned).collect();

@@ -32,13 +32,12 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use redmark_core::limits::MAX_MESSAGE;
-use redmark_core::App;
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use super::config::Tokens;
-use super::shared::{Input, OwnedHeaders, Shared};
+use super::conns::{accept_loop, WriteTimeout};
+use super::shared::{Hosted, Msg, OwnedHeaders, Shared};
 
 /// Principal of every request when no tokens file is given.
 pub const ANONYMOUS: &[u8] = b"http:anonymous";
@@ -51,9 +50,11 @@ pub struct HttpConfig {
     pub read_timeout: Duration,
     /// How long shutdown waits for open connections to finish their request.
     pub grace: Duration,
+    /// A connection whose answer the client takes no bytes of for this long is closed.
+    pub write_timeout: Duration,
 }
 
-struct HttpState<A: App> {
+struct HttpState<A: Hosted> {
     shared: Arc<Shared<A>>,
     tokens: Option<Arc<Tokens>>,
     loopback: bool,
@@ -62,7 +63,7 @@ struct HttpState<A: App> {
 }
 
 /// Serves HTTP on `listener` until shutdown, then lets open requests finish (up to the grace).
-pub async fn serve_http<A: App + Send + 'static>(
+pub async fn serve_http<A: Hosted>(
     shared: Arc<Shared<A>>,
     listener: TcpListener,
     cfg: HttpConfig,
@@ -80,43 +81,32 @@ pub async fn serve_http<A: App + Send + 'static>(
         anonymous: Arc::from(ANONYMOUS),
     });
     let app = Router::new().fallback(handle::<A>).with_state(state);
-    let permits = Arc::new(Semaphore::new(cfg.max_conns));
     let graceful = GracefulShutdown::new();
-    loop {
-        let (sock, peer) = tokio::select! {
-            _ = shutdown.cancelled() => break,
-            r = listener.accept() => match r {
-                Ok(x) => x,
-                Err(e) => {
-                    tracing::warn!("http accept: {e}");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
+    accept_loop(
+        "http",
+        &listener,
+        cfg.max_conns,
+        &shutdown,
+        |sock, peer, permit| {
+            let svc = TowerToHyperService::new(app.clone());
+            // A client that sends requests and never reads the answers is closed after the write
+            // timeout, as over TCP (hyper itself would wait on a full socket forever).
+            let io = WriteTimeout::new(sock, Some(cfg.write_timeout));
+            let conn = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(cfg.read_timeout)
+                .max_buf_size(64 * 1024)
+                .serve_connection(TokioIo::new(io), svc);
+            let conn = graceful.watch(conn);
+            tokio::spawn(async move {
+                if let Err(e) = conn.await {
+                    tracing::debug!("http {peer}: {e}");
                 }
-            },
-        };
-        let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
-            tracing::warn!(
-                "http {peer}: refused, {} connections already open",
-                cfg.max_conns
-            );
-            drop(sock);
-            continue;
-        };
-        let _ = sock.set_nodelay(true);
-        let svc = TowerToHyperService::new(app.clone());
-        let conn = hyper::server::conn::http1::Builder::new()
-            .timer(TokioTimer::new())
-            .header_read_timeout(cfg.read_timeout)
-            .max_buf_size(64 * 1024)
-            .serve_connection(TokioIo::new(sock), svc);
-        let conn = graceful.watch(conn);
-        tokio::spawn(async move {
-            if let Err(e) = conn.await {
-                tracing::debug!("http {peer}: {e}");
-            }
-            drop(permit);
-        });
-    }
+                drop(permit);
+            });
+        },
+    )
+    .await;
     tokio::select! {
         _ = graceful.shutdown() => tracing::debug!("http: connections closed"),
         _ = tokio::time::sleep(cfg.grace) => tracing::warn!("http: connections still open after {:?}", cfg.grace),
@@ -132,10 +122,7 @@ fn plain(status: StatusCode, text: &'static str) -> Response {
         .into_response()
 }
 
-async fn handle<A: App + Send + 'static>(
-    State(st): State<Arc<HttpState<A>>>,
-    req: Request,
-) -> Response {
+async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) -> Response {
     let (parts, body) = req.into_parts();
     if let Err(why) = check_origin(&parts.headers, st.loopback) {
         tracing::info!("http: 403 ({why})");
@@ -204,8 +191,9 @@ async fn handle<A: App + Send + 'static>(
     };
     let Some(body) = body else {
         // The engine writes the id-less "message too large" error; the status says why.
-        let out = st.shared.handle(Input::TooLong, principal).await;
-        return json(StatusCode::PAYLOAD_TOO_LARGE, out.bytes);
+        let mut conn = st.shared.connection();
+        let h = conn.handle(Msg::TooLong, &principal).await;
+        return json(StatusCode::PAYLOAD_TOO_LARGE, conn.answer(&h).to_vec());
     };
     let h = |name: &str| {
         parts
@@ -232,23 +220,29 @@ async fn handle<A: App + Send + 'static>(
         name: h("mcp-name"),
         params,
     };
-    let out = st
-        .shared
-        .handle(Input::Http { body, headers }, principal)
+    let mut conn = st.shared.connection();
+    let handled = conn
+        .handle(
+            Msg::Http {
+                body: &body,
+                headers: &headers,
+            },
+            &principal,
+        )
         .await;
-    if !out.handled.responded {
-        if out.handled.status >= 400 {
+    let bytes = conn.answer(&handled);
+    if !handled.responded {
+        if handled.status >= 400 {
             return plain(StatusCode::INTERNAL_SERVER_ERROR, "Internal error\n");
         }
         return StatusCode::ACCEPTED.into_response();
     }
-    let status =
-        StatusCode::from_u16(out.handled.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    if !out.bytes.contains(&b'\n') {
-        return json(status, out.bytes);
+    let status = StatusCode::from_u16(handled.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    if !bytes.contains(&b'\n') {
+        return json(status, bytes.to_vec());
     }
-    let mut sse = Vec::with_capacity(out.bytes.len() + 64);
-    for line in out.bytes.split(|b| *b == b'\n') {
+    let mut sse = Vec::with_capacity(bytes.len() + 64);
+    for line in bytes.split(|b| *b == b'\n') {
         sse.extend_from_slice(b"event: message\ndata: ");
         sse.extend_from_slice(line);
         sse.extend_from_slice(b"\n\n");

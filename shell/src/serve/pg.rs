@@ -31,6 +31,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::group::{SharedStore, Write, Written};
 use futures_util::future::try_join_all;
 use redmark_core::booking::{
     Booking, BookingId, Commit, Day, Holder, NewBooking, RoomId, Slot, Status, Store, StoreError,
@@ -568,6 +569,63 @@ impl Store for PgStore {
 
     fn cancel(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
         self.booking(Op::Cancel(id))
+    }
+}
+
+/// Every connection's writes reach the database through the host's group committer, which
+/// hands each group here: its writes are queued together, so the workers put them into as few
+/// transactions as they can (a batch keeps the arrival order of writes to one slot), and the
+/// database decides each one.
+impl SharedStore for PgStore {
+    fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
+        Store::get(self, id)
+    }
+
+    fn made_by(&self, holder: &Holder, nonce: &Nonce) -> Result<Option<Booking>, StoreError> {
+        Store::made_by(self, holder, nonce)
+    }
+
+    fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
+        Store::occupant(self, room, slot)
+    }
+
+    fn write_group(&self, writes: &[Write]) -> Vec<Written> {
+        // Queue them all first, then wait: one group fills a batch rather than one each.
+        let waiting: Vec<_> = writes
+            .iter()
+            .map(|w| {
+                let op = match w {
+                    Write::Book(new) => Op::Commit(new.clone()),
+                    Write::Cancel(id) => Op::Cancel(*id),
+                };
+                let (reply, answer) = oneshot::channel();
+                self.jobs
+                    .blocking_send(Job { op, reply })
+                    .ok()
+                    .map(|()| answer)
+            })
+            .collect();
+        writes
+            .iter()
+            .zip(waiting)
+            .map(|(w, answer)| {
+                let got = answer.map_or(Err(StoreError::Io), |a| {
+                    a.blocking_recv().unwrap_or(Err(StoreError::Io))
+                });
+                match (w, got) {
+                    (Write::Book(_), Ok(Reply::Commit(c))) => Written::Book(Ok(c)),
+                    (Write::Cancel(_), Ok(Reply::Booking(b))) => Written::Cancel(Ok(b)),
+                    (Write::Book(_), Ok(_)) => Written::Book(Err(StoreError::Io)),
+                    (Write::Cancel(_), Ok(_)) => Written::Cancel(Err(StoreError::Io)),
+                    (Write::Book(_), Err(e)) => Written::Book(Err(e)),
+                    (Write::Cancel(_), Err(e)) => Written::Cancel(Err(e)),
+                }
+            })
+            .collect()
+    }
+
+    fn reads_block(&self) -> bool {
+        true
     }
 }
 

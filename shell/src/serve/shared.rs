@@ -1,44 +1,51 @@
-//! The one engine every transport feeds: an async `Mutex<Engine>` held only around `handle`.
+//! The one host of the engine in the shell: every transport (stdio, TCP, HTTP) and the
+//! in-process client build and drive the engine here — clock, entropy, principal, notes,
+//! panics, durable writes.
 //!
-//! `handle` runs on tokio's blocking pool because a booking's durable commit (an fsync) happens
-//! inside it; everything else it does takes microseconds. The lock is taken (asynchronously)
-//! before going to the blocking pool, so requests waiting their turn are parked futures, not
-//! parked blocking threads: at most one blocking thread is busy with the engine at a time.
+//! There is no engine shared by all connections. [`Shared`] holds what every engine is made
+//! of (the app's parts, the sealing keys, the configuration) and the store's [`Committer`];
+//! each connection makes its own [`Conn`]: an engine and a reused answer buffer. The engine
+//! keeps no state between requests (an open question travels in the client's sealed
+//! `requestState`), so engines need no lock, and a message is answered on the task that read
+//! it. Only a durable write leaves that task: it goes to the group committer and the message
+//! runs again with its outcome (see `group.rs`).
 //!
 //! Every request gets an answer: a panic while the engine handles it (a bug, or a library
 //! meeting damage it did not expect) is caught here, logged, and answered with a JSON-RPC
 //! `-32603` error carrying the request's id (read with the core's envelope parser), on every
-//! transport; serving goes on. Continuing with the same engine is safe: it holds only the
-//! sealing keys, the configuration, the floor and the store, and keeps no state between
-//! requests (an open question travels in the client's sealed `requestState`); the store's
-//! writes are redb transactions, so a panic mid-request commits nothing, and the redb store
-//! catches redb's own panics and then refuses further use of the file (see `store.rs`).
-//! (The lock guard is dropped while unwinding, so the engine is free again either way.)
+//! transport; serving goes on. Continuing with the same engine is safe since it keeps no state
+//! between requests; a panic mid-request commits nothing (writes are made by the committer, in
+//! redb transactions), and the redb store catches redb's own panics and then refuses further
+//! use of the file (see `store.rs`).
 
+use std::cell::RefCell;
 use std::panic::{self, AssertUnwindSafe};
-#[cfg(test)]
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use redmark_core::engine::{fault_answer, Note};
+use redmark_core::booking::{BookingApp, Floor, MemStore};
+use redmark_core::engine::{fault_answer, Config, Note, ServerInfo};
+use redmark_core::fixtures::Fixtures;
 use redmark_core::limits::OUT;
+use redmark_core::seal::KeyRing;
 use redmark_core::wire::lines::Line;
 use redmark_core::{App, Context, Engine, Handled, HttpHeaders};
-use tokio::sync::Mutex;
 
+use super::group::{Committer, Log, SharedStore, View, Write, Written, MAX_WRITES_PER_MESSAGE};
 use super::keys::entropy;
+use tokio::sync::oneshot;
 
-/// An input the engine is asked about, owned so it can cross to the blocking pool.
-pub enum Input {
-    /// One framed line from a byte stream (blank lines are ignored, over-long ones get -32600).
-    Line(Vec<u8>),
-    /// A line longer than the framing limit.
+/// One message for the engine, borrowed from the transport's buffers.
+#[derive(Clone, Copy)]
+pub enum Msg<'a> {
+    /// One framed line from a byte stream (blank lines are ignored).
+    Line(&'a [u8]),
+    /// A line or body longer than the framing limit (answered with an id-less -32600).
     TooLong,
     /// One HTTP body with its MCP headers.
     Http {
-        body: Vec<u8>,
-        headers: OwnedHeaders,
+        body: &'a [u8],
+        headers: &'a OwnedHeaders,
     },
 }
 
@@ -52,169 +59,339 @@ pub struct OwnedHeaders {
     pub params: Vec<(String, String)>,
 }
 
-/// What came back: `bytes` holds the answer lines joined by `\n` (empty for a notification).
-pub struct Output {
-    pub bytes: Vec<u8>,
-    pub handled: Handled,
+/// An app the shell can host: where its deferred writes are logged, if it makes any.
+pub trait Hosted: App + Send + 'static {
+    /// The write log of the app's store view (`None`: the app writes nothing durable through
+    /// the committer).
+    fn log(&self) -> Option<&RefCell<Log>> {
+        None
+    }
 }
 
-/// The engine behind every transport.
-pub struct Shared<A: App> {
-    engine: Arc<Mutex<Engine<A>>>,
-    /// Requests waiting for the engine (as futures, not threads); test builds only.
-    #[cfg(test)]
-    waiting: AtomicUsize,
+impl Hosted for Fixtures {}
+
+impl<const N: usize> Hosted for BookingApp<'static, MemStore<N>> {}
+
+impl<S: SharedStore> Hosted for BookingApp<'static, View<S>> {
+    fn log(&self) -> Option<&RefCell<Log>> {
+        Some(&self.store().log)
+    }
 }
 
-impl<A: App + Send + 'static> Shared<A> {
-    /// Shares `engine`.
-    pub fn new(engine: Engine<A>) -> Arc<Self> {
+/// What every connection's engine is made of.
+pub struct Shared<A> {
+    make: Box<dyn Fn() -> A + Send + Sync>,
+    keys: KeyRing,
+    config: Config,
+    committer: Option<Committer>,
+    /// The committing thread, joined on drop so the store is released when the host is.
+    commit_thread: Option<std::thread::JoinHandle<()>>,
+    /// The store's reads may block the thread (see [`SharedStore::reads_block`]).
+    reads_block: bool,
+}
+
+impl<A: Hosted> Shared<A> {
+    /// Engines hosting the apps `make` builds, with no durable writes (fixtures, memory).
+    pub fn new(
+        make: impl Fn() -> A + Send + Sync + 'static,
+        keys: KeyRing,
+        config: Config,
+    ) -> Arc<Self> {
         Arc::new(Shared {
-            engine: Arc::new(Mutex::new(engine)),
-            #[cfg(test)]
-            waiting: AtomicUsize::new(0),
+            make: Box::new(make),
+            keys,
+            config,
+            committer: None,
+            commit_thread: None,
+            reads_block: false,
         })
     }
 
-    /// Runs one input through the engine on the blocking pool.
-    pub async fn handle(self: &Arc<Self>, input: Input, principal: Arc<[u8]>) -> Output {
-        // Wait for the engine here, as a future; the blocking thread only ever runs `handle`.
-        let mut engine = {
-            #[cfg(test)]
-            let _waiting = Waiting::new(&self.waiting);
-            Arc::clone(&self.engine).lock_owned().await
-        };
-        let task = tokio::task::spawn_blocking(move || {
-            // A panic is answered, not propagated (see the module doc for why the engine
-            // stays usable); the panic hook has logged where it happened.
-            panic::catch_unwind(AssertUnwindSafe(|| {
-                inject_panic(&input);
-                handle_now(&mut engine, &input, &principal)
-            }))
-            .unwrap_or_else(|_| {
-                tracing::error!("a request panicked in the engine; answered with -32603");
-                // `fault` re-reads the input with the envelope parser, which may be what
-                // panicked: a second panic gets the fixed id-less answer instead.
-                panic::catch_unwind(AssertUnwindSafe(|| fault(&input))).unwrap_or_else(|_| {
-                    tracing::error!("the -32603 answer panicked too; answered without an id");
-                    fault_without_id()
-                })
-            })
-        });
-        match task.await {
-            Ok(out) => out,
-            // The task panicked outside both catches (not expected), or was cancelled at
-            // runtime shutdown, when nobody waits for the answer.
-            Err(e) => {
-                tracing::error!("engine task failed: {e}");
-                Output {
-                    bytes: Vec::new(),
-                    handled: Handled {
-                        len: 0,
-                        status: 500,
-                        responded: false,
-                        note: None,
-                    },
+    /// A new engine (cheap: the app's parts, the keys and the configuration are copied).
+    pub fn engine(&self) -> Engine<A> {
+        Engine::new((self.make)(), self.keys.clone(), self.config)
+    }
+
+    /// A connection: its own engine and answer buffer.
+    pub fn connection(self: &Arc<Self>) -> Conn<A> {
+        Conn {
+            engine: self.engine(),
+            shared: Arc::clone(self),
+            answer: Vec::new(),
+        }
+    }
+}
+
+impl<S: SharedStore> Shared<BookingApp<'static, View<S>>> {
+    /// The booking floor over `store`, its writes group-committed by a thread of its own.
+    pub fn booking(
+        floor: Floor<'static>,
+        store: S,
+        info: ServerInfo,
+        keys: KeyRing,
+        config: Config,
+    ) -> Result<Arc<Self>, String> {
+        let reads_block = store.reads_block();
+        let store = Arc::new(store);
+        let (committer, thread) = Committer::start(Arc::clone(&store))
+            .map_err(|e| format!("cannot start the committing thread: {e}"))?;
+        Ok(Arc::new(Shared {
+            make: Box::new(move || BookingApp::new(floor, View::new(Arc::clone(&store)), info)),
+            keys,
+            config,
+            committer: Some(committer),
+            commit_thread: Some(thread),
+            reads_block,
+        }))
+    }
+}
+
+impl<A> Drop for Shared<A> {
+    fn drop(&mut self) {
+        // The last handle closes the queue; the thread finishes what was sent and ends.
+        self.committer = None;
+        if let Some(t) = self.commit_thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// One connection's engine and answer buffer.
+pub struct Conn<A: Hosted> {
+    engine: Engine<A>,
+    shared: Arc<Shared<A>>,
+    /// The last answer (as long as the longest so far; the engine writes into [`SCRATCH`]).
+    answer: Vec<u8>,
+}
+
+thread_local! {
+    /// The buffer the engine writes an answer into: one per thread rather than one per
+    /// connection (an idle connection holds only its last answer's bytes).
+    static SCRATCH: RefCell<Box<[u8]>> = RefCell::new(vec![0u8; OUT].into_boxed_slice());
+}
+
+/// What [`Conn::begin`] came to.
+pub enum Begun<'p> {
+    /// Answered: see [`Conn::answer`].
+    Done(Handled),
+    /// Waiting for a durable write: finish it with [`Conn::resume`].
+    Writing(Pending<'p>),
+}
+
+/// A message waiting for its durable write.
+pub struct Pending<'p> {
+    outcome: oneshot::Receiver<Written>,
+    cx: Cx<'p>,
+}
+
+/// The clock, entropy and principal of one message (the same for every run of it).
+struct Cx<'p> {
+    now: u64,
+    entropy: [u8; 8],
+    principal: &'p [u8],
+}
+
+impl<A: Hosted> Conn<A> {
+    /// Answers `msg` from `principal`; the answer is [`Conn::answer`]`(&handled)`.
+    pub async fn handle(&mut self, msg: Msg<'_>, principal: &[u8]) -> Handled {
+        match self.begin(msg, principal) {
+            Begun::Done(h) => h,
+            Begun::Writing(p) => self.resume(msg, p).await,
+        }
+    }
+
+    /// Runs `msg` once: its answer, or the durable write it needs, already sent to the
+    /// committer. Several messages may be begun before the first is resumed; resume them in
+    /// the order they were begun.
+    pub fn begin<'p>(&mut self, msg: Msg<'_>, principal: &'p [u8]) -> Begun<'p> {
+        let cx = Cx::new(principal);
+        match self.run_step(msg, &cx) {
+            Ok(h) => Begun::Done(h),
+            Err(w) => Begun::Writing(Pending {
+                outcome: self.submit(w),
+                cx,
+            }),
+        }
+    }
+
+    /// Finishes a message [`Conn::begin`] left writing: waits for the write's outcome (without
+    /// blocking the thread) and runs the message again with it.
+    pub async fn resume(&mut self, msg: Msg<'_>, p: Pending<'_>) -> Handled {
+        let mut outcome = p.outcome;
+        loop {
+            let got = outcome.await.unwrap_or(Written::Lost);
+            self.record(got);
+            match self.run_step(msg, &p.cx) {
+                Ok(h) => return h,
+                Err(w) => outcome = self.submit(w),
+            }
+        }
+    }
+
+    fn run_step(&mut self, msg: Msg<'_>, cx: &Cx<'_>) -> Result<Handled, Write> {
+        if self.shared.reads_block {
+            tokio::task::block_in_place(|| self.step(msg, cx))
+        } else {
+            self.step(msg, cx)
+        }
+    }
+
+    /// Sends `w` to the committer; its outcome comes back on the receiver.
+    fn submit(&self, w: Write) -> oneshot::Receiver<Written> {
+        match &self.shared.committer {
+            Some(c) => c.submit(w),
+            None => {
+                let (tx, rx) = oneshot::channel();
+                let _ = tx.send(Written::Lost);
+                rx
+            }
+        }
+    }
+
+    /// [`Conn::handle`] for a caller outside the async runtime (the in-process client).
+    pub fn handle_blocking(&mut self, msg: Msg<'_>, principal: &[u8]) -> Handled {
+        let cx = Cx::new(principal);
+        loop {
+            match self.step(msg, &cx) {
+                Ok(h) => return h,
+                Err(w) => {
+                    let got = self.submit(w).blocking_recv();
+                    self.record(got.unwrap_or(Written::Lost));
                 }
             }
         }
     }
 
-    /// How many requests are waiting for the engine.
-    #[cfg(test)]
-    fn waiting(&self) -> usize {
-        self.waiting.load(Ordering::SeqCst)
+    /// The answer bytes of `h` (lines joined by `\n`; empty unless `h.responded`).
+    pub fn answer(&self, h: &Handled) -> &[u8] {
+        if h.responded {
+            &self.answer
+        } else {
+            &[]
+        }
+    }
+
+    fn record(&mut self, got: Written) {
+        if let Some(log) = self.engine.app().log() {
+            log.borrow_mut().push(got);
+        }
+    }
+
+    /// One run of the engine: the answer, or the durable write it needs made first.
+    fn step(&mut self, msg: Msg<'_>, cx: &Cx<'_>) -> Result<Handled, Write> {
+        SCRATCH.with_borrow_mut(|out| {
+            let done = self.step_into(msg, cx, out);
+            if let Ok(h) = &done {
+                self.answer.clear();
+                if h.responded {
+                    self.answer.extend_from_slice(&out[..h.len]);
+                }
+            }
+            done
+        })
+    }
+
+    fn step_into(&mut self, msg: Msg<'_>, cx: &Cx<'_>, out: &mut [u8]) -> Result<Handled, Write> {
+        let engine = &mut self.engine;
+        // A panic is answered, not propagated (see the module doc for why the engine stays
+        // usable); the panic hook has logged where it happened.
+        let ran = panic::catch_unwind(AssertUnwindSafe(|| {
+            inject_panic(msg);
+            run(engine, msg, cx, out)
+        }));
+        let log = self.engine.app().log();
+        let wanted = log.and_then(|l| l.borrow_mut().take_wanted());
+        let handled = match (ran, wanted) {
+            (Ok(_), Some(w))
+                if log.is_some_and(|l| l.borrow().writes() < MAX_WRITES_PER_MESSAGE) =>
+            {
+                return Err(w)
+            }
+            (Ok(_), Some(_)) => {
+                tracing::error!(
+                    "a message asked for more than {MAX_WRITES_PER_MESSAGE} durable writes; \
+                     answered with -32603"
+                );
+                fault(msg, out)
+            }
+            (Ok(h), None) => {
+                if let Some(note) = h.note {
+                    log_note(note);
+                }
+                h
+            }
+            (Err(_), _) => {
+                tracing::error!("a request panicked in the engine; answered with -32603");
+                fault(msg, out)
+            }
+        };
+        if let Some(l) = self.engine.app().log() {
+            l.borrow_mut().clear();
+        }
+        Ok(handled)
     }
 }
 
-/// Counts a request as waiting for the engine until dropped (also when the future is).
-#[cfg(test)]
-struct Waiting<'a>(&'a AtomicUsize);
-
-#[cfg(test)]
-impl<'a> Waiting<'a> {
-    fn new(n: &'a AtomicUsize) -> Self {
-        n.fetch_add(1, Ordering::SeqCst);
-        Waiting(n)
-    }
-}
-
-#[cfg(test)]
-impl Drop for Waiting<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-/// The `-32603` line for when even [`fault`] panicked: no id, since reading it is what failed.
-const FAULT_WITHOUT_ID: &[u8] =
-    br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}"#;
-
-/// The answer [`FAULT_WITHOUT_ID`] as an output.
-fn fault_without_id() -> Output {
-    Output {
-        bytes: FAULT_WITHOUT_ID.to_vec(),
-        handled: Handled {
-            len: FAULT_WITHOUT_ID.len(),
-            status: 500,
-            responded: true,
-            note: None,
-        },
-    }
-}
-
-/// The `-32603` answer to an input whose handling panicked.
-fn fault(input: &Input) -> Output {
-    let mut out = vec![0u8; OUT];
-    let bytes = match input {
-        Input::Line(b) | Input::Http { body: b, .. } => Some(&b[..]),
-        Input::TooLong => None,
-    };
-    let handled = fault_answer(bytes, &mut out);
-    out.truncate(handled.len);
-    Output {
-        bytes: out,
-        handled,
-    }
-}
-
-/// Test builds only: `REDMARK_TEST_PANIC=<method>` makes every request of that method panic
-/// where the engine would run, so end-to-end tests can check that a panicking request is
-/// answered on every transport. Compiled out of release builds.
-#[cfg(debug_assertions)]
-fn inject_panic(input: &Input) {
-    use std::sync::OnceLock;
-    static METHOD: OnceLock<Option<String>> = OnceLock::new();
-    let Some(method) = METHOD.get_or_init(|| std::env::var("REDMARK_TEST_PANIC").ok()) else {
-        return;
-    };
-    let (Input::Line(b) | Input::Http { body: b, .. }) = input else {
-        return;
-    };
-    if let Ok(env) = redmark_core::wire::envelope::read(b) {
-        if env.method.eq_str(method) {
-            panic!("REDMARK_TEST_PANIC: injected panic for {method}");
+impl<'p> Cx<'p> {
+    fn new(principal: &'p [u8]) -> Self {
+        Cx {
+            now: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+            entropy: ENTROPY.with_borrow_mut(Entropy::next),
+            principal,
         }
     }
 }
 
-#[cfg(not(debug_assertions))]
-fn inject_panic(_: &Input) {}
+/// Nonces fetched from the OS in bulk per thread: each is still 8 fresh bytes of the OS's
+/// generator, for one `getrandom` call every [`ENTROPY_BATCH`] messages instead of one each.
+struct Entropy {
+    bytes: [u8; ENTROPY_BATCH * 8],
+    used: usize,
+}
 
-fn handle_now<A: App>(engine: &mut Engine<A>, input: &Input, principal: &[u8]) -> Output {
-    let mut out = vec![0u8; OUT];
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let cx = Context {
-        now,
-        principal,
-        entropy: entropy(),
+/// Nonces per `getrandom` call.
+const ENTROPY_BATCH: usize = 64;
+
+impl Entropy {
+    fn next(&mut self) -> [u8; 8] {
+        if self.used == ENTROPY_BATCH {
+            if getrandom::fill(&mut self.bytes).is_err() {
+                // Never seen on Linux: the one-at-a-time source has its own fallback.
+                return entropy();
+            }
+            self.used = 0;
+        }
+        let mut n = [0; 8];
+        n.copy_from_slice(&self.bytes[self.used * 8..][..8]);
+        // Used bytes are wiped: a nonce is never handed out twice.
+        self.bytes[self.used * 8..][..8].fill(0);
+        self.used += 1;
+        n
+    }
+}
+
+thread_local! {
+    static ENTROPY: RefCell<Entropy> = const {
+        RefCell::new(Entropy {
+            bytes: [0; ENTROPY_BATCH * 8],
+            used: ENTROPY_BATCH,
+        })
     };
-    let handled = match input {
-        Input::Line(l) => engine.handle_line(Line::Message(l), &cx, &mut out),
-        Input::TooLong => engine.handle_line(Line::TooLong, &cx, &mut out),
-        Input::Http { body, headers: h } => {
+}
+
+/// Runs the engine once on `msg`.
+fn run<A: App>(engine: &mut Engine<A>, msg: Msg<'_>, cx: &Cx<'_>, out: &mut [u8]) -> Handled {
+    let context = Context {
+        now: cx.now,
+        principal: cx.principal,
+        entropy: cx.entropy,
+    };
+    match msg {
+        Msg::Line(l) => engine.handle_line(Line::Message(l), &context, out),
+        Msg::TooLong => engine.handle_line(Line::TooLong, &context, out),
+        Msg::Http { body, headers: h } => {
             let params: Vec<(&str, &str)> = h
                 .params
                 .iter()
@@ -226,18 +403,57 @@ fn handle_now<A: App>(engine: &mut Engine<A>, input: &Input, principal: &[u8]) -
                 name: h.name.as_deref(),
                 params: &params,
             };
-            engine.handle_http(body, &cx, &headers, &mut out)
+            engine.handle_http(body, &context, &headers, out)
         }
-    };
-    if let Some(note) = handled.note {
-        log_note(note);
-    }
-    out.truncate(handled.len);
-    Output {
-        bytes: out,
-        handled,
     }
 }
+
+/// The `-32603` line for when even [`fault`] panicked: no id, since reading it is what failed.
+const FAULT_WITHOUT_ID: &[u8] =
+    br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}"#;
+
+/// The `-32603` answer to a message whose handling failed, written into `out`.
+fn fault(msg: Msg<'_>, out: &mut [u8]) -> Handled {
+    let bytes = match msg {
+        Msg::Line(b) | Msg::Http { body: b, .. } => Some(b),
+        Msg::TooLong => None,
+    };
+    // `fault_answer` re-reads the input with the envelope parser, which may be what panicked:
+    // a second panic gets the fixed id-less answer instead.
+    panic::catch_unwind(AssertUnwindSafe(|| fault_answer(bytes, out))).unwrap_or_else(|_| {
+        tracing::error!("the -32603 answer panicked too; answered without an id");
+        out[..FAULT_WITHOUT_ID.len()].copy_from_slice(FAULT_WITHOUT_ID);
+        Handled {
+            len: FAULT_WITHOUT_ID.len(),
+            status: 500,
+            responded: true,
+            note: None,
+        }
+    })
+}
+
+/// Test builds only: `REDMARK_TEST_PANIC=<method>` makes every request of that method panic
+/// where the engine would run, so end-to-end tests can check that a panicking request is
+/// answered on every transport. Compiled out of release builds.
+#[cfg(debug_assertions)]
+fn inject_panic(input: Msg<'_>) {
+    use std::sync::OnceLock;
+    static METHOD: OnceLock<Option<String>> = OnceLock::new();
+    let Some(method) = METHOD.get_or_init(|| std::env::var("REDMARK_TEST_PANIC").ok()) else {
+        return;
+    };
+    let (Msg::Line(b) | Msg::Http { body: b, .. }) = input else {
+        return;
+    };
+    if let Ok(env) = redmark_core::wire::envelope::read(b) {
+        if env.method.eq_str(method) {
+            panic!("REDMARK_TEST_PANIC: injected panic for {method}");
+        }
+    }
+}
+
+#[cfg(not(debug_assertions))]
+fn inject_panic(_: Msg<'_>) {}
 
 fn log_note(note: Note) {
     match note {
@@ -250,56 +466,110 @@ fn log_note(note: Note) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use redmark_core::engine::Config;
-    use redmark_core::fixtures::Fixtures;
-    use redmark_core::seal::{Key, KeyRing};
+    use crate::serve::group::Locked;
+    use redmark_core::booking::{
+        Booking, BookingId, Holder, MemStore, Slot, StoreError, DEFAULT_FLOOR,
+    };
+    use redmark_core::seal::{Key, Nonce};
+    use std::sync::mpsc;
     use std::time::Duration;
 
-    /// Requests waiting for the engine hold no blocking thread: with two blocking threads and
-    /// the engine busy, eight waiting requests still leave the pool free for other work.
+    /// A store whose group commits wait until the test lets them through.
+    struct Gated {
+        store: Locked<MemStore<8>>,
+        open: std::sync::Mutex<mpsc::Receiver<()>>,
+    }
+
+    impl SharedStore for Gated {
+        fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
+            self.store.get(id)
+        }
+        fn made_by(&self, h: &Holder, n: &Nonce) -> Result<Option<Booking>, StoreError> {
+            self.store.made_by(h, n)
+        }
+        fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
+            self.store.occupant(room, slot)
+        }
+        fn write_group(&self, writes: &[Write]) -> Vec<Written> {
+            let _ = self
+                .open
+                .lock()
+                .unwrap()
+                .recv_timeout(Duration::from_secs(30));
+            self.store.write_group(writes)
+        }
+    }
+
+    const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+    /// No lock is shared by connections: while one connection's booking waits for its commit,
+    /// another connection is answered, and the booking is answered once the commit is made.
     #[test]
-    fn waiting_requests_do_not_hold_blocking_threads() {
+    fn a_booking_waiting_for_its_commit_holds_up_no_other_connection() {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
-            .max_blocking_threads(2)
             .enable_all()
             .build()
             .unwrap();
+        let (open, gate) = mpsc::channel();
+        let store = Gated {
+            store: Locked::new(MemStore::new()),
+            open: std::sync::Mutex::new(gate),
+        };
+        let info = ServerInfo {
+            name: "t",
+            version: "0",
+            instructions: None,
+        };
+        let key = Key::new(1, &[7u8; 32]).unwrap();
+        let host = Shared::booking(
+            DEFAULT_FLOOR,
+            store,
+            info,
+            KeyRing::new(key),
+            Config::default(),
+        )
+        .unwrap();
         rt.block_on(async {
-            let key = Key::new(1, &[7u8; 32]).unwrap();
-            let shared = Shared::new(Engine::new(Fixtures, KeyRing::new(key), Config::default()));
-            let busy = Arc::clone(&shared.engine).lock_owned().await;
-            let principal: Arc<[u8]> = Arc::from(&b"t"[..]);
-            let waiting: Vec<_> = (0..8)
-                .map(|i| {
-                    let (s, p) = (Arc::clone(&shared), Arc::clone(&principal));
-                    let line = format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"ping"}}"#);
-                    tokio::spawn(async move { s.handle(Input::Line(line.into_bytes()), p).await })
-                })
-                .collect();
-            // All eight are parked on the engine's lock before the pool is probed.
-            tokio::time::timeout(Duration::from_secs(30), async {
-                while shared.waiting() < 8 {
-                    tokio::time::sleep(Duration::from_millis(1)).await;
-                }
-            })
-            .await
-            .expect("the eight requests never all waited for the engine");
-            let other = tokio::task::spawn_blocking(|| 42);
-            let got = tokio::time::timeout(Duration::from_secs(30), other).await;
-            assert_eq!(
-                got.ok().and_then(Result::ok),
-                Some(42),
-                "blocking pool starved"
+            let book = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"2099-01-01","hour":9,"room_id":"nook"}},{META}}}}}"#
             );
-            drop(busy);
-            for w in waiting {
-                let out = tokio::time::timeout(Duration::from_secs(30), w)
-                    .await
-                    .expect("answered")
-                    .unwrap();
-                assert!(out.handled.responded);
+            let h = Arc::clone(&host);
+            let booking = tokio::spawn(async move {
+                let mut a = h.connection();
+                let got = a.handle(Msg::Line(book.as_bytes()), b"a").await;
+                String::from_utf8_lossy(a.answer(&got)).into_owned()
+            });
+            let list = format!(
+                r#"{{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{{{META}}}}}"#
+            );
+            let mut b = host.connection();
+            for _ in 0..3 {
+                let got = tokio::time::timeout(
+                    Duration::from_secs(10),
+                    b.handle(Msg::Line(list.as_bytes()), b"b"),
+                )
+                .await
+                .expect("held up by the other connection's commit");
+                assert!(String::from_utf8_lossy(b.answer(&got)).contains("book_room"));
             }
+            assert!(!booking.is_finished(), "answered before its commit was made");
+            open.send(()).unwrap();
+            let answer = tokio::time::timeout(Duration::from_secs(10), booking)
+                .await
+                .expect("the booking is answered once committed")
+                .unwrap();
+            assert!(answer.contains("Booked"), "{answer}");
         });
+    }
+
+    /// Bulk-fetched nonces are all different across many refills.
+    #[test]
+    fn nonces_from_the_pool_never_repeat() {
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..ENTROPY_BATCH * 40 {
+            let n = ENTROPY.with_borrow_mut(Entropy::next);
+            assert!(seen.insert(n), "a nonce came twice");
+        }
     }
 }

@@ -8,7 +8,7 @@
 //! several instances would be another `Store` implementation (e.g. over a SQL server), not a
 //! change to the engine.
 //!
-//! Tables (one write transaction per [`Store::commit`] / [`Store::cancel`]):
+//! Tables (one write transaction per group of bookings and cancellations, see `group.rs`):
 //! - `bookings`: id → record (see [`encode`]);
 //! - `nonces`: holder ‖ operation nonce → id (at-most-once: the same operation replays its
 //!   booking);
@@ -50,7 +50,7 @@
 //! work) until the operator restarts the server, which then refuses the damaged file as above.
 
 use std::fs;
-use std::io::{Read, Write};
+use std::io::{Read, Write as _};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -62,6 +62,7 @@ use redmark_core::booking::{
 };
 use redmark_core::seal::Nonce;
 
+use super::group::{SharedStore, Write, Written};
 use super::panics::catch_quiet;
 
 const BOOKINGS: TableDefinition<u32, &[u8]> = TableDefinition::new("bookings");
@@ -157,9 +158,8 @@ impl RedbStore {
             }
             return Self::create(dir, &path);
         }
-        let bytes = read_locked(&path)?;
-        let found = check(&bytes).map_err(|why| damaged(&path, why))?;
-        drop(bytes);
+        let copy = read_locked(&path)?;
+        let found = check(copy).map_err(|why| damaged(&path, why))?;
         let db = open_db(&path)?;
         let id = match (found, marker) {
             (Some(a), Some(b)) if a == b => a,
@@ -201,6 +201,10 @@ impl RedbStore {
         let _ = fs::set_permissions(path, fs::Permissions::from_mode(0o600));
         let fail = |e: String| OpenError(format!("cannot set up {}: {e}", path.display()));
         catch_quiet(|| -> Result<(), String> {
+            // Set up by an earlier start: no write (and no fsync) needed.
+            if set_up(&db)? {
+                return Ok(());
+            }
             let tx = db.begin_write().map_err(text)?;
             {
                 tx.open_table(BOOKINGS).map_err(text)?;
@@ -256,6 +260,26 @@ impl RedbStore {
             Err(StoreError::Corrupt)
         })
     }
+}
+
+/// Whether every table exists and the store id is recorded.
+fn set_up(db: &Database) -> Result<bool, String> {
+    let tx = db.begin_read().map_err(text)?;
+    fn has<T>(r: Result<T, redb::TableError>) -> Result<bool, String> {
+        match r {
+            Ok(_) => Ok(true),
+            Err(redb::TableError::TableDoesNotExist(_)) => Ok(false),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+    let tables =
+        has(tx.open_table(BOOKINGS))? && has(tx.open_table(NONCES))? && has(tx.open_table(HELD))?;
+    let id = match tx.open_table(META) {
+        Ok(meta) => meta.get(STORE_ID).map_err(text)?.is_some(),
+        Err(redb::TableError::TableDoesNotExist(_)) => false,
+        Err(e) => return Err(e.to_string()),
+    };
+    Ok(tables && id)
 }
 
 /// `--repair`: runs redb's integrity check and repair on `dir`'s store (in place), and says
@@ -318,7 +342,7 @@ fn open_db(path: &Path) -> Result<Database, OpenError> {
 
 /// The whole file, read while holding the lock redb takes (`flock`), so a file another server
 /// holds is reported as in use rather than read half-written.
-fn read_locked(path: &Path) -> Result<Vec<u8>, OpenError> {
+fn read_locked(path: &Path) -> Result<InMemoryBackend, OpenError> {
     use std::os::fd::AsRawFd;
     let fail = |e: std::io::Error| OpenError(format!("cannot read {}: {e}", path.display()));
     let mut f = fs::File::open(path).map_err(fail)?;
@@ -331,22 +355,44 @@ fn read_locked(path: &Path) -> Result<Vec<u8>, OpenError> {
             fail(e)
         });
     }
-    let mut bytes = Vec::new();
-    f.read_to_end(&mut bytes).map_err(fail)?;
-    Ok(bytes)
+    // Read a piece at a time into the copy: the file is held in memory once, not twice.
+    let len = f.metadata().map_err(fail)?.len();
+    let mem = InMemoryBackend::new();
+    let copy_fail = |e: std::io::Error| OpenError(format!("cannot copy {}: {e}", path.display()));
+    mem.set_len(len).map_err(copy_fail)?;
+    let mut piece = vec![0u8; READ_PIECE];
+    let mut at = 0u64;
+    loop {
+        let n = f.read(&mut piece).map_err(fail)?;
+        if n == 0 {
+            break;
+        }
+        if at + n as u64 > len {
+            mem.set_len(at + n as u64).map_err(copy_fail)?;
+        }
+        mem.write(at, &piece[..n]).map_err(copy_fail)?;
+        at += n as u64;
+    }
+    mem.set_len(at).map_err(copy_fail)?;
+    Ok(mem)
 }
+
+/// redb's page cache while checking the in-memory copy.
+const CHECK_CACHE: usize = 256 * 1024;
+
+/// Bytes read at a time when copying the store for its check.
+const READ_PIECE: usize = 256 * 1024;
 
 /// Checks a copy of the store in memory: redb's checksums, then every record. Returns the
 /// store id if it has one.
-fn check(bytes: &[u8]) -> Result<Option<StoreId>, String> {
-    catch_quiet(|| check_copy(bytes)).unwrap_or_else(|p| Err(format!("redb stopped: {p}")))
+fn check(copy: InMemoryBackend) -> Result<Option<StoreId>, String> {
+    catch_quiet(|| check_copy(copy)).unwrap_or_else(|p| Err(format!("redb stopped: {p}")))
 }
 
-fn check_copy(bytes: &[u8]) -> Result<Option<StoreId>, String> {
-    let mem = InMemoryBackend::new();
-    mem.set_len(bytes.len() as u64).map_err(|e| e.to_string())?;
-    mem.write(0, bytes).map_err(|e| e.to_string())?;
+fn check_copy(mem: InMemoryBackend) -> Result<Option<StoreId>, String> {
+    // The copy is in memory already: redb caching its pages again would only double it.
     let mut db = Database::builder()
+        .set_cache_size(CHECK_CACHE)
         .create_with_backend(mem)
         .map_err(|e| e.to_string())?;
     match db.check_integrity() {
@@ -556,58 +602,85 @@ fn load(
     }
 }
 
-impl Store for RedbStore {
-    fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
-        self.guarded("booking", |db| {
-            let mut tx = db.begin_write().map_err(fault)?;
-            tx.set_durability(Durability::Immediate);
-            let outcome = {
-                let mut bookings = tx.open_table(BOOKINGS).map_err(fault)?;
-                let mut nonces = tx.open_table(NONCES).map_err(fault)?;
-                let mut held = tx.open_table(HELD).map_err(fault)?;
-                // One holder's operation: a nonce is only ever matched together with its holder.
-                let operation = [&new.holder[..], &new.nonce[..]].concat();
-                let prior = nonces
-                    .get(&operation[..])
-                    .map_err(fault)?
-                    .map(|g| g.value());
-                if let Some(id) = prior {
-                    let b = load(&bookings, id)?.ok_or_else(|| {
-                        corrupt(format_args!("a nonce names booking {id}, which is missing"))
-                    })?;
-                    return Ok(Commit::Replayed(b));
-                }
-                let key = held_key(&new.room, new.slot);
-                let holder = held.get(&key[..]).map_err(fault)?.map(|g| g.value());
-                if let Some(id) = holder {
-                    let b = load(&bookings, id)?.ok_or_else(|| {
-                        corrupt(format_args!(
-                            "a slot is held by booking {id}, which is missing"
-                        ))
-                    })?;
-                    return Ok(Commit::Taken(b));
-                }
-                let last = bookings
-                    .last()
-                    .map_err(fault)?
-                    .map_or(0, |(k, _)| k.value());
-                let id = last.checked_add(1).ok_or(StoreError::Full)?;
-                let b = Booking {
-                    id,
-                    new: new.clone(),
-                    status: Status::Active,
-                };
-                bookings.insert(id, &encode(&b)[..]).map_err(fault)?;
-                nonces.insert(&operation[..], id).map_err(fault)?;
-                held.insert(&key[..], id).map_err(fault)?;
-                b
-            };
-            // Durable (fsynced) when commit returns: only then is the booking acknowledged.
-            tx.commit().map_err(fault)?;
-            Ok(Commit::Created(outcome))
+/// The three booking tables of one write transaction.
+struct Tables<'t> {
+    bookings: redb::Table<'t, u32, &'static [u8]>,
+    nonces: redb::Table<'t, &'static [u8], u32>,
+    held: redb::Table<'t, &'static [u8], u32>,
+}
+
+impl<'t> Tables<'t> {
+    fn open(tx: &'t redb::WriteTransaction) -> Result<Self, StoreError> {
+        Ok(Tables {
+            bookings: tx.open_table(BOOKINGS).map_err(fault)?,
+            nonces: tx.open_table(NONCES).map_err(fault)?,
+            held: tx.open_table(HELD).map_err(fault)?,
         })
     }
 
+    /// Books `new` unless its operation already booked or the slot is held. `Ok(Err(Full))`:
+    /// this booking is refused and nothing changed; an outer error spoils the transaction.
+    fn book(&mut self, new: &NewBooking) -> Result<Result<Commit, StoreError>, StoreError> {
+        // One holder's operation: a nonce is only ever matched together with its holder.
+        let operation = [&new.holder[..], &new.nonce[..]].concat();
+        let prior = self
+            .nonces
+            .get(&operation[..])
+            .map_err(fault)?
+            .map(|g| g.value());
+        if let Some(id) = prior {
+            let b = load(&self.bookings, id)?.ok_or_else(|| {
+                corrupt(format_args!("a nonce names booking {id}, which is missing"))
+            })?;
+            return Ok(Ok(Commit::Replayed(b)));
+        }
+        let key = held_key(&new.room, new.slot);
+        let holder = self.held.get(&key[..]).map_err(fault)?.map(|g| g.value());
+        if let Some(id) = holder {
+            let b = load(&self.bookings, id)?.ok_or_else(|| {
+                corrupt(format_args!(
+                    "a slot is held by booking {id}, which is missing"
+                ))
+            })?;
+            return Ok(Ok(Commit::Taken(b)));
+        }
+        let last = self
+            .bookings
+            .last()
+            .map_err(fault)?
+            .map_or(0, |(k, _)| k.value());
+        let Some(id) = last.checked_add(1) else {
+            return Ok(Err(StoreError::Full));
+        };
+        let b = Booking {
+            id,
+            new: new.clone(),
+            status: Status::Active,
+        };
+        self.bookings.insert(id, &encode(&b)[..]).map_err(fault)?;
+        self.nonces.insert(&operation[..], id).map_err(fault)?;
+        self.held.insert(&key[..], id).map_err(fault)?;
+        Ok(Ok(Commit::Created(b)))
+    }
+
+    /// Marks booking `id` cancelled (idempotent) and frees its slot.
+    fn cancel(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
+        let Some(mut b) = load(&self.bookings, id)? else {
+            return Ok(None);
+        };
+        if b.status == Status::Cancelled {
+            return Ok(Some(b));
+        }
+        b.status = Status::Cancelled;
+        self.bookings.insert(id, &encode(&b)[..]).map_err(fault)?;
+        self.held
+            .remove(&held_key(&b.new.room, b.new.slot)[..])
+            .map_err(fault)?;
+        Ok(Some(b))
+    }
+}
+
+impl SharedStore for RedbStore {
     fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
         self.guarded("reading a booking", |db| {
             let tx = db.begin_read().map_err(fault)?;
@@ -655,28 +728,64 @@ impl Store for RedbStore {
         })
     }
 
-    fn cancel(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
-        self.guarded("cancelling", |db| {
+    /// One write transaction and one fsync for the whole group. A storage fault while deciding
+    /// any write aborts the transaction: every write of the group then fails, none is made.
+    fn write_group(&self, writes: &[Write]) -> Vec<Written> {
+        let made = self.guarded("committing", |db| {
             let mut tx = db.begin_write().map_err(fault)?;
             tx.set_durability(Durability::Immediate);
-            let b = {
-                let mut bookings = tx.open_table(BOOKINGS).map_err(fault)?;
-                let mut held = tx.open_table(HELD).map_err(fault)?;
-                let Some(mut b) = load(&bookings, id)? else {
-                    return Ok(None);
-                };
-                if b.status == Status::Cancelled {
-                    return Ok(Some(b));
+            let mut out = Vec::with_capacity(writes.len());
+            {
+                let mut t = Tables::open(&tx)?;
+                for w in writes {
+                    out.push(match w {
+                        Write::Book(new) => Written::Book(t.book(new)?),
+                        Write::Cancel(id) => Written::Cancel(Ok(t.cancel(*id)?)),
+                    });
                 }
-                b.status = Status::Cancelled;
-                bookings.insert(id, &encode(&b)[..]).map_err(fault)?;
-                held.remove(&held_key(&b.new.room, b.new.slot)[..])
-                    .map_err(fault)?;
-                b
-            };
+            }
+            // Durable (fsynced) when commit returns: only then is any of them acknowledged.
             tx.commit().map_err(fault)?;
-            Ok(Some(b))
+            Ok(out)
+        });
+        made.unwrap_or_else(|e| {
+            writes
+                .iter()
+                .map(|w| match w {
+                    Write::Book(_) => Written::Book(Err(e)),
+                    Write::Cancel(_) => Written::Cancel(Err(e)),
+                })
+                .collect()
         })
+    }
+}
+
+/// The store alone (tests, tools): each write its own transaction.
+impl Store for RedbStore {
+    fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
+        match self.write_group(&[Write::Book(new.clone())]).pop() {
+            Some(Written::Book(r)) => r,
+            _ => Err(StoreError::Io),
+        }
+    }
+
+    fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
+        SharedStore::get(self, id)
+    }
+
+    fn made_by(&self, holder: &Holder, nonce: &Nonce) -> Result<Option<Booking>, StoreError> {
+        SharedStore::made_by(self, holder, nonce)
+    }
+
+    fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
+        SharedStore::occupant(self, room, slot)
+    }
+
+    fn cancel(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
+        match self.write_group(&[Write::Cancel(id)]).pop() {
+            Some(Written::Cancel(r)) => r,
+            _ => Err(StoreError::Io),
+        }
     }
 }
 
@@ -756,13 +865,16 @@ mod tests {
             assert!(second.0.contains("in use"), "{second}");
             let c = s.cancel(1).unwrap().unwrap();
             assert_eq!(c.status, Status::Cancelled);
-            assert_eq!(s.occupant("atrium", a.new.slot).unwrap(), None);
+            assert_eq!(Store::occupant(&s, "atrium", a.new.slot).unwrap(), None);
             assert_eq!(s.cancel(99).unwrap(), None);
         }
         let mut s = RedbStore::open_checked(&dir, false).unwrap();
-        assert_eq!(s.get(1).unwrap().unwrap().status, Status::Cancelled);
         assert_eq!(
-            s.occupant("nook", new("nook", 9, 3).slot)
+            Store::get(&s, 1).unwrap().unwrap().status,
+            Status::Cancelled
+        );
+        assert_eq!(
+            Store::occupant(&s, "nook", new("nook", 9, 3).slot)
                 .unwrap()
                 .unwrap()
                 .id,

@@ -1,0 +1,368 @@
+//! Group commit: every connection owns its engine, bookings from all of them share one writer.
+//!
+//! The core's [`Store`] is synchronous and a booking's `commit` must be durable when it
+//! returns. A connection's engine gets a [`View`] of the shared store instead of the store:
+//! reads go straight to the store (redb read transactions, safe from any thread), but a write
+//! (`commit`, `cancel`) is only *recorded* and answered with an error. The host (see
+//! `shared.rs`) then discards that run's answer, hands the write to the [`Committer`] — one
+//! thread that takes every write waiting and applies them in arrival order in one transaction
+//! with one fsync ([`SharedStore::write_group`]) — waits for its outcome without blocking a
+//! worker, and runs the message again with a view that returns that outcome. Handlers are
+//! idempotent by design (a multi-round-trip request re-runs them anyway), and the second run
+//! sees the same clock, entropy and principal, so it asks for the same write.
+//!
+//! At-most-once (holder, nonce) and "slot taken" are decided inside the committing transaction,
+//! in order, so any interleaving of connections gives the same outcomes a single lock would.
+
+use std::cell::RefCell;
+use std::sync::{Arc, Mutex};
+
+use redmark_core::booking::{
+    Booking, BookingId, Commit, Holder, NewBooking, Slot, Store, StoreError,
+};
+use redmark_core::seal::Nonce;
+use tokio::sync::{mpsc, oneshot};
+
+/// Most writes one transaction takes; more wait for the next one.
+pub const MAX_GROUP: usize = 1024;
+
+/// Most durable writes one message may make (the booking tools make one).
+pub const MAX_WRITES_PER_MESSAGE: usize = 4;
+
+/// A durable write a message asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Write {
+    /// [`Store::commit`].
+    Book(NewBooking),
+    /// [`Store::cancel`].
+    Cancel(BookingId),
+}
+
+/// The outcome of a [`Write`], as the store's method would have returned it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Written {
+    /// Of [`Write::Book`].
+    Book(Result<Commit, StoreError>),
+    /// Of [`Write::Cancel`].
+    Cancel(Result<Option<Booking>, StoreError>),
+    /// The committer went away before making the write (the call then fails; nothing was
+    /// acknowledged).
+    Lost,
+}
+
+/// A store every connection shares: reads from any thread, writes applied in groups.
+pub trait SharedStore: Send + Sync + 'static {
+    /// [`Store::get`].
+    fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError>;
+    /// [`Store::made_by`].
+    fn made_by(&self, holder: &Holder, nonce: &Nonce) -> Result<Option<Booking>, StoreError>;
+    /// [`Store::occupant`].
+    fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError>;
+    /// Applies `writes` in order, each decided as if alone after the ones before it, and makes
+    /// them durable before returning; one outcome per write, in order.
+    fn write_group(&self, writes: &[Write]) -> Vec<Written>;
+    /// Whether reads may block the calling thread for long (a network database): the host
+    /// then runs the engine where blocking is allowed.
+    fn reads_block(&self) -> bool {
+        false
+    }
+}
+
+/// Any core [`Store`] as a [`SharedStore`]: one lock, each write its own commit. The way a
+/// store that only implements the core trait (e.g. over a database server) plugs in.
+#[allow(dead_code)] // the plug for stores that implement only the core trait (a SQL server)
+pub struct Locked<S>(Mutex<S>);
+
+#[allow(dead_code)]
+impl<S> Locked<S> {
+    /// Shares `store`.
+    pub fn new(store: S) -> Self {
+        Locked(Mutex::new(store))
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&mut S) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        // A panic under the lock is answered -32603 by the host; the store decides for itself
+        // whether it can go on (a poisoned lock is not a reason to stop).
+        let mut s = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut s)
+    }
+}
+
+impl<S: Store + Send + 'static> SharedStore for Locked<S> {
+    fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
+        self.with(|s| s.get(id))
+    }
+    fn made_by(&self, holder: &Holder, nonce: &Nonce) -> Result<Option<Booking>, StoreError> {
+        self.with(|s| s.made_by(holder, nonce))
+    }
+    fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
+        self.with(|s| s.occupant(room, slot))
+    }
+    fn write_group(&self, writes: &[Write]) -> Vec<Written> {
+        writes
+            .iter()
+            .map(|w| match w {
+                Write::Book(new) => Written::Book(self.with(|s| s.commit(new))),
+                Write::Cancel(id) => Written::Cancel(self.with(|s| s.cancel(*id))),
+            })
+            .collect()
+    }
+    fn reads_block(&self) -> bool {
+        true
+    }
+}
+
+/// One write waiting for the committer, with where its outcome goes.
+type Job = (Write, oneshot::Sender<Written>);
+
+/// The handle of the one committing thread of a store (cheap to clone).
+#[derive(Clone)]
+pub struct Committer {
+    jobs: mpsc::UnboundedSender<Job>,
+}
+
+impl Committer {
+    /// Starts the committing thread of `store`; it ends (after the writes sent) when the last
+    /// handle is dropped. Join it to know the store is released.
+    pub fn start<S: SharedStore>(
+        store: Arc<S>,
+    ) -> std::io::Result<(Committer, std::thread::JoinHandle<()>)> {
+        let (jobs, mut rx) = mpsc::unbounded_channel::<Job>();
+        let thread = std::thread::Builder::new()
+            .name("redmark-commit".into())
+            .spawn(move || {
+                let mut group: Vec<Job> = Vec::with_capacity(MAX_GROUP);
+                let mut writes: Vec<Write> = Vec::with_capacity(MAX_GROUP);
+                while let Some(first) = rx.blocking_recv() {
+                    group.push(first);
+                    while group.len() < MAX_GROUP {
+                        match rx.try_recv() {
+                            Ok(j) => group.push(j),
+                            Err(_) => break,
+                        }
+                    }
+                    writes.extend(group.iter().map(|(w, _)| w.clone()));
+                    let outcomes = super::panics::catch_quiet(|| store.write_group(&writes))
+                        .unwrap_or_else(|p| {
+                            tracing::error!("booking store: a group commit panicked ({p})");
+                            Vec::new()
+                        });
+                    let mut outcomes = outcomes.into_iter();
+                    for (_, reply) in group.drain(..) {
+                        let got = outcomes.next().unwrap_or(Written::Lost);
+                        // The asker may be gone (connection closed): its write stands anyway.
+                        let _ = reply.send(got);
+                    }
+                    writes.clear();
+                }
+            })?;
+        Ok((Committer { jobs }, thread))
+    }
+
+    /// Sends `write` to be made durable in the next group; its outcome comes back on the
+    /// receiver (closed without one if the committer is gone).
+    pub fn submit(&self, write: Write) -> oneshot::Receiver<Written> {
+        let (tx, rx) = oneshot::channel();
+        // A closed queue drops `tx`: the receiver then reports the write lost.
+        let _ = self.jobs.send((write, tx));
+        rx
+    }
+}
+
+/// The writes of the message being handled: outcomes already made (replayed in order on the
+/// next run) and the write the last run asked for.
+#[derive(Default)]
+pub struct Log {
+    done: Vec<Written>,
+    next: usize,
+    wanted: Option<Write>,
+}
+
+impl Log {
+    /// The write the last run asked for (then it is no longer wanted); the next run starts
+    /// replaying from the first outcome.
+    pub fn take_wanted(&mut self) -> Option<Write> {
+        self.next = 0;
+        self.wanted.take()
+    }
+
+    /// Records the outcome of the wanted write, replayed by the next run.
+    pub fn push(&mut self, w: Written) {
+        self.done.push(w);
+    }
+
+    /// How many writes this message has made.
+    pub fn writes(&self) -> usize {
+        self.done.len()
+    }
+
+    /// Forgets this message's writes (before the next message).
+    pub fn clear(&mut self) {
+        self.done.clear();
+        self.next = 0;
+        self.wanted = None;
+    }
+
+    /// The next recorded outcome, or records `want` and fails the call.
+    fn replay(&mut self, want: Write) -> Option<Written> {
+        let got = self.done.get(self.next).cloned();
+        if got.is_some() {
+            self.next += 1;
+        } else if self.wanted.is_none() {
+            self.wanted = Some(want);
+        }
+        got
+    }
+}
+
+/// A connection's view of a shared store: reads pass through, writes are deferred (see the
+/// module doc).
+pub struct View<S> {
+    store: Arc<S>,
+    /// This message's writes (a cell so the host reaches it through the engine's `&App`).
+    pub log: RefCell<Log>,
+}
+
+impl<S> View<S> {
+    /// A view of `store`.
+    pub fn new(store: Arc<S>) -> Self {
+        View {
+            store,
+            log: RefCell::new(Log::default()),
+        }
+    }
+}
+
+impl<S: SharedStore> Store for View<S> {
+    fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
+        match self.log.get_mut().replay(Write::Book(new.clone())) {
+            Some(Written::Book(r)) => r,
+            // Not yet made (the host makes it and runs the message again), or a second run that
+            // asks for something else than the first (not expected): fail the call.
+            _ => Err(StoreError::Io),
+        }
+    }
+
+    fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
+        self.store.get(id)
+    }
+
+    fn made_by(&self, holder: &Holder, nonce: &Nonce) -> Result<Option<Booking>, StoreError> {
+        self.store.made_by(holder, nonce)
+    }
+
+    fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
+        self.store.occupant(room, slot)
+    }
+
+    fn cancel(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
+        match self.log.get_mut().replay(Write::Cancel(id)) {
+            Some(Written::Cancel(r)) => r,
+            _ => Err(StoreError::Io),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::serve::store::RedbStore;
+    use redmark_core::booking::{Day, RoomId};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn new(hour: u8, holder: u8, nonce: u16) -> NewBooking {
+        let mut n = [0; 8];
+        n[..2].copy_from_slice(&nonce.to_le_bytes());
+        NewBooking {
+            room: RoomId::try_from("nook").unwrap(),
+            slot: Slot {
+                day: Day {
+                    year: 2099,
+                    month: 1,
+                    day: 1,
+                },
+                hour,
+            },
+            attendees: 1,
+            holder: [holder; 8],
+            nonce: n,
+        }
+    }
+
+    /// The redb store, counting its group commits.
+    struct Counting(RedbStore, AtomicUsize);
+
+    impl SharedStore for Counting {
+        fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
+            SharedStore::get(&self.0, id)
+        }
+        fn made_by(&self, h: &Holder, n: &Nonce) -> Result<Option<Booking>, StoreError> {
+            SharedStore::made_by(&self.0, h, n)
+        }
+        fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
+            SharedStore::occupant(&self.0, room, slot)
+        }
+        fn write_group(&self, writes: &[Write]) -> Vec<Written> {
+            self.1.fetch_add(1, Ordering::SeqCst);
+            self.0.write_group(writes)
+        }
+    }
+
+    /// Writes sent together are made in few transactions, and each is decided exactly as a
+    /// lone commit in arrival order would: one booking per slot (the rest `Taken`), one per
+    /// (holder, nonce) (a repeat `Replayed`, the same booking), a cancel frees its slot for
+    /// the writes after it.
+    #[test]
+    fn a_group_decides_every_write_in_order_and_exactly() {
+        let dir = std::env::temp_dir().join(format!("redmark-group-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = Arc::new(Counting(
+            RedbStore::open_checked(&dir, false).unwrap(),
+            AtomicUsize::new(0),
+        ));
+        let (c, thread) = Committer::start(Arc::clone(&store)).unwrap();
+        let mut writes = Vec::new();
+        for i in 0..200u16 {
+            // 200 bookings over 24 hours of one room: most find their slot taken.
+            writes.push(Write::Book(new((i % 24) as u8, (i % 3) as u8, i)));
+        }
+        writes.push(Write::Book(new(0, 0, 0))); // the first booking's operation again
+        writes.push(Write::Cancel(1));
+        writes.push(Write::Book(new(0, 9, 999))); // slot 0 is free again
+        writes.push(Write::Cancel(1)); // idempotent
+        let waiting: Vec<_> = writes.iter().cloned().map(|w| c.submit(w)).collect();
+        let got: Vec<Written> = waiting
+            .into_iter()
+            .map(|rx| rx.blocking_recv().expect("an outcome"))
+            .collect();
+        drop(c);
+        thread.join().unwrap();
+        // The same writes one at a time, one commit each, on a fresh store: the reference.
+        let dir2 = dir.join("alone");
+        std::fs::create_dir_all(&dir2).unwrap();
+        let mut alone = RedbStore::open_checked(&dir2, false).unwrap();
+        let want: Vec<Written> = writes
+            .iter()
+            .map(|w| match w {
+                Write::Book(n) => Written::Book(Store::commit(&mut alone, n)),
+                Write::Cancel(id) => Written::Cancel(Store::cancel(&mut alone, *id)),
+            })
+            .collect();
+        assert_eq!(got, want);
+        let created = got
+            .iter()
+            .filter(|w| matches!(w, Written::Book(Ok(Commit::Created(_)))))
+            .count();
+        assert_eq!(created, 25, "24 hours, and hour 0 again after the cancel");
+        assert!(matches!(&got[200], Written::Book(Ok(Commit::Replayed(b))) if b.id == 1));
+        let groups = store.1.load(Ordering::SeqCst);
+        assert!(
+            groups < writes.len() / 2,
+            "{groups} commits for {} writes",
+            writes.len()
+        );
+        drop(alone);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
