@@ -23,6 +23,7 @@
 #![no_std]
 
 pub mod diag;
+mod div;
 mod mem;
 pub mod stack;
 
