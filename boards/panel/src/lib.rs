@@ -163,12 +163,12 @@ pub fn run<U: Read + Write, F: NorFlash>(
 
 /// Reports a panic and ends the emulation. Where it happened is printed only with
 /// `--features panic-location`: reading the location keeps every panic site's `Location` and
-/// file name in the image (about 5 KiB of flash); without it LTO drops them all.
+/// file name in the image (about 4 KiB of flash); without it LTO drops them all.
 #[panic_handler]
 fn panic(info: &PanicInfo<'_>) -> ! {
     #[cfg(feature = "panic-location")]
     if let Some(at) = info.location() {
-        diag::line(&[Text("panic at "), Text(at.file()), Text(":"), Num(at.line().into())]);
+        diag::panic_at(at);
         diag::fail()
     }
     let _ = info;
