@@ -23,6 +23,8 @@
 #![no_std]
 
 pub mod diag;
+mod div;
+mod mem;
 pub mod stack;
 
 mod provision {
@@ -32,6 +34,7 @@ mod provision {
 use core::panic::PanicInfo;
 
 use cortex_m_rt::{exception, ExceptionFrame};
+use diag::Piece::{Hex, Num, Text};
 use embedded_io::{Read, Write};
 use embedded_storage::nor_flash::NorFlash;
 use redmark_core::booking::{BookingApp, DEFAULT_FLOOR};
@@ -88,7 +91,7 @@ impl Host for PanelHost {
     }
 
     fn note(&mut self, note: Note) {
-        diag::line(format_args!("{}", note_text(note)));
+        diag::text(note_text(note));
     }
 }
 
@@ -116,7 +119,7 @@ type Panel<F> = Engine<BookingApp<'static, &'static mut Bookings<F>>>;
 #[inline(never)]
 fn setup<F: NorFlash>(store: &'static mut Bookings<F>, now_s: fn() -> u64) -> (Panel<F>, PanelHost) {
     let Ok(epoch) = store.load().and_then(|()| store.boot()) else {
-        diag::line(format_args!("the booking store in flash failed"));
+        diag::text("the booking store in flash failed");
         diag::fail()
     };
     let Ok(key) = Key::new(1, &provision::KEY) else { diag::fail() };
@@ -141,29 +144,40 @@ pub fn run<U: Read + Write, F: NorFlash>(
     stack::boot_done();
 
     let key = if provision::KEY_IS_DEV { "DEVELOPMENT" } else { "provisioned" };
-    diag::line(format_args!(
-        "up: epoch {}, state ttl {} s, {key} key, stack room {} bytes",
-        host.epoch,
-        provision::STATE_TTL_S,
-        stack::room()
-    ));
+    diag::line(&[
+        Text("up: epoch "),
+        Num(host.epoch.into()),
+        Text(", state ttl "),
+        Num(provision::STATE_TTL_S.into()),
+        Text(" s, "),
+        Text(key),
+        Text(" key, stack room "),
+        Num(stack::room() as u64),
+        Text(" bytes"),
+    ]);
 
     let _ = serve(&mut engine, uart, lines, out, PRINCIPAL, &mut host);
     // The UART never ends; reaching here is a fault.
     diag::fail()
 }
 
+/// Reports a panic and ends the emulation. Where it happened is printed only with
+/// `--features panic-location`: reading the location keeps every panic site's `Location` and
+/// file name in the image (about 4 KiB of flash); without it LTO drops them all.
 #[panic_handler]
 fn panic(info: &PanicInfo<'_>) -> ! {
-    match info.location() {
-        Some(at) => diag::line(format_args!("panic at {}:{}", at.file(), at.line())),
-        None => diag::line(format_args!("panic")),
+    #[cfg(feature = "panic-location")]
+    if let Some(at) = info.location() {
+        diag::panic_at(at);
+        diag::fail()
     }
+    let _ = info;
+    diag::text("panic");
     diag::fail()
 }
 
 #[exception]
 unsafe fn HardFault(ef: &ExceptionFrame) -> ! {
-    diag::line(format_args!("hard fault at pc {:#010x}", ef.pc()));
+    diag::line(&[Text("hard fault at pc "), Hex(ef.pc())]);
     diag::fail()
 }

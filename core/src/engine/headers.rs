@@ -1,8 +1,7 @@
 //! The HTTP header checks: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and
 //! `Mcp-Param-*` (SEP-2243) against the body (`-32020` on a mismatch).
 
-use base64::engine::general_purpose::STANDARD as B64;
-use base64::Engine as _;
+use base64ct::{Base64, Encoding as _};
 
 use super::dispatch::Method;
 use super::error::RpcError;
@@ -161,8 +160,8 @@ fn header_eq(header: &str, v: Value<'_>) -> bool {
         None => same(header),
         Some(b64) => {
             let mut buf = [0u8; MAX_STR];
-            match B64.decode_slice(b64, &mut buf) {
-                Ok(n) => core::str::from_utf8(&buf[..n]).is_ok_and(same),
+            match Base64::decode(b64, &mut buf) {
+                Ok(bytes) => core::str::from_utf8(bytes).is_ok_and(same),
                 Err(_) => false,
             }
         }

@@ -12,6 +12,7 @@
 //! A state replayed by another principal, after a reboot, or onto other arguments recomputes a
 //! different tag: one failure path, one wire message. The reason is reported for logging only.
 
+mod b64url;
 mod digest;
 mod keys;
 mod token;

@@ -1,7 +1,6 @@
 //! The token format: sealing and opening.
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
-use base64::Engine as _;
+use super::b64url;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use subtle::ConstantTimeEq;
@@ -17,7 +16,7 @@ const NONCE_LEN: usize = 8;
 /// Largest token body in bytes.
 const BODY_MAX: usize = HEAD + MAX_STATE_PAYLOAD + TAG_LEN;
 /// Longest token in characters (base64url, no padding) that [`seal`] can produce.
-pub const TOKEN_MAX: usize = (BODY_MAX * 4).div_ceil(3);
+pub const TOKEN_MAX: usize = b64url::encoded_len(BODY_MAX);
 const _: () = assert!(TOKEN_MAX <= MAX_STATE_CHARS);
 const DOMAIN: &[u8] = b"redmark/rs/v1";
 
@@ -111,9 +110,7 @@ pub fn seal<'o>(
     let signed = HEAD + payload.len();
     let tag = tag(key.secret(), bind, &body[..signed]).ok_or(SealError::NoKey)?;
     body[signed..signed + TAG_LEN].copy_from_slice(&tag[..TAG_LEN]);
-    let n = B64
-        .encode_slice(&body[..signed + TAG_LEN], &mut out[..])
-        .map_err(|_| SealError::Oversize)?;
+    let n = b64url::encode(&body[..signed + TAG_LEN], &mut out[..]).ok_or(SealError::Oversize)?;
     core::str::from_utf8(&out[..n]).map_err(|_| SealError::NotBase64)
 }
 
@@ -128,9 +125,7 @@ pub fn open(
         return Err(SealError::Oversize);
     }
     let mut body = [0u8; MAX_STATE_CHARS];
-    let n = B64
-        .decode_slice(token, &mut body)
-        .map_err(|_| SealError::NotBase64)?;
+    let n = b64url::decode(token, &mut body).ok_or(SealError::NotBase64)?;
     let body = &body[..n];
     if n < HEAD + TAG_LEN {
         return Err(SealError::Truncated);
@@ -178,6 +173,8 @@ fn tag(secret: &[u8], bind: &Binding<'_>, body: &[u8]) -> Option<[u8; 32]> {
 mod tests {
     use super::*;
     use crate::seal::Key;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+    use base64::Engine as _;
 
     fn ring(seed: u8, id: u8) -> KeyRing {
         KeyRing::new(Key::new(id, &[seed; 32]).unwrap())
