@@ -169,13 +169,24 @@ impl Committer {
     }
 }
 
-/// The writes of the message being handled: outcomes already made (replayed in order on the
-/// next run) and the write the last run asked for.
+/// A read a run made, as asked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Read {
+    Get(BookingId),
+    MadeBy(Holder, Nonce),
+    Occupant(String, Slot),
+}
+
+/// The store calls of the message being handled: the reads the first run made and the outcomes
+/// of writes already made (both replayed in order on the next run, so it sees the store as the
+/// run that asked for the write saw it), and the write the last run asked for.
 #[derive(Default)]
 pub struct Log {
     done: Vec<Written>,
     next: usize,
     wanted: Option<Write>,
+    reads: Vec<(Read, Result<Option<Booking>, StoreError>)>,
+    next_read: usize,
 }
 
 impl Log {
@@ -183,6 +194,7 @@ impl Log {
     /// replaying from the first outcome.
     pub fn take_wanted(&mut self) -> Option<Write> {
         self.next = 0;
+        self.next_read = 0;
         self.wanted.take()
     }
 
@@ -201,6 +213,34 @@ impl Log {
         self.done.clear();
         self.next = 0;
         self.wanted = None;
+        self.reads.clear();
+        self.next_read = 0;
+    }
+
+    /// What the earlier run's read at this point returned if it asked the same, else what
+    /// `read` returns now (recorded for the next run). A run that goes on past the writes it
+    /// replayed reads the store as it is after them.
+    fn read(
+        &mut self,
+        what: Read,
+        read: impl FnOnce() -> Result<Option<Booking>, StoreError>,
+    ) -> Result<Option<Booking>, StoreError> {
+        if self.wanted.is_some() {
+            // This run's answer is discarded: what it reads after its write is not replayed.
+            return read();
+        }
+        if let Some((asked, got)) = self.reads.get(self.next_read) {
+            if *asked == what {
+                self.next_read += 1;
+                return got.clone();
+            }
+            // Not the same run (not expected): forget the rest, read afresh.
+            self.reads.truncate(self.next_read);
+        }
+        let got = read();
+        self.reads.push((what, got.clone()));
+        self.next_read += 1;
+        got
     }
 
     /// The next recorded outcome, or records `want` and fails the call.
@@ -244,15 +284,25 @@ impl<S: SharedStore> Store for View<S> {
     }
 
     fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
-        self.store.get(id)
+        self.log
+            .borrow_mut()
+            .read(Read::Get(id), || self.store.get(id))
     }
 
     fn made_by(&self, holder: &Holder, nonce: &Nonce) -> Result<Option<Booking>, StoreError> {
-        self.store.made_by(holder, nonce)
+        self.log
+            .borrow_mut()
+            .read(Read::MadeBy(*holder, *nonce), || {
+                self.store.made_by(holder, nonce)
+            })
     }
 
     fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
-        self.store.occupant(room, slot)
+        self.log
+            .borrow_mut()
+            .read(Read::Occupant(room.to_owned(), slot), || {
+                self.store.occupant(room, slot)
+            })
     }
 
     fn cancel(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
