@@ -34,9 +34,13 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 step "core is no_std without alloc"
 scripts/check-no-std.sh
 
-step "tests (unit, golden, property, end-to-end over every transport, QEMU)"
-# The panel tests are ignored on a machine without QEMU (tests/build.rs); here they must run.
-REDMARK_REQUIRE_PANEL=1 cargo test --workspace --locked
+step "2025-11-25 SDK peers (Python and TypeScript clients, pinned) for the dual-era tests"
+scripts/legacy-peers.sh
+
+step "tests (unit, golden, property, end-to-end over every transport, QEMU, legacy SDK peers)"
+# The panel and legacy-peer tests are ignored on a machine without QEMU or the peers
+# (tests/build.rs); here they must run.
+REDMARK_REQUIRE_PANEL=1 REDMARK_REQUIRE_LEGACY_PEERS=1 cargo test --workspace --locked
 
 step "the panel's flash store on the host (power cut at every write step)"
 cargo test --locked --manifest-path boards/flash-store/Cargo.toml

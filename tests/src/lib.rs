@@ -1,4 +1,5 @@
 //! End-to-end tests of redmark.
 
+pub mod peers;
 pub mod qemu;
 pub mod server;

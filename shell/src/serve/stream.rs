@@ -23,6 +23,7 @@ use tokio_util::task::TaskTracker;
 
 use super::peer::{PeerUids, Verdict};
 use super::shared::{Input, Shared};
+use crate::legacy::stream::StreamLegacy;
 
 /// Timeouts of one stream connection (`None`: never).
 #[derive(Clone, Copy)]
@@ -63,6 +64,15 @@ where
     let mut lines: Box<Lines<MAX_MESSAGE>> = Box::new(Lines::new());
     let mut chunk = vec![0u8; 8 * 1024];
     let mut deadline = limits.idle.map(|d| Instant::now() + d);
+    // LEGACY (dual-era, crate::legacy): every line goes through the connection's session.
+    let mut legacy = StreamLegacy::new();
+    let run = |line: Vec<u8>| {
+        let (shared, principal) = (Arc::clone(shared), Arc::clone(&principal));
+        async move {
+            let out = shared.handle(Input::Line(line), principal).await;
+            out.handled.responded.then_some(out.bytes)
+        }
+    };
     loop {
         let read = async {
             match deadline {
@@ -75,6 +85,13 @@ where
         let n = tokio::select! {
             biased;
             _ = shutdown.cancelled() => return End::Shutdown,
+            // LEGACY (dual-era, crate::legacy): a pushed question waited too long.
+            expired = legacy.expired() => {
+                if let Err(e) = write_lines(&mut writer, expired, limits.write_timeout).await {
+                    return e;
+                }
+                continue;
+            }
             r = read => match r {
                 None => return End::Idle,
                 Some(Ok(0)) => return if lines.has_partial() { End::HalfLine } else { End::Eof },
@@ -86,34 +103,51 @@ where
         while !rest.is_empty() {
             let (used, line) = lines.push(rest);
             rest = &rest[used..];
-            let input = match line {
+            let out = match line {
                 None => continue,
-                Some(Line::Message(m)) => Input::Line(m.to_vec()),
-                Some(Line::TooLong) => Input::TooLong,
+                // LEGACY (dual-era, crate::legacy).
+                Some(Line::Message(m)) => legacy.line(m, run).await,
+                Some(Line::TooLong) => {
+                    let out = shared.handle(Input::TooLong, Arc::clone(&principal)).await;
+                    if out.handled.responded {
+                        vec![out.bytes]
+                    } else {
+                        Vec::new()
+                    }
+                }
             };
             deadline = limits.idle.map(|d| Instant::now() + d);
             // In flight: finish it even if shutdown starts meanwhile.
-            let out = shared.handle(input, Arc::clone(&principal)).await;
-            if !out.handled.responded {
-                continue;
-            }
-            let mut bytes = out.bytes;
-            bytes.push(b'\n');
-            let write = async {
-                writer.write_all(&bytes).await?;
-                writer.flush().await
-            };
-            let res = match limits.write_timeout {
-                Some(t) => timeout(t, write)
-                    .await
-                    .unwrap_or_else(|_| Err(std::io::ErrorKind::TimedOut.into())),
-                None => write.await,
-            };
-            if let Err(e) = res {
-                return End::Io(format!("write: {e}"));
+            if let Err(e) = write_lines(&mut writer, out, limits.write_timeout).await {
+                return e;
             }
         }
     }
+}
+
+/// Writes each of `lines` with a newline, within `write_timeout`.
+async fn write_lines<W: AsyncWrite + Unpin>(
+    writer: &mut W,
+    lines: Vec<Vec<u8>>,
+    write_timeout: Option<Duration>,
+) -> Result<(), End> {
+    for mut bytes in lines {
+        bytes.push(b'\n');
+        let write = async {
+            writer.write_all(&bytes).await?;
+            writer.flush().await
+        };
+        let res = match write_timeout {
+            Some(t) => timeout(t, write)
+                .await
+                .unwrap_or_else(|_| Err(std::io::ErrorKind::TimedOut.into())),
+            None => write.await,
+        };
+        if let Err(e) = res {
+            return Err(End::Io(format!("write: {e}")));
+        }
+    }
+    Ok(())
 }
 
 /// Serves stdin/stdout for the local user until EOF or shutdown.

@@ -1,0 +1,92 @@
+//! A 2025-11-25 host built on the official Python SDK 1.x (`mcp`, pinned by
+//! `scripts/legacy-peers.sh`) against `redmark serve`: `initialize`, then the seed exchange with
+//! the question pushed as a real `elicitation/create` (the dual-era bridge, `shell/src/legacy/`).
+
+use redmark_tests::peers::{is_free, python_client};
+use redmark_tests::server::{redmark_bin, TempDir};
+use serde_json::Value;
+
+/// The Python host over stdio, answering `answer`, on a fresh data folder.
+fn over_stdio(answer: &str) -> Value {
+    let data = TempDir::new("legacy-py");
+    let bin = redmark_bin();
+    let dir = data.path().display().to_string();
+    let bin = bin.display().to_string();
+    python_client(
+        &["stdio", &bin, "serve", "--data", &dir],
+        answer,
+        "2099-09-17",
+    )
+}
+
+/// Accepting Studio B books it; the host negotiated 2025-11-25 and was asked exactly once.
+pub fn assert_booked_studio_b(out: &Value) {
+    assert_eq!(out["version"], "2025-11-25", "{out}");
+    assert_eq!(out["server"], "redmark");
+    let asked = out["asked"].as_array().expect("asked");
+    assert_eq!(asked.len(), 1, "{out}");
+    assert!(asked[0]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("the big room"));
+    assert_eq!(out["book"]["isError"], false, "{out}");
+    assert_eq!(
+        out["book"]["structuredContent"]["booking"]["room_id"], "studio-b",
+        "{out}"
+    );
+    assert!(out["book"].get("resultType").is_none(), "{out}");
+    assert!(!is_free(&out["rooms"], "studio-b"), "{out}");
+    assert!(is_free(&out["rooms"], "atrium"), "{out}");
+}
+
+/// Declining or cancelling books nothing.
+pub fn assert_nothing_booked(out: &Value) {
+    assert_eq!(out["asked"].as_array().map(Vec::len), Some(1), "{out}");
+    assert!(
+        out["book"]["structuredContent"]["booking"].is_null(),
+        "{out}"
+    );
+    assert!(is_free(&out["rooms"], "studio-b"), "{out}");
+    assert!(is_free(&out["rooms"], "atrium"), "{out}");
+}
+
+#[test]
+#[cfg_attr(
+    not(legacy_peers),
+    ignore = "needs the legacy SDK peers (scripts/legacy-peers.sh installs them)"
+)]
+fn python_sdk_over_stdio_books_studio_b() {
+    assert_booked_studio_b(&over_stdio("accept"));
+}
+
+#[test]
+#[cfg_attr(
+    not(legacy_peers),
+    ignore = "needs the legacy SDK peers (scripts/legacy-peers.sh installs them)"
+)]
+fn python_sdk_over_stdio_decline_books_nothing() {
+    assert_nothing_booked(&over_stdio("decline"));
+}
+
+#[test]
+#[cfg_attr(
+    not(legacy_peers),
+    ignore = "needs the legacy SDK peers (scripts/legacy-peers.sh installs them)"
+)]
+fn python_sdk_over_stdio_cancel_books_nothing() {
+    assert_nothing_booked(&over_stdio("cancel"));
+}
+
+/// A host without an elicitation callback declares no `elicitation`: it is asked nothing and
+/// gets the core's `-32021` (what a 2026-07-28 client without the capability gets).
+#[test]
+#[cfg_attr(
+    not(legacy_peers),
+    ignore = "needs the legacy SDK peers (scripts/legacy-peers.sh installs them)"
+)]
+fn python_sdk_without_elicitation_gets_32021() {
+    let out = over_stdio("none");
+    assert_eq!(out["asked"].as_array().map(Vec::len), Some(0), "{out}");
+    assert_eq!(out["book"]["error"]["code"], -32021, "{out}");
+    assert!(is_free(&out["rooms"], "studio-b"), "{out}");
+}
