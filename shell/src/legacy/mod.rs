@@ -5,6 +5,7 @@
 //! `elicitation/create` requests whose answers are sent back to the core with the sealed
 //! `requestState`, until the call completes. [`stream`] and [`http`] hook it into the loops.
 
+pub mod http;
 mod session;
 mod shape;
 pub mod stream;
@@ -23,3 +24,5 @@ pub const MAX_ROUNDS: u32 = 4;
 pub const QUESTION_WAIT: Duration = Duration::from_secs(120);
 /// Bridged `tools/call`s one session may have waiting for answers at once.
 pub const MAX_CALLS_PER_SESSION: usize = 8;
+/// Legacy HTTP sessions one listener holds at once (past that the least recently used goes).
+pub const MAX_SESSIONS: usize = 256;

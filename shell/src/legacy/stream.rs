@@ -27,7 +27,8 @@ impl StreamLegacy {
         Fut: Future<Output = Option<Vec<u8>>>,
     {
         let actions = self.session.client_line(line, Instant::now());
-        drive(&mut self.session, actions, run).await
+        let sent = drive(&mut self.session, actions, run).await;
+        sent.into_iter().map(|(line, _, _)| line).collect()
     }
 
     /// Waits until a pushed question has waited too long, then gives up its call: the lines
@@ -48,8 +49,11 @@ impl StreamLegacy {
     }
 }
 
+/// A line for the client: `(line, reply_to, last)` as in [`Action::Send`].
+pub type Sent = (Vec<u8>, Option<String>, bool);
+
 /// Carries out `actions` (and those the core's answers lead to): the lines to send, in order.
-pub async fn drive<F, Fut>(session: &mut Session, actions: Vec<Action>, mut run: F) -> Vec<Vec<u8>>
+pub async fn drive<F, Fut>(session: &mut Session, actions: Vec<Action>, mut run: F) -> Vec<Sent>
 where
     F: FnMut(Vec<u8>) -> Fut,
     Fut: Future<Output = Option<Vec<u8>>>,
@@ -58,7 +62,11 @@ where
     let mut out = Vec::new();
     while let Some(a) = todo.pop_front() {
         match a {
-            Action::Send { line, .. } => out.push(line),
+            Action::Send {
+                line,
+                reply_to,
+                last,
+            } => out.push((line, reply_to, last)),
             Action::Core { ticket, line, .. } => {
                 let answer = run(line).await.unwrap_or_default();
                 let next = session.core_answer(ticket, &answer, Instant::now());

@@ -39,6 +39,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::config::Tokens;
 use super::shared::{Input, OwnedHeaders, Shared};
+use crate::legacy::http::HttpLegacy;
 
 /// Principal of every request when no tokens file is given.
 pub const ANONYMOUS: &[u8] = b"http:anonymous";
@@ -59,6 +60,8 @@ struct HttpState<A: App> {
     loopback: bool,
     read_timeout: Duration,
     anonymous: Arc<[u8]>,
+    /// LEGACY (dual-era, crate::legacy): the 2025-11-25 sessions.
+    legacy: Arc<HttpLegacy>,
 }
 
 /// Serves HTTP on `listener` until shutdown, then lets open requests finish (up to the grace).
@@ -78,6 +81,7 @@ pub async fn serve_http<A: App + Send + 'static>(
         loopback,
         read_timeout: cfg.read_timeout,
         anonymous: Arc::from(ANONYMOUS),
+        legacy: HttpLegacy::new(),
     });
     let app = Router::new().fallback(handle::<A>).with_state(state);
     let permits = Arc::new(Semaphore::new(cfg.max_conns));
@@ -151,6 +155,10 @@ async fn handle<A: App + Send + 'static>(
         );
     }
     if parts.method != Method::POST {
+        // LEGACY (dual-era, crate::legacy): GET/DELETE naming a 2025-11-25 session.
+        if let Some(r) = legacy_early(&st, &parts.method, &parts.headers) {
+            return r;
+        }
         let mut r = plain(
             StatusCode::METHOD_NOT_ALLOWED,
             "Method not allowed: POST one JSON-RPC message\n",
@@ -207,6 +215,20 @@ async fn handle<A: App + Send + 'static>(
         let out = st.shared.handle(Input::TooLong, principal).await;
         return json(StatusCode::PAYLOAD_TOO_LARGE, out.bytes);
     };
+    // LEGACY (dual-era, crate::legacy): 2025-11-25 traffic (initialize, or a live session).
+    let run = {
+        let (shared, principal) = (Arc::clone(&st.shared), Arc::clone(&principal));
+        move |line: Vec<u8>| {
+            let (shared, principal) = (Arc::clone(&shared), Arc::clone(&principal));
+            async move {
+                let out = shared.handle(Input::Line(line), principal).await;
+                out.handled.responded.then_some(out.bytes)
+            }
+        }
+    };
+    if let Some(r) = st.legacy.post(&parts.headers, &body, &principal, run).await {
+        return r;
+    }
     let h = |name: &str| {
         parts
             .headers
@@ -259,6 +281,15 @@ async fn handle<A: App + Send + 'static>(
         (header::HeaderName::from_static("x-accel-buffering"), "no"),
     ];
     (StatusCode::OK, headers, sse).into_response()
+}
+
+/// LEGACY (dual-era, crate::legacy): GET/DELETE naming a 2025-11-25 session, for its owner.
+fn legacy_early<A: App>(st: &HttpState<A>, method: &Method, h: &HeaderMap) -> Option<Response> {
+    let principal = match &st.tokens {
+        None => Arc::clone(&st.anonymous),
+        Some(tokens) => Arc::from(bearer(h).and_then(|t| tokens.principal(t))?),
+    };
+    st.legacy.early(method, h, &principal)
 }
 
 fn json(status: StatusCode, bytes: Vec<u8>) -> Response {
