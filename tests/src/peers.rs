@@ -58,3 +58,45 @@ pub fn is_free(rooms: &Value, room: &str) -> bool {
         .unwrap_or_else(|| panic!("{room} not listed in {rooms}"))["free"]
         == true
 }
+
+/// The TypeScript SDK 1.x host (`tests/peers/legacy_client.cjs`) over stdio to `server` (a
+/// command and its arguments), answering `answer` (accept, decline, cancel, none) on `day`.
+pub fn typescript_client(server: &[&str], answer: &str, day: &str) -> Value {
+    let mut cmd = Command::new("node");
+    cmd.arg(script("legacy_client.cjs"))
+        .arg(dir().join("node"))
+        .args([answer, day])
+        .args(server);
+    run_json(cmd)
+}
+
+/// Accepting Studio B books it; the host negotiated 2025-11-25 and was asked exactly once.
+pub fn assert_booked_studio_b(out: &Value) {
+    assert_eq!(out["version"], "2025-11-25", "{out}");
+    assert_eq!(out["server"], "redmark");
+    let asked = out["asked"].as_array().expect("asked");
+    assert_eq!(asked.len(), 1, "{out}");
+    assert!(asked[0]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("the big room"));
+    assert_eq!(out["book"]["isError"], false, "{out}");
+    assert_eq!(
+        out["book"]["structuredContent"]["booking"]["room_id"], "studio-b",
+        "{out}"
+    );
+    assert!(out["book"].get("resultType").is_none(), "{out}");
+    assert!(!is_free(&out["rooms"], "studio-b"), "{out}");
+    assert!(is_free(&out["rooms"], "atrium"), "{out}");
+}
+
+/// Declining or cancelling books nothing.
+pub fn assert_nothing_booked(out: &Value) {
+    assert_eq!(out["asked"].as_array().map(Vec::len), Some(1), "{out}");
+    assert!(
+        out["book"]["structuredContent"]["booking"].is_null(),
+        "{out}"
+    );
+    assert!(is_free(&out["rooms"], "studio-b"), "{out}");
+    assert!(is_free(&out["rooms"], "atrium"), "{out}");
+}

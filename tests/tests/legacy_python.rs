@@ -2,7 +2,7 @@
 //! `scripts/legacy-peers.sh`) against `redmark serve`: `initialize`, then the seed exchange with
 //! the question pushed as a real `elicitation/create` (the dual-era bridge, `shell/src/legacy/`).
 
-use redmark_tests::peers::{is_free, python_client};
+use redmark_tests::peers::{assert_booked_studio_b, assert_nothing_booked, is_free, python_client};
 use redmark_tests::server::{redmark_bin, Server, TempDir};
 use serde_json::Value;
 
@@ -17,37 +17,6 @@ fn over_stdio(answer: &str) -> Value {
         answer,
         "2099-09-17",
     )
-}
-
-/// Accepting Studio B books it; the host negotiated 2025-11-25 and was asked exactly once.
-pub fn assert_booked_studio_b(out: &Value) {
-    assert_eq!(out["version"], "2025-11-25", "{out}");
-    assert_eq!(out["server"], "redmark");
-    let asked = out["asked"].as_array().expect("asked");
-    assert_eq!(asked.len(), 1, "{out}");
-    assert!(asked[0]["message"]
-        .as_str()
-        .unwrap_or_default()
-        .contains("the big room"));
-    assert_eq!(out["book"]["isError"], false, "{out}");
-    assert_eq!(
-        out["book"]["structuredContent"]["booking"]["room_id"], "studio-b",
-        "{out}"
-    );
-    assert!(out["book"].get("resultType").is_none(), "{out}");
-    assert!(!is_free(&out["rooms"], "studio-b"), "{out}");
-    assert!(is_free(&out["rooms"], "atrium"), "{out}");
-}
-
-/// Declining or cancelling books nothing.
-pub fn assert_nothing_booked(out: &Value) {
-    assert_eq!(out["asked"].as_array().map(Vec::len), Some(1), "{out}");
-    assert!(
-        out["book"]["structuredContent"]["booking"].is_null(),
-        "{out}"
-    );
-    assert!(is_free(&out["rooms"], "studio-b"), "{out}");
-    assert!(is_free(&out["rooms"], "atrium"), "{out}");
 }
 
 #[test]
