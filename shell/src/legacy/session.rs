@@ -68,6 +68,8 @@ struct Call {
     answers: Map<String, Value>,
     /// The core has this call (an answer is awaited under a ticket).
     at_core: bool,
+    /// Questions are held until `notifications/initialized`, at most until this time.
+    held_until: Option<Instant>,
 }
 
 /// The legacy half, after `initialize`.
@@ -128,10 +130,7 @@ impl Session {
 
     /// The earliest time [`Session::tick`] has something to do.
     pub fn next_deadline(&self) -> Option<Instant> {
-        self.calls
-            .iter()
-            .filter_map(|c| c.asked.as_ref().map(|a| a.2))
-            .min()
+        self.calls.iter().filter_map(Call::deadline).min()
     }
 
     /// Takes one client line.
@@ -201,6 +200,7 @@ impl Session {
                 asked: None,
                 answers: Map::new(),
                 at_core: true,
+                held_until: None,
             });
             return vec![self.for_core(&id, &method, params, Ticket::Call(n))];
         }
@@ -263,7 +263,7 @@ impl Session {
         let expired: Vec<u64> = self
             .calls
             .iter()
-            .filter(|c| c.asked.as_ref().is_some_and(|a| a.2 <= now))
+            .filter(|c| c.deadline().is_some_and(|d| d <= now))
             .map(|c| c.n)
             .collect();
         for n in expired {
@@ -409,6 +409,7 @@ impl Session {
 
     /// The core answered bridged call `n` with response `v`.
     fn call_answer(&mut self, n: u64, mut v: Value, now: Instant) -> Vec<Action> {
+        let initialized = self.legacy.as_ref().is_some_and(|l| l.initialized);
         let Some(call) = self.call_mut(n) else {
             return Vec::new();
         };
@@ -458,9 +459,10 @@ impl Session {
             .unwrap_or(Value::Null);
         call.queue = queue;
         call.answers = Map::new();
-        if self.legacy.as_ref().is_some_and(|l| l.initialized) {
+        if initialized {
             self.ask_next(n, now)
         } else {
+            call.held_until = Some(now + QUESTION_WAIT);
             Vec::new()
         }
     }
@@ -472,6 +474,7 @@ impl Session {
             return Vec::new();
         };
         let id = call.id.clone();
+        call.held_until = None;
         if let Some((key, params)) = call.queue.pop_front() {
             self.next_question += 1;
             let req =
@@ -511,6 +514,13 @@ impl Session {
         call.answers.insert(key, answer);
         let n = call.n;
         Some(self.ask_next(n, now))
+    }
+}
+
+impl Call {
+    /// When the bridge gives this call up unless something happens first.
+    fn deadline(&self) -> Option<Instant> {
+        self.asked.as_ref().map(|a| a.2).or(self.held_until)
     }
 }
 
@@ -701,6 +711,23 @@ mod tests {
             s.client_line(late, now).is_empty(),
             "a late answer does nothing"
         );
+    }
+
+    #[test]
+    fn questions_wait_for_initialized_but_not_forever() {
+        let now = Instant::now();
+        let mut s = Session::default();
+        s.client_line(INIT.as_bytes(), now);
+        let (t, _) = to_core(&s.client_line(CALL.as_bytes(), now));
+        assert!(s.core_answer(t, ASK.as_bytes(), now).is_empty(), "held");
+        let q = sent(&s.client_line(INITIALIZED.as_bytes(), now));
+        assert_eq!(q["method"], "elicitation/create");
+        let mut s = Session::default();
+        s.client_line(INIT.as_bytes(), now);
+        let (t, _) = to_core(&s.client_line(CALL.as_bytes(), now));
+        s.core_answer(t, ASK.as_bytes(), now);
+        let end = sent(&s.tick(now + QUESTION_WAIT));
+        assert_eq!(end["result"]["isError"], true, "{end}");
     }
 
     #[test]
