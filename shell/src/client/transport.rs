@@ -91,6 +91,8 @@ pub enum TransportError {
     /// The server sent a JSON-RPC request: 2026-07-28 servers never do (questions go through
     /// `input_required`); a pre-2026 server pushing `elicitation/create` would wait forever.
     ServerRequest(String),
+    /// The caller stopped a 2025-11-25 exchange (its reason is kept by the caller).
+    Aborted,
 }
 
 /// Refuses a server-initiated request (a message with both `method` and `id`).
@@ -113,15 +115,47 @@ impl std::fmt::Display for TransportError {
                 f.write_str("the server closed the connection before answering")
             }
             TransportError::Protocol(e) | TransportError::ServerRequest(e) => f.write_str(e),
+            TransportError::Aborted => f.write_str("stopped"),
         }
     }
 }
+
+/// Answers a request a 2025-11-25 server sends mid-exchange: the whole response, or `None`
+/// to stop.
+pub type Serve<'a> = dyn FnMut(&Value) -> Option<Value> + 'a;
 
 /// Sends one request and returns the raw messages received up to and including its response
 /// (notifications first, the response last), tracing each as it arrives.
 pub trait Transport {
     /// Exchanges one request for its response.
     fn exchange(&mut self, req: &Outgoing<'_>) -> Result<Vec<String>, TransportError>;
+
+    /// Whether this transport can fall back to a 2025-11-25 session (stream transports).
+    fn legacy_capable(&self) -> bool {
+        false
+    }
+
+    /// Like [`Transport::exchange`] in a 2025-11-25 session: a request the server sends
+    /// meanwhile (a pushed `elicitation/create`) is answered with the response `serve` makes;
+    /// `serve` returning `None` stops the exchange with [`TransportError::Aborted`].
+    fn exchange_legacy(
+        &mut self,
+        req: &Outgoing<'_>,
+        serve: &mut dyn FnMut(&Value) -> Option<Value>,
+    ) -> Result<Vec<String>, TransportError> {
+        let _ = (req, serve);
+        Err(TransportError::Protocol(
+            "this transport does not speak 2025-11-25".into(),
+        ))
+    }
+
+    /// Sends a notification (nothing is awaited); stream transports only.
+    fn notify(&mut self, body: &str) -> Result<(), TransportError> {
+        let _ = body;
+        Err(TransportError::Protocol(
+            "this transport does not speak 2025-11-25".into(),
+        ))
+    }
 }
 
 /// Whether a received message is the response to request `id`: it carries that id, or it is an
@@ -309,10 +343,43 @@ fn reader(r: impl Read + Send + 'static) -> Receiver<Result<String, TransportErr
 
 impl Transport for Lines {
     fn exchange(&mut self, req: &Outgoing<'_>) -> Result<Vec<String>, TransportError> {
+        self.exchange_serving(req, None)
+    }
+
+    fn legacy_capable(&self) -> bool {
+        true
+    }
+
+    fn exchange_legacy(
+        &mut self,
+        req: &Outgoing<'_>,
+        serve: &mut dyn FnMut(&Value) -> Option<Value>,
+    ) -> Result<Vec<String>, TransportError> {
+        self.exchange_serving(req, Some(serve))
+    }
+
+    fn notify(&mut self, body: &str) -> Result<(), TransportError> {
+        self.write_line(body)
+    }
+}
+
+impl Lines {
+    /// Writes one line.
+    fn write_line(&mut self, body: &str) -> Result<(), TransportError> {
         let io = |e: std::io::Error| TransportError::Io(format!("cannot send: {e}"));
-        self.writer.write_all(req.body.as_bytes()).map_err(io)?;
+        self.writer.write_all(body.as_bytes()).map_err(io)?;
         self.writer.write_all(b"\n").map_err(io)?;
-        self.writer.flush().map_err(io)?;
+        self.writer.flush().map_err(io)
+    }
+
+    /// Sends `req` and reads up to its response; server requests are refused, or answered by
+    /// `serve` when given (a 2025-11-25 session).
+    fn exchange_serving(
+        &mut self,
+        req: &Outgoing<'_>,
+        mut serve: Option<&mut Serve<'_>>,
+    ) -> Result<Vec<String>, TransportError> {
+        self.write_line(req.body)?;
         let deadline = Instant::now() + self.timeout;
         let mut got = Vec::new();
         loop {
@@ -338,6 +405,14 @@ impl Transport for Lines {
                 continue;
             }
             super::trace("←", line);
+            if let Some(serve) = serve.as_deref_mut() {
+                if msg.get("method").is_some() && msg.get("id").is_some() {
+                    let answer = serve(&msg).ok_or(TransportError::Aborted)?.to_string();
+                    super::trace("→", &answer);
+                    self.write_line(&answer)?;
+                    continue;
+                }
+            }
             refuse_server_request(&msg, line)?;
             let done = is_response_to(&msg, req.id);
             if !done && msg.get("method").is_none() {
