@@ -85,7 +85,10 @@ fn legacy_peers() {
             println!("cargo::rerun-if-changed={}", f.display());
         }
     }
-    println!("cargo::rerun-if-changed={}", dir.display());
+    // Only a path that exists is named (a missing one would rerun this script every build).
+    if dir.exists() {
+        println!("cargo::rerun-if-changed={}", dir.display());
+    }
     let missing: Vec<String> = need
         .iter()
         .filter(|f| !f.exists())

@@ -116,3 +116,35 @@ fn legacy_http_sessions() {
     // Without a session header, DELETE and GET keep the 2026-07-28 answer.
     assert_eq!(http(addr, "DELETE", "/mcp", &[], b"").status, 405);
 }
+
+/// The pushed question rides the `tools/call` POST's SSE stream; unanswered (the wait is
+/// shortened through `REDMARK_TEST_QUESTION_WAIT_MS`), the stream carries its cancellation and
+/// the call's tool error, then ends.
+#[test]
+fn legacy_http_question_on_the_post_stream_times_out() {
+    let data = TempDir::new("legacy-http-wait");
+    let env = [("REDMARK_TEST_QUESTION_WAIT_MS", "300")];
+    let s = Server::start_with(&["--http", "127.0.0.1:0"], data.path(), &env);
+    let addr = s.http[0];
+    let init = post(addr, &initialize(json!({"elicitation":{}})), None);
+    let sid = init.header("mcp-session-id").expect("session").to_owned();
+    post(
+        addr,
+        &json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+        Some(&sid),
+    );
+    let call = json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"book_room",
+        "arguments":{"day":"2099-09-17","hour":9,"room_hint":"the big room"}}});
+    let r = post(addr, &call, Some(&sid));
+    assert_eq!(r.header("content-type"), Some("text/event-stream"));
+    let events: Vec<Value> = String::from_utf8_lossy(&r.body)
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .map(|d| serde_json::from_str(d).expect("json event"))
+        .collect();
+    assert_eq!(events.len(), 3, "{events:?}");
+    assert_eq!(events[0]["method"], "elicitation/create");
+    assert_eq!(events[1]["method"], "notifications/cancelled");
+    assert_eq!(events[2]["id"], 3);
+    assert_eq!(events[2]["result"]["isError"], true);
+}

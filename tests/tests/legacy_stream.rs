@@ -77,3 +77,36 @@ fn legacy_client_without_elicitation_gets_32021_and_modern_clients_are_unchanged
     let again = c.request(&initialize(json!({})));
     assert_eq!(again["error"]["code"], -32600, "{again}");
 }
+
+/// A client that never answers: after the wait (shortened here through
+/// `REDMARK_TEST_QUESTION_WAIT_MS`) the question is cancelled, the call ends with a tool error,
+/// nothing is booked, and a late answer does nothing.
+#[test]
+fn an_unanswered_question_frees_the_call() {
+    let data = TempDir::new("legacy-tcp-wait");
+    let env = [("REDMARK_TEST_QUESTION_WAIT_MS", "300")];
+    let s = Server::start_with(&["--tcp", "127.0.0.1:0"], data.path(), &env);
+    let mut c = s.tcp_client();
+    c.request(&initialize(json!({"elicitation":{}})));
+    c.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+    let q = c.request(&book(1));
+    assert_eq!(q["method"], "elicitation/create", "{q}");
+    let cancel = c.recv();
+    assert_eq!(cancel["method"], "notifications/cancelled", "{cancel}");
+    assert_eq!(cancel["params"]["requestId"], q["id"]);
+    let end = c.recv();
+    assert_eq!(end["id"], 1, "{end}");
+    assert_eq!(end["result"]["isError"], true, "{end}");
+    c.send(&json!({"jsonrpc":"2.0","id":q["id"],"result":{"action":"accept","content":{"room_id":"studio-b"}}}));
+    let rooms = c.request(
+        &json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{
+        "name":"list_rooms","arguments":{"day":"2099-09-17","hour":9}}}),
+    );
+    assert_eq!(rooms["id"], 2, "the late answer got no line: {rooms}");
+    let free = &rooms["result"]["structuredContent"]["rooms"];
+    assert!(
+        free.as_array()
+            .is_some_and(|r| r.iter().all(|r| r["free"] == true)),
+        "{rooms}"
+    );
+}

@@ -26,3 +26,21 @@ pub const QUESTION_WAIT: Duration = Duration::from_secs(120);
 pub const MAX_CALLS_PER_SESSION: usize = 8;
 /// Legacy HTTP sessions one listener holds at once (past that the least recently used goes).
 pub const MAX_SESSIONS: usize = 256;
+
+/// How long a question waits: [`QUESTION_WAIT`], or in test builds (debug assertions)
+/// `REDMARK_TEST_QUESTION_WAIT_MS`, so end-to-end tests can watch a call being given up.
+pub fn question_wait() -> Duration {
+    #[cfg(debug_assertions)]
+    {
+        use std::sync::OnceLock;
+        static WAIT: OnceLock<Option<Duration>> = OnceLock::new();
+        let w = WAIT.get_or_init(|| {
+            let ms = std::env::var("REDMARK_TEST_QUESTION_WAIT_MS").ok()?;
+            ms.parse().ok().map(Duration::from_millis)
+        });
+        if let Some(w) = w {
+            return *w;
+        }
+    }
+    QUESTION_WAIT
+}

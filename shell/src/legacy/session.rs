@@ -8,7 +8,7 @@
 //! [`super`]). Requests carrying 2026-07-28 `_meta` always go to the core unchanged.
 
 use std::collections::VecDeque;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use redmark_core::limits::MAX_MESSAGE;
 use redmark_core::wire::meta::{KEY_CAPS, KEY_VERSION};
@@ -16,8 +16,8 @@ use serde_json::{json, Map, Value};
 
 use super::shape::legacy_result;
 use super::{
-    CORE_VERSION, LEGACY_VERSIONS, MAX_CALLS_PER_SESSION, MAX_QUESTIONS_PER_CALL, MAX_ROUNDS,
-    QUESTION_WAIT,
+    question_wait, CORE_VERSION, LEGACY_VERSIONS, MAX_CALLS_PER_SESSION, MAX_QUESTIONS_PER_CALL,
+    MAX_ROUNDS,
 };
 
 /// What the caller must do next.
@@ -81,7 +81,6 @@ struct Legacy {
 }
 
 /// One connection's dual-era state.
-#[derive(Default)]
 pub struct Session {
     legacy: Option<Legacy>,
     tickets: Vec<(u64, Ticket)>,
@@ -89,6 +88,22 @@ pub struct Session {
     next_ticket: u64,
     next_call: u64,
     next_question: u64,
+    /// How long a question may wait ([`question_wait`]).
+    wait: Duration,
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Session {
+            legacy: None,
+            tickets: Vec::new(),
+            calls: Vec::new(),
+            next_ticket: 0,
+            next_call: 0,
+            next_question: 0,
+            wait: question_wait(),
+        }
+    }
 }
 
 /// A JSON-RPC error line.
@@ -389,10 +404,16 @@ impl Session {
                 let Some(n) = self.calls.iter().find(|c| &c.id == req).map(|c| c.n) else {
                     return Vec::new();
                 };
-                match self.take_call(n) {
+                let mut out = match self.take_call(n) {
                     Some(c) => cancel_question(&c, "tools/call was cancelled"),
                     None => Vec::new(),
+                };
+                // No answer follows for a cancelled call: the question's cancellation is the
+                // last line of its stream (an HTTP SSE stream ends there).
+                if let Some(Action::Send { last, .. }) = out.last_mut() {
+                    *last = true;
                 }
+                out
             }
             _ => Vec::new(),
         }
@@ -410,6 +431,7 @@ impl Session {
     /// The core answered bridged call `n` with response `v`.
     fn call_answer(&mut self, n: u64, mut v: Value, now: Instant) -> Vec<Action> {
         let initialized = self.legacy.as_ref().is_some_and(|l| l.initialized);
+        let wait = self.wait;
         let Some(call) = self.call_mut(n) else {
             return Vec::new();
         };
@@ -462,7 +484,7 @@ impl Session {
         if initialized {
             self.ask_next(n, now)
         } else {
-            call.held_until = Some(now + QUESTION_WAIT);
+            call.held_until = Some(now + wait);
             Vec::new()
         }
     }
@@ -479,7 +501,7 @@ impl Session {
             self.next_question += 1;
             let req =
                 json!({"jsonrpc":"2.0","id":qid,"method":"elicitation/create","params":params});
-            call.asked = Some((qid, key, now + QUESTION_WAIT));
+            call.asked = Some((qid, key, now + self.wait));
             return vec![send(req.to_string().into_bytes(), false, &id)];
         }
         call.asked = None;
@@ -546,7 +568,7 @@ fn cancel_question(call: &Call, reason: &str) -> Vec<Action> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
+    use crate::legacy::QUESTION_WAIT;
 
     const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{},"tasks":{}},"clientInfo":{"name":"t","version":"1"}}}"#;
     const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
