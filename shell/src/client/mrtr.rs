@@ -7,7 +7,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 use super::form::Form;
-use super::transport::{Outgoing, Transport, TransportError};
+use super::transport::{Outgoing, Serve, Transport, TransportError};
 use super::{trace, PROTOCOL_VERSION};
 
 /// How one question was answered.
@@ -156,18 +156,7 @@ impl Session {
             name,
             body: &body,
         })?;
-        let text = got
-            .into_iter()
-            .last()
-            .ok_or(Failure::Transport(TransportError::Closed))?;
-        let msg: Value = serde_json::from_str(&text)
-            .map_err(|e| Failure::Protocol(format!("the response is not JSON ({e}): {text}")))?;
-        if msg.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-            return Err(Failure::Protocol(format!(
-                "the response is not JSON-RPC 2.0: {text}"
-            )));
-        }
-        Ok(Response { msg, text })
+        response(got)
     }
 
     /// Sends a request with exactly these `params` (no `_meta` added), answering any server
@@ -176,7 +165,7 @@ impl Session {
         &mut self,
         method: &str,
         params: Value,
-        serve: &mut dyn FnMut(&Value) -> Option<Value>,
+        serve: &mut Serve<'_>,
     ) -> Result<Response, Failure> {
         let id = self.next_id;
         self.next_id += 1;
@@ -192,13 +181,7 @@ impl Session {
             },
             serve,
         )?;
-        let text = got
-            .into_iter()
-            .last()
-            .ok_or(Failure::Transport(TransportError::Closed))?;
-        let msg: Value = serde_json::from_str(&text)
-            .map_err(|e| Failure::Protocol(format!("the response is not JSON ({e}): {text}")))?;
-        Ok(Response { msg, text })
+        response(got)
     }
 
     /// Sends `method` with only `_meta` (and `extra` members) as params.
@@ -301,6 +284,22 @@ impl Session {
         }
         Err(Failure::TooManyRounds(max_rounds, asked))
     }
+}
+
+/// The response among the messages an exchange returned (the last), checked to be JSON-RPC 2.0.
+fn response(got: Vec<String>) -> Result<Response, Failure> {
+    let text = got
+        .into_iter()
+        .last()
+        .ok_or(Failure::Transport(TransportError::Closed))?;
+    let msg: Value = serde_json::from_str(&text)
+        .map_err(|e| Failure::Protocol(format!("the response is not JSON ({e}): {text}")))?;
+    if msg.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err(Failure::Protocol(format!(
+            "the response is not JSON-RPC 2.0: {text}"
+        )));
+    }
+    Ok(Response { msg, text })
 }
 
 /// What a tool call came to.

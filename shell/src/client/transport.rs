@@ -141,7 +141,7 @@ pub trait Transport {
     fn exchange_legacy(
         &mut self,
         req: &Outgoing<'_>,
-        serve: &mut dyn FnMut(&Value) -> Option<Value>,
+        serve: &mut Serve<'_>,
     ) -> Result<Vec<String>, TransportError> {
         let _ = (req, serve);
         Err(TransportError::Protocol(
@@ -353,7 +353,7 @@ impl Transport for Lines {
     fn exchange_legacy(
         &mut self,
         req: &Outgoing<'_>,
-        serve: &mut dyn FnMut(&Value) -> Option<Value>,
+        serve: &mut Serve<'_>,
     ) -> Result<Vec<String>, TransportError> {
         self.exchange_serving(req, Some(serve))
     }
