@@ -6,7 +6,7 @@
 
 use std::net::SocketAddr;
 
-use redmark_tests::server::{http, HttpResponse, Server, TempDir};
+use redmark_tests::server::{http, meta, post_mcp, HttpResponse, Server, TempDir};
 use serde_json::{json, Value};
 
 /// POSTs `msg` the way a 2025-11-25 client does (no Mcp-Method; version and session if given).
@@ -113,6 +113,12 @@ fn legacy_http_sessions() {
     );
     let del = http(addr, "DELETE", "/mcp", &[("Mcp-Session-Id", &sid)], b"");
     assert_eq!(del.status, 404);
+    // A 2026-07-28 request is served statelessly whatever session header it carries.
+    let modern =
+        json!({"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"_meta":meta(json!({}))}});
+    let r = post_mcp(addr, &modern, &[("Mcp-Session-Id", "not-a-session")]);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["result"]["resultType"], "complete");
     // Without a session header, DELETE and GET keep the 2026-07-28 answer.
     assert_eq!(http(addr, "DELETE", "/mcp", &[], b"").status, 405);
 }

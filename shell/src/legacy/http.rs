@@ -145,13 +145,15 @@ impl HttpLegacy {
             .and_then(|m| m.get(KEY_VERSION))
             .is_some_and(Value::is_string);
         let method = msg.as_ref().and_then(|m| m.get("method")?.as_str());
+        if modern {
+            // Served statelessly, whatever session header came along.
+            return None;
+        }
         let (sid, sess) = match session_id(h) {
             Some(id) => match self.lookup(id, principal) {
                 None => return Some(plain(StatusCode::NOT_FOUND, "Not found: no such session\n")),
-                Some(_) if modern => return None,
                 Some(s) => (id.to_owned(), s),
             },
-            None if modern => return None,
             None if method == Some("initialize") => match self.open(principal) {
                 Some(x) => x,
                 None => return Some(plain(StatusCode::SERVICE_UNAVAILABLE, "No sessions\n")),
