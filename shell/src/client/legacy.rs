@@ -1,7 +1,9 @@
 //! `redmark call` against a 2025-11-25 server (spec 2026-07-28 §7, client side): when a
-//! 2026-07-28 `tools/call` is not understood and `server/discover` gets no DiscoverResult, the
-//! client opens a 2025-11-25 session (`initialize`, `notifications/initialized`), calls the tool
-//! again without `_meta`, and answers each `elicitation/create` the server pushes with the same
+//! 2026-07-28 `tools/call` is not understood (a JSON-RPC error that is not a 2026-07-28 one, or
+//! over HTTP a refusal without one) and `server/discover` gets no DiscoverResult, the client
+//! opens a 2025-11-25 session (`initialize`, `notifications/initialized`; over HTTP the
+//! `Mcp-Session-Id` it is given, `DELETE` at the end), calls the tool again without `_meta`,
+//! and answers each `elicitation/create` the server pushes with the same
 //! [`Answerer`] (terminal form or command-line flags). A pushed question has no key: the n-th
 //! of the call is named `qN` (`--decline q1`); `--answer FIELD=VALUE` answers it by field.
 
@@ -29,7 +31,7 @@ impl Session {
             Ok(r) if r.msg.get("error").is_some_and(super::mrtr::is_modern_error) => {
                 return Ok(None)
             }
-            Ok(_) => {}
+            Ok(_) | Err(Failure::Transport(TransportError::Protocol(_))) => {}
             Err(_) => return Ok(None),
         }
         let init = json!({

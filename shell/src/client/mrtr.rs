@@ -216,7 +216,19 @@ impl Session {
                 request_state: state.as_deref(),
                 meta: request_meta(),
             };
-            let resp = self.send("tools/call", Some(name), params)?;
+            let resp = match self.send("tools/call", Some(name), params) {
+                Ok(r) => r,
+                // Over HTTP a 2025-11-25 server refuses a request without a session (400).
+                Err(Failure::Transport(e @ TransportError::Protocol(_)))
+                    if round == 1 && self.transport.legacy_capable() =>
+                {
+                    return match self.legacy_call(name, arguments, answerer)? {
+                        Some(called) => Ok(called),
+                        None => Err(Failure::Transport(e)),
+                    };
+                }
+                Err(e) => return Err(e),
+            };
             if let Some(err) = resp.msg.get("error") {
                 // A server that did not understand a 2026-07-28 request may be a 2025-11-25
                 // one (spec §7): probe it, and if so call again in a 2025-11-25 session.
