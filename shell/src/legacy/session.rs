@@ -151,6 +151,10 @@ impl Session {
     /// Takes one client line.
     pub fn client_line(&mut self, line: &[u8], now: Instant) -> Vec<Action> {
         let raw = |s: &mut Session, reply_to| vec![s.core(line.to_vec(), Ticket::Raw { reply_to })];
+        // Until an `initialize`, only one can change anything: the rest skip the JSON parse.
+        if self.legacy.is_none() && !line.windows(12).any(|w| w == b"\"initialize\"") {
+            return raw(self, None);
+        }
         let Ok(Value::Object(mut msg)) = serde_json::from_slice::<Value>(line) else {
             return raw(self, None);
         };
