@@ -1,12 +1,12 @@
 //! Dual-era serving (spec 2026-07-28 §7): 2025-11-25 clients, which open with `initialize`, are
-//! served by the same core as 2026-07-28 clients. A per-connection [`Session`] (sans-IO) turns
+//! served by the same core as 2026-07-28 clients. A per-connection [`Session`](session::Session) (sans-IO) turns
 //! their requests into 2026-07-28 requests and the core's answers back into 2025-11-25 shapes,
 //! and bridges the red mark: a core `input_required` becomes real server→client
 //! `elicitation/create` requests whose answers are sent back to the core with the sealed
 //! `requestState`, until the call completes. [`stream`] and [`http`] hook it into the loops.
 
 pub mod http;
-mod session;
+pub mod session;
 mod shape;
 pub mod stream;
 
