@@ -355,3 +355,42 @@ impl hyper::body::Body for SseBody {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Past [`MAX_SESSIONS`] the least recently used session goes (and its id gets 404).
+    #[test]
+    fn sessions_are_bounded() {
+        let table = HttpLegacy::new();
+        let p: Arc<[u8]> = Arc::from(&b"u"[..]);
+        let first = table.open(&p).expect("opened").0;
+        for _ in 1..MAX_SESSIONS {
+            table.open(&p).expect("opened");
+        }
+        assert!(
+            table.lookup(&first, &p).is_some(),
+            "still there, and now recently used"
+        );
+        let second_oldest = {
+            let map = table.sessions.lock().unwrap();
+            map.iter()
+                .filter(|(k, _)| **k != first)
+                .min_by_key(|(_, s)| *s.last_used.lock().unwrap())
+                .map(|(k, _)| k.clone())
+                .unwrap()
+        };
+        table.open(&p).expect("opened");
+        let map = table.sessions.lock().unwrap();
+        assert_eq!(map.len(), MAX_SESSIONS);
+        assert!(map.contains_key(&first));
+        assert!(!map.contains_key(&second_oldest));
+        drop(map);
+        let other: Arc<[u8]> = Arc::from(&b"v"[..]);
+        assert!(
+            table.lookup(&first, &other).is_none(),
+            "another principal's session"
+        );
+    }
+}
