@@ -1,8 +1,8 @@
 // A 2025-11-25 MCP host built on the official TypeScript SDK 1.x (@modelcontextprotocol/sdk,
 // pinned by scripts/legacy-peers.sh), driven by tests/tests/legacy_typescript.rs.
 //
-// usage: node legacy_client.cjs NODE_DIR ANSWER DAY CMD ARG...
-// NODE_DIR holds node_modules; ANSWER: accept (studio-b) | decline | cancel | none (no
+// usage: node legacy_client.cjs NODE_DIR ANSWER DAY (CMD ARG... | http://…/mcp)
+// NODE_DIR holds node_modules; a URL means Streamable HTTP, anything else a stdio command; ANSWER: accept (studio-b) | decline | cancel | none (no
 // elicitation capability). Calls book_room(DAY, 9, "the big room") then list_rooms(DAY, 9) and
 // prints one JSON object, the same shape as legacy_client.py prints.
 const path = require("node:path");
@@ -12,6 +12,7 @@ const [nodeDir, answer, day, command, ...args] = process.argv.slice(2);
 const sdk = createRequire(path.join(path.resolve(nodeDir), "package.json"));
 const { Client } = sdk("@modelcontextprotocol/sdk/client/index.js");
 const { StdioClientTransport } = sdk("@modelcontextprotocol/sdk/client/stdio.js");
+const { StreamableHTTPClientTransport } = sdk("@modelcontextprotocol/sdk/client/streamableHttp.js");
 const { ElicitRequestSchema } = sdk("@modelcontextprotocol/sdk/types.js");
 
 async function main() {
@@ -25,11 +26,16 @@ async function main() {
       return { action: answer };
     });
   }
-  const transport = new StdioClientTransport({ command, args, stderr: "inherit" });
+  const http = command.startsWith("http://");
+  const transport = http
+    ? new StreamableHTTPClientTransport(new URL(command))
+    : new StdioClientTransport({ command, args, stderr: "inherit" });
   let version = null;
   // The SDK hands the negotiated version to a transport that wants it.
+  const setVersion = transport.setProtocolVersion?.bind(transport);
   transport.setProtocolVersion = (v) => {
     version = v;
+    if (setVersion) setVersion(v);
   };
   await client.connect(transport);
   let book;
@@ -46,6 +52,7 @@ async function main() {
     book,
     rooms,
   }));
+  if (http) await transport.terminateSession();
   await client.close();
 }
 

@@ -59,8 +59,8 @@ pub fn is_free(rooms: &Value, room: &str) -> bool {
         == true
 }
 
-/// The TypeScript SDK 1.x host (`tests/peers/legacy_client.cjs`) over stdio to `server` (a
-/// command and its arguments), answering `answer` (accept, decline, cancel, none) on `day`.
+/// The TypeScript SDK 1.x host (`tests/peers/legacy_client.cjs`) to `server` (a stdio command
+/// and its arguments, or one `http://…/mcp` URL), answering `answer` (accept, decline, cancel, none) on `day`.
 pub fn typescript_client(server: &[&str], answer: &str, day: &str) -> Value {
     let mut cmd = Command::new("node");
     cmd.arg(script("legacy_client.cjs"))
