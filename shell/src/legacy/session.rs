@@ -501,8 +501,16 @@ impl Session {
         };
         let id = call.id.clone();
         call.held_until = None;
-        if let Some((key, params)) = call.queue.pop_front() {
+        if let Some((key, mut params)) = call.queue.pop_front() {
             self.next_question += 1;
+            // 2025-11-25 URL-mode elicitations carry an id of the server's; the bridge's own
+            // request id serves (2026-07-28 has none).
+            if let Some(p) = params.as_object_mut() {
+                if p.get("mode").and_then(Value::as_str) == Some("url") {
+                    p.entry("elicitationId")
+                        .or_insert_with(|| qid.clone().into());
+                }
+            }
             let req =
                 json!({"jsonrpc":"2.0","id":qid,"method":"elicitation/create","params":params});
             call.asked = Some((qid, key, now + self.wait));
@@ -754,6 +762,21 @@ mod tests {
         s.core_answer(t, ASK.as_bytes(), now);
         let end = sent(&s.tick(now + QUESTION_WAIT));
         assert_eq!(end["result"]["isError"], true, "{end}");
+    }
+
+    #[test]
+    fn url_questions_get_an_elicitation_id() {
+        let now = Instant::now();
+        let mut s = Session::default();
+        s.client_line(INIT.as_bytes(), now);
+        s.client_line(INITIALIZED.as_bytes(), now);
+        let (t, _) = to_core(&s.client_line(CALL.as_bytes(), now));
+        let url = ASK.replace(
+            r#""mode":"form""#,
+            r#""mode":"url","url":"https://x.example/""#,
+        );
+        let q = sent(&s.core_answer(t, url.as_bytes(), now));
+        assert_eq!(q["params"]["elicitationId"], q["id"], "{q}");
     }
 
     #[test]
