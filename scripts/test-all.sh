@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The one command that passes all tests on a fresh machine; CI (.ci/run) runs exactly this.
-# It installs what it needs: bare-metal Rust targets, llvm-tools, qemu-system-arm, and (inside
+# It installs what it needs: bare-metal Rust targets, llvm-tools, qemu-system-arm, postgresql
+# (the server binaries; tests start their own throwaway clusters), and (inside
 # scripts/conformance.sh) Node 22 with the official MCP conformance suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +19,14 @@ if ! command -v qemu-system-arm >/dev/null 2>&1; then
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends qemu-system-arm
 fi
 qemu-system-arm --version | head -n 1
+
+step "postgresql (initdb, pg_ctl, pgbench: the PostgreSQL store tests start their own clusters)"
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo=sudo
+    $sudo apt-get update -qq
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql
+fi
 
 step "formatting"
 cargo fmt --all -- --check
@@ -37,10 +46,10 @@ scripts/check-no-std.sh
 step "2025-11-25 SDK peers (Python and TypeScript clients, pinned) for the dual-era tests"
 scripts/legacy-peers.sh
 
-step "tests (unit, golden, property, end-to-end over every transport, QEMU, legacy SDK peers)"
-# The panel and legacy-peer tests are ignored on a machine without QEMU or the peers
-# (tests/build.rs); here they must run.
-REDMARK_REQUIRE_PANEL=1 REDMARK_REQUIRE_LEGACY_PEERS=1 cargo test --workspace --locked
+step "tests (unit, golden, property, end-to-end over every transport, QEMU, PostgreSQL, legacy SDK peers)"
+# The panel, PostgreSQL and legacy-peer tests are ignored on a machine without QEMU, PostgreSQL
+# or the peers (tests/build.rs, shell/build.rs); here they must run.
+REDMARK_REQUIRE_PANEL=1 REDMARK_REQUIRE_PG=1 REDMARK_REQUIRE_LEGACY_PEERS=1 cargo test --workspace --locked
 
 step "the panel's flash store on the host (power cut at every write step)"
 cargo test --locked --manifest-path boards/flash-store/Cargo.toml

@@ -3,6 +3,8 @@
 //! them the panel tests are reported as ignored, with the reason, instead of failing a plain
 //! `cargo test` on a machine that has only Rust. `REDMARK_REQUIRE_PANEL=1` (set by
 //! `scripts/test-all.sh`) turns a missing tool into a build error, so CI cannot skip them.
+//! Likewise `cfg(pg_tools)` for the PostgreSQL tests (`src/pg_tools.rs`, `REDMARK_REQUIRE_PG`)
+//! and `cfg(legacy_peers)` for the 2025-11-25 SDK peers (`REDMARK_REQUIRE_LEGACY_PEERS`).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -10,8 +12,11 @@ use std::process::Command;
 /// The targets the panel tests build firmware for.
 const TARGETS: &[&str] = &["thumbv6m-none-eabi", "thumbv7m-none-eabi"];
 
+include!("src/pg_tools.rs");
+
 fn main() {
     legacy_peers();
+    emit_pg_cfg("src/pg_tools.rs");
     println!("cargo::rustc-check-cfg=cfg(panel_tools)");
     println!("cargo::rerun-if-env-changed=REDMARK_REQUIRE_PANEL");
     println!("cargo::rerun-if-env-changed=PATH");

@@ -18,6 +18,10 @@
 //! prompts and resources on the same engine (the shell's `serve --fixtures`).
 //!
 //! [`Engine`] states the calling contract and serves one message in its example.
+//!
+//! A tool that is not ours: `core/examples/extend_meeting.rs` hosts a door panel's
+//! `extend_meeting` (ask to confirm, state sealed in `requestState`, no store) on the engine,
+//! written only against this public API; `cargo doc` shows it as `example_extend_meeting`.
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -32,4 +36,16 @@ pub mod seal;
 pub mod serve;
 pub mod wire;
 
-pub use engine::{App, Context, Engine, Handled, Headers, Note, Reply};
+// The example names this crate as its users do.
+#[cfg(doc)]
+extern crate self as redmark_core;
+
+/// The `extend_meeting` example (`core/examples/extend_meeting.rs`), documented here because
+/// `cargo doc` does not document examples by default (and cargo 1.95 panics on an example's
+/// `doc = true` beside dev-dependencies). Documentation only: not part of the crate.
+#[cfg(doc)]
+#[allow(unused_attributes)] // the example's crate-level attributes
+#[path = "../examples/extend_meeting.rs"]
+pub mod example_extend_meeting;
+
+pub use engine::{App, Context, Engine, Handled, HttpHeaders, Note, Reply};

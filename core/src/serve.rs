@@ -55,7 +55,6 @@ fn answer<A: App, T: Write>(
         now: host.now(),
         principal,
         entropy: host.entropy(),
-        headers: None,
     };
     let handled = engine.handle_line(line, &cx, out);
     if let Some(note) = handled.note {

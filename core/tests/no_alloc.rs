@@ -73,7 +73,6 @@ fn thousands_of_mixed_messages_allocate_nothing() {
             now: 1_790_000_000,
             principal,
             entropy: i.to_be_bytes(),
-            headers: None,
         };
         let h = engine.handle(&fixed[i as usize % fixed.len()], &cx, &mut out);
         answered += h.responded as usize;

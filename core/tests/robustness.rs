@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 
 use common::{accept, form_caps, Client};
 use proptest::prelude::*;
+use redmark_core::booking::{Booking, Commit, Holder, NewBooking, Slot, Store, StoreError};
 use redmark_core::limits::MIN_OUT;
 use serde_json::json;
 
@@ -175,7 +176,6 @@ fn overflowing_output_becomes_a_well_formed_error() {
         now: 0,
         principal: b"p",
         entropy: [0; 8],
-        headers: None,
     };
     let mut out = vec![0u8; MIN_OUT];
     let h = c.engine.handle(SEEDS[1].as_bytes(), &cx, &mut out);
@@ -212,13 +212,12 @@ fn every_seed_is_served_and_the_retry_books() {
     }
 }
 
-/// A context with no headers, as a byte-stream transport passes.
+/// A context as any transport passes it.
 fn bare_context() -> redmark_core::Context<'static> {
     redmark_core::Context {
         now: 0,
         principal: b"p",
         entropy: [0; 8],
-        headers: None,
     }
 }
 
@@ -280,22 +279,73 @@ fn notifications_over_http_are_checked_like_requests() {
     let note = br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#;
     let mut out = vec![0u8; MIN_OUT];
     let mut send = |c: &mut Client, method: Option<&str>| {
-        let headers = redmark_core::Headers {
+        let headers = redmark_core::HttpHeaders {
             version: Some("2026-07-28"),
             method,
-            name: None,
+            ..Default::default()
         };
         let cx = redmark_core::Context {
             now: 0,
             principal: b"p",
             entropy: [0; 8],
-            headers: Some(headers),
         };
-        c.engine.handle(note, &cx, &mut out)
+        c.engine.handle_http(note, &cx, &headers, &mut out)
     };
     assert_eq!((send(&mut c, Some("notifications/cancelled")).status), 202);
     let h = send(&mut c, Some("foo"));
     assert!(h.responded && h.status == 400);
     let h = send(&mut c, None);
     assert!(h.responded && h.status == 400);
+}
+
+/// A store whose storage has failed: every operation says `Io`.
+struct BrokenStore;
+
+impl Store for BrokenStore {
+    fn commit(&mut self, _: &NewBooking) -> Result<Commit, StoreError> {
+        Err(StoreError::Io)
+    }
+    fn get(&self, _: u32) -> Result<Option<Booking>, StoreError> {
+        Err(StoreError::Io)
+    }
+    fn made_by(
+        &self,
+        _: &Holder,
+        _: &redmark_core::seal::Nonce,
+    ) -> Result<Option<Booking>, StoreError> {
+        Err(StoreError::Io)
+    }
+    fn occupant(&self, _: &str, _: Slot) -> Result<Option<Booking>, StoreError> {
+        Err(StoreError::Io)
+    }
+    fn cancel(&mut self, _: u32) -> Result<Option<Booking>, StoreError> {
+        Err(StoreError::Io)
+    }
+}
+
+#[test]
+fn a_failing_store_is_answered_in_its_own_words() {
+    let app = redmark_core::booking::BookingApp::new(
+        redmark_core::booking::DEFAULT_FLOOR,
+        BrokenStore,
+        common::INFO,
+    );
+    let key = redmark_core::seal::Key::new(1, &[0x42; 32]).unwrap();
+    let mut engine = redmark_core::Engine::new(
+        app,
+        redmark_core::seal::KeyRing::new(key),
+        redmark_core::engine::Config::default(),
+    );
+    let msg = serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "list_rooms", "arguments": {"day": "2099-01-01", "hour": 9},
+        "_meta": common::meta(serde_json::json!({}))}});
+    let mut out = vec![0u8; MIN_OUT];
+    let h = engine.handle(msg.to_string().as_bytes(), &bare_context(), &mut out);
+    let v: serde_json::Value = serde_json::from_slice(&out[..h.len]).unwrap();
+    let words = StoreError::Io.message();
+    assert_eq!(words, StoreError::Io.to_string());
+    assert_eq!(v["error"]["code"], -32603, "{v}");
+    assert_eq!(v["error"]["message"], words);
+    assert_eq!(h.status, 500);
+    assert_eq!(h.note, Some(redmark_core::Note::Internal(words)));
 }

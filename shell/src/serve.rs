@@ -16,6 +16,7 @@ mod http;
 mod keys;
 pub(crate) mod panics;
 mod peer;
+mod pg;
 mod shared;
 mod store;
 mod stream;
@@ -27,7 +28,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use redmark_core::booking::{BookingApp, Floor, DEFAULT_FLOOR};
+use redmark_core::booking::{BookingApp, Floor, Store, DEFAULT_FLOOR};
 use redmark_core::engine::{Config, ServerInfo};
 use redmark_core::fixtures::Fixtures;
 use redmark_core::seal::KeyRing;
@@ -78,7 +79,10 @@ carries nothing else) and how to stop it. The store is checked at start (redb's 
 every record): a damaged store, or one missing or empty where DIR/store-id says there was one,
 is refused with one line saying what to do (restore it from a copy; --repair lets redb roll a
 damaged file back to its last intact commit; deleting store-id starts afresh). A request that
-meets damage while serving gets a -32603 error and is logged.
+meets damage while serving gets a -32603 error and is logged. --store postgres://USER:PASS@HOST/DB
+(or REDMARK_STORE) keeps bookings in PostgreSQL instead, shared by any number of instances
+(give them the same keys); the schema is created at start; while the database is unreachable
+requests get -32603 and the instance reconnects by itself. The password is never logged.
 
 Exit: EOF on stdin (when serving stdio), SIGINT or SIGTERM: stop accepting, finish the
 requests in flight, exit 0.";
@@ -109,6 +113,11 @@ pub struct ServeArgs {
     /// anonymous principal
     #[arg(long, value_name = "FILE")]
     pub tokens: Option<PathBuf>,
+    /// Where bookings live: a postgres:// or postgresql:// URL (one database shared by any
+    /// number of instances), or the folder of bookings.redb [default: REDMARK_STORE, else
+    /// --data]
+    #[arg(long, value_name = "URL")]
+    pub store: Option<String>,
     /// Serve the conformance-suite fixtures instead of the booking floor
     #[arg(long)]
     pub fixtures: bool,
@@ -194,12 +203,23 @@ async fn start(args: ServeArgs) -> Result<(), String> {
         None => DEFAULT_FLOOR,
     };
     let dir = data_dir(args.data.as_deref())?;
+    let env = std::env::var(config::STORE_ENV).ok();
+    let choice = config::store_choice(args.store.as_deref(), env.as_deref());
     // The store first: a refused store leaves nothing else behind (no new key file) and is
     // the only line printed.
-    let store = if args.fixtures {
-        None
-    } else {
-        Some(open_store(&dir, args.repair)?)
+    let store = match (&choice, args.fixtures) {
+        (_, true) => None,
+        (config::StoreChoice::Postgres(url), false) => Some(Bookings::Pg(
+            pg::PgStore::open(url).await?,
+            pg::describe(url),
+        )),
+        (config::StoreChoice::Redb(at), false) => {
+            let at = at.as_deref().unwrap_or(&dir);
+            Some(Bookings::Redb(
+                open_store(at, args.repair)?,
+                at.join(STORE_FILE).display().to_string(),
+            ))
+        }
     };
     let data = open_keys(dir, args.rotate_key)?;
     let config = Config {
@@ -217,12 +237,25 @@ async fn start(args: ServeArgs) -> Result<(), String> {
         let engine = Engine::new(Fixtures, data.ring, config);
         return serve(Shared::new(engine), &args, tokens).await;
     };
-    let engine = booking_engine(floor, store, data.ring, config);
-    eprintln!(
-        "redmark: data folder {} (bookings in {STORE_FILE}, {keys})",
-        data.dir.display()
-    );
-    serve(Shared::new(engine), &args, tokens).await
+    let folder = data.dir.display().to_string();
+    match store {
+        Bookings::Redb(store, at) => {
+            eprintln!("redmark: data folder {folder} (bookings in {at}, {keys})");
+            let engine = booking_engine(floor, store, data.ring, config);
+            serve(Shared::new(engine), &args, tokens).await
+        }
+        Bookings::Pg(store, at) => {
+            eprintln!("redmark: data folder {folder} (bookings in {at}, {keys})");
+            let engine = booking_engine(floor, store, data.ring, config);
+            serve(Shared::new(engine), &args, tokens).await
+        }
+    }
+}
+
+/// The store `serve` opened, and where it is (no password).
+enum Bookings {
+    Redb(store::RedbStore, String),
+    Pg(pg::PgStore, String),
 }
 
 /// The data directory `--data` names, or the platform's (e.g. `~/.local/share/redmark`).
@@ -276,12 +309,12 @@ pub fn open_keys(dir: PathBuf, rotate: bool) -> Result<Data, String> {
 
 /// The booking floor's engine over a bookings store ([`open_store`]). Shared by `redmark
 /// serve` and the in-process server of `redmark call`.
-pub fn booking_engine(
+pub fn booking_engine<S: Store>(
     floor: Floor<'static>,
-    store: store::RedbStore,
+    store: S,
     ring: KeyRing,
     config: Config,
-) -> Engine<BookingApp<'static, store::RedbStore>> {
+) -> Engine<BookingApp<'static, S>> {
     let info = ServerInfo {
         name: "redmark",
         version: env!("CARGO_PKG_VERSION"),

@@ -25,7 +25,6 @@ fuzz_target!(|data: &[u8]| {
         now: 1_790_000_000,
         principal: b"fuzz",
         entropy: [0; 8],
-        headers: None,
     };
     let mut out = [0u8; 2048];
     let h = engine.handle(data, &cx, &mut out);

@@ -18,11 +18,11 @@ use std::borrow::Cow;
 
 use libfuzzer_sys::fuzz_target;
 use redmark_core::booking::{BookingApp, MemStore, DEFAULT_FLOOR};
-use redmark_core::engine::{Config, ParamHeaders, ServerInfo};
+use redmark_core::engine::{Config, ServerInfo};
 use redmark_core::fixtures::Fixtures;
 use redmark_core::limits::OUT;
 use redmark_core::seal::{Key, KeyRing};
-use redmark_core::{App, Context, Engine, Headers};
+use redmark_core::{App, Context, Engine, HttpHeaders};
 
 /// Most `Mcp-Param-*` headers passed on (hyper bounds the header block; this bounds the work).
 const MAX_PARAMS: usize = 8;
@@ -40,11 +40,6 @@ fuzz_target!(|data: &[u8]| {
         Some(t) if flags & bit != 0 => Some(t.as_ref()),
         _ => None,
     };
-    let headers = Headers {
-        version: field(0, 1),
-        method: field(1, 2),
-        name: field(2, 4),
-    };
     let params: Vec<(&str, &str)> = text
         .get(3..)
         .unwrap_or_default()
@@ -52,7 +47,13 @@ fuzz_target!(|data: &[u8]| {
         .take(MAX_PARAMS)
         .map(|p| (p[0].as_ref(), p[1].as_ref()))
         .collect();
-    let http = (flags & 16 == 0).then_some((headers, ParamHeaders { list: &params }));
+    let headers = HttpHeaders {
+        version: field(0, 1),
+        method: field(1, 2),
+        name: field(2, 4),
+        params: &params,
+    };
+    let http = (flags & 16 == 0).then_some(headers);
     if flags & 8 != 0 {
         run(Fixtures, body, http);
     } else {
@@ -69,7 +70,7 @@ fuzz_target!(|data: &[u8]| {
     }
 });
 
-fn run<A: App>(app: A, body: &[u8], http: Option<(Headers<'_>, ParamHeaders<'_>)>) {
+fn run<A: App>(app: A, body: &[u8], http: Option<HttpHeaders<'_>>) {
     let Ok(key) = Key::new(1, &[3; 32]) else {
         return;
     };
@@ -78,11 +79,10 @@ fn run<A: App>(app: A, body: &[u8], http: Option<(Headers<'_>, ParamHeaders<'_>)
         now: 1_790_000_000,
         principal: b"http:fuzz",
         entropy: [0; 8],
-        headers: http.map(|(h, _)| h),
     };
     let mut out = vec![0u8; OUT];
     let h = match http {
-        Some((_, params)) => engine.handle_http(body, &cx, params, &mut out),
+        Some(headers) => engine.handle_http(body, &cx, &headers, &mut out),
         None => engine.handle(body, &cx, &mut out),
     };
     if !h.responded {

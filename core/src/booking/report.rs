@@ -10,21 +10,6 @@ use crate::engine::Report;
 use crate::limits::MAX_ROOMS;
 use crate::wire::write::Writer;
 
-/// Formatted text as a report.
-pub(super) struct Msg<'a>(pub(super) fmt::Arguments<'a>);
-
-impl Report for Msg<'_> {
-    fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        f.write_fmt(self.0)
-    }
-}
-
-impl fmt::Display for Msg<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_fmt(self.0)
-    }
-}
-
 pub(super) struct BookingRef<'a>(pub(super) &'a Booking);
 
 impl fmt::Display for BookingRef<'_> {

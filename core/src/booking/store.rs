@@ -4,6 +4,7 @@
 use heapless::String;
 
 use super::slot::Slot;
+use crate::engine::CallError;
 use crate::limits::MAX_ROOM_ID;
 use crate::seal::Nonce;
 
@@ -73,10 +74,33 @@ pub enum StoreError {
     Corrupt,
 }
 
-/// The same words the engine answers a client with (see [`crate::engine::store_message`]).
+impl StoreError {
+    /// What a client (and the log) is told about this failure.
+    pub fn message(self) -> &'static str {
+        match self {
+            StoreError::Full => "The booking store is full",
+            StoreError::Io => "The booking store failed; nothing was changed",
+            StoreError::Corrupt => {
+                "The booking store is damaged; nothing was changed (the server's operator must \
+                 restore it)"
+            }
+        }
+    }
+}
+
+/// The same words the client is told ([`StoreError::message`]).
 impl core::fmt::Display for StoreError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(crate::engine::store_message(*self))
+        f.write_str(self.message())
+    }
+}
+
+/// A store failure ends a call as a [`CallError::Backend`] in the store's own words.
+impl From<StoreError> for CallError {
+    // Not inlined: one call per `?` keeps the panel's flash as small as the old one-byte error.
+    #[inline(never)]
+    fn from(e: StoreError) -> Self {
+        CallError::Backend(e.message())
     }
 }
 

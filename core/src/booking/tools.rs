@@ -9,7 +9,7 @@ use super::floor::{Floor, Mask, Room};
 use super::slot::{Day, Slot};
 use super::store::{Commit, Holder, NewBooking, Status, Store, StoreError};
 use crate::engine::{
-    App, Arg, ArgKind, Call, CallError, Done, Elicited, Reply, ServerInfo, ToolEntry, ToolInfo,
+    App, Arg, ArgKind, Call, CallError, Done, Elicited, Msg, Reply, ServerInfo, ToolEntry, ToolInfo,
 };
 use crate::limits::{
     MAX_BOOKING_ID_ARG, MAX_DAY_ARG, MAX_ROOMS, MAX_ROOM_HINT, MAX_ROOM_ID, UTF8_MAX,
@@ -17,8 +17,8 @@ use crate::limits::{
 use crate::mrtr::{Choice, Field, FieldKind, Form, Question, TextFormat};
 
 use super::report::{
-    Booked, BookingRef, Cancelled, Described, Earliest, Msg, NotBooked, RoomList, RoomQuestion,
-    Taken, TooSmall, UnknownRoom,
+    Booked, BookingRef, Cancelled, Described, Earliest, NotBooked, RoomList, RoomQuestion, Taken,
+    TooSmall, UnknownRoom,
 };
 
 /// One of the booking tools.
@@ -47,6 +47,7 @@ pub const TOOLS: &[ToolEntry<BookingTool>] = &[
             idempotent: true,
             salient: Some(&["day", "hour", "room_hint", "room_id", "attendees"]),
             answers_need_state: true,
+            param_headers: &[],
         },
         tool: BookingTool::BookRoom,
     },
@@ -61,6 +62,7 @@ pub const TOOLS: &[ToolEntry<BookingTool>] = &[
             idempotent: true,
             salient: Some(&["booking_id"]),
             answers_need_state: true,
+            param_headers: &[],
         },
         tool: BookingTool::CancelBooking,
     },
@@ -76,6 +78,7 @@ pub const TOOLS: &[ToolEntry<BookingTool>] = &[
             idempotent: true,
             salient: None,
             answers_need_state: false,
+            param_headers: &[],
         },
         tool: BookingTool::ListRooms,
     },
@@ -221,8 +224,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
             // its hour has started: at most once means the same answer every time.
             if let Some(b) = self
                 .store
-                .made_by(&holder(call.principal), &call.operation())
-                .map_err(CallError::Store)?
+                .made_by(&holder(call.principal), &call.operation())?
             {
                 let room = self
                     .floor
@@ -311,7 +313,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
             Err(StoreError::Full) => {
                 Ok(reply.fail("The booking store is full: cancel a booking first."))
             }
-            Err(e) => Err(CallError::Store(e)),
+            Err(e) => Err(e.into()),
         }
     }
 
@@ -374,7 +376,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
     fn free_at(&self, slot: Slot, people: u16) -> Result<Mask, CallError> {
         let mut free = 0;
         for (i, r) in self.floor.rooms.iter().take(MAX_ROOMS).enumerate() {
-            let taken = self.store.occupant(r.id, slot).map_err(CallError::Store)?;
+            let taken = self.store.occupant(r.id, slot)?;
             if taken.is_none() && r.seats >= people {
                 free |= 1 << i;
             }
@@ -390,9 +392,8 @@ impl<'r, S: Store> BookingApp<'r, S> {
             .booking_id
             .strip_prefix("bk_")
             .and_then(|n| n.parse().ok());
-        let store_err = CallError::Store;
         let booking = match id {
-            Some(id) => self.store.get(id).map_err(store_err)?,
+            Some(id) => self.store.get(id)?,
             None => None,
         };
         let Some(booking) = booking.filter(|b| b.new.holder == holder(call.principal)) else {
@@ -435,7 +436,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
             Elicited::Accepted(c, reply)
                 if c.get("confirm").and_then(|v| v.as_bool()) == Some(true) =>
             {
-                let b = self.store.cancel(booking.id).map_err(store_err)?;
+                let b = self.store.cancel(booking.id)?;
                 let b = b.ok_or(CallError::Internal("booking vanished"))?;
                 Ok(reply.complete(&Cancelled {
                     booking: &b,
@@ -558,6 +559,13 @@ mod tests {
         }
         for (i, e) in TOOLS.iter().enumerate() {
             assert!(TOOLS[..i].iter().all(|o| o.info.name != e.info.name));
+        }
+    }
+
+    #[test]
+    fn param_headers_are_what_the_schemas_mark() {
+        for e in TOOLS {
+            assert!(e.info.param_headers_match_schema(), "{}", e.info.name);
         }
     }
 

@@ -4,7 +4,6 @@
 use core::fmt;
 
 use super::{Call, Done, Reply};
-use crate::booking::StoreError;
 use crate::limits::MAX_COMPLETIONS;
 use crate::mrtr::Capability;
 use crate::wire::json::Value;
@@ -42,6 +41,20 @@ pub struct ToolInfo {
     pub salient: Option<&'static [&'static str]>,
     /// Whether answers count only when they come back with a valid `requestState`.
     pub answers_need_state: bool,
+    /// The arguments mirrored into `Mcp-Param-*` HTTP headers: what `x-mcp-header` marks in
+    /// `input_schema`, declared here so the engine never parses the schema
+    /// ([`ToolInfo::param_headers_match_schema`] keeps the two equal in a test).
+    pub param_headers: &'static [ParamHeader],
+}
+
+/// A tool argument mirrored into an HTTP header (SEP-2243): the schema property marked
+/// `"x-mcp-header": header`, sent as `Mcp-Param-{header}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParamHeader {
+    /// The argument (a top-level property of `input_schema`).
+    pub argument: &'static str,
+    /// The header's name after `Mcp-Param-`.
+    pub header: &'static str,
 }
 
 /// One row of an app's tool table: the tool as `tools/list` describes it, and the
@@ -240,8 +253,10 @@ pub enum CallError {
     InvalidParams(&'static str),
     /// A server-side fault (`-32603`).
     Internal(&'static str),
-    /// The booking store failed (`-32603`, worded in [`RpcError::Store`](super::RpcError::Store)).
-    Store(StoreError),
+    /// Something the app depends on (its store, a device) failed, and the client is told so in
+    /// these words (`-32603`; the log gets them too). An app maps its own errors into this
+    /// (the booking tools: `From<StoreError>`); [`CallError::Internal`] tells the client less.
+    Backend(&'static str),
     /// `resources/read` of a URI that names no resource (`-32602` with `data.uri`).
     NotFound,
 }
@@ -258,7 +273,7 @@ impl fmt::Display for CallError {
             }
             CallError::InvalidParams(why) => write!(f, "invalid params: {why}"),
             CallError::Internal(why) => write!(f, "internal error: {why}"),
-            CallError::Store(e) => e.fmt(f),
+            CallError::Backend(why) => f.write_str(why),
             CallError::NotFound => f.write_str("resource not found"),
         }
     }

@@ -7,7 +7,7 @@ use super::headers::{check_headers, check_param_headers, notification_headers};
 use super::invocation::{complete, prompts_get, resources_read, tools_call, Invocation};
 use super::lists::{discover, prompts_list, resources_list, templates_list, tools_list};
 use super::reply::ProgressLog;
-use super::{App, Context, Engine, Note, ParamHeaders, SUPPORTED_VERSIONS};
+use super::{App, Context, Engine, HttpHeaders, Note, SUPPORTED_VERSIONS};
 use crate::wire::envelope;
 use crate::wire::json::Value;
 use crate::wire::meta;
@@ -79,10 +79,10 @@ pub(crate) fn dispatch<'a, A: App>(
     eng: &mut Engine<A>,
     input: &'a [u8],
     cx: &Context<'_>,
+    http: Option<&HttpHeaders<'_>>,
     w: &mut Writer<'_>,
     note: &mut Option<Note>,
     progress: &mut Progress<'a>,
-    param_headers: Option<ParamHeaders<'_>>,
 ) -> Outcome<'a> {
     let env = match envelope::read(input) {
         Ok(env) => env,
@@ -91,10 +91,7 @@ pub(crate) fn dispatch<'a, A: App>(
     let Some(id) = env.id else {
         // Over HTTP a notification is checked like a request: headers present and equal to
         // the body (a rejected one gets an id-less -32020 and 400, not 202).
-        return match cx
-            .headers
-            .map(|h| notification_headers(&h, env.method, env.params))
-        {
+        return match http.map(|h| notification_headers(h, env.method, env.params)) {
             Some(Err(e)) => Outcome::Error(None, e),
             _ => Outcome::Notification,
         };
@@ -103,7 +100,7 @@ pub(crate) fn dispatch<'a, A: App>(
         id,
         method: env.method,
         params: env.params,
-        param_headers,
+        http,
     };
     match request(eng, call, cx, w, note, progress) {
         Ok(()) => Outcome::Result(id),
@@ -111,12 +108,12 @@ pub(crate) fn dispatch<'a, A: App>(
     }
 }
 
-/// One request as read from the envelope, with what the transport saw of `Mcp-Param-*`.
+/// One request as read from the envelope, with the HTTP headers it came with (if over HTTP).
 struct Request<'a, 'h> {
     id: Value<'a>,
     method: Value<'a>,
     params: Option<Value<'a>>,
-    param_headers: Option<ParamHeaders<'h>>,
+    http: Option<&'h HttpHeaders<'h>>,
 }
 
 fn request<'a, A: App>(
@@ -131,9 +128,9 @@ fn request<'a, A: App>(
         id,
         method,
         params,
-        param_headers,
+        http,
     } = req;
-    if let Some(h) = cx.headers {
+    if let Some(h) = http {
         if h.version.is_none() {
             return Err(RpcError::HeaderMismatch(
                 "Missing MCP-Protocol-Version header",
@@ -146,14 +143,10 @@ fn request<'a, A: App>(
     let m = Method::of(method).filter(|m| m.served(&eng.app));
     let m = m.ok_or(RpcError::MethodNotFound)?;
     let meta = meta::read(params).map_err(RpcError::Meta)?;
-    if let Some(h) = cx.headers {
-        check_headers(&h, method, params, &meta, m)?;
-        if let (Method::ToolsCall, Some(ph)) = (m, param_headers) {
-            check_param_headers(eng.app.tools(), params, ph).inspect_err(|e| {
-                if let RpcError::Internal(why) = e {
-                    *note = Some(Note::Internal(why));
-                }
-            })?;
+    if let Some(h) = http {
+        check_headers(h, method, params, &meta, m)?;
+        if m == Method::ToolsCall {
+            check_param_headers(eng.app.tools(), params, h)?;
         }
     }
     if !SUPPORTED_VERSIONS.iter().any(|v| meta.version.eq_str(v)) {

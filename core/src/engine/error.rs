@@ -2,7 +2,6 @@
 //! `data` and HTTP status, defined here and nowhere else.
 
 use super::{CallError, Note};
-use crate::booking::StoreError;
 use crate::limits::MAX_ECHO;
 use crate::mrtr::Capability;
 use crate::wire::envelope::EnvelopeError;
@@ -40,8 +39,8 @@ pub enum RpcError<'a> {
     /// A server-side fault: the client is told only that the server failed; the reason is
     /// for the log ([`Note::Internal`]).
     Internal(&'static str),
-    /// The booking store failed (see [`store_message`]).
-    Store(StoreError),
+    /// Something the app depends on failed; the message says what ([`CallError::Backend`]).
+    Backend(&'static str),
 }
 
 /// The message of every [`RpcError::Internal`] (JSON-RPC's own wording for `-32603`): the
@@ -54,7 +53,7 @@ impl CallError {
     pub(crate) fn note(self) -> Option<Note> {
         match self {
             CallError::Internal(why) => Some(Note::Internal(why)),
-            CallError::Store(e) => Some(Note::Internal(store_message(e))),
+            CallError::Backend(why) => Some(Note::Internal(why)),
             _ => None,
         }
     }
@@ -66,23 +65,11 @@ impl CallError {
             CallError::MissingCapability(c) => RpcError::MissingCapability(c),
             CallError::InvalidParams(m) => RpcError::InvalidParams(m),
             CallError::Internal(m) => RpcError::Internal(m),
-            CallError::Store(e) => RpcError::Store(e),
+            CallError::Backend(why) => RpcError::Backend(why),
             CallError::NotFound => match resource {
                 Some(uri) => RpcError::ResourceNotFound(uri),
                 None => RpcError::InvalidParams("Resource not found"),
             },
-        }
-    }
-}
-
-/// What a client (and the log) is told about a store failure.
-pub fn store_message(e: StoreError) -> &'static str {
-    match e {
-        StoreError::Full => "The booking store is full",
-        StoreError::Io => "The booking store failed; nothing was changed",
-        StoreError::Corrupt => {
-            "The booking store is damaged; nothing was changed (the server's operator must \
-             restore it)"
         }
     }
 }
@@ -103,7 +90,7 @@ impl RpcError<'_> {
             RpcError::HeaderMismatch(_) => -32020,
             RpcError::MissingCapability(_) => -32021,
             RpcError::UnsupportedVersion(_) => -32022,
-            RpcError::ResponseTooLarge | RpcError::Internal(_) | RpcError::Store(_) => -32603,
+            RpcError::ResponseTooLarge | RpcError::Internal(_) | RpcError::Backend(_) => -32603,
         }
     }
 
@@ -111,7 +98,7 @@ impl RpcError<'_> {
     pub fn http_status(&self) -> u16 {
         match self {
             RpcError::MethodNotFound => 404,
-            RpcError::ResponseTooLarge | RpcError::Internal(_) | RpcError::Store(_) => 500,
+            RpcError::ResponseTooLarge | RpcError::Internal(_) | RpcError::Backend(_) => 500,
             _ => 400,
         }
     }
@@ -134,11 +121,12 @@ impl RpcError<'_> {
             }
             RpcError::Meta(m) => w.string(m.message()),
             RpcError::UnsupportedVersion(_) => w.string("Unsupported protocol version"),
-            RpcError::HeaderMismatch(why) | RpcError::InvalidParams(why) => w.string(why),
+            RpcError::HeaderMismatch(why)
+            | RpcError::InvalidParams(why)
+            | RpcError::Backend(why) => w.string(why),
             RpcError::Internal(_) => w.string(INTERNAL),
             RpcError::UnknownTool(name) => w.string_with(|f| echo(f, "Unknown tool: ", name)),
             RpcError::UnknownPrompt(name) => w.string_with(|f| echo(f, "Unknown prompt: ", name)),
-            RpcError::Store(e) => w.string(store_message(*e)),
             RpcError::ResourceNotFound(_) => w.string("Resource not found"),
             RpcError::BadState => w.string("Invalid requestState"),
             RpcError::MissingCapability(c) => w.string_fmt(format_args!(

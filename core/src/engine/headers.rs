@@ -6,13 +6,13 @@ use base64::Engine as _;
 
 use super::dispatch::Method;
 use super::error::RpcError;
-use super::{Headers, ParamHeaders};
+use super::{HttpHeaders, ToolEntry, ToolInfo};
 use crate::limits::MAX_STR;
 use crate::wire::json::{Kind, Value};
 use crate::wire::meta::{self, RequestMeta};
 
 pub(super) fn notification_headers<'a>(
-    h: &Headers<'_>,
+    h: &HttpHeaders<'_>,
     method: Value<'a>,
     params: Option<Value<'a>>,
 ) -> Result<(), RpcError<'a>> {
@@ -38,7 +38,7 @@ pub(super) fn notification_headers<'a>(
 }
 
 pub(super) fn check_headers<'a>(
-    h: &Headers<'_>,
+    h: &HttpHeaders<'_>,
     method: Value<'a>,
     params: Option<Value<'a>>,
     meta: &RequestMeta<'a>,
@@ -74,14 +74,14 @@ pub(super) fn check_headers<'a>(
     Ok(())
 }
 
-/// SEP-2243 custom headers: every tool argument whose schema carries `x-mcp-header: NAME`
-/// must be mirrored, when present in the body, by an `Mcp-Param-NAME` header of equal value
-/// (literal, or `=?base64?…?=` with strict padding); a header without the argument, or with
-/// another value, is a mismatch (`-32020`).
+/// SEP-2243 custom headers: every tool argument the called tool declares in
+/// [`ToolInfo::param_headers`] must be mirrored, when present in the body, by its
+/// `Mcp-Param-NAME` header of equal value (literal, or `=?base64?…?=` with strict padding); a
+/// header without the argument, or with another value, is a mismatch (`-32020`).
 pub(super) fn check_param_headers<'a, T>(
-    tools: &[super::ToolEntry<T>],
+    tools: &[ToolEntry<T>],
     params: Option<Value<'a>>,
-    ph: ParamHeaders<'_>,
+    h: &HttpHeaders<'_>,
 ) -> Result<(), RpcError<'a>> {
     let name = params.and_then(|p| p.get("name"));
     let Some(tool) = tools
@@ -91,25 +91,10 @@ pub(super) fn check_param_headers<'a, T>(
     else {
         return Ok(()); // unknown tools are answered later, with -32602
     };
-    if !tool.input_schema.contains("x-mcp-header") {
-        return Ok(());
-    }
-    let Ok(schema) = crate::wire::json::parse(tool.input_schema.as_bytes()) else {
-        return Err(RpcError::Internal("a tool's inputSchema is not valid JSON"));
-    };
     let args = params.and_then(|p| p.get("arguments"));
-    let properties = schema.get("properties");
-    for (prop, s) in properties.iter().flat_map(|p| p.members()) {
-        let Some(header) = s.get("x-mcp-header") else {
-            continue;
-        };
-        let mut scratch = [0u8; MAX_STR];
-        let (Some(header), Some(prop)) = (header.as_plain_str(), prop.as_str(&mut scratch)) else {
-            continue;
-        };
-        let body = args.and_then(|a| a.get(prop));
-        let sent = ph.get(header);
-        match (body, sent) {
+    for declared in tool.param_headers {
+        let body = args.and_then(|a| a.get(declared.argument));
+        match (body, h.param(declared.header)) {
             (None, None) => {}
             (Some(_), None) => return Err(RpcError::HeaderMismatch("Missing Mcp-Param header")),
             (None, Some(_)) => {
@@ -117,7 +102,7 @@ pub(super) fn check_param_headers<'a, T>(
                     "Mcp-Param header without its argument",
                 ))
             }
-            (Some(v), Some(h)) if header_eq(h, v) => {}
+            (Some(v), Some(sent)) if header_eq(sent, v) => {}
             (Some(_), Some(_)) => {
                 return Err(RpcError::HeaderMismatch(
                     "Mcp-Param header does not match the body",
@@ -126,6 +111,38 @@ pub(super) fn check_param_headers<'a, T>(
         }
     }
     Ok(())
+}
+
+impl ToolInfo {
+    /// Whether [`ToolInfo::param_headers`] says exactly what the schema says: every top-level
+    /// property with `"x-mcp-header": NAME` declared as that argument and header, and nothing
+    /// else. The engine reads only the declaration; an app's test calls this to keep the two
+    /// equal.
+    pub fn param_headers_match_schema(&self) -> bool {
+        let Ok(schema) = crate::wire::json::parse(self.input_schema.as_bytes()) else {
+            return false;
+        };
+        let mut in_schema = 0;
+        for (prop, s) in schema.get("properties").iter().flat_map(|p| p.members()) {
+            let Some(header) = s.get("x-mcp-header") else {
+                continue;
+            };
+            in_schema += 1;
+            let mut scratch = [0u8; MAX_STR];
+            let (Some(header), Some(prop)) = (header.as_plain_str(), prop.as_str(&mut scratch))
+            else {
+                return false;
+            };
+            if !self
+                .param_headers
+                .iter()
+                .any(|d| d.argument == prop && d.header == header)
+            {
+                return false;
+            }
+        }
+        in_schema == self.param_headers.len()
+    }
 }
 
 /// Compares a header value (possibly `=?base64?…?=`) with a JSON string, number or boolean.
@@ -149,5 +166,56 @@ fn header_eq(header: &str, v: Value<'_>) -> bool {
                 Err(_) => false,
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::ParamHeader;
+    use super::ToolInfo;
+
+    const REGION: &[ParamHeader] = &[ParamHeader {
+        argument: "region",
+        header: "Region",
+    }];
+
+    fn tool(input_schema: &'static str, param_headers: &'static [ParamHeader]) -> ToolInfo {
+        ToolInfo {
+            name: "t",
+            title: "T",
+            description: "",
+            input_schema,
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            salient: None,
+            answers_need_state: false,
+            param_headers,
+        }
+    }
+
+    #[test]
+    fn a_declaration_must_say_what_the_schema_marks() {
+        let marked = r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer"}}}"#;
+        let plain = r#"{"type":"object","properties":{"region":{"type":"string"}}}"#;
+        assert!(tool(marked, REGION).param_headers_match_schema());
+        assert!(tool(plain, &[]).param_headers_match_schema());
+        assert!(
+            !tool(marked, &[]).param_headers_match_schema(),
+            "undeclared"
+        );
+        assert!(
+            !tool(plain, REGION).param_headers_match_schema(),
+            "not marked"
+        );
+        let other = &[ParamHeader {
+            argument: "region",
+            header: "Zone",
+        }];
+        assert!(
+            !tool(marked, other).param_headers_match_schema(),
+            "other header"
+        );
+        assert!(!tool("{", &[]).param_headers_match_schema(), "not JSON");
     }
 }

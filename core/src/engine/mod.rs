@@ -14,14 +14,14 @@ mod reply;
 
 pub use crate::limits::MAX_PROGRESS;
 pub use app::{
-    App, CallError, CompletionRef, CompletionRequest, Completions, PromptArg, PromptInfo,
-    ResourceInfo, ServerInfo, TemplateInfo, ToolEntry, ToolInfo,
+    App, CallError, CompletionRef, CompletionRequest, Completions, ParamHeader, PromptArg,
+    PromptInfo, ResourceInfo, ServerInfo, TemplateInfo, ToolEntry, ToolInfo,
 };
 pub use args::{Arg, ArgKind, ArgsInvalid};
 pub use call::{ArgsError, Call};
 pub use elicit::Elicited;
-pub use error::{store_message, RpcError};
-pub use reply::{Done, Reply, Report};
+pub use error::RpcError;
+pub use reply::{Done, Msg, Reply, Report};
 
 use crate::limits::MIN_OUT;
 use crate::seal::{KeyRing, SealError};
@@ -56,30 +56,27 @@ impl Default for Config {
     }
 }
 
-/// HTTP header values the transport saw, checked against the body (`-32020` on mismatch).
-/// `None` fields are headers that were absent.
+/// The MCP headers of one Streamable HTTP request, as the transport saw them; the engine
+/// checks them against the body (`-32020` on a mismatch). `None` fields are headers that were
+/// absent. Only [`Engine::handle_http`] takes them, so only HTTP is held to them.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Headers<'a> {
+pub struct HttpHeaders<'a> {
     /// `MCP-Protocol-Version`.
     pub version: Option<&'a str>,
     /// `Mcp-Method`.
     pub method: Option<&'a str>,
     /// `Mcp-Name`.
     pub name: Option<&'a str>,
+    /// Every `Mcp-Param-*` header (SEP-2243), in any order: the name after `Mcp-Param-` and
+    /// the raw value. Checked against the tool arguments its [`ToolInfo::param_headers`]
+    /// declares.
+    pub params: &'a [(&'a str, &'a str)],
 }
 
-/// The `Mcp-Param-*` headers (SEP-2243) of one HTTP request: the name after `Mcp-Param-`
-/// (matched case-insensitively) and the raw value.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ParamHeaders<'a> {
-    /// `(name, value)` pairs, in any order.
-    pub list: &'a [(&'a str, &'a str)],
-}
-
-impl<'a> ParamHeaders<'a> {
-    /// The value of `Mcp-Param-{name}`, if sent.
-    pub fn get(&self, name: &str) -> Option<&'a str> {
-        self.list
+impl<'a> HttpHeaders<'a> {
+    /// The value of `Mcp-Param-{name}` (name matched case-insensitively), if sent.
+    pub fn param(&self, name: &str) -> Option<&'a str> {
+        self.params
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
             .map(|(_, v)| *v)
@@ -96,8 +93,6 @@ pub struct Context<'a> {
     pub principal: &'a [u8],
     /// Fresh random bytes from the caller, used as the nonce of any state minted.
     pub entropy: [u8; 8],
-    /// HTTP headers to check, or `None` on transports without headers.
-    pub headers: Option<Headers<'a>>,
 }
 
 /// What a message produced. A transport must send `out[..len]` (when `responded`) and log
@@ -152,9 +147,10 @@ impl core::fmt::Display for Note {
 ///   [`MAX_MESSAGE`](crate::limits::MAX_MESSAGE)). A byte stream frames lines with
 ///   [`Lines`](crate::wire::lines::Lines) and hands each [`Line`] to
 ///   [`Engine::handle_line`]; HTTP hands the body to [`Engine::handle_http`] with its
-///   `Mcp-Param-*` headers; anything else uses [`Engine::handle`];
-/// - **a [`Context`]**: the server's clock, the authenticated principal, 8 fresh random
-///   bytes and, over HTTP, the `MCP-Protocol-Version`/`Mcp-Method`/`Mcp-Name` headers seen;
+///   [`HttpHeaders`] (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`);
+///   anything else uses [`Engine::handle`];
+/// - **a [`Context`]**: the server's clock, the authenticated principal and 8 fresh random
+///   bytes;
 /// - **an output buffer** of at least [`MIN_OUT`] bytes ([`OUT`](crate::limits::OUT)
 ///   recommended), lent for the call.
 ///
@@ -197,7 +193,6 @@ impl core::fmt::Display for Note {
 ///     now: 1_800_000_000,           // the server's clock, seconds
 ///     principal: b"alice",          // who the transport authenticated
 ///     entropy: [4, 2, 4, 2, 4, 2, 4, 2], // fresh random bytes for this message
-///     headers: None,                // not HTTP
 /// };
 /// let mut out = [0u8; OUT];
 /// let handled = engine.handle(message, &cx, &mut out);
@@ -234,29 +229,32 @@ impl<A: App> Engine<A> {
     }
 
     /// Handles one message and writes the answer into `out` (at least [`MIN_OUT`] bytes).
-    /// `Mcp-Param-*` headers are not checked (see [`Engine::handle_http`]).
+    /// No header is checked: this is for transports without headers (see
+    /// [`Engine::handle_http`]).
     pub fn handle(&mut self, input: &[u8], cx: &Context<'_>, out: &mut [u8]) -> Handled {
         self.handle_message(input, cx, None, out)
     }
 
-    /// [`Engine::handle`] for an HTTP transport that also hands over every `Mcp-Param-*`
-    /// header, so tool arguments marked `x-mcp-header` are checked against them (SEP-2243:
-    /// missing, undecodable or different → `-32020`). `cx.headers` must be `Some`.
+    /// [`Engine::handle`] for a Streamable HTTP request: `headers` are checked against the
+    /// body — version, method and name present and equal, and every tool argument the tool
+    /// declares in [`ToolInfo::param_headers`] mirrored by its `Mcp-Param-*` header
+    /// (SEP-2243: missing, undecodable or different → `-32020`). A notification is checked
+    /// the same way.
     pub fn handle_http(
         &mut self,
         input: &[u8],
         cx: &Context<'_>,
-        params: ParamHeaders<'_>,
+        headers: &HttpHeaders<'_>,
         out: &mut [u8],
     ) -> Handled {
-        self.handle_message(input, cx, Some(params), out)
+        self.handle_message(input, cx, Some(headers), out)
     }
 
     fn handle_message(
         &mut self,
         input: &[u8],
         cx: &Context<'_>,
-        params: Option<ParamHeaders<'_>>,
+        http: Option<&HttpHeaders<'_>>,
         out: &mut [u8],
     ) -> Handled {
         if out.len() < MIN_OUT {
@@ -270,7 +268,7 @@ impl<A: App> Engine<A> {
         let mut w = Writer::new(&mut *out);
         let mut note = None;
         let mut progress = dispatch::Progress::default();
-        let outcome = dispatch::dispatch(self, input, cx, &mut w, &mut note, &mut progress, params);
+        let outcome = dispatch::dispatch(self, input, cx, http, &mut w, &mut note, &mut progress);
         let (id, status) = match outcome {
             dispatch::Outcome::Notification => {
                 return Handled {

@@ -52,6 +52,22 @@ impl Report for str {
     }
 }
 
+/// Formatted text, as a tool's text result (`reply.fail(&Msg(format_args!(…)))`) or as a
+/// form's message (it is `Display`), written without a buffer.
+pub struct Msg<'a>(pub fmt::Arguments<'a>);
+
+impl Report for Msg<'_> {
+    fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+        f.write_fmt(self.0)
+    }
+}
+
+impl fmt::Display for Msg<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_fmt(self.0)
+    }
+}
+
 /// What sealing needs, lent by the engine for one call.
 pub(crate) struct Sealer<'a> {
     pub ring: &'a KeyRing,

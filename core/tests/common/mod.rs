@@ -59,7 +59,6 @@ impl Client {
             now: self.now,
             principal: &self.principal,
             entropy: self.counter.to_be_bytes(),
-            headers: None,
         };
         let mut out = vec![0u8; OUT];
         let h = self.engine.handle(input, &cx, &mut out);

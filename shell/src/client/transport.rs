@@ -234,7 +234,6 @@ impl<A: App> Transport for InProcess<A> {
             now,
             principal: crate::serve::LOCAL_PRINCIPAL,
             entropy,
-            headers: None,
         };
         let mut out = vec![0u8; OUT];
         let h = self.engine.handle(req.body.as_bytes(), &cx, &mut out);

@@ -1,8 +1,9 @@
-//! The files `redmark serve` reads: `--rooms` (the floor) and `--tokens` (HTTP principals).
+//! The files `redmark serve` reads: `--rooms` (the floor) and `--tokens` (HTTP principals);
+//! and where bookings live (`--store` or `REDMARK_STORE`).
 
 use std::collections::HashMap;
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use redmark_core::booking::{Floor, Room};
 use redmark_core::limits::{MAX_PRINCIPAL, MAX_ROOMS, MAX_ROOM_ID};
@@ -90,6 +91,29 @@ fn located(text: &str, e: &toml::de::Error) -> String {
 
 fn leak(s: String) -> &'static str {
     Box::leak(s.into_boxed_str())
+}
+
+/// The environment variable that names the store when `--store` is not given.
+pub const STORE_ENV: &str = "REDMARK_STORE";
+
+/// Where bookings live.
+#[derive(Debug, PartialEq, Eq)]
+pub enum StoreChoice {
+    /// redb, in this folder (`--data` unless `--store PATH` names another).
+    Redb(Option<PathBuf>),
+    /// PostgreSQL at this URL (it may hold a password: never log it, see `pg::describe`).
+    Postgres(String),
+}
+
+/// Where bookings live: `--store` if given, else `REDMARK_STORE` (`env`), else redb in
+/// `--data`. A `postgres://` or `postgresql://` URL selects PostgreSQL; a path names the folder
+/// of the redb file.
+pub fn store_choice(flag: Option<&str>, env: Option<&str>) -> StoreChoice {
+    match flag.or(env).filter(|s| !s.is_empty()) {
+        None => StoreChoice::Redb(None),
+        Some(s) if super::pg::is_url(s) => StoreChoice::Postgres(s.to_owned()),
+        Some(s) => StoreChoice::Redb(Some(PathBuf::from(s))),
+    }
 }
 
 /// Bearer tokens → principals, looked up by the token's SHA-256 (no early-exit comparison of
@@ -207,6 +231,29 @@ mod tests {
             assert!(!e.contains("0123456789abcdef-a"), "{e}");
             assert!(e.contains("line 2") || e.contains("\"bob\""), "{e}");
         }
+    }
+
+    #[test]
+    fn the_store_comes_from_the_flag_then_the_environment() {
+        let url = "postgres://u:secret@db:5432/redmark";
+        assert_eq!(store_choice(None, None), StoreChoice::Redb(None));
+        assert_eq!(store_choice(None, Some("")), StoreChoice::Redb(None));
+        assert_eq!(
+            store_choice(None, Some(url)),
+            StoreChoice::Postgres(url.into())
+        );
+        assert_eq!(
+            store_choice(Some("/srv/b"), Some(url)),
+            StoreChoice::Redb(Some("/srv/b".into()))
+        );
+        let other = "postgresql://db/x";
+        assert_eq!(
+            store_choice(Some(other), None),
+            StoreChoice::Postgres(other.into())
+        );
+        let named = super::super::pg::describe(url);
+        assert_eq!(named, "postgres://u@db:5432/redmark");
+        assert!(!named.contains("secret"));
     }
 
     #[test]

@@ -21,10 +21,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use redmark_core::engine::{fault_answer, Note, ParamHeaders};
+use redmark_core::engine::{fault_answer, Note};
 use redmark_core::limits::OUT;
 use redmark_core::wire::lines::Line;
-use redmark_core::{App, Context, Engine, Handled, Headers};
+use redmark_core::{App, Context, Engine, Handled, HttpHeaders};
 use tokio::sync::Mutex;
 
 use super::keys::entropy;
@@ -206,33 +206,27 @@ fn handle_now<A: App>(engine: &mut Engine<A>, input: &Input, principal: &[u8]) -
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let headers;
     let cx = Context {
         now,
         principal,
         entropy: entropy(),
-        headers: match input {
-            Input::Http { headers: h, .. } => {
-                headers = Headers {
-                    version: h.version.as_deref(),
-                    method: h.method.as_deref(),
-                    name: h.name.as_deref(),
-                };
-                Some(headers)
-            }
-            _ => None,
-        },
     };
     let handled = match input {
         Input::Line(l) => engine.handle_line(Line::Message(l), &cx, &mut out),
         Input::TooLong => engine.handle_line(Line::TooLong, &cx, &mut out),
-        Input::Http { body, headers } => {
-            let list: Vec<(&str, &str)> = headers
+        Input::Http { body, headers: h } => {
+            let params: Vec<(&str, &str)> = h
                 .params
                 .iter()
                 .map(|(n, v)| (n.as_str(), v.as_str()))
                 .collect();
-            engine.handle_http(body, &cx, ParamHeaders { list: &list }, &mut out)
+            let headers = HttpHeaders {
+                version: h.version.as_deref(),
+                method: h.method.as_deref(),
+                name: h.name.as_deref(),
+                params: &params,
+            };
+            engine.handle_http(body, &cx, &headers, &mut out)
         }
     };
     if let Some(note) = handled.note {

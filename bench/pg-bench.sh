@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# The PostgreSQL store's ceiling and what redmark reaches of it, in the same run:
+#   1. pgbench: one-row INSERT transactions into redmark's own table (same constraints,
+#      synchronous_commit = on) from CLIENTS connections: the database's own ceiling;
+#   2. three `redmark serve --http` instances on that database, CLIENTS HTTP keep-alive
+#      clients booking distinct slots: acknowledged bookings per second;
+#   3. the store alone (`PgStore`, CLIENTS blocking callers, no engine, no HTTP: the
+#      `store_throughput` benchmark in shell/src/serve/pg/tests.rs), what the instances can
+#      reach once the engine's global lock is gone;
+# then prints the figures and the ratios. A throwaway cluster in a temp folder (as `postgres` when
+# run as root), stopped at the end. Not a timed test; keep SECS short on a shared machine.
+#
+#   bench/pg-bench.sh [SECS=5] [CLIENTS=48]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECS=${1:-5}
+CLIENTS=${2:-48}
+BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+[ -x "$BIN/initdb" ] || { echo "PostgreSQL is not installed (apt-get install postgresql)"; exit 1; }
+cargo build --release -q -p redmark
+cargo test --release -q -p redmark --bin redmark --no-run 2>/dev/null
+REDMARK=target/release/redmark
+
+TMP=$(mktemp -d /tmp/redmark-pg-bench-XXXXXX)
+PIDS=()
+as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+cleanup() {
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    as_pg "$BIN/pg_ctl" -D "$TMP/data" -m immediate -w stop >/dev/null 2>&1 || true
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+[ "$(id -u)" -eq 0 ] && chown postgres:postgres "$TMP"
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+as_pg "$BIN/initdb" -D "$TMP/data" -U redmark -A trust >/dev/null
+as_pg "$BIN/pg_ctl" -D "$TMP/data" -l "$TMP/log" -w start \
+    -o "-p $PORT -c listen_addresses=127.0.0.1 -c unix_socket_directories=$TMP -c max_connections=300" >/dev/null
+URL="postgres://redmark@127.0.0.1:$PORT/postgres"
+
+# Three instances (the first start creates the schema).
+ADDRS=()
+for i in 1 2 3; do
+    mkdir -p "$TMP/i$i"
+    : >"$TMP/i$i.err"
+    REDMARK_KEY=$(printf '00%.0s' {1..32}) REDMARK_LOG=warn \
+        "$REDMARK" serve --data "$TMP/i$i" --http 127.0.0.1:0 --store "$URL" \
+        2>"$TMP/i$i.err" </dev/null &
+    PIDS+=($!)
+    for _ in $(seq 200); do
+        a=$(sed -n 's/^redmark: listening http //p' "$TMP/i$i.err")
+        [ -n "$a" ] && break
+        sleep 0.05
+    done
+    [ -n "$a" ] || { cat "$TMP/i$i.err"; exit 1; }
+    ADDRS+=("$a")
+done
+
+cat >"$TMP/insert.sql" <<'SQL'
+\set n random(1, 2000000000)
+INSERT INTO redmark_bookings (room, day, hour, attendees, holder, nonce)
+VALUES ('pgbench', date '2500-01-01' + (:n / 24) % 300000, :n % 24, 1, int8send(:n), int8send(:n))
+ON CONFLICT DO NOTHING;
+SQL
+PGBENCH_TPS=$(PGOPTIONS="-c synchronous_commit=on" "$BIN/pgbench" -n -c "$CLIENTS" -j 2 -T "$SECS" \
+    -f "$TMP/insert.sql" "$URL" 2>/dev/null | sed -n 's/^tps = \([0-9.]*\).*/\1/p' | head -n 1)
+
+REDMARK_RATE=$(python3 - "$SECS" "$CLIENTS" "${ADDRS[@]}" <<'PY'
+import http.client, json, sys, threading, time
+secs, clients, addrs = float(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}
+ok, bad = [0] * clients, [0] * clients
+stop = time.time() + secs
+def worker(k):
+    host, port = addrs[k % len(addrs)].rsplit(":", 1)
+    c = http.client.HTTPConnection(host, int(port), timeout=30)
+    n = 0
+    while time.time() < stop:
+        # Client k books its own year: every booking is a new one.
+        day, hour = divmod(n, 24)
+        date = f"{2100 + k}-{1 + day // 28 % 12:02}-{1 + day % 28:02}"
+        room = ("atrium", "studio-b", "nook")[day // (28 * 12) % 3]
+        body = json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {
+            "name": "book_room", "arguments": {"day": date, "hour": hour, "room_id": room},
+            "_meta": META}})
+        n += 1
+        c.request("POST", "/mcp", body, {"Content-Type": "application/json",
+                  "Accept": "application/json, text/event-stream",
+                  "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
+                  "Mcp-Name": "book_room", "Host": f"{host}:{port}"})
+        r = json.loads(c.getresponse().read())
+        if r.get("result", {}).get("isError") is False:
+            ok[k] += 1
+        else:
+            bad[k] += 1
+t = [threading.Thread(target=worker, args=(k,)) for k in range(clients)]
+start = time.time()
+for x in t: x.start()
+for x in t: x.join()
+took = time.time() - start
+print(f"{sum(ok) / took:.0f} {sum(bad)}")
+PY
+)
+STORE_RATE=$(REDMARK_PG_BENCH_URL="$URL" REDMARK_PG_BENCH_SECS="$SECS" REDMARK_PG_BENCH_CALLERS="$CLIENTS" \
+    cargo test --release -q -p redmark --bin redmark store_throughput -- --ignored --nocapture 2>/dev/null \
+    | sed -n 's/^pg store, .*: \([0-9]*\) bookings\/s$/\1/p')
+RATE=${REDMARK_RATE% *}
+FAILED=${REDMARK_RATE#* }
+echo "pgbench one-row insert transactions (synchronous_commit=on, $CLIENTS clients, ${SECS}s): $PGBENCH_TPS tps"
+echo "3 redmark instances, acknowledged bookings ($CLIENTS HTTP clients, ${SECS}s): $RATE /s ($FAILED not booked)"
+echo "the store alone (PgStore, $CLIENTS blocking callers, ${SECS}s): $STORE_RATE bookings/s"
+python3 -c "print(f'ratio redmark / pgbench: {float($RATE) / float($PGBENCH_TPS):.2f}; store / pgbench: {float($STORE_RATE) / float($PGBENCH_TPS):.2f}')"

@@ -1,0 +1,235 @@
+//! One store suite, two implementations: [`suite`] runs against redb ([`RedbStore`]) and
+//! against PostgreSQL ([`PgStore`], on a throwaway cluster); then PostgreSQL alone under
+//! racing callers on two "instances".
+
+use std::collections::HashMap;
+
+use redmark_core::booking::{
+    Booking, Commit, Day, NewBooking, RoomId, Slot, Status, Store, StoreError,
+};
+use redmark_tests::pg::Cluster;
+
+use super::PgStore;
+use crate::serve::store::RedbStore;
+
+const NO_PG: &str = "PostgreSQL is not installed (scripts/test-all.sh installs postgresql)";
+
+fn slot(hour: u8) -> Slot {
+    Slot {
+        day: Day {
+            year: 2026,
+            month: 12,
+            day: 3,
+        },
+        hour,
+    }
+}
+
+fn new(room: &str, hour: u8, holder: u8, nonce: u8) -> NewBooking {
+    NewBooking {
+        room: RoomId::try_from(room).unwrap(),
+        slot: slot(hour),
+        attendees: 3,
+        holder: [holder; 8],
+        nonce: [nonce; 8],
+    }
+}
+
+fn created(c: Result<Commit, StoreError>) -> Booking {
+    match c {
+        Ok(Commit::Created(b)) => b,
+        other => panic!("expected a new booking, got {other:?}"),
+    }
+}
+
+/// What every store must do, from empty.
+fn suite(s: &mut impl Store) {
+    let a = created(s.commit(&new("atrium", 9, 7, 1)));
+    assert_eq!(a.status, Status::Active);
+    assert_eq!(a.new, new("atrium", 9, 7, 1));
+    // The same operation again: the same booking.
+    assert_eq!(
+        s.commit(&new("atrium", 9, 7, 1)),
+        Ok(Commit::Replayed(a.clone()))
+    );
+    // A replay wins over "taken" even with other details.
+    assert_eq!(
+        s.commit(&new("nook", 10, 7, 1)),
+        Ok(Commit::Replayed(a.clone()))
+    );
+    // Another operation (or another holder with the same nonce) on the slot: taken.
+    assert_eq!(
+        s.commit(&new("atrium", 9, 7, 2)),
+        Ok(Commit::Taken(a.clone()))
+    );
+    assert_eq!(
+        s.commit(&new("atrium", 9, 8, 1)),
+        Ok(Commit::Taken(a.clone()))
+    );
+    let b = created(s.commit(&new("nook", 9, 7, 3)));
+    assert_ne!(a.id, b.id);
+    assert_eq!(s.get(a.id), Ok(Some(a.clone())));
+    assert_eq!(s.get(b.id.wrapping_add(1000)), Ok(None));
+    assert_eq!(s.made_by(&[7; 8], &[1; 8]), Ok(Some(a.clone())));
+    assert_eq!(s.made_by(&[8; 8], &[1; 8]), Ok(None));
+    assert_eq!(s.occupant("atrium", slot(9)), Ok(Some(a.clone())));
+    assert_eq!(s.occupant("atrium", slot(10)), Ok(None));
+    assert_eq!(
+        s.occupant("a-room-id-far-longer-than-any-stored-one", slot(9)),
+        Ok(None)
+    );
+    // Cancel: idempotent, frees the slot, keeps the operation's booking.
+    let cancelled = Booking {
+        status: Status::Cancelled,
+        ..a.clone()
+    };
+    assert_eq!(s.cancel(a.id), Ok(Some(cancelled.clone())));
+    assert_eq!(s.cancel(a.id), Ok(Some(cancelled.clone())));
+    assert_eq!(s.cancel(b.id.wrapping_add(1000)), Ok(None));
+    assert_eq!(s.occupant("atrium", slot(9)), Ok(None));
+    assert_eq!(
+        s.commit(&new("atrium", 9, 7, 1)),
+        Ok(Commit::Replayed(cancelled.clone()))
+    );
+    let d = created(s.commit(&new("atrium", 9, 7, 4)));
+    assert!(d.id != a.id && d.id != b.id, "ids are never reused");
+    assert_eq!(s.occupant("atrium", slot(9)), Ok(Some(d)));
+    assert_eq!(s.get(a.id), Ok(Some(cancelled)));
+}
+
+#[test]
+fn redb_passes_the_store_suite() {
+    let dir = redmark_tests::server::TempDir::new("suite-redb");
+    suite(&mut RedbStore::open_checked(dir.path(), false).unwrap());
+}
+
+/// A runtime for the store's workers; the test thread is the blocking caller.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+#[test]
+#[cfg_attr(not(pg_tools), ignore = "PostgreSQL is not installed")]
+fn postgres_passes_the_store_suite() {
+    let pg = Cluster::start();
+    let rt = runtime();
+    let mut s = rt.block_on(PgStore::open(&pg.url())).expect(NO_PG);
+    suite(&mut s);
+    // A second start on the same database (the schema step is idempotent) sees the bookings.
+    let again = rt.block_on(PgStore::open(&pg.url())).unwrap();
+    assert!(again.occupant("atrium", slot(9)).unwrap().is_some());
+    assert_eq!(pg.psql("SELECT count(*) FROM redmark_bookings"), "3");
+}
+
+#[test]
+#[cfg_attr(not(pg_tools), ignore = "PostgreSQL is not installed")]
+fn racing_callers_on_two_instances_get_one_winner_per_slot() {
+    const SLOTS: u8 = 24;
+    const THREADS: u8 = 12;
+    let pg = Cluster::start();
+    let rt = runtime();
+    // Two instances starting at once: the schema step is serialised by the advisory lock.
+    let url = pg.url();
+    let (one, two) = rt.block_on(async { tokio::join!(PgStore::open(&url), PgStore::open(&url)) });
+    let stores = [one.unwrap(), two.unwrap()];
+    let outcomes: Vec<(u8, Commit)> = std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..THREADS)
+            .map(|t| {
+                let mut s = stores[usize::from(t) % 2].clone();
+                sc.spawn(move || {
+                    (0..SLOTS)
+                        .map(|h| (h, s.commit(&new("atrium", h, t, h)).unwrap()))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    let mut winners: HashMap<u8, Booking> = HashMap::new();
+    for (h, c) in &outcomes {
+        if let Commit::Created(b) = c {
+            assert!(
+                winners.insert(*h, b.clone()).is_none(),
+                "two winners at {h}"
+            );
+        }
+    }
+    assert_eq!(winners.len(), usize::from(SLOTS));
+    for (h, c) in &outcomes {
+        match c {
+            Commit::Created(_) => {}
+            Commit::Taken(b) => assert_eq!(Some(b), winners.get(h), "taken by the winner"),
+            Commit::Replayed(b) => panic!("nothing was replayed, got {b:?}"),
+        }
+    }
+    assert_eq!(
+        pg.psql("SELECT count(*) FROM redmark_bookings"),
+        SLOTS.to_string()
+    );
+}
+
+/// Bookings per second through one [`PgStore`] from many blocking callers at once (what the
+/// store reaches once the engine's global lock is gone). A benchmark, not a test:
+/// `bench/pg-bench.sh` runs it against its cluster (`REDMARK_PG_BENCH_URL`).
+#[test]
+#[ignore = "a benchmark: bench/pg-bench.sh runs it"]
+fn store_throughput() {
+    let secs: u64 = std::env::var("REDMARK_PG_BENCH_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(5);
+    let callers: u16 = std::env::var("REDMARK_PG_BENCH_CALLERS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(64);
+    let own = std::env::var("REDMARK_PG_BENCH_URL")
+        .is_err()
+        .then(Cluster::start);
+    let url = std::env::var("REDMARK_PG_BENCH_URL")
+        .unwrap_or_else(|_| own.as_ref().map(Cluster::url).unwrap_or_default());
+    let rt = runtime();
+    let store = rt.block_on(PgStore::open(&url)).expect(NO_PG);
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    let start = std::time::Instant::now();
+    let made: u64 = std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..callers)
+            .map(|c| {
+                let mut s = store.clone();
+                sc.spawn(move || {
+                    let mut n = 0u32;
+                    while std::time::Instant::now() < until {
+                        // Caller c books its own year (2200 + c), hour after hour.
+                        let (day, hour) = (n / 24, (n % 24) as u8);
+                        let b = NewBooking {
+                            room: RoomId::try_from("bench").unwrap(),
+                            slot: Slot {
+                                day: Day {
+                                    year: 2200 + c,
+                                    month: 1 + (day / 28 % 12) as u8,
+                                    day: 1 + (day % 28) as u8,
+                                },
+                                hour,
+                            },
+                            attendees: 1,
+                            holder: u64::from(c).to_be_bytes(),
+                            nonce: u64::from(n).to_be_bytes(),
+                        };
+                        created(s.commit(&b));
+                        n += 1;
+                    }
+                    u64::from(n)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).sum()
+    });
+    let rate = made as f64 / start.elapsed().as_secs_f64();
+    println!("pg store, {callers} blocking callers: {rate:.0} bookings/s");
+}
