@@ -43,10 +43,13 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 step "core is no_std without alloc"
 scripts/check-no-std.sh
 
-step "tests (unit, golden, property, end-to-end over every transport, QEMU)"
-# The panel and PostgreSQL tests are ignored on a machine without QEMU or PostgreSQL
-# (tests/build.rs, shell/build.rs); here they must run.
-REDMARK_REQUIRE_PANEL=1 REDMARK_REQUIRE_PG=1 cargo test --workspace --locked
+step "2025-11-25 SDK peers (Python and TypeScript clients, pinned) for the dual-era tests"
+scripts/legacy-peers.sh
+
+step "tests (unit, golden, property, end-to-end over every transport, QEMU, PostgreSQL, legacy SDK peers)"
+# The panel, PostgreSQL and legacy-peer tests are ignored on a machine without QEMU, PostgreSQL
+# or the peers (tests/build.rs, shell/build.rs); here they must run.
+REDMARK_REQUIRE_PANEL=1 REDMARK_REQUIRE_PG=1 REDMARK_REQUIRE_LEGACY_PEERS=1 cargo test --workspace --locked
 
 step "the panel's flash store on the host (power cut at every write step)"
 cargo test --locked --manifest-path boards/flash-store/Cargo.toml

@@ -3,7 +3,8 @@
 //! them the panel tests are reported as ignored, with the reason, instead of failing a plain
 //! `cargo test` on a machine that has only Rust. `REDMARK_REQUIRE_PANEL=1` (set by
 //! `scripts/test-all.sh`) turns a missing tool into a build error, so CI cannot skip them.
-//! Likewise `cfg(pg_tools)` for the PostgreSQL tests (`src/pg_tools.rs`, `REDMARK_REQUIRE_PG`).
+//! Likewise `cfg(pg_tools)` for the PostgreSQL tests (`src/pg_tools.rs`, `REDMARK_REQUIRE_PG`)
+//! and `cfg(legacy_peers)` for the 2025-11-25 SDK peers (`REDMARK_REQUIRE_LEGACY_PEERS`).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -14,6 +15,7 @@ const TARGETS: &[&str] = &["thumbv6m-none-eabi", "thumbv7m-none-eabi"];
 include!("src/pg_tools.rs");
 
 fn main() {
+    legacy_peers();
     emit_pg_cfg("src/pg_tools.rs");
     println!("cargo::rustc-check-cfg=cfg(panel_tools)");
     println!("cargo::rerun-if-env-changed=REDMARK_REQUIRE_PANEL");
@@ -65,4 +67,52 @@ fn missing_tools() -> Vec<String> {
         }
     }
     missing
+}
+
+/// Sets `cfg(legacy_peers)` when `scripts/legacy-peers.sh` has installed the 2025-11-25 SDK
+/// clients under `target/legacy-peers/` (`REDMARK_LEGACY_PEERS` names another folder);
+/// `REDMARK_REQUIRE_LEGACY_PEERS=1` (set by `scripts/test-all.sh`) makes their absence an error.
+fn legacy_peers() {
+    println!("cargo::rustc-check-cfg=cfg(legacy_peers)");
+    println!("cargo::rerun-if-env-changed=REDMARK_REQUIRE_LEGACY_PEERS");
+    println!("cargo::rerun-if-env-changed=REDMARK_LEGACY_PEERS");
+    let dir = std::env::var_os("REDMARK_LEGACY_PEERS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/legacy-peers")
+        });
+    let need = [
+        dir.join("venv/bin/python"),
+        dir.join("node/node_modules/@modelcontextprotocol/sdk/package.json"),
+    ];
+    for f in &need {
+        if f.exists() {
+            println!("cargo::rerun-if-changed={}", f.display());
+        }
+    }
+    // Only a path that exists is named (a missing one would rerun this script every build).
+    if dir.exists() {
+        println!("cargo::rerun-if-changed={}", dir.display());
+    }
+    let missing: Vec<String> = need
+        .iter()
+        .filter(|f| !f.exists())
+        .map(|f| f.display().to_string())
+        .collect();
+    if missing.is_empty() {
+        println!("cargo::rustc-cfg=legacy_peers");
+        println!(
+            "cargo::rustc-env=REDMARK_LEGACY_PEERS_DIR={}",
+            dir.display()
+        );
+    } else if std::env::var_os("REDMARK_REQUIRE_LEGACY_PEERS").is_some_and(|v| v == "1") {
+        panic!(
+            "REDMARK_REQUIRE_LEGACY_PEERS=1 but the legacy SDK peers are missing: {} (run scripts/legacy-peers.sh)",
+            missing.join(", ")
+        );
+    } else {
+        println!(
+            "cargo::warning=legacy SDK peer tests will be ignored: run scripts/legacy-peers.sh (scripts/test-all.sh does)"
+        );
+    }
 }

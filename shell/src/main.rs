@@ -1,6 +1,7 @@
 //! `redmark`: serve the booking floor over stdio, TCP and Streamable HTTP, or call a tool.
 
 mod client;
+mod legacy;
 mod serve;
 
 use std::process::ExitCode;

@@ -1,5 +1,6 @@
 //! End-to-end tests of redmark.
 
+pub mod peers;
 pub mod pg;
 mod pg_tools;
 pub mod qemu;

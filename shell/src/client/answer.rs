@@ -27,13 +27,16 @@ pub struct Presets {
 }
 
 impl Presets {
-    /// Reads `--answer` values (`KEY.FIELD=VALUE`).
+    /// Reads `--answer` values (`KEY.FIELD=VALUE`, or `FIELD=VALUE` for whichever question
+    /// alone asks for FIELD, e.g. one a 2025-11-25 server pushes).
     pub fn parse_answers(raw: &[String]) -> Result<Vec<(String, String)>, String> {
         raw.iter()
             .map(|a| match a.split_once('=') {
-                Some((lhs, v)) if lhs.contains('.') => Ok((lhs.to_owned(), v.to_owned())),
+                Some((lhs, v)) if !lhs.is_empty() && !lhs.starts_with('.') && !lhs.ends_with('.') => {
+                    Ok((lhs.to_owned(), v.to_owned()))
+                }
                 _ => Err(format!(
-                    "--answer '{a}': expected KEY.FIELD=VALUE, e.g. --answer room.room_id=studio-b"
+                    "--answer '{a}': expected KEY.FIELD=VALUE or FIELD=VALUE, e.g. --answer room.room_id=studio-b"
                 )),
             })
             .collect()
@@ -48,6 +51,11 @@ pub struct Answers {
     answered: Vec<String>,
     /// Every question the server asked, in order, once each.
     asked: Vec<String>,
+    /// Every field those questions had.
+    asked_fields: Vec<String>,
+    /// Fields more than one question of the current round asks for (a bare `FIELD=` does not
+    /// answer them).
+    ambiguous: Vec<String>,
 }
 
 impl Answers {
@@ -58,6 +66,8 @@ impl Answers {
             interactive,
             answered: Vec::new(),
             asked: Vec::new(),
+            asked_fields: Vec::new(),
+            ambiguous: Vec::new(),
         }
     }
 
@@ -76,7 +86,9 @@ impl Answers {
             let matched = self.asked.iter().any(|k| {
                 lhs.strip_prefix(k.as_str())
                     .is_some_and(|r| r.starts_with('.'))
-            });
+            }) || (!lhs.contains('.')
+                && self.asked_fields.iter().any(|f| f == lhs)
+                && !self.ambiguous.iter().any(|f| f == lhs));
             if !matched {
                 unused.push(format!(
                     "--answer {lhs}={text} was not used: no question '{}' ({asked})",
@@ -108,7 +120,11 @@ impl Answers {
         let mut mentioned = self.presets.accept.iter().any(|k| k == key);
         let prefix = format!("{key}.");
         for (lhs, text) in &self.presets.answers {
-            let Some(name) = lhs.strip_prefix(&prefix) else {
+            // A bare FIELD answers the one question of the round that has that field.
+            let bare = !lhs.contains('.')
+                && form.field(lhs).is_some()
+                && !self.ambiguous.iter().any(|f| f == lhs);
+            let Some(name) = lhs.strip_prefix(&prefix).or(bare.then_some(lhs.as_str())) else {
                 continue;
             };
             mentioned = true;
@@ -129,9 +145,25 @@ impl Answers {
 }
 
 impl Answerer for Answers {
+    fn round(&mut self, questions: &[(String, Form)]) {
+        self.ambiguous.clear();
+        let mut seen: Vec<&str> = Vec::new();
+        for f in questions.iter().flat_map(|(_, form)| &form.fields) {
+            if seen.contains(&f.name.as_str()) {
+                self.ambiguous.push(f.name.clone());
+            }
+            seen.push(&f.name);
+        }
+    }
+
     fn answer(&mut self, key: &str, form: &Form) -> Result<Reply, Failure> {
         if !self.asked.iter().any(|k| k == key) {
             self.asked.push(key.to_owned());
+        }
+        for f in &form.fields {
+            if !self.asked_fields.contains(&f.name) {
+                self.asked_fields.push(f.name.clone());
+            }
         }
         if self.presets.cancel.iter().any(|k| k == key) {
             return Ok(Reply::Cancel);
@@ -581,7 +613,27 @@ mod tests {
         assert!(
             matches!(answers(p).answer("room", &form()), Err(Failure::Usage(m)) if m.contains("no field 'rooom'"))
         );
-        assert!(Presets::parse_answers(&["room=x".into()]).is_err());
+        assert!(Presets::parse_answers(&["room".into()]).is_err());
+        assert!(Presets::parse_answers(&["room.=x".into()]).is_err());
+        assert!(Presets::parse_answers(&[".f=x".into()]).is_err());
+    }
+
+    /// `--answer FIELD=VALUE` answers the one question with that field, not two that share it.
+    #[test]
+    fn a_bare_field_answers_the_only_question_asking_for_it() {
+        let p = Presets {
+            answers: Presets::parse_answers(&["room_id=atrium".into()]).unwrap(),
+            ..Default::default()
+        };
+        let mut a = answers(p);
+        a.round(&[("q1".into(), form())]);
+        let Ok(Reply::Accept(c)) = a.answer("q1", &form()) else {
+            panic!("not accepted");
+        };
+        assert_eq!(c["room_id"], "atrium");
+        assert!(a.unused().is_empty(), "{:?}", a.unused());
+        a.round(&[("a".into(), form()), ("b".into(), form())]);
+        assert!(matches!(a.answer("a", &form()), Err(Failure::NeedInput(_))));
     }
 
     #[test]

@@ -8,6 +8,7 @@
 
 mod answer;
 mod form;
+mod legacy;
 mod mrtr;
 mod transport;
 
@@ -157,8 +158,9 @@ pub struct CallArgs {
     /// Run a throwaway in-process floor in memory (nothing is read or kept)
     #[arg(long, conflicts_with_all = ["stdio", "tcp", "url"])]
     pub scratch: bool,
-    /// Answer field FIELD of question KEY (repeatable).
-    #[arg(long = "answer", value_name = "KEY.FIELD=VALUE")]
+    /// Answer field FIELD of question KEY (repeatable); FIELD=VALUE answers the one question
+    /// that asks for FIELD (e.g. a question a 2025-11-25 server pushes; those are named q1, q2…)
+    #[arg(long = "answer", value_name = "[KEY.]FIELD=VALUE")]
     pub answer: Vec<String>,
     /// Accept question KEY with its defaults (repeatable).
     #[arg(long = "accept", value_name = "KEY")]

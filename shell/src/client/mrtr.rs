@@ -7,7 +7,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 use super::form::Form;
-use super::transport::{Outgoing, Transport, TransportError};
+use super::transport::{Outgoing, Serve, Transport, TransportError};
 use super::{trace, PROTOCOL_VERSION};
 
 /// How one question was answered.
@@ -58,14 +58,19 @@ impl From<TransportError> for Failure {
 
 /// Answers the questions of an `InputRequiredResult`.
 pub trait Answerer {
+    /// Sees every question of a round before they are answered one by one.
+    fn round(&mut self, questions: &[(String, Form)]) {
+        let _ = questions;
+    }
+
     /// Answers the form under `key`.
     fn answer(&mut self, key: &str, form: &Form) -> Result<Reply, Failure>;
 }
 
 /// A connection to one server: numbering, `_meta`, tracing.
 pub struct Session {
-    transport: Box<dyn Transport>,
-    next_id: u64,
+    pub(super) transport: Box<dyn Transport>,
+    pub(super) next_id: u64,
 }
 
 #[derive(Serialize)]
@@ -151,18 +156,32 @@ impl Session {
             name,
             body: &body,
         })?;
-        let text = got
-            .into_iter()
-            .last()
-            .ok_or(Failure::Transport(TransportError::Closed))?;
-        let msg: Value = serde_json::from_str(&text)
-            .map_err(|e| Failure::Protocol(format!("the response is not JSON ({e}): {text}")))?;
-        if msg.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-            return Err(Failure::Protocol(format!(
-                "the response is not JSON-RPC 2.0: {text}"
-            )));
-        }
-        Ok(Response { msg, text })
+        response(got)
+    }
+
+    /// Sends a request with exactly these `params` (no `_meta` added), answering any server
+    /// request meanwhile with `serve` (a 2025-11-25 session).
+    pub(super) fn send_legacy(
+        &mut self,
+        method: &str,
+        params: Value,
+        serve: &mut Serve<'_>,
+    ) -> Result<Response, Failure> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let body = serde_json::json!({"jsonrpc":"2.0","id":id,"method":method,"params":params})
+            .to_string();
+        trace("→", &body);
+        let got = self.transport.exchange_legacy(
+            &Outgoing {
+                id,
+                method,
+                name: None,
+                body: &body,
+            },
+            serve,
+        )?;
+        response(got)
     }
 
     /// Sends `method` with only `_meta` (and `extra` members) as params.
@@ -197,8 +216,27 @@ impl Session {
                 request_state: state.as_deref(),
                 meta: request_meta(),
             };
-            let resp = self.send("tools/call", Some(name), params)?;
+            let resp = match self.send("tools/call", Some(name), params) {
+                Ok(r) => r,
+                // Over HTTP a 2025-11-25 server refuses a request without a session (400).
+                Err(Failure::Transport(e @ TransportError::Protocol(_)))
+                    if round == 1 && self.transport.legacy_capable() =>
+                {
+                    return match self.legacy_call(name, arguments, answerer)? {
+                        Some(called) => Ok(called),
+                        None => Err(Failure::Transport(e)),
+                    };
+                }
+                Err(e) => return Err(e),
+            };
             if let Some(err) = resp.msg.get("error") {
+                // A server that did not understand a 2026-07-28 request may be a 2025-11-25
+                // one (spec §7): probe it, and if so call again in a 2025-11-25 session.
+                if round == 1 && self.transport.legacy_capable() && !is_modern_error(err) {
+                    if let Some(called) = self.legacy_call(name, arguments, answerer)? {
+                        return Ok(called);
+                    }
+                }
                 return Ok(Called {
                     outcome: Outcome::Error(err.clone()),
                     declined,
@@ -223,6 +261,7 @@ impl Session {
                         return Err(Failure::TooManyRounds(max_rounds, asked));
                     }
                     let mut answers = Map::new();
+                    answerer.round(&questions);
                     for (key, form) in &questions {
                         let reply = answerer.answer(key, form)?;
                         declined |= reply == Reply::Decline;
@@ -259,6 +298,22 @@ impl Session {
     }
 }
 
+/// The response among the messages an exchange returned (the last), checked to be JSON-RPC 2.0.
+fn response(got: Vec<String>) -> Result<Response, Failure> {
+    let text = got
+        .into_iter()
+        .last()
+        .ok_or(Failure::Transport(TransportError::Closed))?;
+    let msg: Value = serde_json::from_str(&text)
+        .map_err(|e| Failure::Protocol(format!("the response is not JSON ({e}): {text}")))?;
+    if msg.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err(Failure::Protocol(format!(
+            "the response is not JSON-RPC 2.0: {text}"
+        )));
+    }
+    Ok(Response { msg, text })
+}
+
 /// What a tool call came to.
 #[derive(Debug)]
 pub struct Called {
@@ -282,6 +337,16 @@ pub enum Outcome {
 }
 
 type Questions = Vec<(String, Form)>;
+
+/// Whether a JSON-RPC error is one only a 2026-07-28 server sends (then it is no reason to
+/// try 2025-11-25): a version, header or capability error, or one naming supported versions.
+pub(super) fn is_modern_error(err: &Value) -> bool {
+    let code = err.get("code").and_then(Value::as_i64);
+    let data = err.get("data");
+    matches!(code, Some(-32022..=-32020))
+        || data.is_some_and(|d| d.get("supportedVersions").is_some())
+        || data.is_some_and(|d| d.get("requiredCapabilities").is_some())
+}
 
 /// Reads an `InputRequiredResult`: every question (all checked before any is asked) and the
 /// raw `requestState` token to echo.

@@ -91,6 +91,8 @@ pub enum TransportError {
     /// The server sent a JSON-RPC request: 2026-07-28 servers never do (questions go through
     /// `input_required`); a pre-2026 server pushing `elicitation/create` would wait forever.
     ServerRequest(String),
+    /// The caller stopped a 2025-11-25 exchange (its reason is kept by the caller).
+    Aborted,
 }
 
 /// Refuses a server-initiated request (a message with both `method` and `id`).
@@ -113,15 +115,47 @@ impl std::fmt::Display for TransportError {
                 f.write_str("the server closed the connection before answering")
             }
             TransportError::Protocol(e) | TransportError::ServerRequest(e) => f.write_str(e),
+            TransportError::Aborted => f.write_str("stopped"),
         }
     }
 }
+
+/// Answers a request a 2025-11-25 server sends mid-exchange: the whole response, or `None`
+/// to stop.
+pub type Serve<'a> = dyn FnMut(&Value) -> Option<Value> + 'a;
 
 /// Sends one request and returns the raw messages received up to and including its response
 /// (notifications first, the response last), tracing each as it arrives.
 pub trait Transport {
     /// Exchanges one request for its response.
     fn exchange(&mut self, req: &Outgoing<'_>) -> Result<Vec<String>, TransportError>;
+
+    /// Whether this transport can fall back to a 2025-11-25 session (stream transports).
+    fn legacy_capable(&self) -> bool {
+        false
+    }
+
+    /// Like [`Transport::exchange`] in a 2025-11-25 session: a request the server sends
+    /// meanwhile (a pushed `elicitation/create`) is answered with the response `serve` makes;
+    /// `serve` returning `None` stops the exchange with [`TransportError::Aborted`].
+    fn exchange_legacy(
+        &mut self,
+        req: &Outgoing<'_>,
+        serve: &mut Serve<'_>,
+    ) -> Result<Vec<String>, TransportError> {
+        let _ = (req, serve);
+        Err(TransportError::Protocol(
+            "this transport does not speak 2025-11-25".into(),
+        ))
+    }
+
+    /// Sends a notification (nothing is awaited); stream transports only.
+    fn notify(&mut self, body: &str) -> Result<(), TransportError> {
+        let _ = body;
+        Err(TransportError::Protocol(
+            "this transport does not speak 2025-11-25".into(),
+        ))
+    }
 }
 
 /// Whether a received message is the response to request `id`: it carries that id, or it is an
@@ -293,10 +327,43 @@ fn reader(r: impl Read + Send + 'static) -> Receiver<Result<String, TransportErr
 
 impl Transport for Lines {
     fn exchange(&mut self, req: &Outgoing<'_>) -> Result<Vec<String>, TransportError> {
+        self.exchange_serving(req, None)
+    }
+
+    fn legacy_capable(&self) -> bool {
+        true
+    }
+
+    fn exchange_legacy(
+        &mut self,
+        req: &Outgoing<'_>,
+        serve: &mut Serve<'_>,
+    ) -> Result<Vec<String>, TransportError> {
+        self.exchange_serving(req, Some(serve))
+    }
+
+    fn notify(&mut self, body: &str) -> Result<(), TransportError> {
+        self.write_line(body)
+    }
+}
+
+impl Lines {
+    /// Writes one line.
+    fn write_line(&mut self, body: &str) -> Result<(), TransportError> {
         let io = |e: std::io::Error| TransportError::Io(format!("cannot send: {e}"));
-        self.writer.write_all(req.body.as_bytes()).map_err(io)?;
+        self.writer.write_all(body.as_bytes()).map_err(io)?;
         self.writer.write_all(b"\n").map_err(io)?;
-        self.writer.flush().map_err(io)?;
+        self.writer.flush().map_err(io)
+    }
+
+    /// Sends `req` and reads up to its response; server requests are refused, or answered by
+    /// `serve` when given (a 2025-11-25 session).
+    fn exchange_serving(
+        &mut self,
+        req: &Outgoing<'_>,
+        mut serve: Option<&mut Serve<'_>>,
+    ) -> Result<Vec<String>, TransportError> {
+        self.write_line(req.body)?;
         let deadline = Instant::now() + self.timeout;
         let mut got = Vec::new();
         loop {
@@ -322,6 +389,14 @@ impl Transport for Lines {
                 continue;
             }
             super::trace("←", line);
+            if let Some(serve) = serve.as_deref_mut() {
+                if msg.get("method").is_some() && msg.get("id").is_some() {
+                    let answer = serve(&msg).ok_or(TransportError::Aborted)?.to_string();
+                    super::trace("→", &answer);
+                    self.write_line(&answer)?;
+                    continue;
+                }
+            }
             refuse_server_request(&msg, line)?;
             let done = is_response_to(&msg, req.id);
             if !done && msg.get("method").is_none() {
@@ -361,6 +436,8 @@ pub struct Http {
     url: String,
     agent: ureq::Agent,
     timeout: Duration,
+    /// The `Mcp-Session-Id` a 2025-11-25 server gave at `initialize`.
+    session: Option<String>,
 }
 
 impl Http {
@@ -381,7 +458,52 @@ impl Http {
             url: url.to_owned(),
             agent,
             timeout,
+            session: None,
         })
+    }
+
+    /// A POST in a 2025-11-25 session: no 2026-07-28 headers; the session's once it has one.
+    fn legacy_post(&self) -> ureq::RequestBuilder<ureq::typestate::WithBody> {
+        let mut post = self
+            .agent
+            .post(&self.url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream");
+        if let Some(id) = &self.session {
+            post = post
+                .header("Mcp-Session-Id", id)
+                .header("MCP-Protocol-Version", super::legacy::LEGACY_VERSION);
+        }
+        post
+    }
+
+    /// POSTs a notification or a response in a 2025-11-25 session (nothing comes back).
+    fn legacy_send(&self, body: &str) -> Result<(), TransportError> {
+        let resp = self.legacy_post().send(body).map_err(|e| match e {
+            ureq::Error::Timeout(_) => TransportError::Timeout(self.timeout),
+            e => TransportError::Io(format!("POST {}: {e}", self.url)),
+        })?;
+        let status = resp.status().as_u16();
+        if !(200..300).contains(&status) {
+            return Err(TransportError::Protocol(format!(
+                "HTTP {status} for a POSTed notification or response"
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Http {
+    fn drop(&mut self) {
+        // A 2025-11-25 session is ended, as its clients should.
+        if let Some(id) = self.session.take() {
+            let _ = self
+                .agent
+                .delete(&self.url)
+                .header("Mcp-Session-Id", &id)
+                .header("MCP-Protocol-Version", super::legacy::LEGACY_VERSION)
+                .call();
+        }
     }
 }
 
@@ -399,7 +521,39 @@ pub fn header_value(v: &str) -> String {
 
 impl Transport for Http {
     fn exchange(&mut self, req: &Outgoing<'_>) -> Result<Vec<String>, TransportError> {
-        let mut post = self
+        self.exchange_with(req, None)
+    }
+
+    fn legacy_capable(&self) -> bool {
+        true
+    }
+
+    fn exchange_legacy(
+        &mut self,
+        req: &Outgoing<'_>,
+        serve: &mut Serve<'_>,
+    ) -> Result<Vec<String>, TransportError> {
+        self.exchange_with(req, Some(serve))
+    }
+
+    fn notify(&mut self, body: &str) -> Result<(), TransportError> {
+        self.legacy_send(body)
+    }
+}
+
+impl Http {
+    /// POSTs `req` and reads its response (JSON or SSE). With `serve`, in a 2025-11-25 session:
+    /// the session's headers, and server requests on the stream are answered by POSTing
+    /// `serve`'s response.
+    fn exchange_with(
+        &mut self,
+        req: &Outgoing<'_>,
+        mut serve: Option<&mut Serve<'_>>,
+    ) -> Result<Vec<String>, TransportError> {
+        if serve.is_some() {
+            return self.exchange_legacy_http(req, serve.take());
+        }
+        let post = self
             .agent
             .post(&self.url)
             .header("Content-Type", "application/json")
@@ -407,9 +561,10 @@ impl Transport for Http {
             .header("MCP-Protocol-Version", PROTOCOL_VERSION)
             .header("Mcp-Method", header_value(req.method));
         let name = req.name.map(header_value);
-        if let Some(name) = &name {
-            post = post.header("Mcp-Name", name);
-        }
+        let post = match &name {
+            Some(name) => post.header("Mcp-Name", name),
+            None => post,
+        };
         if super::tracing() {
             let named = name.map(|n| format!(", Mcp-Name: {n}")).unwrap_or_default();
             super::trace(
@@ -420,10 +575,41 @@ impl Transport for Http {
                 ),
             );
         }
-        let mut resp = post.send(req.body).map_err(|e| match e {
+        let resp = post.send(req.body).map_err(|e| match e {
             ureq::Error::Timeout(_) => TransportError::Timeout(self.timeout),
             e => TransportError::Io(format!("POST {}: {e}", self.url)),
         })?;
+        self.read_answer(req, resp, None)
+    }
+
+    /// The 2025-11-25 form of [`Http::exchange_with`].
+    fn exchange_legacy_http(
+        &mut self,
+        req: &Outgoing<'_>,
+        serve: Option<&mut Serve<'_>>,
+    ) -> Result<Vec<String>, TransportError> {
+        super::trace(" ", &format!("POST {} (2025-11-25 session)", self.url));
+        let resp = self.legacy_post().send(req.body).map_err(|e| match e {
+            ureq::Error::Timeout(_) => TransportError::Timeout(self.timeout),
+            e => TransportError::Io(format!("POST {}: {e}", self.url)),
+        })?;
+        if let Some(id) = resp
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+        {
+            self.session = Some(id.to_owned());
+        }
+        self.read_answer(req, resp, serve)
+    }
+
+    /// Reads the answer to `req` from `resp` (see [`Http::exchange_with`]).
+    fn read_answer(
+        &self,
+        req: &Outgoing<'_>,
+        mut resp: ureq::http::Response<ureq::Body>,
+        mut serve: Option<&mut Serve<'_>>,
+    ) -> Result<Vec<String>, TransportError> {
         let status = resp.status().as_u16();
         let ctype = resp
             .headers()
@@ -453,6 +639,15 @@ impl Transport for Http {
                         let text = std::mem::take(&mut data);
                         if let Ok(msg) = serde_json::from_str::<Value>(&text) {
                             super::trace("←", &text);
+                            if let Some(serve) = serve.as_deref_mut() {
+                                if msg.get("method").is_some() && msg.get("id").is_some() {
+                                    let answer =
+                                        serve(&msg).ok_or(TransportError::Aborted)?.to_string();
+                                    super::trace("→", &answer);
+                                    self.legacy_send(&answer)?;
+                                    continue;
+                                }
+                            }
                             refuse_server_request(&msg, &text)?;
                             let done = is_response_to(&msg, req.id);
                             got.push(text);

@@ -38,6 +38,7 @@ use tokio_util::sync::CancellationToken;
 use super::config::Tokens;
 use super::conns::{accept_loop, WriteTimeout};
 use super::shared::{Hosted, Msg, OwnedHeaders, Shared};
+use crate::legacy::http::HttpLegacy;
 
 /// Principal of every request when no tokens file is given.
 pub const ANONYMOUS: &[u8] = b"http:anonymous";
@@ -60,6 +61,8 @@ struct HttpState<A: Hosted> {
     loopback: bool,
     read_timeout: Duration,
     anonymous: Arc<[u8]>,
+    /// LEGACY (dual-era, crate::legacy): the 2025-11-25 sessions.
+    legacy: Arc<HttpLegacy>,
 }
 
 /// Serves HTTP on `listener` until shutdown, then lets open requests finish (up to the grace).
@@ -79,6 +82,7 @@ pub async fn serve_http<A: Hosted>(
         loopback,
         read_timeout: cfg.read_timeout,
         anonymous: Arc::from(ANONYMOUS),
+        legacy: HttpLegacy::new(),
     });
     let app = Router::new().fallback(handle::<A>).with_state(state);
     let graceful = GracefulShutdown::new();
@@ -138,6 +142,10 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
         );
     }
     if parts.method != Method::POST {
+        // LEGACY (dual-era, crate::legacy): GET/DELETE naming a 2025-11-25 session.
+        if let Some(r) = legacy_early(&st, &parts.method, &parts.headers) {
+            return r;
+        }
         let mut r = plain(
             StatusCode::METHOD_NOT_ALLOWED,
             "Method not allowed: POST one JSON-RPC message\n",
@@ -195,6 +203,11 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
         let h = conn.handle(Msg::TooLong, &principal).await;
         return json(StatusCode::PAYLOAD_TOO_LARGE, conn.answer(&h).to_vec());
     };
+    // LEGACY (dual-era, crate::legacy): 2025-11-25 traffic (initialize, or a live session).
+    let run = st.shared.run_line(Arc::clone(&principal));
+    if let Some(r) = st.legacy.post(&parts.headers, &body, &principal, run).await {
+        return r;
+    }
     let h = |name: &str| {
         parts
             .headers
@@ -253,6 +266,15 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
         (header::HeaderName::from_static("x-accel-buffering"), "no"),
     ];
     (StatusCode::OK, headers, sse).into_response()
+}
+
+/// LEGACY (dual-era, crate::legacy): GET/DELETE naming a 2025-11-25 session, for its owner.
+fn legacy_early<A: Hosted>(st: &HttpState<A>, method: &Method, h: &HeaderMap) -> Option<Response> {
+    let principal = match &st.tokens {
+        None => Arc::clone(&st.anonymous),
+        Some(tokens) => Arc::from(bearer(h).and_then(|t| tokens.principal(t))?),
+    };
+    st.legacy.early(method, h, &principal)
 }
 
 fn json(status: StatusCode, bytes: Vec<u8>) -> Response {

@@ -19,7 +19,9 @@
 //! use of the file (see `store.rs`).
 
 use std::cell::RefCell;
+use std::future::Future;
 use std::panic::{self, AssertUnwindSafe};
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -118,6 +120,23 @@ impl<A: Hosted> Shared<A> {
             engine: self.engine(),
             shared: Arc::clone(self),
             answer: Vec::new(),
+        }
+    }
+
+    /// Runs one line on a connection of its own and returns the answer, if any: how the
+    /// 2025-11-25 bridge (`crate::legacy`) reaches the core from any transport.
+    pub fn run_line(
+        self: &Arc<Self>,
+        principal: Arc<[u8]>,
+    ) -> impl FnMut(Vec<u8>) -> Pin<Box<dyn Future<Output = Option<Vec<u8>>> + Send>> + Clone + Send + 'static {
+        let shared = Arc::clone(self);
+        move |line| {
+            let (shared, principal) = (Arc::clone(&shared), Arc::clone(&principal));
+            Box::pin(async move {
+                let mut conn = shared.connection();
+                let h = conn.handle(Msg::Line(&line), &principal).await;
+                h.responded.then(|| conn.answer(&h).to_vec())
+            })
         }
     }
 }

@@ -35,6 +35,7 @@ use super::conns::{accept_loop, WriteTimeout};
 use super::peer::{PeerUids, Verdict};
 use super::pipes::{PipeIn, PipeOut};
 use super::shared::{Begun, Conn, Hosted, Msg, Pending, Shared};
+use crate::legacy::stream::StreamLegacy;
 
 /// Bytes of one read from a stream.
 const CHUNK: usize = 8 * 1024;
@@ -264,6 +265,9 @@ where
     let mut chunk = vec![0u8; CHUNK];
     let mut batch: Vec<u8> = Vec::new();
     let mut deadline = limits.idle.map(|d| Instant::now() + d);
+    // LEGACY (dual-era, crate::legacy): a connection that sends `initialize` is served as
+    // 2025-11-25 by its session; until then every line takes the path below.
+    let mut legacy = StreamLegacy::new();
     loop {
         let read = async {
             match deadline {
@@ -276,6 +280,17 @@ where
         let n = tokio::select! {
             biased;
             _ = shutdown.cancelled() => return End::Shutdown,
+            // LEGACY: a pushed question waited too long; its call ends.
+            expired = legacy.expired() => {
+                for line in expired {
+                    batch.extend_from_slice(&line);
+                    batch.push(b'\n');
+                }
+                if let Err(e) = sink.send(&mut batch).await {
+                    return End::Io(format!("write: {e}"));
+                }
+                continue;
+            }
             r = read => match r {
                 None => return End::Idle,
                 Some(Ok(0)) => return if lines.has_partial() { End::HalfLine } else { End::Eof },
@@ -293,6 +308,20 @@ where
                 Some(Line::TooLong) => Msg::TooLong,
             };
             deadline = limits.idle.map(|d| Instant::now() + d);
+            // LEGACY: in order, after the bookings this connection is still committing.
+            if let Msg::Line(m) = msg {
+                if legacy.takes(m) {
+                    if let Err(e) = writing.drain(&mut conn, &mut batch, &mut sink).await {
+                        return End::Io(format!("write: {e}"));
+                    }
+                    let run = shared.run_line(Arc::from(principal));
+                    for line in legacy.line(m, run).await {
+                        batch.extend_from_slice(&line);
+                        batch.push(b'\n');
+                    }
+                    continue;
+                }
+            }
             // In flight: finish it even if shutdown starts meanwhile.
             let handled = match conn.begin(msg, principal) {
                 Begun::Done(h) if writing.is_empty() => h,
