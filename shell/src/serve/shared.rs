@@ -80,6 +80,9 @@ impl<S: SharedStore> Hosted for BookingApp<'static, View<S>> {
     }
 }
 
+/// The answer [`Shared::run_line`] gives a line, to come.
+pub type LineAnswer = Pin<Box<dyn Future<Output = Option<Vec<u8>>> + Send>>;
+
 /// What every connection's engine is made of.
 pub struct Shared<A> {
     make: Box<dyn Fn() -> A + Send + Sync>,
@@ -128,7 +131,7 @@ impl<A: Hosted> Shared<A> {
     pub fn run_line(
         self: &Arc<Self>,
         principal: Arc<[u8]>,
-    ) -> impl FnMut(Vec<u8>) -> Pin<Box<dyn Future<Output = Option<Vec<u8>>> + Send>> + Clone + Send + 'static {
+    ) -> impl FnMut(Vec<u8>) -> LineAnswer + Clone + Send + 'static {
         let shared = Arc::clone(self);
         move |line| {
             let (shared, principal) = (Arc::clone(&shared), Arc::clone(&principal));
