@@ -246,24 +246,17 @@ async fn start(args: ServeArgs) -> Result<(), String> {
         return serve(host, &args, tokens).await;
     };
     let folder = data.dir.display().to_string();
+    let booked = |at: &str| eprintln!("redmark: data folder {folder} (bookings in {at}, {keys})");
     match store {
         Bookings::Redb(store, at) => {
-            eprintln!("redmark: data folder {folder} (bookings in {at}, {keys})");
-            serve(
-                booking_host(floor, store, data.ring, config)?,
-                &args,
-                tokens,
-            )
-            .await
+            booked(&at);
+            let host = booking_host(floor, store, data.ring, config)?;
+            serve(host, &args, tokens).await
         }
         Bookings::Pg(store, at) => {
-            eprintln!("redmark: data folder {folder} (bookings in {at}, {keys})");
-            serve(
-                booking_host(floor, store, data.ring, config)?,
-                &args,
-                tokens,
-            )
-            .await
+            booked(&at);
+            let host = booking_host(floor, store, data.ring, config)?;
+            serve(host, &args, tokens).await
         }
     }
 }
