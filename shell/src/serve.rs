@@ -12,6 +12,7 @@
 //! - HTTP: `Authorization: Bearer` tokens mapped by `--tokens FILE` (`http:<name>`); without a
 //!   file, everyone is `http:anonymous` and a warning is logged.
 
+mod clean;
 mod config;
 mod conns;
 pub mod group;
