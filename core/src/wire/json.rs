@@ -364,35 +364,54 @@ pub(super) fn plain_end(b: &[u8], mut i: usize) -> usize {
 /// Skips the already-validated value starting at `i` without checking it again; returns the
 /// index just past it (navigation is then linear in the bytes skipped).
 fn skip(b: &[u8], i: usize) -> usize {
+    match b.get(i) {
+        Some(b'"') => return string_end(b, i).min(b.len()),
+        Some(b'{' | b'[') => {}
+        // A scalar ends at the next delimiter.
+        _ => {
+            let mut j = i;
+            while j < b.len()
+                && !matches!(
+                    b[j],
+                    b',' | b'}' | b']' | b':' | b' ' | b'\t' | b'\n' | b'\r'
+                )
+            {
+                j += 1;
+            }
+            return j;
+        }
+    }
     let mut depth = 0usize;
     let mut j = i;
     while j < b.len() {
         match b[j] {
-            b'"' => {
-                // Validated: no control bytes, so the string ends at the first `"` that is
-                // not escaped.
-                j = plain_end(b, j + 1);
-                while b.get(j) == Some(&b'\\') {
-                    j = plain_end(b, j + 2);
-                }
-                j += 1;
-            }
+            b'"' => j = string_end(b, j),
             b'{' | b'[' => {
                 depth += 1;
                 j += 1;
             }
-            b'}' | b']' if depth > 0 => {
-                depth -= 1;
+            b'}' | b']' => {
+                // Inside the value depth is at least 1; it reaches 0 at its own close.
+                depth = depth.saturating_sub(1);
                 j += 1;
+                if depth == 0 {
+                    return j;
+                }
             }
-            b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r' | b':' if depth == 0 => return j,
             _ => j += 1,
-        }
-        if depth == 0 && matches!(b[i], b'"' | b'{' | b'[') {
-            return j.min(b.len());
         }
     }
     b.len()
+}
+
+/// Just past the validated string opening at `open` (no control bytes in it, so it ends at
+/// the first `"` that is not escaped).
+fn string_end(b: &[u8], open: usize) -> usize {
+    let mut j = plain_end(b, open + 1);
+    while b.get(j) == Some(&b'\\') {
+        j = plain_end(b, j + 2);
+    }
+    j + 1
 }
 
 /// Validates the value starting at `i`; returns the index just past it.
