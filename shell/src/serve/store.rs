@@ -37,6 +37,12 @@
 //!   leaves a file it initialised empty. Deleting `store-id` is how an operator says "start
 //!   afresh" or "adopt this file".
 //!
+//! The whole-file check is skipped when the file is exactly as this program left it at a clean
+//! close ([`super::clean`]: a stamp of its size, inode and a modification time of our own,
+//! taken once and deleted at start): only the store id is then read. A file written by
+//! anything since (damage, truncation, a copy over it), or a store after a crash or a lost
+//! stamp, gets the whole check.
+//!
 //! Not caught at start: damage to the newest commit's pages of a store that was *not* shut down
 //! cleanly (after a crash or `kill -9`) — redb's crash recovery cannot tell such damage from a
 //! torn last commit and rolls back to the previous one, as it is designed to.
