@@ -12,6 +12,7 @@
 //! - HTTP: `Authorization: Bearer` tokens mapped by `--tokens FILE` (`http:<name>`); without a
 //!   file, everyone is `http:anonymous` and a warning is logged.
 
+mod clean;
 mod config;
 mod conns;
 pub mod group;
@@ -147,14 +148,20 @@ pub struct ServeArgs {
     pub state_ttl: u32,
 }
 
+/// Runtime worker threads when serving stdio alone.
+const STDIO_WORKERS: usize = 1;
+
 /// Runs the server.
 pub fn run(args: ServeArgs) -> ExitCode {
     init_tracing();
     panics::install_hook();
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let mut rt = tokio::runtime::Builder::new_multi_thread();
+    if args.tcp.is_empty() && args.http.is_empty() {
+        // One stdio client: a second worker would only add a thread, its stack and its
+        // malloc arena to the resident set.
+        rt.worker_threads(STDIO_WORKERS);
+    }
+    let rt = match rt.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => return fail(format!("cannot start the runtime: {e}")),
     };

@@ -334,36 +334,84 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// The index of the first byte at or after `i` that a JSON string cannot hold as it is (`"`,
+/// `\\` or a control byte below 0x20), or `b.len()`. On 64-bit targets it tests eight bytes
+/// at a time (a word's worth of the three byte tests, in plain integer arithmetic).
+pub(super) fn plain_end(b: &[u8], mut i: usize) -> usize {
+    #[cfg(target_pointer_width = "64")]
+    {
+        const ONES: u64 = u64::from_ne_bytes([1; 8]);
+        const HIGH: u64 = ONES * 0x80;
+        /// High bit set in each byte of `v` that is zero (exact for "any", which is all we ask).
+        const fn zeros(v: u64) -> u64 {
+            v.wrapping_sub(ONES) & !v & HIGH
+        }
+        while let Some(Ok(word)) = b.get(i..i + 8).map(<[u8; 8]>::try_from) {
+            let v = u64::from_ne_bytes(word);
+            let control = v.wrapping_sub(ONES * 0x20) & !v & HIGH;
+            if control | zeros(v ^ (ONES * b'"' as u64)) | zeros(v ^ (ONES * b'\\' as u64)) != 0 {
+                break;
+            }
+            i += 8;
+        }
+    }
+    while i < b.len() && !matches!(b[i], b'"' | b'\\' | 0..=0x1F) {
+        i += 1;
+    }
+    i
+}
+
 /// Skips the already-validated value starting at `i` without checking it again; returns the
 /// index just past it (navigation is then linear in the bytes skipped).
 fn skip(b: &[u8], i: usize) -> usize {
+    match b.get(i) {
+        Some(b'"') => return string_end(b, i).min(b.len()),
+        Some(b'{' | b'[') => {}
+        // A scalar ends at the next delimiter.
+        _ => {
+            let mut j = i;
+            while j < b.len()
+                && !matches!(
+                    b[j],
+                    b',' | b'}' | b']' | b':' | b' ' | b'\t' | b'\n' | b'\r'
+                )
+            {
+                j += 1;
+            }
+            return j;
+        }
+    }
     let mut depth = 0usize;
     let mut j = i;
     while j < b.len() {
         match b[j] {
-            b'"' => {
-                j += 1;
-                while j < b.len() && b[j] != b'"' {
-                    j += if b[j] == b'\\' { 2 } else { 1 };
-                }
-                j += 1;
-            }
+            b'"' => j = string_end(b, j),
             b'{' | b'[' => {
                 depth += 1;
                 j += 1;
             }
-            b'}' | b']' if depth > 0 => {
-                depth -= 1;
+            b'}' | b']' => {
+                // Inside the value depth is at least 1; it reaches 0 at its own close.
+                depth = depth.saturating_sub(1);
                 j += 1;
+                if depth == 0 {
+                    return j;
+                }
             }
-            b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r' | b':' if depth == 0 => return j,
             _ => j += 1,
-        }
-        if depth == 0 && matches!(b[i], b'"' | b'{' | b'[') {
-            return j.min(b.len());
         }
     }
     b.len()
+}
+
+/// Just past the validated string opening at `open` (no control bytes in it, so it ends at
+/// the first `"` that is not escaped).
+fn string_end(b: &[u8], open: usize) -> usize {
+    let mut j = plain_end(b, open + 1);
+    while b.get(j) == Some(&b'\\') {
+        j = plain_end(b, j + 2);
+    }
+    j + 1
 }
 
 /// Validates the value starting at `i`; returns the index just past it.
@@ -427,7 +475,7 @@ fn scan_string(b: &[u8], open: usize) -> Result<usize, JsonError> {
                 _ => return Err(JsonError::Syntax(i)),
             },
             Some(c) if *c < 0x20 => return Err(JsonError::Syntax(i)),
-            Some(_) => i += 1,
+            Some(_) => i = plain_end(b, i + 1),
         }
     }
 }
@@ -481,6 +529,36 @@ fn literal(b: &[u8], i: usize, lit: &[u8]) -> Result<usize, JsonError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `plain_end` agrees with a byte-at-a-time scan wherever the special byte sits in or
+    /// across a word, and from every start.
+    #[test]
+    fn plain_end_finds_the_first_special_byte() {
+        let slow = |b: &[u8], i: usize| {
+            (i..b.len())
+                .find(|&j| matches!(b[j], b'"' | b'\\' | 0..=0x1F))
+                .unwrap_or(b.len().max(i))
+        };
+        for special in [b'"', b'\\', 0, 0x1F, b'\n'] {
+            for len in 0..24 {
+                for at in 0..=len {
+                    // Bytes around the special one that are near misses for each test.
+                    let mut b: [u8; 24] =
+                        core::array::from_fn(|k| [b' ', b'!', b'#', 0xFF, b']', 0x80][k % 6]);
+                    if at < len {
+                        b[at] = special;
+                    }
+                    for i in 0..=len {
+                        assert_eq!(
+                            plain_end(&b[..len], i),
+                            slow(&b[..len], i),
+                            "{special} {len} {at} {i}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn navigates_objects_arrays_and_escapes() {

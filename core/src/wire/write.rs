@@ -6,6 +6,8 @@
 
 use core::fmt;
 
+use super::json::plain_end;
+
 /// The lent buffer was too small for what was written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -195,32 +197,30 @@ fn escape_into(w: &mut Writer<'_>, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let esc: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0..=0x1F => &[],
-            _ => continue,
-        };
+    loop {
+        // Copy the run that needs no escaping as one slice, then escape the byte after it.
+        let i = plain_end(bytes, start);
         w.put(&bytes[start..i]);
-        if esc.is_empty() {
-            w.put(&[
+        let Some(&b) = bytes.get(i) else {
+            return;
+        };
+        match b {
+            b'"' => w.put(b"\\\""),
+            b'\\' => w.put(b"\\\\"),
+            b'\n' => w.put(b"\\n"),
+            b'\r' => w.put(b"\\r"),
+            b'\t' => w.put(b"\\t"),
+            _ => w.put(&[
                 b'\\',
                 b'u',
                 b'0',
                 b'0',
                 HEX[(b >> 4) as usize],
                 HEX[(b & 15) as usize],
-            ]);
-        } else {
-            w.put(esc);
+            ]),
         }
         start = i + 1;
     }
-    w.put(&bytes[start..]);
 }
 
 /// A `fmt::Write` sink that escapes into a JSON string body.
@@ -261,6 +261,54 @@ mod tests {
             core::str::from_utf8(&buf[..n]).unwrap(),
             r#"{"a":-3,"b":["x\"\n\u0001",true,null],"c":"1-\\"}"#
         );
+    }
+
+    /// Every ASCII byte, alone and inside runs longer than a word, escapes as a byte-at-a-time
+    /// reference escaper would.
+    #[test]
+    fn escapes_match_a_byte_at_a_time_reference() {
+        fn reference(s: &str, out: &mut [u8]) -> usize {
+            let mut n = 0;
+            let mut put = |b: &[u8]| {
+                out[n..n + b.len()].copy_from_slice(b);
+                n += b.len();
+            };
+            put(b"\"");
+            for &b in s.as_bytes() {
+                match b {
+                    b'"' => put(b"\\\""),
+                    b'\\' => put(b"\\\\"),
+                    b'\n' => put(b"\\n"),
+                    b'\r' => put(b"\\r"),
+                    b'\t' => put(b"\\t"),
+                    0..=0x1F => put(&[
+                        b'\\',
+                        b'u',
+                        b'0',
+                        b'0',
+                        b"0123456789abcdef"[(b >> 4) as usize],
+                        b"0123456789abcdef"[(b & 15) as usize],
+                    ]),
+                    _ => put(&[b]),
+                }
+            }
+            put(b"\"");
+            n
+        }
+        let mut text = [b'a'; 40];
+        for c in 0u8..128 {
+            for at in [0, 7, 8, 15, 39] {
+                text[at] = c;
+                let s = core::str::from_utf8(&text).unwrap();
+                let (mut a, mut b) = ([0u8; 512], [0u8; 512]);
+                let mut w = Writer::new(&mut a);
+                w.string(s);
+                let n = w.finish().unwrap();
+                let m = reference(s, &mut b);
+                assert_eq!(&a[..n], &b[..m], "byte {c} at {at}");
+                text[at] = b'a';
+            }
+        }
     }
 
     #[test]

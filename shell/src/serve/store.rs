@@ -37,6 +37,12 @@
 //!   leaves a file it initialised empty. Deleting `store-id` is how an operator says "start
 //!   afresh" or "adopt this file".
 //!
+//! The whole-file check is skipped when the file is exactly as this program left it at a clean
+//! close ([`super::clean`]: a stamp of its size, inode and a modification time of our own,
+//! taken once and deleted at start): only the store id is then read. A file written by
+//! anything since (damage, truncation, a copy over it), or a store after a crash or a lost
+//! stamp, gets the whole check.
+//!
 //! Not caught at start: damage to the newest commit's pages of a store that was *not* shut down
 //! cleanly (after a crash or `kill -9`) — redb's crash recovery cannot tell such damage from a
 //! torn last commit and rolls back to the previous one, as it is designed to.
@@ -52,7 +58,7 @@
 use std::fs;
 use std::io::{Read, Write as _};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use redb::backends::InMemoryBackend;
@@ -62,6 +68,7 @@ use redmark_core::booking::{
 };
 use redmark_core::seal::Nonce;
 
+use super::clean;
 use super::group::{SharedStore, Write, Written};
 use super::panics::catch_quiet;
 
@@ -84,7 +91,10 @@ type StoreId = [u8; 16];
 
 /// Bookings in a redb file; every change is durable before the call returns.
 pub struct RedbStore {
-    db: Database,
+    /// Always `Some` until dropped (taken so the stamp follows redb's clean close).
+    db: Option<Database>,
+    /// The data folder: where the clean-close stamp goes.
+    dir: PathBuf,
     /// redb panicked under a call: the file is damaged and redb's in-memory state may be
     /// inconsistent, so nothing more is read or written.
     broken: AtomicBool,
@@ -158,9 +168,18 @@ impl RedbStore {
             }
             return Self::create(dir, &path);
         }
-        let copy = read_locked(&path)?;
-        let found = check(copy).map_err(|why| damaged(&path, why))?;
-        let db = open_db(&path)?;
+        let (db, found) = if clean::take(dir, &path) {
+            // Unchanged since a clean close (see `clean`): its id is all there is to read.
+            let db = open_db(&path)?;
+            let found = catch_quiet(|| stored_id(&db))
+                .unwrap_or_else(|p| Err(format!("redb stopped: {p}")))
+                .map_err(|why| damaged(&path, why))?;
+            (db, found)
+        } else {
+            let copy = read_locked(&path)?;
+            let found = check(copy).map_err(|why| damaged(&path, why))?;
+            (open_db(&path)?, found)
+        };
         let id = match (found, marker) {
             (Some(a), Some(b)) if a == b => a,
             (found, Some(_)) => {
@@ -181,7 +200,7 @@ impl RedbStore {
             (Some(a), None) => a,
             (None, None) => new_id()?,
         };
-        let store = RedbStore::init(db, &path, id)?;
+        let store = RedbStore::init(db, dir, &path, id)?;
         if marker.is_none() {
             write_marker(dir, &id)?;
         }
@@ -191,13 +210,13 @@ impl RedbStore {
     /// A new store in `dir`: the database with its tables and id, then the marker.
     fn create(dir: &Path, path: &Path) -> Result<RedbStore, OpenError> {
         let id = new_id()?;
-        let store = RedbStore::init(open_db(path)?, path, id)?;
+        let store = RedbStore::init(open_db(path)?, dir, path, id)?;
         write_marker(dir, &id)?;
         Ok(store)
     }
 
     /// Creates the tables (so read transactions never meet a missing one) and records `id`.
-    fn init(db: Database, path: &Path, id: StoreId) -> Result<RedbStore, OpenError> {
+    fn init(db: Database, dir: &Path, path: &Path, id: StoreId) -> Result<RedbStore, OpenError> {
         let _ = fs::set_permissions(path, fs::Permissions::from_mode(0o600));
         let fail = |e: String| OpenError(format!("cannot set up {}: {e}", path.display()));
         catch_quiet(|| -> Result<(), String> {
@@ -221,7 +240,8 @@ impl RedbStore {
         .map_err(|p| damaged(path, p))?
         .map_err(fail)?;
         Ok(RedbStore {
-            db,
+            db: Some(db),
+            dir: dir.to_path_buf(),
             broken: AtomicBool::new(false),
         })
     }
@@ -250,7 +270,10 @@ impl RedbStore {
         if self.broken.load(Ordering::Acquire) {
             return Err(StoreError::Corrupt);
         }
-        catch_quiet(|| f(&self.db)).unwrap_or_else(|p| {
+        let Some(db) = &self.db else {
+            return Err(StoreError::Io);
+        };
+        catch_quiet(|| f(db)).unwrap_or_else(|p| {
             self.broken.store(true, Ordering::Release);
             tracing::error!(
                 "booking store: redb panicked while {what} ({p}): bookings.redb is damaged; \
@@ -259,6 +282,18 @@ impl RedbStore {
             );
             Err(StoreError::Corrupt)
         })
+    }
+}
+
+/// Closes redb, then stamps the store as closed cleanly unless it broke while serving.
+impl Drop for RedbStore {
+    fn drop(&mut self) {
+        let Some(db) = self.db.take() else {
+            return;
+        };
+        if catch_quiet(move || drop(db)).is_ok() && !*self.broken.get_mut() {
+            clean::stamp(&self.dir, &self.dir.join(STORE_FILE));
+        }
     }
 }
 
@@ -431,8 +466,20 @@ fn check_copy(mem: InMemoryBackend) -> Result<Option<StoreId>, String> {
             }
         }
     }
-    let Some(meta) = missing(tx.open_table(META))? else {
-        return Ok(None);
+    id_in(&tx)
+}
+
+/// The store id recorded in `db`, if any.
+fn stored_id(db: &Database) -> Result<Option<StoreId>, String> {
+    id_in(&db.begin_read().map_err(text)?)
+}
+
+/// The store id in the `meta` table as `tx` sees it, if any.
+fn id_in(tx: &redb::ReadTransaction) -> Result<Option<StoreId>, String> {
+    let meta = match tx.open_table(META) {
+        Ok(t) => t,
+        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+        Err(x) => return Err(x.to_string()),
     };
     match meta.get(STORE_ID).map_err(text)? {
         None => Ok(None),
