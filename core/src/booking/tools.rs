@@ -2,10 +2,10 @@
 //! the irreversible thing last.
 
 use heapless::{String, Vec};
-use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use super::floor::{Floor, Mask, Room};
+use super::read::{required, Sent, Unreadable};
 use super::slot::{Day, Slot};
 use super::store::{Commit, Holder, NewBooking, Status, Store, StoreError};
 use crate::engine::{
@@ -15,6 +15,7 @@ use crate::limits::{
     MAX_BOOKING_ID_ARG, MAX_DAY_ARG, MAX_ROOMS, MAX_ROOM_HINT, MAX_ROOM_ID, UTF8_MAX,
 };
 use crate::mrtr::{Choice, Field, FieldKind, Form, Question, TextFormat};
+use crate::wire::json::Value;
 
 use super::report::{
     Booked, BookingRef, Cancelled, Described, Earliest, NotBooked, RoomList, RoomQuestion, Taken,
@@ -134,7 +135,7 @@ const LIST_ARGS: &[Arg] = &[
     arg("attendees", false, PEOPLE),
 ];
 
-/// Arguments that passed the field check but not serde (not expected to happen).
+/// Arguments that passed the field check but cannot be read (a declared one sent twice).
 const UNREADABLE: &str = "Invalid arguments: see the tool's inputSchema.";
 
 const ROOM_KEY: &str = "room";
@@ -187,33 +188,66 @@ impl<S: Store> App for BookingApp<'_, S> {
     }
 }
 
-#[derive(Deserialize)]
-struct BookArgs {
-    day: String<MAX_DAY_ARG>,
+/// `book_room`'s arguments.
+struct BookArgs<'s> {
+    day: &'s str,
     hour: i64,
-    room_hint: Option<String<{ MAX_ROOM_HINT * UTF8_MAX }>>,
-    room_id: Option<String<{ MAX_ROOM_ID * UTF8_MAX }>>,
+    room_hint: Option<&'s str>,
+    room_id: Option<&'s str>,
     attendees: Option<u16>,
 }
 
-#[derive(Deserialize)]
-struct CancelArgs {
-    booking_id: String<{ MAX_BOOKING_ID_ARG * UTF8_MAX }>,
+/// Where `book_room`'s string arguments are decoded when they hold escapes.
+struct BookBufs {
+    day: [u8; MAX_DAY_ARG],
+    room_hint: [u8; MAX_ROOM_HINT * UTF8_MAX],
+    room_id: [u8; MAX_ROOM_ID * UTF8_MAX],
 }
 
-#[derive(Deserialize)]
-struct ListArgs {
-    day: Option<String<MAX_DAY_ARG>>,
+impl<'s> BookArgs<'s> {
+    /// Reads checked arguments.
+    fn read(sent: Option<Value<'s>>, b: &'s mut BookBufs) -> Result<Self, Unreadable> {
+        let s = Sent::new(sent, BOOK_ARGS)?;
+        Ok(BookArgs {
+            day: required(s.text("day", &mut b.day))?,
+            hour: required(s.int("hour"))?,
+            room_hint: s.text("room_hint", &mut b.room_hint)?,
+            room_id: s.text("room_id", &mut b.room_id)?,
+            attendees: s.int("attendees")?,
+        })
+    }
+}
+
+/// `list_rooms`'s arguments.
+struct ListArgs<'s> {
+    day: Option<&'s str>,
     hour: Option<i64>,
     attendees: Option<u16>,
 }
 
+impl<'s> ListArgs<'s> {
+    /// Reads checked arguments (`day` decoded into `buf` when it holds escapes).
+    fn read(sent: Option<Value<'s>>, buf: &'s mut [u8; MAX_DAY_ARG]) -> Result<Self, Unreadable> {
+        let s = Sent::new(sent, LIST_ARGS)?;
+        Ok(ListArgs {
+            day: s.text("day", buf)?,
+            hour: s.int("hour")?,
+            attendees: s.int("attendees")?,
+        })
+    }
+}
+
 impl<'r, S: Store> BookingApp<'r, S> {
     fn book_room(&mut self, call: &Call<'_>, reply: Reply<'_, '_>) -> Result<Done, CallError> {
-        let Ok(args) = call.args::<BookArgs>() else {
+        let mut bufs = BookBufs {
+            day: [0; MAX_DAY_ARG],
+            room_hint: [0; MAX_ROOM_HINT * UTF8_MAX],
+            room_id: [0; MAX_ROOM_ID * UTF8_MAX],
+        };
+        let Ok(args) = BookArgs::read(call.args, &mut bufs) else {
             return Ok(reply.fail(UNREADABLE));
         };
-        let Some(slot) = slot(&args.day, args.hour) else {
+        let Some(slot) = slot(args.day, args.hour) else {
             return Ok(reply.fail(&Msg(format_args!(
                 "'{}' at hour {} is not a bookable slot: give day as YYYY-MM-DD and hour as 0-23.",
                 args.day, args.hour
@@ -239,7 +273,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
         }
         let people = args.attendees.unwrap_or(0);
         let fits = self.floor.mask(|r| r.seats >= people);
-        let (room, reply) = match (&args.room_id, &args.room_hint) {
+        let (room, reply) = match (args.room_id, args.room_hint) {
             (Some(id), _) => match self.floor.by_id(id) {
                 Some(room) => (room, reply),
                 None => {
@@ -250,7 +284,6 @@ impl<'r, S: Store> BookingApp<'r, S> {
                 }
             },
             (None, hint) => {
-                let hint = hint.as_deref();
                 let named = hint.map_or(0, |h| self.floor.matching(h));
                 // An unknown hint, or none, offers every room that fits.
                 let pool = if named == 0 {
@@ -385,13 +418,13 @@ impl<'r, S: Store> BookingApp<'r, S> {
     }
 
     fn cancel_booking(&mut self, call: &Call<'_>, reply: Reply<'_, '_>) -> Result<Done, CallError> {
-        let Ok(args) = call.args::<CancelArgs>() else {
+        let mut buf = [0; MAX_BOOKING_ID_ARG * UTF8_MAX];
+        let read = Sent::new(call.args, CANCEL_ARGS)
+            .and_then(|s| required(s.text("booking_id", &mut buf)));
+        let Ok(booking_id) = read else {
             return Ok(reply.fail(UNREADABLE));
         };
-        let id = args
-            .booking_id
-            .strip_prefix("bk_")
-            .and_then(|n| n.parse().ok());
+        let id = booking_id.strip_prefix("bk_").and_then(|n| n.parse().ok());
         let booking = match id {
             Some(id) => self.store.get(id)?,
             None => None,
@@ -399,7 +432,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
         let Some(booking) = booking.filter(|b| b.new.holder == holder(call.principal)) else {
             return Ok(reply.fail(&Msg(format_args!(
                 "There is no booking '{}' of yours to cancel.",
-                args.booking_id
+                booking_id
             ))));
         };
         let room = self.floor.by_id(&booking.new.room);
@@ -455,11 +488,12 @@ impl<'r, S: Store> BookingApp<'r, S> {
     }
 
     fn list_rooms(&mut self, call: &Call<'_>, reply: Reply<'_, '_>) -> Result<Done, CallError> {
-        let Ok(args) = call.args::<ListArgs>() else {
+        let mut buf = [0; MAX_DAY_ARG];
+        let Ok(args) = ListArgs::read(call.args, &mut buf) else {
             return Ok(reply.fail(UNREADABLE));
         };
         let people = args.attendees.unwrap_or(0);
-        let slot = match (&args.day, args.hour) {
+        let slot = match (args.day, args.hour) {
             (None, None) => None,
             (Some(d), Some(h)) => match slot(d, h) {
                 Some(s) => Some(s),
