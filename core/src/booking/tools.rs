@@ -9,7 +9,8 @@ use super::read::{required, Sent, Unreadable};
 use super::slot::{Day, Slot};
 use super::store::{Commit, Holder, NewBooking, Status, Store, StoreError};
 use crate::engine::{
-    App, Arg, ArgKind, Call, CallError, Done, Elicited, Msg, Reply, ServerInfo, ToolEntry, ToolInfo,
+    App, Arg, ArgKind, Call, CallError, Done, Elicited, Msg, Reply, Report, ServerInfo, ToolEntry,
+    ToolInfo,
 };
 use crate::limits::{
     MAX_BOOKING_ID_ARG, MAX_DAY_ARG, MAX_ROOMS, MAX_ROOM_HINT, MAX_ROOM_ID, UTF8_MAX,
@@ -138,6 +139,26 @@ const LIST_ARGS: &[Arg] = &[
 /// Arguments that passed the field check but cannot be read (a declared one sent twice).
 const UNREADABLE: &str = "Invalid arguments: see the tool's inputSchema.";
 
+/// A complete result through the one `dyn Report` instance of `Reply::complete` rather than
+/// one per report type (each instance is 200-500 B of a panel's flash: 3.4 KiB in all).
+fn complete(reply: Reply<'_, '_>, r: &dyn Report) -> Done {
+    reply.complete(r)
+}
+
+/// A failed result, as [`complete`] through `dyn Report`.
+fn fail(reply: Reply<'_, '_>, r: &dyn Report) -> Done {
+    reply.fail(r)
+}
+
+/// A fixed text as a [`Report`] that is `Sized`, so it too goes through `dyn Report`.
+struct Text(&'static str);
+
+impl Report for Text {
+    fn text(&self, f: &mut dyn core::fmt::Write) -> core::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
 const ROOM_KEY: &str = "room";
 const CONFIRM_KEY: &str = "confirm";
 
@@ -178,7 +199,7 @@ impl<S: Store> App for BookingApp<'_, S> {
         reply: Reply<'_, '_>,
     ) -> Result<Done, CallError> {
         if let Err(e) = call.check_args(tool.args()) {
-            return Ok(reply.fail(&Msg(format_args!("{e}"))));
+            return Ok(fail(reply, &Msg(format_args!("{e}"))));
         }
         match tool {
             BookingTool::BookRoom => self.book_room(call, reply),
@@ -245,13 +266,16 @@ impl<'r, S: Store> BookingApp<'r, S> {
             room_id: [0; MAX_ROOM_ID * UTF8_MAX],
         };
         let Ok(args) = BookArgs::read(call.args, &mut bufs) else {
-            return Ok(reply.fail(UNREADABLE));
+            return Ok(fail(reply, &Text(UNREADABLE)));
         };
         let Some(slot) = slot(args.day, args.hour) else {
-            return Ok(reply.fail(&Msg(format_args!(
+            return Ok(fail(
+                reply,
+                &Msg(format_args!(
                 "'{}' at hour {} is not a bookable slot: give day as YYYY-MM-DD and hour as 0-23.",
                 args.day, args.hour
-            ))));
+            )),
+            ));
         };
         if slot.is_past(call.now) {
             // A replayed final retry of a booking this operation made is reported, even once
@@ -264,12 +288,15 @@ impl<'r, S: Store> BookingApp<'r, S> {
                     .floor
                     .by_id(&b.new.room)
                     .ok_or(CallError::Internal("booked room not on the floor"))?;
-                return Ok(reply.complete(&Booked { room, booking: &b }));
+                return Ok(complete(reply, &Booked { room, booking: &b }));
             }
-            return Ok(reply.fail(&Msg(format_args!(
-                "Not booked: {slot} has already started. {}",
-                Earliest(call.now)
-            ))));
+            return Ok(fail(
+                reply,
+                &Msg(format_args!(
+                    "Not booked: {slot} has already started. {}",
+                    Earliest(call.now)
+                )),
+            ));
         }
         let people = args.attendees.unwrap_or(0);
         let fits = self.floor.mask(|r| r.seats >= people);
@@ -277,10 +304,13 @@ impl<'r, S: Store> BookingApp<'r, S> {
             (Some(id), _) => match self.floor.by_id(id) {
                 Some(room) => (room, reply),
                 None => {
-                    return Ok(reply.fail(&UnknownRoom {
-                        floor: self.floor,
-                        id,
-                    }))
+                    return Ok(fail(
+                        reply,
+                        &UnknownRoom {
+                            floor: self.floor,
+                            id,
+                        },
+                    ))
                 }
             },
             (None, hint) => {
@@ -294,11 +324,14 @@ impl<'r, S: Store> BookingApp<'r, S> {
                 let candidates = pool & fits;
                 match candidates.count_ones() {
                     0 => {
-                        return Ok(reply.fail(&TooSmall {
-                            floor: self.floor,
-                            pool,
-                            people,
-                        }))
+                        return Ok(fail(
+                            reply,
+                            &TooSmall {
+                                floor: self.floor,
+                                pool,
+                                people,
+                            },
+                        ))
                     }
                     1 => match self.floor.iter(candidates).next() {
                         Some(room) => (room, reply),
@@ -313,11 +346,14 @@ impl<'r, S: Store> BookingApp<'r, S> {
         };
         if room.seats < people {
             let pool = self.floor.mask(|r| r.id == room.id);
-            return Ok(reply.fail(&TooSmall {
-                floor: self.floor,
-                pool,
-                people,
-            }));
+            return Ok(fail(
+                reply,
+                &TooSmall {
+                    floor: self.floor,
+                    pool,
+                    people,
+                },
+            ));
         }
         let new = NewBooking {
             room: String::try_from(room.id).map_err(|_| CallError::Internal("room id too long"))?,
@@ -327,25 +363,29 @@ impl<'r, S: Store> BookingApp<'r, S> {
             nonce: call.operation(),
         };
         match self.store.commit(&new) {
-            Ok(Commit::Created(b)) => Ok(reply.complete(&Booked { room, booking: &b })),
+            Ok(Commit::Created(b)) => Ok(complete(reply, &Booked { room, booking: &b })),
             // The operation had already booked: report that booking, whatever room this
             // replay names.
             Ok(Commit::Replayed(b)) => {
                 let room = self.floor.by_id(&b.new.room).unwrap_or(room);
-                Ok(reply.complete(&Booked { room, booking: &b }))
+                Ok(complete(reply, &Booked { room, booking: &b }))
             }
             Ok(Commit::Taken(_)) => {
                 let free = self.free_at(slot, people)?;
-                Ok(reply.fail(&Taken {
-                    floor: self.floor,
-                    room,
-                    slot,
-                    free,
-                }))
+                Ok(fail(
+                    reply,
+                    &Taken {
+                        floor: self.floor,
+                        room,
+                        slot,
+                        free,
+                    },
+                ))
             }
-            Err(StoreError::Full) => {
-                Ok(reply.fail("The booking store is full: cancel a booking first."))
-            }
+            Err(StoreError::Full) => Ok(fail(
+                reply,
+                &Text("The booking store is full: cancel a booking first."),
+            )),
             Err(e) => Err(e.into()),
         }
     }
@@ -389,10 +429,10 @@ impl<'r, S: Store> BookingApp<'r, S> {
         let (content, reply) = match reply.elicit(call, &question, &[])? {
             Elicited::Accepted(content, reply) => (content, reply),
             Elicited::Declined(reply) => {
-                return Ok(Chosen::Answered(reply.complete(&NotBooked::Declined)))
+                return Ok(Chosen::Answered(complete(reply, &NotBooked::Declined)))
             }
             Elicited::Cancelled(reply) => {
-                return Ok(Chosen::Answered(reply.complete(&NotBooked::Cancelled)))
+                return Ok(Chosen::Answered(complete(reply, &NotBooked::Cancelled)))
             }
             Elicited::Asked(done) => return Ok(Chosen::Answered(done)),
         };
@@ -422,7 +462,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
         let read = Sent::new(call.args, CANCEL_ARGS)
             .and_then(|s| required(s.text("booking_id", &mut buf)));
         let Ok(booking_id) = read else {
-            return Ok(reply.fail(UNREADABLE));
+            return Ok(fail(reply, &Text(UNREADABLE)));
         };
         let id = booking_id.strip_prefix("bk_").and_then(|n| n.parse().ok());
         let booking = match id {
@@ -430,18 +470,24 @@ impl<'r, S: Store> BookingApp<'r, S> {
             None => None,
         };
         let Some(booking) = booking.filter(|b| b.new.holder == holder(call.principal)) else {
-            return Ok(reply.fail(&Msg(format_args!(
-                "There is no booking '{}' of yours to cancel.",
-                booking_id
-            ))));
+            return Ok(fail(
+                reply,
+                &Msg(format_args!(
+                    "There is no booking '{}' of yours to cancel.",
+                    booking_id
+                )),
+            ));
         };
         let room = self.floor.by_id(&booking.new.room);
         if booking.status == Status::Cancelled {
-            return Ok(reply.complete(&Cancelled {
-                booking: &booking,
-                room,
-                already: true,
-            }));
+            return Ok(complete(
+                reply,
+                &Cancelled {
+                    booking: &booking,
+                    room,
+                    already: true,
+                },
+            ));
         }
         let message = Msg(format_args!(
             "Cancel {}: {}?",
@@ -471,18 +517,24 @@ impl<'r, S: Store> BookingApp<'r, S> {
             {
                 let b = self.store.cancel(booking.id)?;
                 let b = b.ok_or(CallError::Internal("booking vanished"))?;
-                Ok(reply.complete(&Cancelled {
-                    booking: &b,
-                    room,
-                    already: false,
-                }))
+                Ok(complete(
+                    reply,
+                    &Cancelled {
+                        booking: &b,
+                        room,
+                        already: false,
+                    },
+                ))
             }
             Elicited::Accepted(_, reply)
             | Elicited::Declined(reply)
-            | Elicited::Cancelled(reply) => Ok(reply.complete(&Msg(format_args!(
-                "Kept {}: nothing was cancelled.",
-                BookingRef(&booking)
-            )))),
+            | Elicited::Cancelled(reply) => Ok(complete(
+                reply,
+                &Msg(format_args!(
+                    "Kept {}: nothing was cancelled.",
+                    BookingRef(&booking)
+                )),
+            )),
             Elicited::Asked(done) => Ok(done),
         }
     }
@@ -490,16 +542,26 @@ impl<'r, S: Store> BookingApp<'r, S> {
     fn list_rooms(&mut self, call: &Call<'_>, reply: Reply<'_, '_>) -> Result<Done, CallError> {
         let mut buf = [0; MAX_DAY_ARG];
         let Ok(args) = ListArgs::read(call.args, &mut buf) else {
-            return Ok(reply.fail(UNREADABLE));
+            return Ok(fail(reply, &Text(UNREADABLE)));
         };
         let people = args.attendees.unwrap_or(0);
         let slot = match (args.day, args.hour) {
             (None, None) => None,
             (Some(d), Some(h)) => match slot(d, h) {
                 Some(s) => Some(s),
-                None => return Ok(reply.fail("Not a bookable slot: day is YYYY-MM-DD, hour 0-23.")),
+                None => {
+                    return Ok(fail(
+                        reply,
+                        &Text("Not a bookable slot: day is YYYY-MM-DD, hour 0-23."),
+                    ))
+                }
             },
-            _ => return Ok(reply.fail("Give both day and hour to see which rooms are free.")),
+            _ => {
+                return Ok(fail(
+                    reply,
+                    &Text("Give both day and hour to see which rooms are free."),
+                ))
+            }
         };
         let shown = self.floor.mask(|r| r.seats >= people);
         let past = slot.is_some_and(|s| s.is_past(call.now));
@@ -509,13 +571,16 @@ impl<'r, S: Store> BookingApp<'r, S> {
             Some(s) => self.free_at(s, people)?,
             None => shown,
         };
-        Ok(reply.complete(&RoomList {
-            floor: self.floor,
-            shown,
-            free,
-            slot,
-            past: past.then_some(call.now),
-        }))
+        Ok(complete(
+            reply,
+            &RoomList {
+                floor: self.floor,
+                shown,
+                free,
+                slot,
+                past: past.then_some(call.now),
+            },
+        ))
     }
 }
 
