@@ -3,6 +3,7 @@
 use core::fmt;
 
 use crate::limits::MAX_ROOMS;
+use crate::wire::write::Num;
 
 /// One bookable room.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,7 +20,7 @@ pub struct Room<'r> {
 
 impl fmt::Display for Room<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({} seats)", self.name, self.seats)
+        write!(f, "{} ({} seats)", self.name, Num(self.seats.into()))
     }
 }
 

@@ -8,13 +8,13 @@ use super::slot::Slot;
 use super::store::{Booking, Status};
 use crate::engine::Report;
 use crate::limits::MAX_ROOMS;
-use crate::wire::write::Writer;
+use crate::wire::write::{Num, Writer};
 
 pub(super) struct BookingRef<'a>(pub(super) &'a Booking);
 
 impl fmt::Display for BookingRef<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "bk_{}", self.0.id)
+        write!(f, "bk_{}", Num(self.0.id.into()))
     }
 }
 
@@ -178,7 +178,7 @@ pub(super) struct TooSmall<'r> {
 
 impl Report for TooSmall<'_> {
     fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        write!(f, "Too small for {} people: ", self.people)?;
+        write!(f, "Too small for {} people: ", Num(self.people.into()))?;
         let mut first = true;
         for r in self.floor.iter(self.pool) {
             write!(f, "{}{r}", if first { "" } else { ", " })?;
@@ -301,7 +301,8 @@ impl fmt::Display for Earliest {
             Some(e) => write!(
                 f,
                 "The earliest bookable hour is day={} hour={} (UTC).",
-                e.day, e.hour
+                e.day,
+                Num(e.hour.into())
             ),
             None => Ok(()),
         }

@@ -17,6 +17,7 @@ use crate::limits::{
 };
 use crate::mrtr::{Choice, Field, FieldKind, Form, Question, TextFormat};
 use crate::wire::json::Value;
+use crate::wire::write::Num;
 
 use super::report::{
     Booked, BookingRef, Cancelled, Described, Earliest, NotBooked, RoomList, RoomQuestion, Taken,
@@ -273,7 +274,8 @@ impl<'r, S: Store> BookingApp<'r, S> {
                 reply,
                 &Msg(format_args!(
                 "'{}' at hour {} is not a bookable slot: give day as YYYY-MM-DD and hour as 0-23.",
-                args.day, args.hour
+                args.day,
+                Num(args.hour)
             )),
             ));
         };

@@ -7,7 +7,7 @@ use crate::limits::MAX_STR;
 use crate::wire::echo::quoted;
 use crate::wire::format;
 use crate::wire::json::{Kind, Value};
-use crate::wire::write::Writer;
+use crate::wire::write::{Num, Writer};
 
 /// One elicitation form.
 #[derive(Clone, Copy)]
@@ -155,10 +155,10 @@ impl Invalid<'_, '_> {
             Reason::Missing | Reason::WrongType | Reason::BadFormat => {
                 write!(f, " is not {}", self.field.kind.expected())
             }
-            Reason::TooShort => write!(f, " is shorter than {} characters", min),
-            Reason::TooLong => write!(f, " is longer than {} characters", max),
-            Reason::BelowMinimum => write!(f, " is less than the minimum, {}", min),
-            Reason::AboveMaximum => write!(f, " is more than the maximum, {}", max),
+            Reason::TooShort => write!(f, " is shorter than {} characters", Num(min)),
+            Reason::TooLong => write!(f, " is longer than {} characters", Num(max)),
+            Reason::BelowMinimum => write!(f, " is less than the minimum, {}", Num(min)),
+            Reason::AboveMaximum => write!(f, " is more than the maximum, {}", Num(max)),
             Reason::NotOffered => f.write_str(" is not one of the options offered"),
         }
     }
