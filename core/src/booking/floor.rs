@@ -20,7 +20,8 @@ pub struct Room<'r> {
 
 impl fmt::Display for Room<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({} seats)", self.name, Num(self.seats.into()))
+        f.write_str(self.name)?;
+        write!(f, " ({} seats)", Num(self.seats.into()))
     }
 }
 

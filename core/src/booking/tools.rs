@@ -151,11 +151,18 @@ fn fail(reply: Reply<'_, '_>, r: &dyn Report) -> Done {
     reply.fail(r)
 }
 
-/// A fixed text as a [`Report`] that is `Sized`, so it too goes through `dyn Report`.
-struct Text(&'static str);
+/// A text as a [`Report`] that is `Sized`, so it too goes through `dyn Report`; and as `{}`
+/// written with `write_str`, not `str`'s `Display` (which links `Formatter::pad`).
+struct Text<'a>(&'a str);
 
-impl Report for Text {
+impl Report for Text<'_> {
     fn text(&self, f: &mut dyn core::fmt::Write) -> core::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl core::fmt::Display for Text<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(self.0)
     }
 }
@@ -278,7 +285,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
                 reply,
                 &Msg(format_args!(
                 "'{}' at hour {} is not a bookable slot: give day as YYYY-MM-DD and hour as 0-23.",
-                args.day,
+                Text(args.day),
                 Num(args.hour)
             )),
             ));
@@ -483,7 +490,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
                 reply,
                 &Msg(format_args!(
                     "There is no booking '{}' of yours to cancel.",
-                    booking_id
+                    Text(booking_id)
                 )),
             ));
         };

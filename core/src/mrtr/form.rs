@@ -153,7 +153,8 @@ impl Invalid<'_, '_> {
         let (min, max) = self.field.kind.bounds();
         match self.reason {
             Reason::Missing | Reason::WrongType | Reason::BadFormat => {
-                write!(f, " is not {}", self.field.kind.expected())
+                f.write_str(" is not ")?;
+                f.write_str(self.field.kind.expected())
             }
             Reason::TooShort => write!(f, " is shorter than {} characters", Num(min)),
             Reason::TooLong => write!(f, " is longer than {} characters", Num(max)),
@@ -167,7 +168,8 @@ impl Invalid<'_, '_> {
 /// "Title: problem." — the red mark as a form's message shows it.
 impl fmt::Display for Invalid<'_, '_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: ", self.field.title)?;
+        f.write_str(self.field.title)?;
+        f.write_str(": ")?;
         self.problem(f)?;
         f.write_char('.')
     }
@@ -242,7 +244,8 @@ impl Field<'_> {
             (d, Some(m)) => {
                 w.key("description").string_with(|f| {
                     if let Some(d) = d {
-                        write!(f, "{d} — ")?;
+                        f.write_str(d)?;
+                        f.write_str(" — ")?;
                     }
                     f.write_str("last answer: ")?;
                     m.problem(f)
