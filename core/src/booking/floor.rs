@@ -101,8 +101,8 @@ impl<'r> Floor<'r> {
 
 fn normalize(s: &str) -> &str {
     let s = s.trim();
-    match s.get(..4) {
-        Some(p) if p.eq_ignore_ascii_case("the ") => s[4..].trim_start(),
+    match (s.get(..4), s.get(4..)) {
+        (Some(p), Some(rest)) if p.eq_ignore_ascii_case("the ") => rest.trim_start(),
         _ => s,
     }
 }
