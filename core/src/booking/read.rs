@@ -5,6 +5,10 @@
 use crate::engine::Arg;
 use crate::wire::json::Value;
 
+/// Declared arguments whose duplicates [`Sent::new`] finds (one bit each of a `u32`; the
+/// booking tools declare at most five).
+const MAX_DECLARED: usize = 32;
+
 /// Arguments the check passed but a tool cannot read: a declared argument sent twice (serde
 /// refused that as a duplicate field, and so does this), or a string that does not fit its
 /// buffer (not expected after the length check).
@@ -18,10 +22,18 @@ pub(super) struct Sent<'a>(Option<Value<'a>>);
 impl<'a> Sent<'a> {
     /// A call's `arguments` (`None`: absent), or [`Unreadable`] if one of `args` is sent twice.
     pub(super) fn new(sent: Option<Value<'a>>, args: &[Arg]) -> Result<Self, Unreadable> {
-        let members = || sent.iter().flat_map(|s| s.members());
-        for a in args {
-            if members().filter(|(k, _)| k.eq_str(a.name)).nth(1).is_some() {
-                return Err(Unreadable);
+        // One bit per declared argument seen.
+        let mut seen = 0u32;
+        for (k, _) in sent.iter().flat_map(|s| s.members()) {
+            if let Some(i) = args
+                .iter()
+                .take(MAX_DECLARED)
+                .position(|a| k.eq_str(a.name))
+            {
+                if seen & 1 << i != 0 {
+                    return Err(Unreadable);
+                }
+                seen |= 1 << i;
             }
         }
         Ok(Sent(sent))
