@@ -800,6 +800,40 @@ fn arguments_outside_the_schema_are_tool_errors_that_say_what_to_fix() {
 }
 
 #[test]
+fn tools_read_escaped_arguments_and_refuse_a_declared_one_sent_twice() {
+    let mut c = Client::default();
+    let meta = common::meta(json!({})).to_string();
+    let mut line = |id: u32, args: &str| {
+        let msg = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"book_room","arguments":{args},"_meta":{meta}}}}}"#
+        );
+        let (_, text) = c.raw(msg.as_bytes());
+        serde_json::from_str::<Value>(&text).unwrap()
+    };
+    // Escapes in names and values are decoded: this books the nook.
+    let r = line(
+        1,
+        r#"{"day":"2026-09-24","h\u006fur":9,"room_id":"n\u006fok"}"#,
+    );
+    assert_eq!(
+        r["result"]["structuredContent"]["booking"]["room_id"], "nook",
+        "{r}"
+    );
+    // A declared argument twice is refused as the tools always have (serde's duplicate field).
+    let r = line(
+        2,
+        r#"{"day":"2026-09-24","hour":10,"hour":11,"room_id":"nook"}"#,
+    );
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert_eq!(
+        text_of(&r),
+        "Invalid arguments: see the tool's inputSchema.",
+        "{r}"
+    );
+    assert_eq!(bookings(&c), 1);
+}
+
+#[test]
 fn a_replay_after_cancelling_reports_the_cancelled_booking_and_how_to_book_again() {
     let mut c = Client::default();
     let state = ask_big_room(&mut c);

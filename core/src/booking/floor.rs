@@ -3,6 +3,7 @@
 use core::fmt;
 
 use crate::limits::MAX_ROOMS;
+use crate::wire::write::Num;
 
 /// One bookable room.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,7 +20,8 @@ pub struct Room<'r> {
 
 impl fmt::Display for Room<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({} seats)", self.name, self.seats)
+        f.write_str(self.name)?;
+        write!(f, " ({} seats)", Num(self.seats.into()))
     }
 }
 
@@ -99,8 +101,8 @@ impl<'r> Floor<'r> {
 
 fn normalize(s: &str) -> &str {
     let s = s.trim();
-    match s.get(..4) {
-        Some(p) if p.eq_ignore_ascii_case("the ") => s[4..].trim_start(),
+    match (s.get(..4), s.get(4..)) {
+        (Some(p), Some(rest)) if p.eq_ignore_ascii_case("the ") => rest.trim_start(),
         _ => s,
     }
 }

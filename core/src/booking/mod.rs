@@ -3,6 +3,7 @@
 
 mod floor;
 mod mem_store;
+mod read;
 mod report;
 mod slot;
 mod store;

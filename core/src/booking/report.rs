@@ -8,13 +8,13 @@ use super::slot::Slot;
 use super::store::{Booking, Status};
 use crate::engine::Report;
 use crate::limits::MAX_ROOMS;
-use crate::wire::write::Writer;
+use crate::wire::write::{Num, Writer};
 
 pub(super) struct BookingRef<'a>(pub(super) &'a Booking);
 
 impl fmt::Display for BookingRef<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "bk_{}", self.0.id)
+        write!(f, "bk_{}", Num(self.0.id.into()))
     }
 }
 
@@ -23,9 +23,10 @@ pub(super) struct Described<'a, 'r>(pub(super) &'a Booking, pub(super) Option<&'
 impl fmt::Display for Described<'_, '_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.1 {
-            Some(r) => write!(f, "{} on {}", r.name, self.0.new.slot),
-            None => write!(f, "{} on {}", self.0.new.room, self.0.new.slot),
+            Some(r) => f.write_str(r.name)?,
+            None => f.write_str(&self.0.new.room)?,
         }
+        write!(f, " on {}", self.0.new.slot)
     }
 }
 
@@ -37,8 +38,16 @@ pub(super) struct RoomQuestion<'h> {
 impl fmt::Display for RoomQuestion<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (self.hint, self.named) {
-            (Some(h), true) => write!(f, "'{h}' matches more than one room. Which did you mean?"),
-            (Some(h), false) => write!(f, "No room is called '{h}'. Which room did you mean?"),
+            (Some(h), true) => {
+                f.write_str("'")?;
+                f.write_str(h)?;
+                f.write_str("' matches more than one room. Which did you mean?")
+            }
+            (Some(h), false) => {
+                f.write_str("No room is called '")?;
+                f.write_str(h)?;
+                f.write_str("'. Which room did you mean?")
+            }
             (None, _) => f.write_str("Which room should be booked?"),
         }
     }
@@ -143,10 +152,12 @@ impl Report for Cancelled<'_, '_> {
         };
         write!(
             f,
-            "{} ({}) {how}.",
+            "{} ({}) ",
             BookingRef(self.booking),
             Described(self.booking, self.room)
-        )
+        )?;
+        f.write_str(how)?;
+        f.write_char('.')
     }
     fn has_structured(&self) -> bool {
         true
@@ -165,7 +176,9 @@ pub(super) struct UnknownRoom<'a, 'r> {
 
 impl Report for UnknownRoom<'_, '_> {
     fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        write!(f, "There is no room '{}'. Room ids: ", self.id)?;
+        f.write_str("There is no room '")?;
+        f.write_str(self.id)?;
+        f.write_str("'. Room ids: ")?;
         list(f, self.floor.rooms.iter().map(|r| r.id))
     }
 }
@@ -178,10 +191,13 @@ pub(super) struct TooSmall<'r> {
 
 impl Report for TooSmall<'_> {
     fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        write!(f, "Too small for {} people: ", self.people)?;
+        write!(f, "Too small for {} people: ", Num(self.people.into()))?;
         let mut first = true;
         for r in self.floor.iter(self.pool) {
-            write!(f, "{}{r}", if first { "" } else { ", " })?;
+            if !first {
+                f.write_str(", ")?;
+            }
+            write!(f, "{r}")?;
             first = false;
         }
         let bigger = self.floor.mask(|r| r.seats >= self.people);
@@ -203,7 +219,8 @@ pub(super) struct Taken<'a, 'r> {
 
 impl Report for Taken<'_, '_> {
     fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        write!(f, "{} is already booked on {}. ", self.room.name, self.slot)?;
+        f.write_str(self.room.name)?;
+        write!(f, " is already booked on {}. ", self.slot)?;
         if self.free == 0 {
             f.write_str("No suitable room is free at that hour; try another hour.")
         } else {
@@ -246,14 +263,17 @@ impl Report for RoomList<'_> {
             if self.shown & 1 << i == 0 {
                 continue;
             }
-            write!(f, "{} — {r}", r.id)?;
+            f.write_str(r.id)?;
+            write!(f, " — {r}")?;
             if let (Some(s), None) = (self.slot, self.past) {
                 let state = if self.free & 1 << i != 0 {
                     "free"
                 } else {
                     "booked"
                 };
-                write!(f, ", {state} on {s}")?;
+                f.write_str(", ")?;
+                f.write_str(state)?;
+                write!(f, " on {s}")?;
             }
             f.write_char('\n')?;
         }
@@ -301,7 +321,8 @@ impl fmt::Display for Earliest {
             Some(e) => write!(
                 f,
                 "The earliest bookable hour is day={} hour={} (UTC).",
-                e.day, e.hour
+                e.day,
+                Num(e.hour.into())
             ),
             None => Ok(()),
         }

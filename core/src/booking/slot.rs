@@ -3,6 +3,7 @@
 use core::fmt;
 
 use crate::wire::format;
+use crate::wire::write::ZeroPadded;
 
 /// A calendar day, checked (Gregorian, years 2000–2999).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -29,7 +30,14 @@ impl Day {
 
 impl fmt::Display for Day {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)
+        let (y, m, d) = (self.year.into(), self.month.into(), self.day.into());
+        write!(
+            f,
+            "{}-{}-{}",
+            ZeroPadded(y, 4),
+            ZeroPadded(m, 2),
+            ZeroPadded(d, 2)
+        )
     }
 }
 
@@ -46,10 +54,10 @@ impl fmt::Display for Slot {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} at {:02}:00–{:02}:00",
+            "{} at {}:00–{}:00",
             self.day,
-            self.hour,
-            (self.hour + 1) % 24
+            ZeroPadded(self.hour.into(), 2),
+            ZeroPadded(((self.hour + 1) % 24).into(), 2)
         )
     }
 }

@@ -166,7 +166,11 @@ impl fmt::Display for ArgsInvalid<'_> {
                 f.write_str("Unknown argument ")?;
                 quoted(f, name)?;
                 match suggestion {
-                    Some(s) => write!(f, "; did you mean '{s}'?")?,
+                    Some(s) => {
+                        f.write_str("; did you mean '")?;
+                        f.write_str(s)?;
+                        f.write_str("'?")?
+                    }
                     None => f.write_str(" (see the tool's inputSchema).")?,
                 }
                 Ok(())
@@ -175,9 +179,15 @@ impl fmt::Display for ArgsInvalid<'_> {
                 arg,
                 reason: Reason::Missing,
                 ..
-            } => write!(f, "Missing required argument '{}'.", arg.name),
+            } => {
+                f.write_str("Missing required argument '")?;
+                f.write_str(arg.name)?;
+                f.write_str("'.")
+            }
             ArgsInvalid::Bad { arg, reason, value } => {
-                write!(f, "Invalid argument '{}': ", arg.name)?;
+                f.write_str("Invalid argument '")?;
+                f.write_str(arg.name)?;
+                f.write_str("': ")?;
                 let field = arg.field();
                 Invalid {
                     field: &field,

@@ -107,15 +107,12 @@ impl RpcError<'_> {
     pub fn write(&self, w: &mut Writer<'_>) {
         w.begin_object().key("code").int(self.code()).key("message");
         match self {
-            RpcError::Envelope(e) => w.string_fmt(format_args!(
-                "{}{}",
-                if matches!(e, EnvelopeError::Parse(_)) {
-                    ""
-                } else {
-                    "Invalid request: "
-                },
-                e.reason()
-            )),
+            RpcError::Envelope(e) => w.string_with(|f| {
+                if !matches!(e, EnvelopeError::Parse(_)) {
+                    f.write_str("Invalid request: ")?;
+                }
+                f.write_str(e.reason())
+            }),
             RpcError::MethodNotFound => {
                 w.string("Method not found (this server speaks MCP 2026-07-28)")
             }
@@ -129,10 +126,11 @@ impl RpcError<'_> {
             RpcError::UnknownPrompt(name) => w.string_with(|f| echo(f, "Unknown prompt: ", name)),
             RpcError::ResourceNotFound(_) => w.string("Resource not found"),
             RpcError::BadState => w.string("Invalid requestState"),
-            RpcError::MissingCapability(c) => w.string_fmt(format_args!(
-                "This request needs the client capability '{}'",
-                c.name()
-            )),
+            RpcError::MissingCapability(c) => w.string_with(|f| {
+                f.write_str("This request needs the client capability '")?;
+                f.write_str(c.name())?;
+                f.write_str("'")
+            }),
             RpcError::ResponseTooLarge => w.string("The response does not fit the output buffer"),
         };
         match self {

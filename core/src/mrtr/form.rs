@@ -7,7 +7,7 @@ use crate::limits::MAX_STR;
 use crate::wire::echo::quoted;
 use crate::wire::format;
 use crate::wire::json::{Kind, Value};
-use crate::wire::write::Writer;
+use crate::wire::write::{Num, Writer};
 
 /// One elicitation form.
 #[derive(Clone, Copy)]
@@ -153,12 +153,13 @@ impl Invalid<'_, '_> {
         let (min, max) = self.field.kind.bounds();
         match self.reason {
             Reason::Missing | Reason::WrongType | Reason::BadFormat => {
-                write!(f, " is not {}", self.field.kind.expected())
+                f.write_str(" is not ")?;
+                f.write_str(self.field.kind.expected())
             }
-            Reason::TooShort => write!(f, " is shorter than {} characters", min),
-            Reason::TooLong => write!(f, " is longer than {} characters", max),
-            Reason::BelowMinimum => write!(f, " is less than the minimum, {}", min),
-            Reason::AboveMaximum => write!(f, " is more than the maximum, {}", max),
+            Reason::TooShort => write!(f, " is shorter than {} characters", Num(min)),
+            Reason::TooLong => write!(f, " is longer than {} characters", Num(max)),
+            Reason::BelowMinimum => write!(f, " is less than the minimum, {}", Num(min)),
+            Reason::AboveMaximum => write!(f, " is more than the maximum, {}", Num(max)),
             Reason::NotOffered => f.write_str(" is not one of the options offered"),
         }
     }
@@ -167,7 +168,8 @@ impl Invalid<'_, '_> {
 /// "Title: problem." — the red mark as a form's message shows it.
 impl fmt::Display for Invalid<'_, '_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: ", self.field.title)?;
+        f.write_str(self.field.title)?;
+        f.write_str(": ")?;
         self.problem(f)?;
         f.write_char('.')
     }
@@ -242,7 +244,8 @@ impl Field<'_> {
             (d, Some(m)) => {
                 w.key("description").string_with(|f| {
                     if let Some(d) = d {
-                        write!(f, "{d} — ")?;
+                        f.write_str(d)?;
+                        f.write_str(" — ")?;
                     }
                     f.write_str("last answer: ")?;
                     m.problem(f)

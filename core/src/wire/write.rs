@@ -165,7 +165,7 @@ impl<'b> Writer<'b> {
     /// Writes an integer value.
     pub fn int(&mut self, v: i64) -> &mut Self {
         self.sep();
-        let _ = fmt::write(&mut Raw(self), format_args!("{v}"));
+        self.put(itoa::Buffer::new().format(v).as_bytes());
         self.comma = true;
         self
     }
@@ -233,13 +233,29 @@ impl fmt::Write for Escape<'_, '_> {
     }
 }
 
-/// A `fmt::Write` sink that copies verbatim (numbers).
-struct Raw<'w, 'b>(&'w mut Writer<'b>);
+/// An integer for `{}` in texts, written by `itoa` rather than `core::fmt`'s integer
+/// formatting, so a panel links no integer `Display` (nor `pad_integral`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Num(pub i64);
 
-impl fmt::Write for Raw<'_, '_> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        self.0.put(s.as_bytes());
-        Ok(())
+impl fmt::Display for Num {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(itoa::Buffer::new().format(self.0))
+    }
+}
+
+/// A non-negative integer zero-padded to at least `.1` digits (what `{:02}` writes), as [`Num`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ZeroPadded(pub i64, pub usize);
+
+impl fmt::Display for ZeroPadded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut buf = itoa::Buffer::new();
+        let digits = buf.format(self.0);
+        for _ in digits.len()..self.1 {
+            f.write_str("0")?;
+        }
+        f.write_str(digits)
     }
 }
 
@@ -309,6 +325,21 @@ mod tests {
                 text[at] = b'a';
             }
         }
+    }
+
+    #[test]
+    fn numbers_as_core_fmt_writes_them() {
+        for v in [0, 7, -3, 42, i64::MAX, i64::MIN] {
+            assert_eq!(Num(v).to_string(), format!("{v}"));
+        }
+        for (v, width) in [(0, 2), (9, 2), (23, 2), (2026, 4), (7, 4), (12345, 2)] {
+            assert_eq!(ZeroPadded(v, width).to_string(), format!("{v:0width$}"));
+        }
+        let mut buf = [0u8; 64];
+        let mut w = Writer::new(&mut buf);
+        w.begin_array().int(i64::MIN).int(0).int(-1).end_array();
+        let n = w.finish().unwrap();
+        assert_eq!(&buf[..n], b"[-9223372036854775808,0,-1]");
     }
 
     #[test]
