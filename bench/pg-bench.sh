@@ -3,7 +3,8 @@
 #   1. pgbench: one-row INSERT transactions into redmark's own table (same constraints,
 #      synchronous_commit = on) from CLIENTS connections: the database's own ceiling;
 #   2. three `redmark serve --http` instances on that database, CLIENTS HTTP keep-alive
-#      clients booking distinct slots: acknowledged bookings per second;
+#      clients booking distinct slots, lock-step (`bench/peers/booker`: std-only Rust, as
+#      light a driver as pgbench is): acknowledged bookings per second;
 #   3. the store alone (`PgStore`, CLIENTS blocking callers, no engine, no HTTP: the
 #      `store_throughput` benchmark in shell/src/serve/pg/tests.rs), what the instances can
 #      reach once the engine's global lock is gone;
@@ -19,6 +20,7 @@ BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 [ -x "$BIN/initdb" ] || { echo "PostgreSQL is not installed (apt-get install postgresql)"; exit 1; }
 cargo build --release -q -p redmark
 cargo test --release -q -p redmark --bin redmark --no-run 2>/dev/null
+(cd bench/peers && cargo build --release -q --locked -p booker --target-dir ../../target/peers)
 REDMARK=target/release/redmark
 
 TMP=$(mktemp -d /tmp/redmark-pg-bench-XXXXXX)
@@ -64,54 +66,7 @@ SQL
 PGBENCH_TPS=$(PGOPTIONS="-c synchronous_commit=on" "$BIN/pgbench" -n -c "$CLIENTS" -j 2 -T "$SECS" \
     -f "$TMP/insert.sql" "$URL" 2>/dev/null | sed -n 's/^tps = \([0-9.]*\).*/\1/p' | head -n 1)
 
-REDMARK_RATE=$(python3 - "$SECS" "$CLIENTS" "${ADDRS[@]}" <<'PY'
-import http.client, json, multiprocessing as mp, sys, threading, time
-secs, clients, addrs = float(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {}}
-ok, bad = [0] * clients, [0] * clients
-stop = time.time() + secs
-def worker(k):
-    host, port = addrs[k % len(addrs)].rsplit(":", 1)
-    c = http.client.HTTPConnection(host, int(port), timeout=30)
-    n = 0
-    while time.time() < stop:
-        # Client k books its own year: every booking is a new one.
-        day, hour = divmod(n, 24)
-        date = f"{2100 + k}-{1 + day // 28 % 12:02}-{1 + day % 28:02}"
-        room = ("atrium", "studio-b", "nook")[day // (28 * 12) % 3]
-        body = json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {
-            "name": "book_room", "arguments": {"day": date, "hour": hour, "room_id": room},
-            "_meta": META}})
-        n += 1
-        c.request("POST", "/mcp", body, {"Content-Type": "application/json",
-                  "Accept": "application/json, text/event-stream",
-                  "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
-                  "Mcp-Name": "book_room", "Host": f"{host}:{port}"})
-        r = json.loads(c.getresponse().read())
-        if r.get("result", {}).get("isError") is False:
-            ok[k] += 1
-        else:
-            bad[k] += 1
-def process(ks, out):
-    # One driver process per few clients: Python threads share one interpreter lock, so
-    # 48 threads in one process measure the driver, not the servers.
-    t = [threading.Thread(target=worker, args=(k,)) for k in ks]
-    for x in t: x.start()
-    for x in t: x.join()
-    out.put((sum(ok[k] for k in ks), sum(bad[k] for k in ks)))
-procs = min(clients, 8)
-out = mp.Queue()
-ps = [mp.Process(target=process, args=(range(i, clients, procs), out)) for i in range(procs)]
-start = time.time()
-for p in ps: p.start()
-got = [out.get() for _ in ps]
-for p in ps: p.join()
-took = time.time() - start
-ok, bad = [sum(g[0] for g in got)], [sum(g[1] for g in got)]
-print(f"{sum(ok) / took:.0f} {sum(bad)}")
-PY
-)
+REDMARK_RATE=$(target/peers/release/booker "$SECS" "$CLIENTS" "${ADDRS[@]}")
 STORE_RATE=$(REDMARK_PG_BENCH_URL="$URL" REDMARK_PG_BENCH_SECS="$SECS" REDMARK_PG_BENCH_CALLERS="$CLIENTS" \
     cargo test --release -q -p redmark --bin redmark store_throughput -- --ignored --nocapture 2>/dev/null \
     | sed -n 's/^pg store, .*: \([0-9]*\) bookings\/s$/\1/p')

@@ -61,8 +61,8 @@ pub trait SharedStore: Send + Sync + 'static {
     /// Applies `writes` in order, each decided as if alone after the ones before it, and makes
     /// them durable before returning; one outcome per write, in order.
     fn write_group(&self, writes: &[Write]) -> Vec<Written>;
-    /// Whether reads may block the calling thread for long (a network database): the host
-    /// then runs the engine where blocking is allowed.
+    /// Whether reads may block the calling thread for long (a network database): a [`View`]
+    /// then makes each read where blocking is allowed.
     fn reads_block(&self) -> bool {
         false
     }
@@ -259,16 +259,37 @@ impl Log {
 /// module doc).
 pub struct View<S> {
     store: Arc<S>,
+    /// The store's reads may block the thread ([`SharedStore::reads_block`]).
+    blocks: bool,
     /// This message's writes (a cell so the host reaches it through the engine's `&App`).
     pub log: RefCell<Log>,
 }
 
 impl<S> View<S> {
     /// A view of `store`.
-    pub fn new(store: Arc<S>) -> Self {
+    pub fn new(store: Arc<S>) -> Self
+    where
+        S: SharedStore,
+    {
         View {
+            blocks: store.reads_block(),
             store,
             log: RefCell::new(Log::default()),
+        }
+    }
+
+    /// Runs a store read; one that may block is run where a runtime worker may block (its
+    /// other tasks move to another worker meanwhile). Only the messages that read pay that:
+    /// a booking that finds its slot free reads nothing.
+    fn fetch<T>(&self, read: impl FnOnce() -> T) -> T {
+        let multi_thread = || {
+            tokio::runtime::Handle::try_current()
+                .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread)
+        };
+        if self.blocks && multi_thread() {
+            tokio::task::block_in_place(read)
+        } else {
+            read()
         }
     }
 }
@@ -286,14 +307,14 @@ impl<S: SharedStore> Store for View<S> {
     fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
         self.log
             .borrow_mut()
-            .read(Read::Get(id), || self.store.get(id))
+            .read(Read::Get(id), || self.fetch(|| self.store.get(id)))
     }
 
     fn made_by(&self, holder: &Holder, nonce: &Nonce) -> Result<Option<Booking>, StoreError> {
         self.log
             .borrow_mut()
             .read(Read::MadeBy(*holder, *nonce), || {
-                self.store.made_by(holder, nonce)
+                self.fetch(|| self.store.made_by(holder, nonce))
             })
     }
 
@@ -301,7 +322,7 @@ impl<S: SharedStore> Store for View<S> {
         self.log
             .borrow_mut()
             .read(Read::Occupant(room.to_owned(), slot), || {
-                self.store.occupant(room, slot)
+                self.fetch(|| self.store.occupant(room, slot))
             })
     }
 

@@ -26,6 +26,7 @@
 //! by its nonce and a cancel is idempotent. Then the callers get [`StoreError::Io`] (the engine
 //! answers `-32603`), and the next batch connects again: the instance recovers by itself.
 
+use std::collections::HashMap;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -103,6 +104,19 @@ UNION ALL
 SELECT 2, id, room, to_char(day, 'YYYY-MM-DD'), hour, attendees, holder, nonce, cancelled
     FROM redmark_bookings WHERE room = $1 AND day = $2::text::date AND hour = $3
     AND NOT cancelled
+";
+
+/// Books every booking of a batch in one statement, in array order (each row's conflicts are
+/// checked against the rows before it, so a later row for a taken slot or a used nonce inserts
+/// nothing); returns the rows it inserted. Those that inserted nothing are decided one by one
+/// with [`COMMIT_SQL`].
+const INSERT_MANY_SQL: &str = "
+INSERT INTO redmark_bookings (room, day, hour, attendees, holder, nonce)
+SELECT room, day::date, hour, attendees, holder, nonce
+    FROM unnest($1::text[], $2::text[], $3::int2[], $4::int4[], $5::bytea[], $6::bytea[])
+    AS b(room, day, hour, attendees, holder, nonce)
+ON CONFLICT DO NOTHING
+RETURNING id, holder, nonce
 ";
 
 /// Bookings in PostgreSQL: a cheap handle (clone it freely); every method blocks the calling
@@ -229,6 +243,7 @@ async fn connect(config: &Config) -> Result<Client, tokio_postgres::Error> {
 /// A worker's connection with its statements prepared once.
 struct Conn {
     client: Client,
+    insert_many: Statement,
     commit: Statement,
     get: Statement,
     made_by: Statement,
@@ -245,6 +260,7 @@ impl Conn {
         };
         let by = |cond: &str| format!("SELECT {COLS} FROM redmark_bookings WHERE {cond}");
         Ok(Conn {
+            insert_many: client.prepare(INSERT_MANY_SQL).await?,
             commit: client.prepare(COMMIT_SQL).await?,
             get: client.prepare(&by("id = $1")).await?,
             made_by: client.prepare(&by("holder = $1 AND nonce = $2")).await?,
@@ -416,9 +432,12 @@ fn retryable(e: &tokio_postgres::Error) -> bool {
 /// Why a batch failed: the database said no or went away; it was rolled back.
 type Fault = tokio_postgres::Error;
 
-/// One transaction: every op's statements pipelined, then one commit.
+/// One transaction: the batch's bookings in one statement, then every op still undecided
+/// (bookings that inserted nothing, cancels, reads) pipelined in batch order, then one commit.
 async fn transact(conn: &mut Conn, ops: &[&Op]) -> Result<Vec<Result<Reply, StoreError>>, Fault> {
     let tx = conn.client.transaction().await?;
+    let mut replies: Vec<Option<Result<Reply, StoreError>>> = ops.iter().map(|_| None).collect();
+    insert_many(&tx, &conn.insert_many, ops, &mut replies).await?;
     let s = Prepared {
         commit: &conn.commit,
         get: &conn.get,
@@ -426,9 +445,83 @@ async fn transact(conn: &mut Conn, ops: &[&Op]) -> Result<Vec<Result<Reply, Stor
         occupant: &conn.occupant,
         cancel: &conn.cancel,
     };
-    let replies = try_join_all(ops.iter().map(|op| run(&tx, &s, op))).await?;
+    let rest = try_join_all(
+        ops.iter()
+            .zip(&replies)
+            .enumerate()
+            .filter(|(_, (_, r))| r.is_none())
+            .map(|(i, (op, _))| {
+                let s = &s;
+                let tx = &tx;
+                async move { run(tx, s, op).await.map(|r| (i, r)) }
+            }),
+    )
+    .await?;
     tx.commit().await?;
-    Ok(replies)
+    for (i, r) in rest {
+        replies[i] = Some(r);
+    }
+    Ok(replies
+        .into_iter()
+        .map(|r| r.unwrap_or(Err(StoreError::Io)))
+        .collect())
+}
+
+/// Inserts the batch's bookings with [`INSERT_MANY_SQL`] and fills in the reply of each that
+/// it created; the first of several with one (holder, nonce) is the one created.
+async fn insert_many(
+    tx: &Transaction<'_>,
+    stmt: &Statement,
+    ops: &[&Op],
+    replies: &mut [Option<Result<Reply, StoreError>>],
+) -> Result<(), Fault> {
+    let books: Vec<(usize, &NewBooking)> = ops
+        .iter()
+        .enumerate()
+        .filter_map(|(i, op)| match op {
+            Op::Commit(new) => Some((i, new)),
+            _ => None,
+        })
+        .collect();
+    if books.is_empty() {
+        return Ok(());
+    }
+    let rooms: Vec<&str> = books.iter().map(|(_, n)| n.room.as_str()).collect();
+    let days: Vec<String> = books.iter().map(|(_, n)| n.slot.day.to_string()).collect();
+    let hours: Vec<i16> = books.iter().map(|(_, n)| i16::from(n.slot.hour)).collect();
+    let people: Vec<i32> = books.iter().map(|(_, n)| i32::from(n.attendees)).collect();
+    let holders: Vec<&[u8]> = books.iter().map(|(_, n)| &n.holder[..]).collect();
+    let nonces: Vec<&[u8]> = books.iter().map(|(_, n)| &n.nonce[..]).collect();
+    let rows = tx
+        .query(stmt, &[&rooms, &days, &hours, &people, &holders, &nonces])
+        .await?;
+    let mut made: HashMap<(Holder, Nonce), i64> = HashMap::with_capacity(rows.len());
+    for row in &rows {
+        let key = (|| {
+            let holder: &[u8] = row.try_get(1).ok()?;
+            let nonce: &[u8] = row.try_get(2).ok()?;
+            Some((holder.try_into().ok()?, nonce.try_into().ok()?))
+        })();
+        let (Some(key), Ok(id)) = (key, row.try_get::<_, i64>(0)) else {
+            tracing::error!("booking store: a row does not decode");
+            continue;
+        };
+        made.insert(key, id);
+    }
+    for (i, new) in books {
+        let Some(id) = made.remove(&(new.holder, new.nonce)) else {
+            continue; // replayed, taken, or racing: decided by `commit_one`
+        };
+        replies[i] = Some(match u32::try_from(id) {
+            Ok(id) => Ok(Reply::Commit(Commit::Created(Booking {
+                id,
+                new: new.clone(),
+                status: Status::Active,
+            }))),
+            Err(_) => Err(StoreError::Corrupt),
+        });
+    }
+    Ok(())
 }
 
 /// A connection's statements, borrowed beside its open transaction.

@@ -91,8 +91,6 @@ pub struct Shared<A> {
     committer: Option<Committer>,
     /// The committing thread, joined on drop so the store is released when the host is.
     commit_thread: Option<std::thread::JoinHandle<()>>,
-    /// The store's reads may block the thread (see [`SharedStore::reads_block`]).
-    reads_block: bool,
 }
 
 impl<A: Hosted> Shared<A> {
@@ -108,7 +106,6 @@ impl<A: Hosted> Shared<A> {
             config,
             committer: None,
             commit_thread: None,
-            reads_block: false,
         })
     }
 
@@ -153,7 +150,6 @@ impl<S: SharedStore> Shared<BookingApp<'static, View<S>>> {
         keys: KeyRing,
         config: Config,
     ) -> Result<Arc<Self>, String> {
-        let reads_block = store.reads_block();
         let store = Arc::new(store);
         let (committer, thread) = Committer::start(Arc::clone(&store))
             .map_err(|e| format!("cannot start the committing thread: {e}"))?;
@@ -163,7 +159,6 @@ impl<S: SharedStore> Shared<BookingApp<'static, View<S>>> {
             config,
             committer: Some(committer),
             commit_thread: Some(thread),
-            reads_block,
         }))
     }
 }
@@ -227,7 +222,7 @@ impl<A: Hosted> Conn<A> {
     /// the order they were begun.
     pub fn begin<'p>(&mut self, msg: Msg<'_>, principal: &'p [u8]) -> Begun<'p> {
         let cx = Cx::new(principal);
-        match self.run_step(msg, &cx) {
+        match self.step(msg, &cx) {
             Ok(h) => Begun::Done(h),
             Err(w) => Begun::Writing(Pending {
                 outcome: self.submit(w),
@@ -243,18 +238,10 @@ impl<A: Hosted> Conn<A> {
         loop {
             let got = outcome.await.unwrap_or(Written::Lost);
             self.record(got);
-            match self.run_step(msg, &p.cx) {
+            match self.step(msg, &p.cx) {
                 Ok(h) => return h,
                 Err(w) => outcome = self.submit(w),
             }
-        }
-    }
-
-    fn run_step(&mut self, msg: Msg<'_>, cx: &Cx<'_>) -> Result<Handled, Write> {
-        if self.shared.reads_block {
-            tokio::task::block_in_place(|| self.step(msg, cx))
-        } else {
-            self.step(msg, cx)
         }
     }
 
