@@ -11,11 +11,11 @@
 # then prints the figures and the ratios. A throwaway cluster in a temp folder (as `postgres` when
 # run as root), stopped at the end. Not a timed test; keep SECS short on a shared machine.
 #
-#   bench/pg-bench.sh [SECS=5] [CLIENTS=48]
+#   bench/pg-bench.sh [SECS=5] [CLIENTS=96]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECS=${1:-5}
-CLIENTS=${2:-48}
+CLIENTS=${2:-96}
 BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 [ -x "$BIN/initdb" ] || { echo "PostgreSQL is not installed (apt-get install postgresql)"; exit 1; }
 cargo build --release -q -p redmark

@@ -138,6 +138,15 @@ impl HttpLegacy {
         F: FnMut(Vec<u8>) -> Fut + Send + Clone + 'static,
         Fut: Future<Output = Option<Vec<u8>>> + Send,
     {
+        // Only a session, an `initialize` or a 2025-11-25 version header can make this legacy
+        // traffic: every other body skips the JSON parse (the hot path of 2026-07-28 clients).
+        let version = h.get("mcp-protocol-version").and_then(|v| v.to_str().ok());
+        if session_id(h).is_none()
+            && !version.is_some_and(|v| LEGACY_VERSIONS.contains(&v))
+            && !body.windows(12).any(|w| w == b"\"initialize\"")
+        {
+            return None;
+        }
         let msg: Option<Value> = serde_json::from_slice(body).ok();
         let modern = msg
             .as_ref()
@@ -159,7 +168,6 @@ impl HttpLegacy {
                 None => return Some(plain(StatusCode::SERVICE_UNAVAILABLE, "No sessions\n")),
             },
             None => {
-                let version = h.get("mcp-protocol-version").and_then(|v| v.to_str().ok());
                 if version.is_some_and(|v| LEGACY_VERSIONS.contains(&v)) {
                     return Some(plain(
                         StatusCode::BAD_REQUEST,
