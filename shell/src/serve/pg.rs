@@ -8,17 +8,20 @@
 //!   that are not cancelled;
 //! - ids from one sequence (`bigint` identity capped at `u32::MAX`), unique across instances.
 //!
-//! A booking is one `INSERT … ON CONFLICT DO NOTHING RETURNING`; when it inserts nothing, a
-//! fresh statement reads who holds the nonce (replayed) or the slot (taken). Every read-
-//! committed engine that honours unique indexes that way (PostgreSQL does: a conflicting
-//! insert waits for the other transaction, then does nothing) gives two instances no way to
-//! both win.
+//! A batch's bookings are one `INSERT … SELECT FROM unnest(…) ON CONFLICT DO NOTHING
+//! RETURNING` ([`INSERT_MANY_SQL`]); each that inserts nothing is then decided on its own by a
+//! statement that tries again and reads who holds the nonce (replayed) or the slot (taken)
+//! ([`COMMIT_SQL`]). Every read-committed engine that honours unique indexes that way
+//! (PostgreSQL does: a conflicting insert waits for the other transaction, then does nothing)
+//! gives two instances no way to both win.
 //!
-//! Speed with durability: every [`Store`] call becomes a [`Job`] on one channel; [`WORKERS`]
-//! tasks, each with its own connection, take every job waiting (up to [`MAX_BATCH`]), send all
-//! their statements pipelined inside ONE transaction, commit it with `synchronous_commit = on`
-//! (set on the session), and only then answer each caller. So one WAL flush acknowledges a
-//! whole batch, and while one worker waits for its flush the next collects the following batch.
+//! Speed with durability: every [`Store`] call, and every group of writes from the host's
+//! committer, becomes a [`Job`] on one channel; [`WORKERS`] tasks, each with its own
+//! connection, take every job waiting (until they carry [`MAX_BATCH`] calls; a job is never
+//! split), run them inside ONE transaction (the bookings in one statement, the rest
+//! pipelined), commit it with `synchronous_commit = on` (set on the session), and only then
+//! answer each caller. So one WAL flush acknowledges a whole batch, and while one worker waits
+//! for its flush the next collects the following batch.
 //!
 //! Faults: a failed batch is rolled back as a whole (nothing half-written) and retried on a
 //! fresh connection up to [`ATTEMPTS`] times within [`BATCH_TIMEOUT`]; a retry is safe even
@@ -142,10 +145,11 @@ enum Reply {
     Booking(Option<Booking>),
 }
 
-/// A call and where its caller waits.
+/// Calls that go into one transaction together, in order (one [`Store`] call, or a whole
+/// group of writes), and where their caller waits.
 struct Job {
-    op: Op,
-    reply: oneshot::Sender<Result<Reply, StoreError>>,
+    ops: Vec<Op>,
+    reply: oneshot::Sender<Vec<Result<Reply, StoreError>>>,
 }
 
 /// Where a store lives, for messages: never its password.
@@ -212,13 +216,18 @@ impl PgStore {
         Ok(PgStore { jobs: tx })
     }
 
-    /// Hands `op` to a worker and waits for its answer.
-    fn call(&self, op: Op) -> Result<Reply, StoreError> {
+    /// Hands `ops` to a worker and waits for their answers (one each, in order).
+    fn calls(&self, ops: Vec<Op>) -> Result<Vec<Result<Reply, StoreError>>, StoreError> {
         let (reply, answer) = oneshot::channel();
         self.jobs
-            .blocking_send(Job { op, reply })
+            .blocking_send(Job { ops, reply })
             .map_err(|_| StoreError::Io)?;
-        answer.blocking_recv().map_err(|_| StoreError::Io)?
+        answer.blocking_recv().map_err(|_| StoreError::Io)
+    }
+
+    /// Hands `op` to a worker and waits for its answer.
+    fn call(&self, op: Op) -> Result<Reply, StoreError> {
+        self.calls(vec![op])?.pop().unwrap_or(Err(StoreError::Io))
     }
 
     fn booking(&self, op: Op) -> Result<Option<Booking>, StoreError> {
@@ -318,25 +327,36 @@ async fn worker(
         None => None,
     };
     loop {
-        let mut batch = {
+        let batch = {
             let mut rx = jobs.lock().await;
             let Some(first) = rx.recv().await else {
                 return;
             };
+            let mut carried = first.ops.len();
             let mut batch = vec![first];
-            // Drained without waiting: what arrived while the previous batch committed.
-            while batch.len() < MAX_BATCH {
+            // Drained without waiting: what arrived while the previous batch committed. A job
+            // is never split: its ops are one transaction, in order.
+            while carried < MAX_BATCH {
                 match rx.try_recv() {
-                    Ok(j) => batch.push(j),
+                    Ok(j) => {
+                        carried += j.ops.len();
+                        batch.push(j);
+                    }
                     Err(_) => break,
                 }
             }
             batch
         };
         // Every batch takes its slots' index entries in one order, so two batches (on any
-        // instances) wait for each other rather than deadlock.
-        batch.sort_by(|a, b| lock_order(&a.op).cmp(&lock_order(&b.op)));
-        let ops: Vec<&Op> = batch.iter().map(|j| &j.op).collect();
+        // instances) wait for each other rather than deadlock (a stable sort: the bookings of
+        // one slot keep their arrival order).
+        let mut order: Vec<(usize, usize, &Op)> = batch
+            .iter()
+            .enumerate()
+            .flat_map(|(j, job)| job.ops.iter().enumerate().map(move |(i, op)| (j, i, op)))
+            .collect();
+        order.sort_by(|a, b| lock_order(a.2).cmp(&lock_order(b.2)));
+        let ops: Vec<&Op> = order.iter().map(|(_, _, op)| *op).collect();
         let outcome =
             tokio::time::timeout(BATCH_TIMEOUT, attempts(&config, &mut conn, &down, &ops))
                 .await
@@ -347,13 +367,21 @@ async fn worker(
                 });
         match outcome {
             Ok(replies) => {
-                for (job, r) in batch.into_iter().zip(replies) {
-                    let _ = job.reply.send(r);
+                let mut answers: Vec<Vec<Option<Result<Reply, StoreError>>>> = batch
+                    .iter()
+                    .map(|job| job.ops.iter().map(|_| None).collect())
+                    .collect();
+                for ((j, i, _), r) in order.iter().zip(replies) {
+                    answers[*j][*i] = Some(r);
+                }
+                for (job, a) in batch.into_iter().zip(answers) {
+                    let a = a.into_iter().map(|r| r.unwrap_or(Err(StoreError::Io)));
+                    let _ = job.reply.send(a.collect());
                 }
             }
             Err(e) => {
                 for job in batch {
-                    let _ = job.reply.send(Err(e));
+                    let _ = job.reply.send(job.ops.iter().map(|_| Err(e)).collect());
                 }
             }
         }
@@ -683,36 +711,28 @@ impl SharedStore for PgStore {
     }
 
     fn write_group(&self, writes: &[Write]) -> Vec<Written> {
-        // Queue them all first, then wait: one group fills a batch rather than one each.
-        let waiting: Vec<_> = writes
+        // One job: the group is one transaction, its writes in order.
+        let ops = writes
             .iter()
-            .map(|w| {
-                let op = match w {
-                    Write::Book(new) => Op::Commit(new.clone()),
-                    Write::Cancel(id) => Op::Cancel(*id),
-                };
-                let (reply, answer) = oneshot::channel();
-                self.jobs
-                    .blocking_send(Job { op, reply })
-                    .ok()
-                    .map(|()| answer)
+            .map(|w| match w {
+                Write::Book(new) => Op::Commit(new.clone()),
+                Write::Cancel(id) => Op::Cancel(*id),
             })
             .collect();
+        let got = match self.calls(ops) {
+            Ok(got) => got,
+            Err(e) => writes.iter().map(|_| Err(e)).collect(),
+        };
         writes
             .iter()
-            .zip(waiting)
-            .map(|(w, answer)| {
-                let got = answer.map_or(Err(StoreError::Io), |a| {
-                    a.blocking_recv().unwrap_or(Err(StoreError::Io))
-                });
-                match (w, got) {
-                    (Write::Book(_), Ok(Reply::Commit(c))) => Written::Book(Ok(c)),
-                    (Write::Cancel(_), Ok(Reply::Booking(b))) => Written::Cancel(Ok(b)),
-                    (Write::Book(_), Ok(_)) => Written::Book(Err(StoreError::Io)),
-                    (Write::Cancel(_), Ok(_)) => Written::Cancel(Err(StoreError::Io)),
-                    (Write::Book(_), Err(e)) => Written::Book(Err(e)),
-                    (Write::Cancel(_), Err(e)) => Written::Cancel(Err(e)),
-                }
+            .zip(got)
+            .map(|(w, got)| match (w, got) {
+                (Write::Book(_), Ok(Reply::Commit(c))) => Written::Book(Ok(c)),
+                (Write::Cancel(_), Ok(Reply::Booking(b))) => Written::Cancel(Ok(b)),
+                (Write::Book(_), Ok(_)) => Written::Book(Err(StoreError::Io)),
+                (Write::Cancel(_), Ok(_)) => Written::Cancel(Err(StoreError::Io)),
+                (Write::Book(_), Err(e)) => Written::Book(Err(e)),
+                (Write::Cancel(_), Err(e)) => Written::Cancel(Err(e)),
             })
             .collect()
     }

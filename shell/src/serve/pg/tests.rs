@@ -175,6 +175,50 @@ fn racing_callers_on_two_instances_get_one_winner_per_slot() {
     );
 }
 
+/// A group with clashes inside it, written in one go (the batch's bookings in one
+/// statement): every booking is decided as it would be alone in arrival order, the first for
+/// a slot wins, a repeated operation is replayed, and the group's cancel comes after them.
+#[test]
+#[cfg_attr(not(pg_tools), ignore = "PostgreSQL is not installed")]
+fn a_group_with_clashes_is_decided_as_one_at_a_time() {
+    use crate::serve::group::{SharedStore, Write, Written};
+    let pg = Cluster::start();
+    let rt = runtime();
+    let store = rt.block_on(PgStore::open(&pg.url())).expect(NO_PG);
+    let mut writes: Vec<Write> = (0..120u8)
+        .map(|i| {
+            Write::Book(new(
+                ["atrium", "nook"][usize::from(i % 2)],
+                i % 12,
+                i % 5,
+                i,
+            ))
+        })
+        .collect();
+    writes.push(Write::Book(new("atrium", 0, 0, 0))); // the first operation again
+    writes.push(Write::Book(new("nook", 23, 0, 0))); // ... elsewhere: still that booking
+    writes.push(Write::Cancel(u32::MAX)); // no such booking
+    let got = SharedStore::write_group(&store, &writes);
+    // The reference: one at a time on a fresh redb store.
+    let dir = redmark_tests::server::TempDir::new("group-ref");
+    let mut alone = RedbStore::open_checked(dir.path(), false).unwrap();
+    // Ids differ between stores (PostgreSQL numbers a batch in slot order): compare the rest.
+    let strip = |w: &Written| match w {
+        Written::Book(Ok(Commit::Created(b))) => format!("created {:?}", b.new),
+        Written::Book(Ok(Commit::Replayed(b))) => format!("replayed {:?}", b.new),
+        Written::Book(Ok(Commit::Taken(b))) => format!("taken {:?}", b.new),
+        other => format!("{other:?}"),
+    };
+    for (i, (w, g)) in writes.iter().zip(&got).enumerate() {
+        let want = match w {
+            Write::Book(n) => Written::Book(Store::commit(&mut alone, n)),
+            Write::Cancel(id) => Written::Cancel(Store::cancel(&mut alone, *id)),
+        };
+        assert_eq!(strip(g), strip(&want), "write {i}: {w:?}");
+    }
+    assert_eq!(pg.psql("SELECT count(*) FROM redmark_bookings"), "12");
+}
+
 /// Bookings per second through one [`PgStore`] from many blocking callers at once (what the
 /// store reaches once the engine's global lock is gone). A benchmark, not a test:
 /// `bench/pg-bench.sh` runs it against its cluster (`REDMARK_PG_BENCH_URL`).
