@@ -1,7 +1,9 @@
 //! A validating, zero-copy JSON view: [`parse`] checks a whole document once, then [`Value`]s
 //! navigate it without allocating. serde-json-core cannot `deserialize_any`, so the envelope,
-//! `_meta` and `inputResponses` (whose shapes vary) are read through this view; typed tool
-//! arguments go through serde-json-core on the spans it hands out.
+//! `_meta` and `inputResponses` (whose shapes vary) are read through this view. The booking
+//! tools read their arguments from it too (`booking/read.rs`, smaller on the panel than a
+//! serde derive); [`Call::args`](crate::engine::Call::args) still offers serde-json-core over
+//! the spans it hands out, for other tools.
 //!
 //! Duplicate object keys are not rejected: every lookup takes the first occurrence.
 
