@@ -318,7 +318,7 @@ impl Store for BrokenStore {
     fn occupant(&self, _: &str, _: Slot) -> Result<Option<Booking>, StoreError> {
         Err(StoreError::Io)
     }
-    fn cancel(&mut self, _: u32) -> Result<Option<Booking>, StoreError> {
+    fn cancel(&mut self, _: u32, _: &Holder) -> Result<Option<Booking>, StoreError> {
         Err(StoreError::Io)
     }
 }

@@ -452,8 +452,9 @@ impl<F: NorFlash, const N: usize> Store for FlashStore<F, N> {
         Ok(self.bookings().find(held).cloned())
     }
 
-    fn cancel(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
-        let Some(i) = self.bookings.iter().position(|(b, _)| b.id == id) else { return Ok(None) };
+    fn cancel(&mut self, id: BookingId, holder: &Holder) -> Result<Option<Booking>, StoreError> {
+        let theirs = |(b, _): &(Booking, u32)| b.id == id && b.new.holder == *holder;
+        let Some(i) = self.bookings.iter().position(theirs) else { return Ok(None) };
         if self.bookings[i].0.status == Status::Cancelled {
             return Ok(Some(self.bookings[i].0.clone()));
         }
@@ -479,8 +480,8 @@ impl<F: NorFlash, const N: usize> Store for &mut FlashStore<F, N> {
     fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
         (**self).occupant(room, slot)
     }
-    fn cancel(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
-        (**self).cancel(id)
+    fn cancel(&mut self, id: BookingId, holder: &Holder) -> Result<Option<Booking>, StoreError> {
+        (**self).cancel(id, holder)
     }
 }
 

@@ -61,8 +61,9 @@ impl<const N: usize> Store for MemStore<N> {
         Ok(self.bookings.iter().find(held).cloned())
     }
 
-    fn cancel(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
-        Ok(self.bookings.iter_mut().find(|b| b.id == id).map(|b| {
+    fn cancel(&mut self, id: BookingId, holder: &Holder) -> Result<Option<Booking>, StoreError> {
+        let theirs = |b: &&mut Booking| b.id == id && b.new.holder == *holder;
+        Ok(self.bookings.iter_mut().find(theirs).map(|b| {
             b.status = Status::Cancelled;
             b.clone()
         }))

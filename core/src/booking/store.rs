@@ -118,6 +118,8 @@ pub trait Store {
     fn made_by(&self, holder: &Holder, nonce: &Nonce) -> Result<Option<Booking>, StoreError>;
     /// The active booking holding `room` at `slot`.
     fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError>;
-    /// Marks a booking cancelled (idempotent); returns it as it now stands.
-    fn cancel(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError>;
+    /// Marks booking `id` cancelled if `holder` holds it (idempotent); returns it as it now
+    /// stands, or `None` when `holder` holds no booking `id` (the store, not only the tool,
+    /// refuses anyone else's).
+    fn cancel(&mut self, id: BookingId, holder: &Holder) -> Result<Option<Booking>, StoreError>;
 }

@@ -531,7 +531,7 @@ impl<'r, S: Store> BookingApp<'r, S> {
             Elicited::Accepted(c, reply)
                 if c.get("confirm").and_then(|v| v.as_bool()) == Some(true) =>
             {
-                let b = self.store.cancel(booking.id)?;
+                let b = self.store.cancel(booking.id, &booking.new.holder)?;
                 let b = b.ok_or(CallError::Internal("booking vanished"))?;
                 Ok(complete(
                     reply,

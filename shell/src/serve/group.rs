@@ -34,8 +34,8 @@ pub const MAX_WRITES_PER_MESSAGE: usize = 4;
 pub enum Write {
     /// [`Store::commit`].
     Book(NewBooking),
-    /// [`Store::cancel`].
-    Cancel(BookingId),
+    /// [`Store::cancel`] by a holder.
+    Cancel(BookingId, Holder),
 }
 
 /// The outcome of a [`Write`], as the store's method would have returned it.
@@ -103,7 +103,7 @@ impl<S: Store + Send + 'static> SharedStore for Locked<S> {
             .iter()
             .map(|w| match w {
                 Write::Book(new) => Written::Book(self.with(|s| s.commit(new))),
-                Write::Cancel(id) => Written::Cancel(self.with(|s| s.cancel(*id))),
+                Write::Cancel(id, h) => Written::Cancel(self.with(|s| s.cancel(*id, h))),
             })
             .collect()
     }
@@ -326,8 +326,8 @@ impl<S: SharedStore> Store for View<S> {
             })
     }
 
-    fn cancel(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
-        match self.log.get_mut().replay(Write::Cancel(id)) {
+    fn cancel(&mut self, id: BookingId, holder: &Holder) -> Result<Option<Booking>, StoreError> {
+        match self.log.get_mut().replay(Write::Cancel(id, *holder)) {
             Some(Written::Cancel(r)) => r,
             _ => Err(StoreError::Io),
         }
@@ -399,9 +399,10 @@ mod tests {
             writes.push(Write::Book(new((i % 24) as u8, (i % 3) as u8, i)));
         }
         writes.push(Write::Book(new(0, 0, 0))); // the first booking's operation again
-        writes.push(Write::Cancel(1));
+        writes.push(Write::Cancel(1, [1; 8])); // not theirs: nothing
+        writes.push(Write::Cancel(1, [0; 8]));
         writes.push(Write::Book(new(0, 9, 999))); // slot 0 is free again
-        writes.push(Write::Cancel(1)); // idempotent
+        writes.push(Write::Cancel(1, [0; 8])); // idempotent
         let waiting: Vec<_> = writes.iter().cloned().map(|w| c.submit(w)).collect();
         let got: Vec<Written> = waiting
             .into_iter()
@@ -417,7 +418,7 @@ mod tests {
             .iter()
             .map(|w| match w {
                 Write::Book(n) => Written::Book(Store::commit(&mut alone, n)),
-                Write::Cancel(id) => Written::Cancel(Store::cancel(&mut alone, *id)),
+                Write::Cancel(id, h) => Written::Cancel(Store::cancel(&mut alone, *id, h)),
             })
             .collect();
         assert_eq!(got, want);

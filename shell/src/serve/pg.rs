@@ -136,7 +136,7 @@ enum Op {
     Get(BookingId),
     MadeBy(Holder, Nonce),
     Occupant(RoomId, Slot),
-    Cancel(BookingId),
+    Cancel(BookingId, Holder),
 }
 
 /// What a call returned.
@@ -280,7 +280,8 @@ impl Conn {
                 .await?,
             cancel: client
                 .prepare(&format!(
-                    "UPDATE redmark_bookings SET cancelled = true WHERE id = $1 RETURNING {COLS}"
+                    "UPDATE redmark_bookings SET cancelled = true WHERE id = $1 AND holder = $2 \
+                     RETURNING {COLS}"
                 ))
                 .await?,
             client,
@@ -581,7 +582,7 @@ async fn run(
                 &[&room.as_str(), &slot.day.to_string(), &i16::from(slot.hour)],
             )
             .await?),
-        Op::Cancel(id) => one(tx.query(s.cancel, &[&i64::from(*id)]).await?),
+        Op::Cancel(id, holder) => one(tx.query(s.cancel, &[&i64::from(*id), &&holder[..]]).await?),
     })
 }
 
@@ -688,8 +689,8 @@ impl Store for PgStore {
         self.booking(Op::Occupant(room, slot))
     }
 
-    fn cancel(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
-        self.booking(Op::Cancel(id))
+    fn cancel(&mut self, id: BookingId, holder: &Holder) -> Result<Option<Booking>, StoreError> {
+        self.booking(Op::Cancel(id, *holder))
     }
 }
 
@@ -716,7 +717,7 @@ impl SharedStore for PgStore {
             .iter()
             .map(|w| match w {
                 Write::Book(new) => Op::Commit(new.clone()),
-                Write::Cancel(id) => Op::Cancel(*id),
+                Write::Cancel(id, h) => Op::Cancel(*id, *h),
             })
             .collect();
         let got = match self.calls(ops) {
@@ -728,11 +729,11 @@ impl SharedStore for PgStore {
             .zip(got)
             .map(|(w, got)| match (w, got) {
                 (Write::Book(_), Ok(Reply::Commit(c))) => Written::Book(Ok(c)),
-                (Write::Cancel(_), Ok(Reply::Booking(b))) => Written::Cancel(Ok(b)),
+                (Write::Cancel(..), Ok(Reply::Booking(b))) => Written::Cancel(Ok(b)),
                 (Write::Book(_), Ok(_)) => Written::Book(Err(StoreError::Io)),
-                (Write::Cancel(_), Ok(_)) => Written::Cancel(Err(StoreError::Io)),
+                (Write::Cancel(..), Ok(_)) => Written::Cancel(Err(StoreError::Io)),
                 (Write::Book(_), Err(e)) => Written::Book(Err(e)),
-                (Write::Cancel(_), Err(e)) => Written::Cancel(Err(e)),
+                (Write::Cancel(..), Err(e)) => Written::Cancel(Err(e)),
             })
             .collect()
     }

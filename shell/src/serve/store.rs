@@ -710,9 +710,9 @@ impl<'t> Tables<'t> {
         Ok(Ok(Commit::Created(b)))
     }
 
-    /// Marks booking `id` cancelled (idempotent) and frees its slot.
-    fn cancel(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
-        let Some(mut b) = load(&self.bookings, id)? else {
+    /// Marks booking `id` of `holder` cancelled (idempotent) and frees its slot.
+    fn cancel(&mut self, id: BookingId, holder: &Holder) -> Result<Option<Booking>, StoreError> {
+        let Some(mut b) = load(&self.bookings, id)?.filter(|b| b.new.holder == *holder) else {
             return Ok(None);
         };
         if b.status == Status::Cancelled {
@@ -787,7 +787,7 @@ impl SharedStore for RedbStore {
                 for w in writes {
                     out.push(match w {
                         Write::Book(new) => Written::Book(t.book(new)?),
-                        Write::Cancel(id) => Written::Cancel(Ok(t.cancel(*id)?)),
+                        Write::Cancel(id, h) => Written::Cancel(Ok(t.cancel(*id, h)?)),
                     });
                 }
             }
@@ -800,7 +800,7 @@ impl SharedStore for RedbStore {
                 .iter()
                 .map(|w| match w {
                     Write::Book(_) => Written::Book(Err(e)),
-                    Write::Cancel(_) => Written::Cancel(Err(e)),
+                    Write::Cancel(..) => Written::Cancel(Err(e)),
                 })
                 .collect()
         })
@@ -828,8 +828,8 @@ impl Store for RedbStore {
         SharedStore::occupant(self, room, slot)
     }
 
-    fn cancel(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
-        match self.write_group(&[Write::Cancel(id)]).pop() {
+    fn cancel(&mut self, id: BookingId, holder: &Holder) -> Result<Option<Booking>, StoreError> {
+        match self.write_group(&[Write::Cancel(id, *holder)]).pop() {
             Some(Written::Cancel(r)) => r,
             _ => Err(StoreError::Io),
         }
@@ -910,10 +910,12 @@ mod tests {
             assert_eq!(b.id, 2);
             let second = RedbStore::open_checked(&dir, false).err().unwrap();
             assert!(second.0.contains("in use"), "{second}");
-            let c = s.cancel(1).unwrap().unwrap();
+            assert_eq!(s.cancel(1, &[0xee; 8]).unwrap(), None, "not theirs");
+            assert_eq!(Store::get(&s, 1).unwrap().unwrap().status, Status::Active);
+            let c = s.cancel(1, &a.new.holder).unwrap().unwrap();
             assert_eq!(c.status, Status::Cancelled);
             assert_eq!(Store::occupant(&s, "atrium", a.new.slot).unwrap(), None);
-            assert_eq!(s.cancel(99).unwrap(), None);
+            assert_eq!(s.cancel(99, &a.new.holder).unwrap(), None);
         }
         let mut s = RedbStore::open_checked(&dir, false).unwrap();
         assert_eq!(

@@ -83,9 +83,12 @@ fn suite(s: &mut impl Store) {
         status: Status::Cancelled,
         ..a.clone()
     };
-    assert_eq!(s.cancel(a.id), Ok(Some(cancelled.clone())));
-    assert_eq!(s.cancel(a.id), Ok(Some(cancelled.clone())));
-    assert_eq!(s.cancel(b.id.wrapping_add(1000)), Ok(None));
+    // Only by its holder: anyone else's cancel finds nothing and changes nothing.
+    assert_eq!(s.cancel(a.id, &[8; 8]), Ok(None));
+    assert_eq!(s.get(a.id), Ok(Some(a.clone())));
+    assert_eq!(s.cancel(a.id, &[7; 8]), Ok(Some(cancelled.clone())));
+    assert_eq!(s.cancel(a.id, &[7; 8]), Ok(Some(cancelled.clone())));
+    assert_eq!(s.cancel(b.id.wrapping_add(1000), &[7; 8]), Ok(None));
     assert_eq!(s.occupant("atrium", slot(9)), Ok(None));
     assert_eq!(
         s.commit(&new("atrium", 9, 7, 1)),
@@ -197,7 +200,7 @@ fn a_group_with_clashes_is_decided_as_one_at_a_time() {
         .collect();
     writes.push(Write::Book(new("atrium", 0, 0, 0))); // the first operation again
     writes.push(Write::Book(new("nook", 23, 0, 0))); // ... elsewhere: still that booking
-    writes.push(Write::Cancel(u32::MAX)); // no such booking
+    writes.push(Write::Cancel(u32::MAX, [0; 8])); // no such booking
     let got = SharedStore::write_group(&store, &writes);
     // The reference: one at a time on a fresh redb store.
     let dir = redmark_tests::server::TempDir::new("group-ref");
@@ -212,7 +215,7 @@ fn a_group_with_clashes_is_decided_as_one_at_a_time() {
     for (i, (w, g)) in writes.iter().zip(&got).enumerate() {
         let want = match w {
             Write::Book(n) => Written::Book(Store::commit(&mut alone, n)),
-            Write::Cancel(id) => Written::Cancel(Store::cancel(&mut alone, *id)),
+            Write::Cancel(id, h) => Written::Cancel(Store::cancel(&mut alone, *id, h)),
         };
         assert_eq!(strip(g), strip(&want), "write {i}: {w:?}");
     }
