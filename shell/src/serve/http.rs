@@ -287,14 +287,20 @@ fn bearer(h: &HeaderMap) -> Option<&str> {
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
 }
 
-/// The host part of `host[:port]` / `[v6]:port`, lower-cased.
+/// The host part of `host[:port]` / `[v6]:port`, lower-cased. Anything else after a `]` than
+/// a port keeps the whole text (`[::1]evil` is not `[::1]`, so it is never taken for local).
 fn host_of(authority: &str) -> String {
     let a = authority.trim();
+    let port_or_nothing = |t: &str| {
+        t.is_empty()
+            || t.strip_prefix(':')
+                .is_some_and(|p| p.chars().all(|c| c.is_ascii_digit()))
+    };
     let host = if let Some(rest) = a.strip_prefix('[') {
-        rest.split(']')
-            .next()
-            .map(|h| format!("[{h}]"))
-            .unwrap_or_default()
+        match rest.split_once(']') {
+            Some((h, tail)) if port_or_nothing(tail) => format!("[{h}]"),
+            _ => a.to_string(),
+        }
     } else {
         a.rsplit_once(':')
             .filter(|(_, p)| p.chars().all(|c| c.is_ascii_digit()))
@@ -379,6 +385,18 @@ mod tests {
         )
         .is_ok());
         assert!(check_origin(&hm(&[("host", "evil.example:8080")]), true).is_err());
+        // Text after an IPv6 literal that is not a port: not that literal.
+        for host in ["[::1]evil", "[::1]evil:80", "[::1]:80x", "[::1"] {
+            let h = hm(&[("host", host)]);
+            assert!(check_origin(&h, true).is_err(), "{host}");
+        }
+        assert!(check_origin(
+            &hm(&[("host", "[::1]"), ("origin", "http://[::1]evil.example")]),
+            true
+        )
+        .is_err());
+        assert_eq!(host_of("[::1]"), "[::1]");
+        assert_eq!(host_of("[::1]:8080"), "[::1]");
         assert!(check_origin(
             &hm(&[
                 ("host", "127.0.0.1:8080"),
