@@ -47,7 +47,8 @@ use tokio_postgres::{Client, Config, NoTls, Row, Statement, Transaction};
 
 /// Connections (and committer tasks) per instance.
 pub const WORKERS: usize = 4;
-/// Most jobs one transaction carries.
+/// A worker stops taking jobs into its transaction once it carries this many calls (a job is
+/// never split, so one large group of writes may carry more).
 pub const MAX_BATCH: usize = 512;
 /// Most jobs waiting for a worker; callers beyond it wait to enqueue.
 pub const MAX_QUEUED: usize = 8192;
