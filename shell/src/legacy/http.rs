@@ -30,7 +30,7 @@ use redmark_core::wire::meta::KEY_VERSION;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::session::Session;
+use super::session::{names_initialize, Session};
 use super::stream::{drive, Sent};
 use super::{LEGACY_VERSIONS, MAX_SESSIONS};
 
@@ -143,7 +143,7 @@ impl HttpLegacy {
         let version = h.get("mcp-protocol-version").and_then(|v| v.to_str().ok());
         if session_id(h).is_none()
             && !version.is_some_and(|v| LEGACY_VERSIONS.contains(&v))
-            && !body.windows(12).any(|w| w == b"\"initialize\"")
+            && !names_initialize(body)
         {
             return None;
         }

@@ -152,7 +152,7 @@ impl Session {
     /// a line naming `initialize` can change anything (the rest skip the JSON parse, and a
     /// transport may run them on its fast path).
     pub fn takes(&self, line: &[u8]) -> bool {
-        self.legacy.is_some() || line.windows(12).any(|w| w == b"\"initialize\"")
+        self.legacy.is_some() || names_initialize(line)
     }
 
     /// Takes one client line.
@@ -583,6 +583,11 @@ fn cancel_question(call: &Call, reason: &str) -> Vec<Action> {
     vec![send(n.to_string().into_bytes(), false, &call.id)]
 }
 
+/// Whether `bytes` hold the JSON string `"initialize"` (the one method that opens a 2025-11-25
+/// session): a byte scan that lets every other message skip the JSON parse.
+pub fn names_initialize(bytes: &[u8]) -> bool {
+    bytes.windows(12).any(|w| w == b"\"initialize\"")
+}
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -527,12 +527,7 @@ async fn insert_many(
         .await?;
     let mut made: HashMap<(Holder, Nonce), i64> = HashMap::with_capacity(rows.len());
     for row in &rows {
-        let key = (|| {
-            let holder: &[u8] = row.try_get(1).ok()?;
-            let nonce: &[u8] = row.try_get(2).ok()?;
-            Some((holder.try_into().ok()?, nonce.try_into().ok()?))
-        })();
-        let (Some(key), Ok(id)) = (key, row.try_get::<_, i64>(0)) else {
+        let Some((id, key)) = inserted(row) else {
             tracing::error!("booking store: a row does not decode");
             continue;
         };
@@ -552,6 +547,16 @@ async fn insert_many(
         });
     }
     Ok(())
+}
+
+/// The id and (holder, nonce) of a row [`INSERT_MANY_SQL`] returned.
+fn inserted(row: &Row) -> Option<(i64, (Holder, Nonce))> {
+    let holder: &[u8] = row.try_get(1).ok()?;
+    let nonce: &[u8] = row.try_get(2).ok()?;
+    Some((
+        row.try_get(0).ok()?,
+        (holder.try_into().ok()?, nonce.try_into().ok()?),
+    ))
 }
 
 /// A connection's statements, borrowed beside its open transaction.
