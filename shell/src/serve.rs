@@ -18,6 +18,7 @@ mod conns;
 pub mod group;
 mod http;
 mod keys;
+mod lanes;
 pub(crate) mod panics;
 mod peer;
 mod pg;
@@ -374,10 +375,17 @@ async fn serve<A: Hosted>(
     for a in &args.http {
         web.push(http::bind(*a).await?);
     }
+    // TCP and HTTP connections: on a thread per core when the store allows (see lanes.rs).
+    let lanes = Arc::new(if tcp.is_empty() && web.is_empty() {
+        lanes::Lanes::Here
+    } else {
+        lanes::for_server(shared.reads_block())
+    });
     for l in tcp {
         let t = tracker.clone();
         tracker.spawn(stream::serve_tcp(
             Arc::clone(&shared),
+            Arc::clone(&lanes),
             l,
             args.max_connections,
             limits,
@@ -395,6 +403,7 @@ async fn serve<A: Hosted>(
         };
         tracker.spawn(http::serve_http(
             Arc::clone(&shared),
+            Arc::clone(&lanes),
             l,
             cfg,
             shutdown.clone(),

@@ -37,6 +37,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::config::Tokens;
 use super::conns::{accept_loop, WriteTimeout};
+use super::lanes::Lanes;
 use super::shared::{Hosted, Msg, OwnedHeaders, Shared};
 use crate::legacy::http::HttpLegacy;
 
@@ -68,6 +69,7 @@ struct HttpState<A: Hosted> {
 /// Serves HTTP on `listener` until shutdown, then lets open requests finish (up to the grace).
 pub async fn serve_http<A: Hosted>(
     shared: Arc<Shared<A>>,
+    lanes: Arc<Lanes>,
     listener: TcpListener,
     cfg: HttpConfig,
     shutdown: CancellationToken,
@@ -93,17 +95,18 @@ pub async fn serve_http<A: Hosted>(
         &shutdown,
         |sock, peer, permit| {
             let svc = TowerToHyperService::new(app.clone());
-            // A client that sends requests and never reads the answers is closed after the write
-            // timeout, as over TCP (hyper itself would wait on a full socket forever).
-            let io = WriteTimeout::new(sock, Some(cfg.write_timeout));
-            let conn = hyper::server::conn::http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(cfg.read_timeout)
-                .max_buf_size(64 * 1024)
-                .serve_connection(TokioIo::new(io), svc);
-            let conn = graceful.watch(conn);
-            tokio::spawn(async move {
-                if let Err(e) = conn.await {
+            let watcher = graceful.watcher();
+            let (read_timeout, write_timeout) = (cfg.read_timeout, cfg.write_timeout);
+            lanes.spawn(sock, None, move |sock| async move {
+                // A client that sends requests and never reads the answers is closed after the
+                // write timeout, as over TCP (hyper itself would wait on a full socket forever).
+                let io = WriteTimeout::new(sock, Some(write_timeout));
+                let conn = hyper::server::conn::http1::Builder::new()
+                    .timer(TokioTimer::new())
+                    .header_read_timeout(read_timeout)
+                    .max_buf_size(64 * 1024)
+                    .serve_connection(TokioIo::new(io), svc);
+                if let Err(e) = watcher.watch(conn).await {
                     tracing::debug!("http {peer}: {e}");
                 }
                 drop(permit);

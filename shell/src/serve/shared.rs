@@ -89,6 +89,8 @@ pub struct Shared<A> {
     keys: KeyRing,
     config: Config,
     committer: Option<Committer>,
+    /// The store's reads may block the thread ([`SharedStore::reads_block`]).
+    reads_block: bool,
     /// The committing thread, joined on drop so the store is released when the host is.
     commit_thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -105,8 +107,14 @@ impl<A: Hosted> Shared<A> {
             keys,
             config,
             committer: None,
+            reads_block: false,
             commit_thread: None,
         })
+    }
+
+    /// Whether a message's reads may block the thread it runs on (a network database).
+    pub fn reads_block(&self) -> bool {
+        self.reads_block
     }
 
     /// A new engine (cheap: the app's parts, the keys and the configuration are copied).
@@ -150,6 +158,7 @@ impl<S: SharedStore> Shared<BookingApp<'static, View<S>>> {
         keys: KeyRing,
         config: Config,
     ) -> Result<Arc<Self>, String> {
+        let reads_block = store.reads_block();
         let store = Arc::new(store);
         let (committer, thread) = Committer::start(Arc::clone(&store))
             .map_err(|e| format!("cannot start the committing thread: {e}"))?;
@@ -158,6 +167,7 @@ impl<S: SharedStore> Shared<BookingApp<'static, View<S>>> {
             keys,
             config,
             committer: Some(committer),
+            reads_block,
             commit_thread: Some(thread),
         }))
     }

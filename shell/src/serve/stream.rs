@@ -32,6 +32,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::conns::{accept_loop, WriteTimeout};
+use super::lanes::Lanes;
 use super::peer::{PeerUids, Verdict};
 use super::pipes::{PipeIn, PipeOut};
 use super::shared::{Begun, Conn, Hosted, Msg, Pending, Shared};
@@ -486,6 +487,7 @@ pub async fn serve_stdio<A: Hosted>(shared: Arc<Shared<A>>, shutdown: Cancellati
 /// `max_conns` at once (further ones are closed on accept, and logged).
 pub async fn serve_tcp<A: Hosted>(
     shared: Arc<Shared<A>>,
+    lanes: Arc<Lanes>,
     listener: TcpListener,
     max_conns: usize,
     limits: StreamLimits,
@@ -509,7 +511,7 @@ pub async fn serve_tcp<A: Hosted>(
                 return;
             }
             let (shared, shutdown) = (Arc::clone(&shared), shutdown.clone());
-            tracker.spawn(async move {
+            lanes.spawn(sock, Some(&tracker), move |sock| async move {
                 let (r, w) = sock.into_split();
                 let sink = Socket(WriteTimeout::new(w, limits.write_timeout));
                 let end =
