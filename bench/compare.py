@@ -425,6 +425,43 @@ def http_lockstep(addr, n, timeout=60.0):
     return len(lat) / dt, median(lat) / 1000
 
 
+def http_booker(booker, addr, secs, clients):
+    """HTTP keep-alive lock-step `tools/list` from `bench/peers/booker --list` (a thread per
+    connection, std-only Rust: far lighter than this driver). Returns (req/s, p50 µs)."""
+    out = subprocess.run([booker, "--list", str(secs), str(clients), f"{addr[0]}:{addr[1]}"],
+                         capture_output=True, text=True, timeout=secs + 60)
+    fields = out.stdout.split()
+    if out.returncode != 0 or len(fields) != 3 or fields[1] != "0":
+        print(f"  error: booker: {out.stdout.strip()} {out.stderr.strip()[:300]}", file=sys.stderr)
+        return float("nan"), float("nan")
+    return float(fields[0]), float(fields[2])
+
+
+def net_figures(bin_, work, name, a):
+    """redmark's TCP, HTTP and durable-booking figures for the binary `bin_`."""
+    print(f"[{name}] TCP, HTTP, durable bookings ...", file=sys.stderr, flush=True)
+    ndata = tempfile.mkdtemp(prefix="net-", dir=work)
+    net = {}
+    p, addrs = start_net(bin_, ndata, "--tcp", "127.0.0.1:0", "--http", "127.0.0.1:0")
+    try:
+        net["tcp1"], e1 = tcp_lockstep(addrs["tcp"], a.tcp, 1)
+        net["tcp8"], e8 = tcp_lockstep(addrs["tcp"], a.tcp, 8)
+        net["http"], net["http_p50"] = http_lockstep(addrs["http"], a.http)
+        if a.booker:
+            net["httpb1"], net["httpb1_p50"] = http_booker(a.booker, addrs["http"], a.secs, 1)
+            net["httpb8"], net["httpb8_p50"] = http_booker(a.booker, addrs["http"], a.secs, 8)
+        net["books"], net["booked"], eb = durable_bookings(addrs["tcp"], a.books, 8)
+        for e in e1 + e8 + eb[:3]:
+            print("  error:", e, file=sys.stderr)
+    finally:
+        p.terminate()
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+    return net
+
+
 def slot(n):
     """The n-th distinct far-future slot: (room, day, hour)."""
     rooms = ("atrium", "studio-b", "nook")
@@ -504,14 +541,17 @@ def main():
     ap.add_argument("--quick", action="store_true", help="smaller counts, 2 s stall")
     ap.add_argument("--no-net", action="store_true", help="skip the TCP/HTTP/booking part")
     ap.add_argument("--rounds", type=int, help="rounds of the rate figures (median); 3, quick 1")
+    ap.add_argument("--booker", help="bench/peers booker binary: HTTP lock-step rows from it too")
+    ap.add_argument("--baseline", help="an older redmark binary: its TCP/HTTP/booking figures "
+                    "beside these, with the ratio (issue 12 asks 2x the figures of its day)")
     a = ap.parse_args()
     if a.quick:
         a.pipelined, a.lockstep, a.mrtr, a.stall, a.startups = 20_000, 2_000, 1_000, 2.0, 5
-        a.tcp, a.http, a.books = 500, 2_000, 250
+        a.tcp, a.http, a.books, a.secs = 500, 2_000, 250, 2
         a.rounds = a.rounds or 1
     else:
         a.pipelined, a.lockstep, a.mrtr, a.stall, a.startups = 200_000, 20_000, 10_000, 10.0, 20
-        a.tcp, a.http, a.books = 3_000, 20_000, 1_000
+        a.tcp, a.http, a.books, a.secs = 3_000, 20_000, 1_000, 5
         a.rounds = a.rounds or 3
 
     work = tempfile.mkdtemp(prefix="redmark-compare-")
@@ -535,27 +575,13 @@ def main():
         res = measure(servers, env, a)
         report(res, a)
 
-        net = {}
+        nets = {}
         if not a.no_net:
-            print("[redmark] TCP, HTTP, durable bookings ...", file=sys.stderr, flush=True)
-            ndata = os.path.join(work, "net")
-            os.mkdir(ndata)
-            p, addrs = start_net(a.redmark, ndata, "--tcp", "127.0.0.1:0", "--http", "127.0.0.1:0")
-            try:
-                net["tcp1"], e1 = tcp_lockstep(addrs["tcp"], a.tcp, 1)
-                net["tcp8"], e8 = tcp_lockstep(addrs["tcp"], a.tcp, 8)
-                net["http"], net["http_p50"] = http_lockstep(addrs["http"], a.http)
-                net["books"], net["booked"], eb = durable_bookings(addrs["tcp"], a.books, 8)
-                for e in e1 + e8 + eb[:3]:
-                    print("  error:", e, file=sys.stderr)
-            finally:
-                p.terminate()
-                try:
-                    p.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-        if net:
-            report_net(net, a)
+            nets["redmark"] = net_figures(a.redmark, work, "redmark", a)
+            if a.baseline:
+                nets["baseline"] = net_figures(a.baseline, work, "baseline", a)
+        if nets:
+            report_net(nets, a)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -633,17 +659,42 @@ def report(res, a):
     sys.stdout.flush()
 
 
-def report_net(net, a):
+def report_net(nets, a):
+    net, base = nets["redmark"], nets.get("baseline")
+    rows = [
+        ("TCP tools/list, 1 client", "tcp1", None),
+        ("TCP tools/list, 8 clients", "tcp8", 2.0),
+        ("HTTP keep-alive tools/list, 1 client lock-step (this driver)", "http", 2.0),
+    ]
+    if a.booker:
+        rows += [
+            ("HTTP keep-alive tools/list, 1 client lock-step (booker)", "httpb1", 2.0),
+            ("HTTP keep-alive tools/list, 8 clients lock-step (booker)", "httpb8", None),
+        ]
+    rows.append((f"TCP book_room, 8 clients pipelining {a.books} distinct slots each", "books",
+                 None))
     print()
     print("redmark on loopback (lock-step tools/list; bookings pipelined, durable commit each)")
-    print("| workload | figure |")
-    print("|---|---|")
-    print(f"| TCP tools/list, 1 client | {fmt(net['tcp1'], 'rate')} req/s |")
-    print(f"| TCP tools/list, 8 clients | {fmt(net['tcp8'], 'rate')} req/s |")
-    print(f"| HTTP keep-alive tools/list, 1 client lock-step | {fmt(net['http'], 'rate')} req/s, "
-          f"p50 {fmt(net['http_p50'], 'us')} |")
-    print(f"| TCP book_room, 8 clients pipelining {a.books} distinct slots each | "
-          f"{fmt(net['books'], 'rate')} bookings/s ({net['booked']} booked) |")
+    if base is None:
+        print("| workload | figure |")
+        print("|---|---|")
+    else:
+        print("| workload | redmark | baseline | ÷ baseline | target | verdict |")
+        print("|---|---|---|---|---|---|")
+    for label, k, want in rows:
+        fig = fmt(net.get(k), "rate") + (" bookings/s" if k == "books" else " req/s")
+        if k + "_p50" in net:
+            fig += f", p50 {fmt(net[k + '_p50'], 'us')}"
+        if k == "books":
+            fig += f" ({net['booked']} booked)"
+        if base is None:
+            print(f"| {label} | {fig} |")
+            continue
+        r = ratio(net.get(k), base.get(k))
+        verdict = "" if want is None or r is None else ("PASS" if r >= want else "MISS")
+        target = f"≥ {want:g} × baseline" if want else ""
+        print(f"| {label} | {fig} | {fmt(base.get(k), 'rate')} | "
+              f"{'—' if r is None else f'{r:.2f}'} | {target} | {verdict} |")
     sys.stdout.flush()
 
 

@@ -11,6 +11,9 @@
 #   bench/compare.sh --no-build [--quick]   reuse the binaries already built
 #   bench/compare.sh ... --rounds=N         N rounds of the rate figures
 #   bench/compare.sh ... --no-net           stdio only
+#   bench/compare.sh ... --baseline=REV     also measure the TCP/HTTP/booking figures of redmark
+#                               at git revision REV (built into target/baseline) and print the
+#                               ratios; 26be7d5 is the shell issue 12 measured ("2x today's")
 #
 # Builds `redmark` in release (root workspace) and the peers (bench/peers, its own workspace,
 # into target/peers). Needs python3 (standard library only). Figures from a busy machine are
@@ -19,13 +22,15 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=1
+BASE_REV=
 ARGS=()
 for a in "$@"; do
   case $a in
     --no-build) BUILD=0 ;;
     --quick | --no-net) ARGS+=("$a") ;;
     --rounds=*) ARGS+=(--rounds "${a#--rounds=}") ;;
-    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
+    --baseline=*) BASE_REV=${a#--baseline=} ;;
+    -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "compare.sh: unknown option $a" >&2; exit 2 ;;
   esac
 done
@@ -35,8 +40,21 @@ if ((BUILD)); then
   (cd "$ROOT/bench/peers" && cargo build --release --locked --target-dir "$ROOT/target/peers")
 fi
 
-exec python3 "$ROOT/bench/compare.py" \
+if [[ -n $BASE_REV ]]; then
+  BASE="$ROOT/target/baseline/release/redmark"
+  if ((BUILD)) || [[ ! -x $BASE ]]; then
+    # The revision's own sources, exported (no worktree left behind), its own target folder.
+    SRC=$(mktemp -d)
+    trap 'rm -rf "$SRC"' EXIT
+    git -C "$ROOT" archive "$BASE_REV" | tar -x -C "$SRC"
+    (cd "$SRC" && cargo build --release --locked -p redmark --target-dir "$ROOT/target/baseline")
+  fi
+  ARGS+=(--baseline "$BASE")
+fi
+
+python3 "$ROOT/bench/compare.py" \
   --redmark "$ROOT/target/release/redmark" \
   --stub "$ROOT/target/peers/release/canned-stub" \
   --rmcp "$ROOT/target/peers/release/rmcp-peer" \
+  --booker "$ROOT/target/peers/release/booker" \
   ${ARGS[@]+"${ARGS[@]}"}

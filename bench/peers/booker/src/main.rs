@@ -4,9 +4,13 @@
 //! library), so the driver takes little of the CPU the servers and the database share.
 //!
 //!   booker SECS CLIENTS HOST:PORT...
+//!   booker --list SECS CLIENTS HOST:PORT...
 //!
 //! Prints `BOOKED/S FAILED` on one line: acknowledged bookings per second (answers with
-//! `"isError":false`) and how many answers were anything else.
+//! `"isError":false`) and how many answers were anything else. With `--list` every request is
+//! a `tools/list` instead (`bench/compare.py`'s HTTP lock-step figure) and the line is
+//! `ANSWERED/S FAILED P50_US`: answers with a result per second, the others, and the median
+//! round trip in microseconds.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -16,18 +20,33 @@ use std::time::{Duration, Instant};
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
 const ROOMS: [&str; 3] = ["atrium", "studio-b", "nook"];
 
+/// What every request of a run is.
+#[derive(Clone, Copy)]
+enum Load {
+    /// A booking of the next distinct slot; success is `"isError":false`.
+    Book,
+    /// `tools/list`; success is a result.
+    List,
+}
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let load = if args.first().is_some_and(|a| a == "--list") {
+        args.remove(0);
+        Load::List
+    } else {
+        Load::Book
+    };
     let (Some(secs), Some(clients), addrs) = (
         args.first().and_then(|s| s.parse::<f64>().ok()),
         args.get(1).and_then(|s| s.parse::<usize>().ok()),
         args.get(2..).unwrap_or_default(),
     ) else {
-        eprintln!("usage: booker SECS CLIENTS HOST:PORT...");
+        eprintln!("usage: booker [--list] SECS CLIENTS HOST:PORT...");
         return ExitCode::from(2);
     };
     if addrs.is_empty() || clients == 0 {
-        eprintln!("usage: booker SECS CLIENTS HOST:PORT...");
+        eprintln!("usage: booker [--list] SECS CLIENTS HOST:PORT...");
         return ExitCode::from(2);
     }
     let until = Instant::now() + Duration::from_secs_f64(secs);
@@ -35,15 +54,16 @@ fn main() -> ExitCode {
     let threads: Vec<_> = (0..clients)
         .map(|k| {
             let addr = addrs[k % addrs.len()].clone();
-            std::thread::spawn(move || client(k, &addr, until))
+            std::thread::spawn(move || client(k, &addr, load, until))
         })
         .collect();
-    let (mut ok, mut bad) = (0u64, 0u64);
+    let (mut ok, mut bad, mut times) = (0u64, 0u64, Vec::new());
     for t in threads {
         match t.join() {
-            Ok(Ok((o, b))) => {
+            Ok(Ok((o, b, ns))) => {
                 ok += o;
                 bad += b;
+                times.extend(ns);
             }
             Ok(Err(e)) => {
                 eprintln!("booker: {e}");
@@ -52,12 +72,28 @@ fn main() -> ExitCode {
             Err(_) => return ExitCode::FAILURE,
         }
     }
-    println!("{:.0} {bad}", ok as f64 / start.elapsed().as_secs_f64());
+    let rate = ok as f64 / start.elapsed().as_secs_f64();
+    match load {
+        Load::Book => println!("{rate:.0} {bad}"),
+        Load::List => {
+            times.sort_unstable();
+            let p50 = times
+                .get(times.len() / 2)
+                .map_or(f64::NAN, |&ns| ns as f64 / 1000.0);
+            println!("{rate:.0} {bad} {p50:.1}");
+        }
+    }
     ExitCode::SUCCESS
 }
 
-/// Client `k`: books its own year (2100 + k), hour after hour, until `until`.
-fn client(k: usize, addr: &str, until: Instant) -> Result<(u64, u64), String> {
+/// Client `k` until `until`: books its own year (2100 + k), hour after hour, or lists the
+/// tools. Returns the successes, the failures and each round trip's nanoseconds.
+fn client(
+    k: usize,
+    addr: &str,
+    load: Load,
+    until: Instant,
+) -> Result<(u64, u64, Vec<u64>), String> {
     let stream = TcpStream::connect(addr).map_err(|e| format!("{addr}: {e}"))?;
     stream.set_nodelay(true).map_err(|e| e.to_string())?;
     stream
@@ -66,27 +102,41 @@ fn client(k: usize, addr: &str, until: Instant) -> Result<(u64, u64), String> {
     let mut out = stream.try_clone().map_err(|e| e.to_string())?;
     let mut input = BufReader::new(stream);
     let (mut ok, mut bad, mut n) = (0u64, 0u64, 0usize);
+    let mut times = Vec::with_capacity(1 << 16);
     let mut req = Vec::with_capacity(1024);
     let mut body = Vec::with_capacity(4096);
     let mut line = String::new();
     while Instant::now() < until {
-        let (day, hour) = (n / 24, n % 24);
-        let date = format!("{}-{:02}-{:02}", 2100 + k, 1 + day / 28 % 12, 1 + day % 28);
-        let room = ROOMS[day / (28 * 12) % 3];
-        let json = format!(
-            r#"{{"jsonrpc":"2.0","id":{n},"method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"{date}","hour":{hour},"room_id":"{room}"}},{META}}}}}"#
-        );
+        let (json, method, name) = match load {
+            Load::Book => {
+                let (day, hour) = (n / 24, n % 24);
+                let date = format!("{}-{:02}-{:02}", 2100 + k, 1 + day / 28 % 12, 1 + day % 28);
+                let room = ROOMS[day / (28 * 12) % 3];
+                let json = format!(
+                    r#"{{"jsonrpc":"2.0","id":{n},"method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"{date}","hour":{hour},"room_id":"{room}"}},{META}}}}}"#
+                );
+                (json, "tools/call", "Mcp-Name: book_room\r\n")
+            }
+            Load::List => {
+                let json = format!(
+                    r#"{{"jsonrpc":"2.0","id":{n},"method":"tools/list","params":{{{META}}}}}"#
+                );
+                (json, "tools/list", "")
+            }
+        };
         n += 1;
         req.clear();
         write!(
             req,
             "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
              Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
-             Mcp-Method: tools/call\r\nMcp-Name: book_room\r\nContent-Length: {}\r\n\r\n{json}",
+             Mcp-Method: {method}\r\n{name}Content-Length: {}\r\n\r\n{json}",
             json.len()
         )
         .map_err(|e| e.to_string())?;
-        out.write_all(&req).map_err(|e| format!("{addr}: write: {e}"))?;
+        let sent = Instant::now();
+        out.write_all(&req)
+            .map_err(|e| format!("{addr}: write: {e}"))?;
         // Status line and headers; the body's length from Content-Length.
         let mut len = None;
         loop {
@@ -112,13 +162,18 @@ fn client(k: usize, addr: &str, until: Instant) -> Result<(u64, u64), String> {
         input
             .read_exact(&mut body)
             .map_err(|e| format!("{addr}: read: {e}"))?;
-        if contains(&body, br#""isError":false"#) {
+        times.push(sent.elapsed().as_nanos() as u64);
+        let fine = match load {
+            Load::Book => contains(&body, br#""isError":false"#),
+            Load::List => contains(&body, br#""result":{"#) && contains(&body, br#""tools":["#),
+        };
+        if fine {
             ok += 1;
         } else {
             bad += 1;
         }
     }
-    Ok((ok, bad))
+    Ok((ok, bad, times))
 }
 
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
