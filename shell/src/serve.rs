@@ -180,13 +180,24 @@ fn fail(msg: String) -> ExitCode {
     ExitCode::FAILURE
 }
 
+/// Logs to stderr at `REDMARK_LOG`'s levels (`info` when unset): a level (`debug`), targets
+/// with levels (`redmark=debug,warn`), or `off`. An unreadable value is said and ignored.
 fn init_tracing() {
-    use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_env("REDMARK_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    let filter = match std::env::var("REDMARK_LOG") {
+        Ok(spec) => spec.parse::<Targets>().unwrap_or_else(|e| {
+            eprintln!("redmark: REDMARK_LOG={spec:?} ignored ({e}); logging at info");
+            Targets::new().with_default(LevelFilter::INFO)
+        }),
+        Err(_) => Targets::new().with_default(LevelFilter::INFO),
+    };
     let _ = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false)
-        .with_env_filter(filter)
+        .finish()
+        .with(filter)
         .try_init();
 }
 
