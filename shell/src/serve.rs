@@ -149,18 +149,25 @@ pub struct ServeArgs {
     pub state_ttl: u32,
 }
 
-/// Runtime worker threads when serving stdio alone.
-const STDIO_WORKERS: usize = 1;
+/// Runtime worker threads when no TCP or HTTP connection runs on the main runtime.
+const MAIN_WORKERS: usize = 1;
 
 /// Runs the server.
 pub fn run(args: ServeArgs) -> ExitCode {
     init_tracing();
     panics::install_hook();
     let mut rt = tokio::runtime::Builder::new_multi_thread();
-    if args.tcp.is_empty() && args.http.is_empty() {
-        // One stdio client: a second worker would only add a thread, its stack and its
-        // malloc arena to the resident set.
-        rt.worker_threads(STDIO_WORKERS);
+    let env = std::env::var(config::STORE_ENV).ok();
+    let pg = !args.fixtures
+        && matches!(
+            config::store_choice(args.store.as_deref(), env.as_deref()),
+            config::StoreChoice::Postgres(_)
+        );
+    if args.tcp.is_empty() && args.http.is_empty() || !pg {
+        // Stdio alone has one client, and TCP and HTTP connections run on the lanes
+        // (lanes.rs) unless the store's reads block (PostgreSQL): a second worker would only
+        // add a thread, its stack and its malloc arena to the resident set.
+        rt.worker_threads(MAIN_WORKERS);
     }
     let rt = match rt.enable_all().build() {
         Ok(rt) => rt,
