@@ -158,11 +158,8 @@ pub fn run(args: ServeArgs) -> ExitCode {
     panics::install_hook();
     let mut rt = tokio::runtime::Builder::new_multi_thread();
     let env = std::env::var(config::STORE_ENV).ok();
-    let pg = !args.fixtures
-        && matches!(
-            config::store_choice(args.store.as_deref(), env.as_deref()),
-            config::StoreChoice::Postgres(_)
-        );
+    let choice = config::store_choice(args.store.as_deref(), env.as_deref());
+    let pg = !args.fixtures && matches!(choice, config::StoreChoice::Postgres(_));
     if args.tcp.is_empty() && args.http.is_empty() || !pg {
         // Stdio alone has one client, and TCP and HTTP connections run on the lanes
         // (lanes.rs) unless the store's reads block (PostgreSQL): a second worker would only
@@ -173,7 +170,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return fail(format!("cannot start the runtime: {e}")),
     };
-    let outcome = rt.block_on(start(args));
+    let outcome = rt.block_on(start(args, choice));
     // Blocking stdin reads never return on their own: do not wait for them.
     rt.shutdown_timeout(Duration::from_millis(500));
     match outcome {
@@ -208,7 +205,8 @@ fn init_tracing() {
         .try_init();
 }
 
-async fn start(args: ServeArgs) -> Result<(), String> {
+/// Opens what `args` names (bookings where `choice` says) and serves until EOF or a signal.
+async fn start(args: ServeArgs, choice: config::StoreChoice) -> Result<(), String> {
     for a in &args.tcp {
         if !a.ip().is_loopback() {
             return Err(format!(
@@ -237,8 +235,6 @@ async fn start(args: ServeArgs) -> Result<(), String> {
         None => DEFAULT_FLOOR,
     };
     let dir = data_dir(args.data.as_deref())?;
-    let env = std::env::var(config::STORE_ENV).ok();
-    let choice = config::store_choice(args.store.as_deref(), env.as_deref());
     // The store first: a refused store leaves nothing else behind (no new key file) and is
     // the only line printed.
     let store = match (&choice, args.fixtures) {
