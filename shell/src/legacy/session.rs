@@ -588,6 +588,7 @@ fn cancel_question(call: &Call, reason: &str) -> Vec<Action> {
 pub fn names_initialize(bytes: &[u8]) -> bool {
     bytes.windows(12).any(|w| w == b"\"initialize\"")
 }
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -294,19 +294,17 @@ fn bearer(h: &HeaderMap) -> Option<&str> {
 /// a port keeps the whole text (`[::1]evil` is not `[::1]`, so it is never taken for local).
 fn host_of(authority: &str) -> String {
     let a = authority.trim();
-    let port_or_nothing = |t: &str| {
-        t.is_empty()
-            || t.strip_prefix(':')
-                .is_some_and(|p| p.chars().all(|c| c.is_ascii_digit()))
-    };
+    let is_port = |p: &str| p.chars().all(|c| c.is_ascii_digit());
     let host = if let Some(rest) = a.strip_prefix('[') {
         match rest.split_once(']') {
-            Some((h, tail)) if port_or_nothing(tail) => format!("[{h}]"),
+            Some((h, tail)) if tail.is_empty() || tail.strip_prefix(':').is_some_and(is_port) => {
+                format!("[{h}]")
+            }
             _ => a.to_string(),
         }
     } else {
         a.rsplit_once(':')
-            .filter(|(_, p)| p.chars().all(|c| c.is_ascii_digit()))
+            .filter(|(_, p)| is_port(p))
             .map_or(a, |(h, _)| h)
             .to_string()
     };
