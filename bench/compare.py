@@ -11,14 +11,16 @@ reader drains), lock-step req/s and p50, MRTR round trips/s and p50 (ambiguous `
 N-request pipelined flood whose reader stalls, and startup (spawn to first answer). The stub's
 answers are captured from redmark at the start of the run, so it carries the same bytes.
 The servers are measured interleaved (startups alternate; rate figures are medians of rounds,
-each round running every server once) so a drift in the machine's load skews ratios less.
+each round running every server once; a ratio is the median of the rounds' own ratios, printed
+with the lowest and highest) so a drift in the machine's load skews ratios less. The TCP/HTTP/
+booking figures of redmark and of `--baseline` are interleaved the same way.
 
 Every loop is bounded in count and in time; servers run on stdio or loopback and are stopped
 here. Figures on a shared machine are indicative: compare columns of one run, not runs.
 """
 import argparse
 import multiprocessing, datetime, json, os, re, select, shutil, socket, subprocess, sys, tempfile
-import threading, time
+import statistics, threading, time
 
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {}}
@@ -134,8 +136,8 @@ class Stdio:
 
 
 def median(xs):
-    xs = sorted(xs)
-    return xs[len(xs) // 2] if xs else float("nan")
+    """The middle value (the mean of the middle two for an even count), NaN for none."""
+    return statistics.median(xs) if len(xs) else float("nan")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -325,6 +327,7 @@ def measure(servers, env, a):
         for key in rs[0]:
             res[name][key] = median([r[key] for r in rs])
         res[name]["pipe_ok"] = f"{sum(r['pipe_ok'] for r in rs)}/{a.pipelined * len(rs)}"
+        res[name]["rounds"] = rs
     for name, argv in servers:
         res[name].update(flood(name, argv, env, a))
     return res
@@ -533,6 +536,21 @@ def ratio(a, b):
     return a / b
 
 
+def paired(xs, ys, k):
+    """Round by round ratios xs[i][k] / ys[i][k] (both measured minutes apart in round i):
+    their median, lowest and highest, or None. A ratio of one round's pair follows the machine's
+    load less than a ratio of medians taken from different minutes."""
+    rs = sorted(r for r in (ratio(x.get(k), y.get(k)) for x, y in zip(xs, ys)) if r is not None)
+    return (median(rs), rs[0], rs[-1]) if rs else None
+
+
+def fmt_ratio(p):
+    if p is None:
+        return "—"
+    m, lo, hi = p
+    return f"{m:.2f}" if lo == hi else f"{m:.2f} ({lo:.2f}–{hi:.2f})"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--redmark", required=True)
@@ -540,7 +558,8 @@ def main():
     ap.add_argument("--rmcp", required=True)
     ap.add_argument("--quick", action="store_true", help="smaller counts, 2 s stall")
     ap.add_argument("--no-net", action="store_true", help="skip the TCP/HTTP/booking part")
-    ap.add_argument("--rounds", type=int, help="rounds of the rate figures (median); 3, quick 1")
+    ap.add_argument("--rounds", type=int, help="rounds of the stdio rates and of the TCP/HTTP/booking figures "
+                    "(medians); 3, quick 1")
     ap.add_argument("--booker", help="bench/peers booker binary: HTTP lock-step rows from it too")
     ap.add_argument("--baseline", help="an older redmark binary: its TCP/HTTP/booking figures "
                     "beside these, with the ratio (issue 12 asks 2x the figures of its day)")
@@ -575,12 +594,13 @@ def main():
         res = measure(servers, env, a)
         report(res, a)
 
-        nets = {}
         if not a.no_net:
-            nets["redmark"] = net_figures(a.redmark, work, "redmark", a)
-            if a.baseline:
-                nets["baseline"] = net_figures(a.baseline, work, "baseline", a)
-        if nets:
+            # Interleaved like the stdio rounds: each round runs both binaries, in turn first.
+            bins = [("redmark", a.redmark)] + ([("baseline", a.baseline)] if a.baseline else [])
+            nets = {name: [] for name, _ in bins}
+            for k in range(a.rounds):
+                for name, bin_ in bins[k % len(bins):] + bins[:k % len(bins)]:
+                    nets[name].append(net_figures(bin_, work, name, a))
             report_net(nets, a)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -590,8 +610,8 @@ def report(res, a):
     R, S, M = res["redmark"], res["stub"], res["rmcp"]
 
     def check_stub(k, frac):
-        x = ratio(R[k], S[k])
-        return None if x is None else (x >= frac, f"≥ {frac} × stub")
+        x = paired(R["rounds"], S["rounds"], k)
+        return None if x is None else (x[0] >= frac, f"≥ {frac} × stub")
 
     def check_abs(v, limit, what):
         return None if v is None or v != v else (v <= limit, what)
@@ -619,6 +639,7 @@ def report(res, a):
     ahead_all = True
     for label, k, kind, hib, chk in rows:
         rs, rm = ratio(R[k], S[k]), ratio(R[k], M[k])
+        by_round = paired(R["rounds"], S["rounds"], k) if k in R["rounds"][0] else None
         ahead = None if rm is None else (rm > 1 if hib else rm < 1)
         if k in ("flood_growth", "startup_over"):
             rs = rm = ahead = None  # differences: a ratio of them means nothing
@@ -634,7 +655,8 @@ def report(res, a):
         if k == "mrtr_p50":
             target, verdict = "< rmcp", "PASS" if ahead else "MISS"
         out.append([label, fmt(R[k], kind), fmt(S[k], kind), fmt(M[k], kind),
-                    "—" if rs is None else f"{rs:.2f}", "—" if rm is None else f"{rm:.2f}",
+                    fmt_ratio(by_round) if by_round else "—" if rs is None else f"{rs:.2f}",
+                    "—" if rm is None else f"{rm:.2f}",
                     target, verdict])
     out.append(["ahead of rmcp on every column", "", "", "", "", "", "all rows",
                 "PASS" if ahead_all else "MISS"])
@@ -654,13 +676,21 @@ def report(res, a):
           "by rmcp's RequestStateCodec (HMAC-SHA256) bound to the request; bookings in memory.")
     print("Startup includes the driver's spawn; the stub's is the floor, so the target applies "
           "to redmark's time over it.")
+    print("redmark÷stub of a rate or p50: the median of the rounds' own ratios (lowest–highest "
+          "round); the verdict uses that median.")
     print("Indicative: one run on a shared machine; the stub is the machine's, pipe's and "
           "driver's ceiling in the same run: compare columns, not runs.")
     sys.stdout.flush()
 
 
 def report_net(nets, a):
-    net, base = nets["redmark"], nets.get("baseline")
+    """nets: per binary, one dict of figures per round; figures are medians over the rounds,
+    ratios the median of the rounds' own ratios."""
+    def medians(rounds):
+        keys = [k for k in rounds[0] if isinstance(rounds[0][k], (int, float))]
+        return {k: median([r[k] for r in rounds]) for k in keys}
+    net = medians(nets["redmark"])
+    base = medians(nets["baseline"]) if "baseline" in nets else None
     rows = [
         ("TCP tools/list, 1 client", "tcp1", None),
         ("TCP tools/list, 8 clients", "tcp8", 2.0),
@@ -674,7 +704,8 @@ def report_net(nets, a):
     rows.append((f"TCP book_room, 8 clients pipelining {a.books} distinct slots each", "books",
                  None))
     print()
-    print("redmark on loopback (lock-step tools/list; bookings pipelined, durable commit each)")
+    print("redmark on loopback (lock-step tools/list; bookings pipelined, durable commit each; "
+          "medians of %d interleaved round(s))" % a.rounds)
     if base is None:
         print("| workload | figure |")
         print("|---|---|")
@@ -686,15 +717,15 @@ def report_net(nets, a):
         if k + "_p50" in net:
             fig += f", p50 {fmt(net[k + '_p50'], 'us')}"
         if k == "books":
-            fig += f" ({net['booked']} booked)"
+            fig += f" ({net['booked']:.0f} booked)"
         if base is None:
             print(f"| {label} | {fig} |")
             continue
-        r = ratio(net.get(k), base.get(k))
-        verdict = "" if want is None or r is None else ("PASS" if r >= want else "MISS")
+        r = paired(nets["redmark"], nets["baseline"], k)
+        verdict = "" if want is None or r is None else ("PASS" if r[0] >= want else "MISS")
         target = f"≥ {want:g} × baseline" if want else ""
         print(f"| {label} | {fig} | {fmt(base.get(k), 'rate')} | "
-              f"{'—' if r is None else f'{r:.2f}'} | {target} | {verdict} |")
+              f"{fmt_ratio(r)} | {target} | {verdict} |")
     sys.stdout.flush()
 
 

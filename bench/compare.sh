@@ -9,7 +9,7 @@
 #                               once built)
 #   bench/compare.sh --quick    20 000 / 2 000 / 1 000, one round, 2 s stall (~30 s once built)
 #   bench/compare.sh --no-build [--quick]   reuse the binaries already built
-#   bench/compare.sh ... --rounds=N         N rounds of the rate figures
+#   bench/compare.sh ... --rounds=N         N rounds of the rate figures (stdio and network)
 #   bench/compare.sh ... --no-net           stdio only
 #   bench/compare.sh ... --baseline=REV     also measure the TCP/HTTP/booking figures of redmark
 #                               at git revision REV (built into target/baseline) and print the
@@ -42,12 +42,16 @@ fi
 
 if [[ -n $BASE_REV ]]; then
   BASE="$ROOT/target/baseline/release/redmark"
-  if ((BUILD)) || [[ ! -x $BASE ]]; then
+  STAMP="$ROOT/target/baseline/built-from"
+  WANT=$(git -C "$ROOT" rev-parse --verify "$BASE_REV^{commit}")
+  # Built again when asked to build, or when the one there is of another revision.
+  if ((BUILD)) || [[ ! -x $BASE || $(cat "$STAMP" 2>/dev/null) != "$WANT" ]]; then
     # The revision's own sources, exported (no worktree left behind), its own target folder.
     SRC=$(mktemp -d)
     trap 'rm -rf "$SRC"' EXIT
     git -C "$ROOT" archive "$BASE_REV" | tar -x -C "$SRC"
     (cd "$SRC" && cargo build --release --locked -p redmark --target-dir "$ROOT/target/baseline")
+    echo "$WANT" > "$STAMP"
   fi
   ARGS+=(--baseline "$BASE")
 fi
