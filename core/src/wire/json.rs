@@ -342,16 +342,10 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 pub(super) fn plain_end(b: &[u8], mut i: usize) -> usize {
     #[cfg(target_pointer_width = "64")]
     {
-        const ONES: u64 = u64::from_ne_bytes([1; 8]);
-        const HIGH: u64 = ONES * 0x80;
-        /// High bit set in each byte of `v` that is zero (exact for "any", which is all we ask).
-        const fn zeros(v: u64) -> u64 {
-            v.wrapping_sub(ONES) & !v & HIGH
-        }
-        while let Some(Ok(word)) = b.get(i..i + 8).map(<[u8; 8]>::try_from) {
-            let v = u64::from_ne_bytes(word);
+        use super::swar::{has, word, HIGH, ONES};
+        while let Some(v) = word(b, i) {
             let control = v.wrapping_sub(ONES * 0x20) & !v & HIGH;
-            if control | zeros(v ^ (ONES * b'"' as u64)) | zeros(v ^ (ONES * b'\\' as u64)) != 0 {
+            if control | has(v, b'"') | has(v, b'\\') != 0 {
                 break;
             }
             i += 8;

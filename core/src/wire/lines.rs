@@ -44,37 +44,46 @@ impl<const N: usize> Lines<N> {
             self.ready = false;
             self.len = 0;
         }
-        for (i, &b) in input.iter().enumerate() {
-            if b == b'\n' {
-                if core::mem::take(&mut self.dropping) {
-                    self.len = 0;
-                    return (i + 1, Some(Line::TooLong));
-                }
-                self.ready = true;
-                let mut line = &self.buf[..self.len];
-                if let [rest @ .., b'\r'] = line {
-                    line = rest;
-                }
-                return (i + 1, Some(Line::Message(line)));
-            }
-            if self.dropping {
-                continue;
-            }
-            match self.buf.get_mut(self.len) {
-                Some(slot) => {
-                    *slot = b;
-                    self.len += 1;
+        let end = line_end(input);
+        if !self.dropping {
+            // The run up to the `\n` (or all of `input`) in one copy, if it still fits.
+            let run = &input[..end];
+            match self.buf.get_mut(self.len..self.len + run.len()) {
+                Some(free) => {
+                    free.copy_from_slice(run);
+                    self.len += run.len();
                 }
                 None => self.dropping = true,
             }
         }
-        (input.len(), None)
+        if end == input.len() {
+            return (end, None);
+        }
+        if core::mem::take(&mut self.dropping) {
+            self.len = 0;
+            return (end + 1, Some(Line::TooLong));
+        }
+        self.ready = true;
+        let mut line = &self.buf[..self.len];
+        if let [rest @ .., b'\r'] = line {
+            line = rest;
+        }
+        (end + 1, Some(Line::Message(line)))
     }
 
     /// Whether a partial line is buffered (a client that disconnects now left half a line).
     pub fn has_partial(&self) -> bool {
         !self.ready && (self.len > 0 || self.dropping)
     }
+}
+
+/// The index of the first `\n` in `b`, or `b.len()` (eight bytes a step on 64-bit targets).
+fn line_end(b: &[u8]) -> usize {
+    #[cfg(target_pointer_width = "64")]
+    let i = super::swar::skip_without(b, 0, b'\n');
+    #[cfg(not(target_pointer_width = "64"))]
+    let i = 0;
+    b[i..].iter().position(|&c| c == b'\n').map_or(b.len(), |k| i + k)
 }
 
 #[cfg(test)]
@@ -98,5 +107,31 @@ mod tests {
         assert_eq!(l.push(b"xx\nok\n"), (3, Some(Line::TooLong)));
         assert_eq!(l.push(b"ok\n"), (3, Some(Line::Message(b"ok"))));
         assert_eq!(l.push(b"\n"), (1, Some(Line::Message(b""))));
+    }
+
+    #[test]
+    fn a_line_of_exactly_n_bytes_fits_and_one_more_does_not() {
+        let mut l = Lines::<4>::new();
+        assert_eq!(l.push(b"ab"), (2, None));
+        assert_eq!(l.push(b"cd\n"), (3, Some(Line::Message(b"abcd"))));
+        assert_eq!(l.push(b"abc"), (3, None));
+        assert_eq!(l.push(b"de"), (2, None));
+        assert!(l.has_partial());
+        assert_eq!(l.push(b"\n"), (1, Some(Line::TooLong)));
+        assert!(!l.has_partial());
+    }
+
+    #[test]
+    fn line_end_finds_the_first_newline_in_any_lane() {
+        for len in 0..40 {
+            for at in 0..=len {
+                let mut b = [b'\n' ^ 1; 40];
+                if at < len {
+                    b[at] = b'\n';
+                    b[len - 1] = b'\n';
+                }
+                assert_eq!(line_end(&b[..len]), at, "len {len}, newline at {at}");
+            }
+        }
     }
 }

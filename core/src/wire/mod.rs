@@ -6,6 +6,8 @@ pub mod format;
 pub mod json;
 pub mod lines;
 pub mod meta;
+#[cfg(target_pointer_width = "64")]
+mod swar;
 pub mod write;
 
 pub use envelope::{Envelope, EnvelopeError};
