@@ -339,22 +339,23 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 /// The index of the first byte at or after `i` that a JSON string cannot hold as it is (`"`,
 /// `\\` or a control byte below 0x20), or `b.len()`. On 64-bit targets it tests eight bytes
 /// at a time (a word's worth of the three byte tests, in plain integer arithmetic).
-pub(super) fn plain_end(b: &[u8], mut i: usize) -> usize {
+pub(super) fn plain_end(b: &[u8], i: usize) -> usize {
     #[cfg(target_pointer_width = "64")]
     {
-        use super::swar::{has, word, HIGH, ONES};
-        while let Some(v) = word(b, i) {
+        use super::swar::{find, has, HIGH, ONES};
+        find(b, i, |v| {
             let control = v.wrapping_sub(ONES * 0x20) & !v & HIGH;
-            if control | has(v, b'"') | has(v, b'\\') != 0 {
-                break;
-            }
-            i += 8;
+            control | has(v, b'"') | has(v, b'\\')
+        })
+    }
+    #[cfg(not(target_pointer_width = "64"))]
+    {
+        let mut i = i;
+        while i < b.len() && !matches!(b[i], b'"' | b'\\' | 0..=0x1F) {
+            i += 1;
         }
+        i
     }
-    while i < b.len() && !matches!(b[i], b'"' | b'\\' | 0..=0x1F) {
-        i += 1;
-    }
-    i
 }
 
 /// Skips the already-validated value starting at `i` without checking it again; returns the

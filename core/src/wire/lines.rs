@@ -80,10 +80,9 @@ impl<const N: usize> Lines<N> {
 /// The index of the first `\n` in `b`, or `b.len()` (eight bytes a step on 64-bit targets).
 fn line_end(b: &[u8]) -> usize {
     #[cfg(target_pointer_width = "64")]
-    let i = super::swar::skip_without(b, 0, b'\n');
+    return super::swar::find(b, 0, |v| super::swar::has(v, b'\n'));
     #[cfg(not(target_pointer_width = "64"))]
-    let i = 0;
-    b[i..].iter().position(|&c| c == b'\n').map_or(b.len(), |k| i + k)
+    b.iter().position(|&c| c == b'\n').unwrap_or(b.len())
 }
 
 #[cfg(test)]

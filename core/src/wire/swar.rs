@@ -17,21 +17,27 @@ pub(super) const fn has(v: u64, byte: u8) -> u64 {
     zeros(v ^ (ONES * byte as u64))
 }
 
-/// The eight bytes at `b[i..]` as one word, if eight are left.
-pub(super) fn word(b: &[u8], i: usize) -> Option<u64> {
-    let w: [u8; 8] = b.get(i..i.checked_add(8)?)?.try_into().ok()?;
-    Some(u64::from_ne_bytes(w))
-}
-
-/// Past the whole words from `i` on that hold no `byte` (a byte loop finishes the scan).
-pub(super) fn skip_without(b: &[u8], mut i: usize, byte: u8) -> usize {
-    while let Some(v) = word(b, i) {
-        if has(v, byte) != 0 {
-            break;
+/// The first `b[i..]` byte a lane of `hit` flags, or `b.len()`. `hit` flags lanes of a word
+/// (byte 0 in the low bits) as [`zeros`] does: the lowest flagged lane is always a true one, and
+/// a word with no true one has none flagged. The last, short word is padded with `b'a'`, which
+/// no caller's test flags, so no byte is looked at alone.
+pub(super) fn find(b: &[u8], mut i: usize, hit: impl Fn(u64) -> u64) -> usize {
+    while let Some(rest) = b.get(i..).filter(|r| !r.is_empty()) {
+        let (word, n) = match rest.first_chunk::<8>() {
+            Some(w) => (u64::from_le_bytes(*w), 8),
+            None => {
+                let mut w = [b'a'; 8];
+                w[..rest.len()].copy_from_slice(rest);
+                (u64::from_le_bytes(w), rest.len())
+            }
+        };
+        let lanes = hit(word);
+        if lanes != 0 {
+            return b.len().min(i + (lanes.trailing_zeros() / 8) as usize);
         }
-        i += 8;
+        i += n;
     }
-    i
+    b.len()
 }
 
 #[cfg(test)]
@@ -43,17 +49,28 @@ mod tests {
         for lane in 0..8 {
             for byte in [0u8, b'\n', b'"', 0x7F, 0x80, 0xFF] {
                 let mut w = [byte.wrapping_add(1); 8];
-                assert_eq!(has(u64::from_ne_bytes(w), byte), 0, "{byte:#x} absent");
+                assert_eq!(has(u64::from_le_bytes(w), byte), 0, "{byte:#x} absent");
                 w[lane] = byte;
-                assert_ne!(has(u64::from_ne_bytes(w), byte), 0, "{byte:#x} in lane {lane}");
+                assert_ne!(has(u64::from_le_bytes(w), byte), 0, "{byte:#x} in lane {lane}");
             }
         }
     }
 
     #[test]
-    fn word_needs_eight_bytes() {
-        assert_eq!(word(b"12345678", 0), Some(u64::from_ne_bytes(*b"12345678")));
-        assert_eq!(word(b"12345678", 1), None);
-        assert_eq!(word(b"", usize::MAX), None);
+    fn find_gives_the_first_hit_in_whole_and_padded_words() {
+        let newline = |v| has(v, b'\n');
+        for len in 0..20 {
+            for at in 0..=len {
+                let mut b = [b'x'; 20];
+                if at < len {
+                    b[at] = b'\n';
+                    b[len - 1] = b'\n';
+                }
+                for from in 0..=at {
+                    assert_eq!(find(&b[..len], from, newline), at, "len {len}, at {at}");
+                }
+            }
+        }
+        assert_eq!(find(b"ab", 5, newline), 2);
     }
 }
