@@ -51,7 +51,11 @@ mod tests {
                 let mut w = [byte.wrapping_add(1); 8];
                 assert_eq!(has(u64::from_le_bytes(w), byte), 0, "{byte:#x} absent");
                 w[lane] = byte;
-                assert_ne!(has(u64::from_le_bytes(w), byte), 0, "{byte:#x} in lane {lane}");
+                assert_ne!(
+                    has(u64::from_le_bytes(w), byte),
+                    0,
+                    "{byte:#x} in lane {lane}"
+                );
             }
         }
     }
