@@ -558,8 +558,8 @@ def main():
     ap.add_argument("--rmcp", required=True)
     ap.add_argument("--quick", action="store_true", help="smaller counts, 2 s stall")
     ap.add_argument("--no-net", action="store_true", help="skip the TCP/HTTP/booking part")
-    ap.add_argument("--rounds", type=int, help="rounds of the stdio rates and of the TCP/HTTP/booking figures "
-                    "(medians); 3, quick 1")
+    ap.add_argument("--rounds", type=int, help="rounds of the stdio rates and of the "
+                    "TCP/HTTP/booking figures (medians); 3, quick 1")
     ap.add_argument("--booker", help="bench/peers booker binary: HTTP lock-step rows from it too")
     ap.add_argument("--baseline", help="an older redmark binary: its TCP/HTTP/booking figures "
                     "beside these, with the ratio (issue 12 asks 2x the figures of its day)")
