@@ -88,12 +88,20 @@ impl AsyncRead for PipeIn {
         loop {
             let mut guard = ready!(me.0.poll_read_ready(cx))?;
             let dst = buf.initialize_unfilled();
+            let asked = dst.len();
             let got = guard.try_io(|fd| {
                 // SAFETY: reads at most `dst.len()` bytes into `dst`.
                 counted(unsafe { libc::read(fd.as_raw_fd(), dst.as_mut_ptr().cast(), dst.len()) })
             });
             match got {
                 Ok(Ok(n)) => {
+                    // A short read emptied the pipe: wait for its next readiness instead of
+                    // reading again only to be told EAGAIN (what tokio's own sockets do).
+                    // Readiness that arrived since the poll is kept (`clear_ready` is
+                    // tick-checked), so no wake-up is lost.
+                    if n > 0 && n < asked {
+                        guard.clear_ready();
+                    }
                     buf.advance(n);
                     return Poll::Ready(Ok(()));
                 }
