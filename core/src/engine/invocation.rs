@@ -37,13 +37,18 @@ struct Target<'a> {
     answers_need_state: bool,
 }
 
-/// Reads the MRTR members every such request may carry: `inputResponses`, `requestState`.
+/// `name`, `arguments` and the MRTR members of a `tools/call` or `prompts/get`, in one walk.
+fn pick_params(params: Value<'_>) -> [Option<Value<'_>>; 4] {
+    params.pick(["name", "arguments", "inputResponses", "requestState"])
+}
+
+/// Checks the MRTR members every such request may carry: `inputResponses`, `requestState`.
 fn mrtr_params<'a>(
-    params: Value<'a>,
+    responses: Option<Value<'a>>,
+    state: Option<Value<'a>>,
 ) -> Result<(InputResponses<'a>, Option<Value<'a>>), RpcError<'a>> {
-    let responses = InputResponses::read(params.get("inputResponses"))
-        .map_err(|e| RpcError::InvalidParams(e.message()))?;
-    let state = params.get("requestState");
+    let responses =
+        InputResponses::read(responses).map_err(|e| RpcError::InvalidParams(e.message()))?;
     if state.is_some_and(|s| s.kind() != Kind::String) {
         return Err(RpcError::InvalidParams(
             "params.requestState must be a string",
@@ -142,15 +147,15 @@ pub(super) fn tools_call<'a, A: App>(
     params: Option<Value<'a>>,
 ) -> Result<(), RpcError<'a>> {
     let params = params.ok_or(RpcError::InvalidParams("tools/call needs params"))?;
-    let name = params.get("name").filter(|n| n.kind() == Kind::String);
+    let [name, args, responses, state] = pick_params(params);
+    let name = name.filter(|n| n.kind() == Kind::String);
     let name = name.ok_or(RpcError::InvalidParams("params.name must be a string"))?;
-    let args = params.get("arguments");
     if args.is_some_and(|a| a.kind() != Kind::Object) {
         return Err(RpcError::InvalidParams(
             "params.arguments must be an object",
         ));
     }
-    let (responses, state) = mrtr_params(params)?;
+    let (responses, state) = mrtr_params(responses, state)?;
     let entry = inv
         .eng
         .app
@@ -176,16 +181,16 @@ pub(super) fn prompts_get<'a, A: App>(
     params: Option<Value<'a>>,
 ) -> Result<(), RpcError<'a>> {
     let params = params.ok_or(RpcError::InvalidParams("prompts/get needs params"))?;
-    let name = params.get("name").filter(|n| n.kind() == Kind::String);
+    let [name, args, responses, state] = pick_params(params);
+    let name = name.filter(|n| n.kind() == Kind::String);
     let name = name.ok_or(RpcError::InvalidParams("params.name must be a string"))?;
-    let args = params.get("arguments");
     let strings = |a: Value<'_>| a.members().all(|(_, v)| v.kind() == Kind::String);
     if args.is_some_and(|a| a.kind() != Kind::Object || !strings(a)) {
         return Err(RpcError::InvalidParams(
             "params.arguments must be an object of strings",
         ));
     }
-    let (responses, state) = mrtr_params(params)?;
+    let (responses, state) = mrtr_params(responses, state)?;
     let index = inv
         .eng
         .app
@@ -219,12 +224,13 @@ pub(super) fn resources_read<'a, A: App>(
     params: Option<Value<'a>>,
 ) -> Result<(), RpcError<'a>> {
     let params = params.ok_or(RpcError::InvalidParams("resources/read needs params"))?;
-    let uri = params.get("uri").filter(|n| n.kind() == Kind::String);
+    let [uri, responses, state] = params.pick(["uri", "inputResponses", "requestState"]);
+    let uri = uri.filter(|n| n.kind() == Kind::String);
     let uri = uri.ok_or(RpcError::InvalidParams("params.uri must be a string"))?;
     let mut scratch = [0u8; MAX_STR];
     let decoded = uri.as_str(&mut scratch);
     let decoded = decoded.ok_or(RpcError::InvalidParams("params.uri is too long"))?;
-    let (responses, state) = mrtr_params(params)?;
+    let (responses, state) = mrtr_params(responses, state)?;
     let target = Target {
         method: "resources/read",
         name: uri,

@@ -72,7 +72,8 @@ pub fn read(input: &[u8]) -> Result<Envelope<'_>, (EnvelopeError, Option<Value<'
             ))
         }
     }
-    let id = match doc.get("id") {
+    let [id, jsonrpc, method, params] = doc.pick(["id", "jsonrpc", "method", "params"]);
+    let id = match id {
         None => None,
         Some(v) if v.kind() == Kind::String || v.as_i64().is_some() => {
             if v.raw().len() > MAX_ID {
@@ -86,15 +87,14 @@ pub fn read(input: &[u8]) -> Result<Envelope<'_>, (EnvelopeError, Option<Value<'
         }
     };
     let fail = |why| Err((EnvelopeError::Invalid(why), id));
-    if !doc.get("jsonrpc").is_some_and(|v| v.eq_str("2.0")) {
+    if !jsonrpc.is_some_and(|v| v.eq_str("2.0")) {
         return fail("jsonrpc must be \"2.0\"");
     }
-    let method = match doc.get("method") {
+    let method = match method {
         Some(m) if m.kind() == Kind::String => m,
         Some(_) => return fail("method must be a string"),
         None => return fail("a request needs a method"),
     };
-    let params = doc.get("params");
     if params.is_some_and(|p| p.kind() != Kind::Object) {
         return fail("params must be an object");
     }

@@ -70,13 +70,13 @@ pub fn read<'a>(params: Option<Value<'a>>) -> Result<RequestMeta<'a>, MetaError>
         .and_then(|p| p.get("_meta"))
         .filter(|m| m.kind() == Kind::Object);
     let meta = meta.ok_or(MetaError::Missing)?;
-    let version = meta.get(KEY_VERSION).filter(|v| v.kind() == Kind::String);
+    let [version, caps, progress_token] = meta.pick([KEY_VERSION, KEY_CAPS, "progressToken"]);
+    let version = version.filter(|v| v.kind() == Kind::String);
     let version = version.ok_or(MetaError::Version)?;
-    let caps = meta.get(KEY_CAPS).filter(|v| v.kind() == Kind::Object);
+    let caps = caps.filter(|v| v.kind() == Kind::Object);
     let caps = read_caps(caps.ok_or(MetaError::Capabilities)?);
-    let progress_token = meta
-        .get("progressToken")
-        .filter(|t| t.kind() == Kind::String || t.as_i64().is_some());
+    let progress_token =
+        progress_token.filter(|t| t.kind() == Kind::String || t.as_i64().is_some());
     Ok(RequestMeta {
         version,
         caps,
@@ -84,22 +84,22 @@ pub fn read<'a>(params: Option<Value<'a>>) -> Result<RequestMeta<'a>, MetaError>
     })
 }
 
-fn read_caps(caps: Value<'_>) -> ClientCaps {
-    let present = |k| caps.get(k).is_some_and(|v| v.kind() == Kind::Object);
-    let elicitation = caps.get("elicitation").filter(|v| v.kind() == Kind::Object);
-    let (form, url) = match elicitation {
+fn read_caps<'a>(caps: Value<'a>) -> ClientCaps {
+    let object = |v: Option<Value<'a>>| v.filter(|v| v.kind() == Kind::Object);
+    let [elicitation, sampling, roots] = caps.pick(["elicitation", "sampling", "roots"]);
+    let (form, url) = match object(elicitation) {
         None => (false, false),
         Some(e) => {
-            let has = |k| e.get(k).is_some_and(|v| v.kind() == Kind::Object);
+            let [form, url] = e.pick(["form", "url"]).map(|v| object(v).is_some());
             // `elicitation: {}` with neither sub-key means form (back-compat rule).
-            (has("form") || !has("url"), has("url"))
+            (form || !url, url)
         }
     };
     ClientCaps {
         elicitation_form: form,
         elicitation_url: url,
-        sampling: present("sampling"),
-        roots: present("roots"),
+        sampling: object(sampling).is_some(),
+        roots: object(roots).is_some(),
     }
 }
 
