@@ -142,6 +142,36 @@ fn tcp_idle_and_slow_clients_are_closed_others_served() {
     }
 }
 
+/// A stdio client that writes thousands of requests while not reading (both pipes fill: the
+/// server's writes come up short, then block) gets every answer, in order, once it reads.
+#[test]
+fn stdio_reader_that_stalls_gets_every_answer_in_order() {
+    const N: u64 = 3_000;
+    let data = TempDir::new("stdio-stall");
+    let mut s = Server::start(&[], data.path());
+    let (mut stdin, stdout) = s.take_stdio();
+    let writer = thread::spawn(move || {
+        let batch: Vec<u8> = (0..N)
+            .flat_map(|i| format!("{}\n", discover(i)).into_bytes())
+            .collect();
+        stdin.write_all(&batch).expect("write requests");
+        stdin // kept open until every answer is read
+    });
+    thread::sleep(Duration::from_millis(500));
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stdout));
+    for i in 0..N {
+        let line = lines.next().expect("stream ended").expect("read");
+        let r: Value = serde_json::from_str(&line).expect("JSON");
+        assert_discovered(&r, i);
+    }
+    drop(writer.join().expect("writer"));
+    assert!(
+        s.wait_exit().expect("exit on EOF").success(),
+        "{}",
+        s.stderr()
+    );
+}
+
 #[test]
 fn tcp_client_that_never_reads_does_not_stall_others() {
     let data = TempDir::new("tcp-noread");

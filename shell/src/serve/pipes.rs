@@ -134,7 +134,13 @@ impl Sink for PipeOut {
                 counted(unsafe { libc::write(fd.as_raw_fd(), rest.as_ptr().cast(), rest.len()) })
             });
             match got {
-                Ok(Ok(n)) => at += n,
+                Ok(Ok(n)) => {
+                    // A short write filled the pipe: wait for room rather than be told EAGAIN.
+                    if n < rest.len() {
+                        guard.clear_ready();
+                    }
+                    at += n;
+                }
                 Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
                 Ok(Err(e)) => return Err(e),
                 Err(_would_block) => {}
