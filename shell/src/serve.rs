@@ -149,21 +149,27 @@ pub struct ServeArgs {
     pub state_ttl: u32,
 }
 
-/// Runtime worker threads when no TCP or HTTP connection runs on the main runtime.
+/// Runtime worker threads on PostgreSQL when stdio is the only transport.
 const MAIN_WORKERS: usize = 1;
 
 /// Runs the server.
 pub fn run(args: ServeArgs) -> ExitCode {
     init_tracing();
     panics::install_hook();
-    let mut rt = tokio::runtime::Builder::new_multi_thread();
     let env = std::env::var(config::STORE_ENV).ok();
     let choice = config::store_choice(args.store.as_deref(), env.as_deref());
     let pg = !args.fixtures && matches!(choice, config::StoreChoice::Postgres(_));
-    if args.tcp.is_empty() && args.http.is_empty() || !pg {
-        // Stdio alone has one client, and TCP and HTTP connections run on the lanes
-        // (lanes.rs) unless the store's reads block (PostgreSQL): a second worker would only
-        // add a thread, its stack and its malloc arena to the resident set.
+    let mut rt = if pg {
+        tokio::runtime::Builder::new_multi_thread()
+    } else {
+        // Without PostgreSQL nothing on the main runtime blocks, and TCP and HTTP connections
+        // run on the lanes (lanes.rs): stdio, accepting and signals run on this thread, with
+        // no worker thread to start and hand each message to.
+        tokio::runtime::Builder::new_current_thread()
+    };
+    if pg && args.tcp.is_empty() && args.http.is_empty() {
+        // Stdio alone has one client: a second worker would only add a thread, its stack and
+        // its malloc arena to the resident set.
         rt.worker_threads(MAIN_WORKERS);
     }
     let rt = match rt.enable_all().build() {
