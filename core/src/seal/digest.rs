@@ -115,9 +115,9 @@ fn number(h: &mut Sha256, raw: &[u8]) {
 
 fn string(h: &mut Sha256, v: Value<'_>) {
     h.update(b"s");
-    if let Some(plain) = v.as_plain_str() {
+    if let Some(plain) = v.plain_bytes() {
         h.update((plain.len() as u32).to_be_bytes());
-        h.update(plain.as_bytes());
+        h.update(plain);
         return;
     }
     let len: usize = v.chars().map(char::len_utf8).sum();
@@ -141,10 +141,11 @@ fn object(h: &mut Sha256, v: Value<'_>, only: Option<&[&str]>) {
     loop {
         let mut best: Option<(Value<'_>, Value<'_>)> = None;
         for (k, val) in v.members() {
-            let after_last = last.is_none_or(|l| k.cmp_str(&l).is_gt());
-            let smaller = best.is_none_or(|(b, _)| k.cmp_str(&b).is_lt());
-            let wanted = only.is_none_or(|names| names.iter().any(|n| k.eq_str(n)));
-            if after_last && smaller && wanted {
+            // Each test only if the ones before it passed (the cheapest first).
+            let after_last = || last.is_none_or(|l| k.cmp_str(&l).is_gt());
+            let smaller = || best.is_none_or(|(b, _)| k.cmp_str(&b).is_lt());
+            let wanted = || only.is_none_or(|names| names.iter().any(|n| k.eq_str(n)));
+            if after_last() && smaller() && wanted() {
                 best = Some((k, val));
             }
         }

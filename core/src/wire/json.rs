@@ -148,11 +148,12 @@ impl<'a> Value<'a> {
 
     /// The string's content when it has no escapes (borrowed, no copy).
     pub fn as_plain_str(&self) -> Option<&'a str> {
-        let body = self.str_escaped()?;
-        if body.contains(&b'\\') {
-            return None;
-        }
-        core::str::from_utf8(body).ok()
+        core::str::from_utf8(self.plain_bytes()?).ok()
+    }
+
+    /// [`Value::as_plain_str`]'s bytes, without checking UTF-8 again (the document was).
+    pub(crate) fn plain_bytes(&self) -> Option<&'a [u8]> {
+        self.str_escaped().filter(|body| !body.contains(&b'\\'))
     }
 
     /// The decoded string, borrowed when it has no escapes, else unescaped into `scratch`.
@@ -180,7 +181,7 @@ impl<'a> Value<'a> {
     /// Orders two strings by their decoded characters (UTF-8 byte order when neither has
     /// escapes, which is the same order).
     pub fn cmp_str(&self, other: &Value<'_>) -> core::cmp::Ordering {
-        match (self.as_plain_str(), other.as_plain_str()) {
+        match (self.plain_bytes(), other.plain_bytes()) {
             (Some(a), Some(b)) => a.cmp(b),
             _ => self.chars().cmp(other.chars()),
         }
