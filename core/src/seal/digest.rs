@@ -141,7 +141,7 @@ fn object(h: &mut Sha256, v: Value<'_>, only: Option<&[&str]>) {
     loop {
         let mut best: Option<(Value<'_>, Value<'_>)> = None;
         for (k, val) in v.members() {
-            // Each test only if the ones before it passed (the cheapest first).
+            // Each test only if the ones before it passed; the name lookup, the dearest, last.
             let after_last = || last.is_none_or(|l| k.cmp_str(&l).is_gt());
             let smaller = || best.is_none_or(|(b, _)| k.cmp_str(&b).is_lt());
             let wanted = || only.is_none_or(|names| names.iter().any(|n| k.eq_str(n)));
