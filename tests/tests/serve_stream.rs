@@ -172,6 +172,49 @@ fn stdio_reader_that_stalls_gets_every_answer_in_order() {
     );
 }
 
+/// Whether `fd` of this process has `O_NONBLOCK` set on its open file description (read from
+/// `/proc/self/fdinfo`, whose `flags` are octal).
+fn nonblocking(fd: std::os::fd::RawFd) -> bool {
+    let info = std::fs::read_to_string(format!("/proc/self/fdinfo/{fd}")).expect("fdinfo");
+    let flags = info
+        .lines()
+        .find_map(|l| l.strip_prefix("flags:"))
+        .expect("flags line");
+    let flags = u32::from_str_radix(flags.trim(), 8).expect("octal flags");
+    flags & 0o4000 != 0
+}
+
+/// The server polls its stdin pipe without changing the description the client shares: after
+/// a `kill -9` (no chance to restore anything) the client's copy is still blocking.
+#[test]
+fn stdio_pipe_left_blocking_after_kill_9() {
+    use std::os::fd::AsRawFd;
+    use std::process::{Command, Stdio};
+    let data = TempDir::new("stdio-kill9-flags");
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    let shared = reader.try_clone().expect("dup"); // the same description, kept here
+    let mut child = Command::new(redmark_tests::server::redmark_bin())
+        .args(["serve", "--data"])
+        .arg(data.path())
+        .env("REDMARK_KEY", redmark_tests::server::TEST_KEY)
+        .stdin(Stdio::from(reader))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn redmark");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut c = LineClient::new(stdout, writer);
+    // Answered: the server is reading stdin by now.
+    assert_discovered(&c.request(&discover(1)), 1);
+    assert!(!nonblocking(shared.as_raw_fd()), "blocking while served");
+    child.kill().expect("kill -9");
+    child.wait().expect("reap");
+    assert!(
+        !nonblocking(shared.as_raw_fd()),
+        "the client's stdin description was left non-blocking"
+    );
+}
+
 #[test]
 fn tcp_client_that_never_reads_does_not_stall_others() {
     let data = TempDir::new("tcp-noread");

@@ -1,80 +1,106 @@
 //! stdin and stdout read and written on the connection's own task when they are pipes or
-//! sockets (how an MCP client starts a server): the descriptor is made non-blocking and
-//! polled by tokio, so a message costs no thread hop at all. Anything else (a terminal, a file,
-//! stdout shared with stderr) keeps the reader and writer threads of `stream.rs`: making those
-//! non-blocking would change them for the other processes that share them. The original flags
-//! come back when the server is done.
+//! sockets (how an MCP client starts a server), polled by tokio, so a message costs no thread
+//! hop at all. Nothing another process shares is changed: a pipe is opened again through
+//! `/proc/self/fd` as a description of its own and made non-blocking there; a socket keeps its
+//! flags and is read and written with `MSG_DONTWAIT`. So no exit, not even `kill -9`, leaves
+//! the client (or a shell that shares the descriptors) with non-blocking ones. Anything else
+//! (a terminal, a file), or a pipe that cannot be opened again, keeps the reader and writer
+//! threads of `stream.rs`.
 
-use std::io;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read as _, Write as _};
 use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::fs::{FileTypeExt as _, OpenOptionsExt as _};
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
 use tokio::io::unix::AsyncFd;
-use tokio::io::{AsyncRead, ReadBuf};
+use tokio::io::{AsyncRead, Interest, ReadBuf};
 
 use super::stream::Sink;
 
-/// A descriptor switched to non-blocking mode, switched back on drop.
-struct NonBlocking {
-    fd: RawFd,
-    flags: libc::c_int,
+/// stdin or stdout as tokio polls it.
+enum Polled {
+    /// A pipe, opened again: this process's own non-blocking description of it.
+    Pipe(File),
+    /// A socket (descriptor 0 or 1, never closed), used with `MSG_DONTWAIT`.
+    Socket(RawFd),
 }
 
-impl AsRawFd for NonBlocking {
+impl AsRawFd for Polled {
     fn as_raw_fd(&self) -> RawFd {
-        self.fd
-    }
-}
-
-impl Drop for NonBlocking {
-    fn drop(&mut self) {
-        // SAFETY: fcntl on a descriptor of this process, restoring the flags read before.
-        unsafe { libc::fcntl(self.fd, libc::F_SETFL, self.flags) };
-    }
-}
-
-/// `fd` polled by tokio, if it is a pipe or socket not shared with stderr.
-fn open(fd: RawFd) -> Option<AsyncFd<NonBlocking>> {
-    let stat = |fd| {
-        // SAFETY: fstat into a zeroed struct owned here.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        (unsafe { libc::fstat(fd, &mut st) } == 0).then_some(st)
-    };
-    let st = stat(fd)?;
-    let kind = st.st_mode & libc::S_IFMT;
-    if kind != libc::S_IFIFO && kind != libc::S_IFSOCK {
-        return None;
-    }
-    // stdout and stderr on one pipe (`2>&1`): stderr must stay blocking, so both do.
-    if let Some(err) = stat(libc::STDERR_FILENO) {
-        if fd != libc::STDIN_FILENO && err.st_dev == st.st_dev && err.st_ino == st.st_ino {
-            return None;
+        match self {
+            Polled::Pipe(f) => f.as_raw_fd(),
+            Polled::Socket(fd) => *fd,
         }
     }
-    // SAFETY: fcntl on a descriptor of this process.
-    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
-        return None;
-    }
-    // SAFETY: stdin and stdout stay open, the same descriptions, for the life of the process:
-    // nothing in the server closes or replaces them. On failure the guard comes back, drops,
-    // and restores the flags.
-    unsafe { AsyncFd::register(NonBlocking { fd, flags }) }.ok()
 }
 
-/// A `read`/`write` result: the byte count, or the error it set.
+impl Polled {
+    /// `fd` ready to be polled, if it is a pipe that opens again or a socket.
+    fn open(fd: RawFd, interest: Interest) -> Option<AsyncFd<Polled>> {
+        let path = format!("/proc/self/fd/{fd}");
+        let kind = std::fs::metadata(&path).ok()?.file_type();
+        let polled = if kind.is_fifo() {
+            let mut again = OpenOptions::new();
+            again.custom_flags(libc::O_NONBLOCK);
+            if interest.is_readable() {
+                again.read(true);
+            } else {
+                again.write(true);
+            }
+            Polled::Pipe(again.open(&path).ok()?)
+        } else if kind.is_socket() {
+            Polled::Socket(fd)
+        } else {
+            return None;
+        };
+        // SAFETY: a pipe's descriptor is owned by the `File` inside, a socket's is stdin or
+        // stdout, which nothing in the server closes or replaces: each stays open on the same
+        // description for as long as the `AsyncFd` lives.
+        unsafe { AsyncFd::register_with_interest(polled, interest) }.ok()
+    }
+
+    /// One non-blocking read into `dst`.
+    fn read(&self, dst: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Polled::Pipe(f) => (&*f).read(dst),
+            // SAFETY: receives at most `dst.len()` bytes into `dst`.
+            Polled::Socket(fd) => counted(unsafe {
+                libc::recv(*fd, dst.as_mut_ptr().cast(), dst.len(), libc::MSG_DONTWAIT)
+            }),
+        }
+    }
+
+    /// One non-blocking write from `src`.
+    fn write(&self, src: &[u8]) -> io::Result<usize> {
+        match self {
+            Polled::Pipe(f) => (&*f).write(src),
+            // SAFETY: sends at most `src.len()` bytes from `src`.
+            Polled::Socket(fd) => counted(unsafe {
+                libc::send(
+                    *fd,
+                    src.as_ptr().cast(),
+                    src.len(),
+                    libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL,
+                )
+            }),
+        }
+    }
+}
+
+/// A `recv`/`send` result: the byte count, or the error it set.
 fn counted(n: isize) -> io::Result<usize> {
     usize::try_from(n).map_err(|_| io::Error::last_os_error())
 }
 
 /// stdin as a pipe polled on the task.
-pub struct PipeIn(AsyncFd<NonBlocking>);
+pub struct PipeIn(AsyncFd<Polled>);
 
 impl PipeIn {
     /// stdin, if it is a pipe or socket.
     pub fn stdin() -> Option<Self> {
-        open(libc::STDIN_FILENO).map(PipeIn)
+        Polled::open(libc::STDIN_FILENO, Interest::READABLE).map(PipeIn)
     }
 }
 
@@ -89,11 +115,7 @@ impl AsyncRead for PipeIn {
             let mut guard = ready!(me.0.poll_read_ready(cx))?;
             let dst = buf.initialize_unfilled();
             let asked = dst.len();
-            let got = guard.try_io(|fd| {
-                // SAFETY: reads at most `dst.len()` bytes into `dst`.
-                counted(unsafe { libc::read(fd.as_raw_fd(), dst.as_mut_ptr().cast(), dst.len()) })
-            });
-            match got {
+            match guard.try_io(|p| p.get_ref().read(dst)) {
                 Ok(Ok(n)) => {
                     // A short read emptied the pipe: wait for its next readiness instead of
                     // reading again only to be told EAGAIN (what tokio's own sockets do).
@@ -114,12 +136,12 @@ impl AsyncRead for PipeIn {
 }
 
 /// stdout as a pipe written on the task.
-pub struct PipeOut(AsyncFd<NonBlocking>);
+pub struct PipeOut(AsyncFd<Polled>);
 
 impl PipeOut {
-    /// stdout, if it is a pipe or socket of its own.
+    /// stdout, if it is a pipe or socket.
     pub fn stdout() -> Option<Self> {
-        open(libc::STDOUT_FILENO).map(PipeOut)
+        Polled::open(libc::STDOUT_FILENO, Interest::WRITABLE).map(PipeOut)
     }
 }
 
@@ -129,11 +151,7 @@ impl Sink for PipeOut {
         while at < batch.len() {
             let mut guard = self.0.writable().await?;
             let rest = &batch[at..];
-            let got = guard.try_io(|fd| {
-                // SAFETY: writes at most `rest.len()` bytes from `rest`.
-                counted(unsafe { libc::write(fd.as_raw_fd(), rest.as_ptr().cast(), rest.len()) })
-            });
-            match got {
+            match guard.try_io(|p| p.get_ref().write(rest)) {
                 Ok(Ok(n)) => {
                     // A short write filled the pipe: wait for room rather than be told EAGAIN.
                     if n < rest.len() {
@@ -148,5 +166,75 @@ impl Sink for PipeOut {
         }
         batch.clear();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::FromRawFd as _;
+
+    /// The status flags of `fd`'s open file description.
+    fn flags(fd: RawFd) -> libc::c_int {
+        // SAFETY: F_GETFL on a descriptor this test owns.
+        unsafe { libc::fcntl(fd, libc::F_GETFL) }
+    }
+
+    /// A pipe opened again is polled through a description of its own: the original keeps
+    /// its blocking mode (what another process holding it would see), and bytes written to the
+    /// original are read through the new one.
+    #[tokio::test]
+    async fn a_pipe_is_polled_through_its_own_description() {
+        let mut ends = [0; 2];
+        // SAFETY: pipe2 fills `ends` with two new descriptors, owned by the files below.
+        assert_eq!(
+            unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) },
+            0
+        );
+        let (reader, mut writer) =
+            unsafe { (File::from_raw_fd(ends[0]), File::from_raw_fd(ends[1])) };
+        let polled = Polled::open(reader.as_raw_fd(), Interest::READABLE).expect("a pipe");
+        assert!(matches!(polled.get_ref(), Polled::Pipe(_)));
+        assert_eq!(flags(reader.as_raw_fd()) & libc::O_NONBLOCK, 0);
+        assert_ne!(flags(polled.as_raw_fd()) & libc::O_NONBLOCK, 0);
+        writer.write_all(b"line\n").expect("write");
+        let mut input = PipeIn(polled);
+        let mut got = [0u8; 16];
+        let n = tokio::io::AsyncReadExt::read(&mut input, &mut got)
+            .await
+            .expect("read");
+        assert_eq!(&got[..n], b"line\n");
+    }
+
+    /// A socket is not opened again and its flags are not touched, writing or reading.
+    #[tokio::test]
+    async fn a_socket_keeps_its_flags() {
+        let (a, b) = std::os::unix::net::UnixStream::pair().expect("socketpair");
+        let before = flags(a.as_raw_fd());
+        let polled = Polled::open(a.as_raw_fd(), Interest::WRITABLE).expect("a socket");
+        let mut out = PipeOut(polled);
+        let mut batch = b"answer\n".to_vec();
+        out.send(&mut batch).await.expect("send");
+        assert!(batch.is_empty());
+        assert_eq!(flags(a.as_raw_fd()), before);
+        let mut got = [0u8; 16];
+        let n = (&b).read(&mut got).expect("read");
+        assert_eq!(&got[..n], b"answer\n");
+        // And read: what the peer writes comes through `recv`, flags still untouched.
+        let before = flags(b.as_raw_fd());
+        let mut input = PipeIn(Polled::open(b.as_raw_fd(), Interest::READABLE).expect("socket"));
+        (&a).write_all(b"request\n").expect("write");
+        let n = tokio::io::AsyncReadExt::read(&mut input, &mut got)
+            .await
+            .expect("read");
+        assert_eq!(&got[..n], b"request\n");
+        assert_eq!(flags(b.as_raw_fd()), before);
+    }
+
+    /// A regular file is left to the threads.
+    #[tokio::test]
+    async fn a_file_is_not_polled() {
+        let f = File::open("/proc/self/status").expect("a file");
+        assert!(Polled::open(f.as_raw_fd(), Interest::READABLE).is_none());
     }
 }
