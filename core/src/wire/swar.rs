@@ -17,6 +17,9 @@ pub(super) const fn has(v: u64, byte: u8) -> u64 {
     zeros(v ^ (ONES * byte as u64))
 }
 
+/// Every byte `b'a'`, which no caller's test flags: the lanes past the end of a short word.
+const PAD: u64 = ONES * b'a' as u64;
+
 /// The first `b[i..]` byte a lane of `hit` flags, or `b.len()`. `hit` flags lanes of a word
 /// (byte 0 in the low bits) as [`zeros`] does: the lowest flagged lane is always a true one, and
 /// a word with no true one has none flagged. The last, short word is padded with `b'a'`, which
@@ -25,10 +28,11 @@ pub(super) fn find(b: &[u8], mut i: usize, hit: impl Fn(u64) -> u64) -> usize {
     while let Some(rest) = b.get(i..).filter(|r| !r.is_empty()) {
         let (word, n) = match rest.first_chunk::<8>() {
             Some(w) => (u64::from_le_bytes(*w), 8),
+            // Assembled in a register: bytes copied into a stack word and read back as one
+            // stall the load (no store forwarding), and most keys end in a short word.
             None => {
-                let mut w = [b'a'; 8];
-                w[..rest.len()].copy_from_slice(rest);
-                (u64::from_le_bytes(w), rest.len())
+                let word = rest.iter().rev().fold(0, |w, &x| w << 8 | u64::from(x));
+                (word | PAD << (8 * rest.len()), rest.len())
             }
         };
         let lanes = hit(word);
