@@ -1,8 +1,61 @@
 //! Sets `cfg(pg_tools)` when PostgreSQL's server binaries are installed, so the PostgreSQL
-//! store tests run (see `emit_pg_cfg`).
+//! store tests run (see `emit_pg_cfg`), and lays out the release binary's code with the
+//! functions a serving process runs side by side (see `emit_function_order`).
 
 include!("../tests/src/pg_tools.rs");
 
 fn main() {
     emit_pg_cfg("../tests/src/pg_tools.rs");
+    emit_function_order();
+}
+
+/// The functions a server runs (`link/hot-functions.txt`, written by
+/// `scripts/order-functions.sh`), placed first in `.text` by the linker. The kernel maps a
+/// binary's code 64 KiB around each page it faults in, so code a server runs scattered over
+/// the whole binary made nearly all of it resident; grouped, the resident code is about the
+/// code it runs. Only where the linker is known to be LLD, which has `--symbol-ordering-file`
+/// (Rust's default on x86_64-unknown-linux-gnu since 1.90), and only in release builds; a name
+/// the binary no longer has (after a toolchain or dependency change) is skipped, so a stale
+/// list costs only the layout.
+fn emit_function_order() {
+    const LIST: &str = "link/hot-functions.txt";
+    println!("cargo::rerun-if-changed={LIST}");
+    println!("cargo::rerun-if-env-changed=REDMARK_NO_FUNCTION_ORDER");
+    let env = |k: &str| std::env::var(k).unwrap_or_default();
+    let flags = env("CARGO_ENCODED_RUSTFLAGS");
+    let other_linker = flags.contains("linker") || flags.contains("fuse-ld");
+    if env("TARGET") != "x86_64-unknown-linux-gnu"
+        || env("PROFILE") != "release"
+        || other_linker
+        || std::env::var_os("RUSTC_LINKER").is_some()
+        || std::env::var_os("REDMARK_NO_FUNCTION_ORDER").is_some()
+        || !rustc_links_with_lld()
+    {
+        return;
+    }
+    let list = std::path::Path::new(&env("CARGO_MANIFEST_DIR")).join(LIST);
+    if list.is_file() {
+        println!(
+            "cargo::rustc-link-arg-bin=redmark=-Wl,--symbol-ordering-file={}",
+            list.display()
+        );
+        println!("cargo::rustc-link-arg-bin=redmark=-Wl,--no-warn-symbol-ordering");
+    }
+}
+
+/// Whether this rustc links x86_64-unknown-linux-gnu with its LLD by default (1.90 and later).
+fn rustc_links_with_lld() -> bool {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let Ok(out) = std::process::Command::new(rustc).arg("-vV").output() else {
+        return false;
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let Some(version) = text.lines().find_map(|l| l.strip_prefix("release: ")) else {
+        return false;
+    };
+    let mut parts = version
+        .split(['.', '-'])
+        .map(|p| p.parse::<u32>().unwrap_or(0));
+    let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    (major, minor) >= (1, 90)
 }

@@ -2,6 +2,7 @@
 
 mod client;
 mod legacy;
+mod pow;
 mod serve;
 
 use std::process::ExitCode;
