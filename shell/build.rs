@@ -16,7 +16,7 @@ fn main() {
 /// code it runs. Only where the linker is known to be LLD, which has `--symbol-ordering-file`
 /// (Rust's default on x86_64-unknown-linux-gnu since 1.90), and only in release builds; a name
 /// the binary no longer has (after a toolchain or dependency change) is skipped, so a stale
-/// list costs only the layout.
+/// list costs only the layout. Relative relocations are packed there too.
 fn emit_function_order() {
     const LIST: &str = "link/hot-functions.txt";
     println!("cargo::rerun-if-changed={LIST}");
@@ -41,6 +41,28 @@ fn emit_function_order() {
         );
         println!("cargo::rustc-link-arg-bin=redmark=-Wl,--no-warn-symbol-ordering");
     }
+    // Relative relocations packed (RELR): 146 KiB of `.rela.dyn`, read whole by the dynamic
+    // linker at every start, become 6 KiB. Needs glibc 2.36 where the binary runs, so only
+    // when the glibc it is built against has it (the binary then requires it).
+    if glibc_at_least(2, 36) {
+        println!("cargo::rustc-link-arg-bin=redmark=-Wl,-z,pack-relative-relocs");
+    }
+}
+
+/// Whether the build machine's glibc (`getconf GNU_LIBC_VERSION`) is `major.minor` or newer.
+fn glibc_at_least(major: u32, minor: u32) -> bool {
+    let Ok(out) = std::process::Command::new("getconf")
+        .arg("GNU_LIBC_VERSION")
+        .output()
+    else {
+        return false;
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let Some(version) = text.trim().strip_prefix("glibc ") else {
+        return false;
+    };
+    let mut parts = version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+    (parts.next().unwrap_or(0), parts.next().unwrap_or(0)) >= (major, minor)
 }
 
 /// Whether this rustc links x86_64-unknown-linux-gnu with its LLD by default (1.90 and later).
