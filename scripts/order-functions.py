@@ -18,7 +18,7 @@ none. shell/link/hot-functions.rustc records the rustc the names are for.
 
 Needs valgrind and perf. Run it again after a toolchain or dependency change: the list holds
 mangled names, and names the binary no longer has are skipped (the layout degrades, nothing
-breaks); scripts/check-function-order.sh, in the test command, says when.
+breaks); scripts/check-release-binary.sh, in the test command, says when.
 """
 import bisect, os, shutil, subprocess, sys, tempfile, time
 

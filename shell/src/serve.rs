@@ -278,12 +278,12 @@ async fn start(args: ServeArgs, choice: config::StoreChoice) -> Result<(), Strin
     match store {
         Bookings::Redb(store, at) => {
             booked(&at);
-            let host = booking_host(floor, store, data.ring, config)?;
+            let host = booking_host(floor, store, data.ring, config);
             serve(host, &args, tokens).await
         }
         Bookings::Pg(store, at) => {
             booked(&at);
-            let host = booking_host(floor, store, data.ring, config)?;
+            let host = booking_host(floor, store, data.ring, config);
             serve(host, &args, tokens).await
         }
     }
@@ -352,7 +352,7 @@ pub fn booking_host<S: SharedStore>(
     store: S,
     ring: KeyRing,
     config: Config,
-) -> Result<Arc<Shared<BookingApp<'static, View<S>>>>, String> {
+) -> Arc<Shared<BookingApp<'static, View<S>>>> {
     let info = ServerInfo {
         name: "redmark",
         version: env!("CARGO_PKG_VERSION"),

@@ -264,8 +264,7 @@ fn on_data(dir: Option<&Path>) -> Result<InProcess<impl serve::Hosted>, Failure>
         }
     })?;
     let data = serve::open_keys(dir, false).map_err(io)?;
-    let host =
-        serve::booking_host(DEFAULT_FLOOR, store, data.ring, Config::default()).map_err(io)?;
+    let host = serve::booking_host(DEFAULT_FLOOR, store, data.ring, Config::default());
     if tracing() {
         eprintln!("(in-process server on {})", data.dir.display());
     }

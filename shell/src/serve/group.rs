@@ -115,57 +115,127 @@ impl<S: Store + Send + 'static> SharedStore for Locked<S> {
 /// One write waiting for the committer, with where its outcome goes.
 type Job = (Write, oneshot::Sender<Written>);
 
-/// The handle of the one committing thread of a store (cheap to clone).
+/// The handle of the one committing thread of a store (cheap to clone). The thread starts
+/// with the first write, so a server that is never asked to book never runs it.
 #[derive(Clone)]
 pub struct Committer {
     jobs: mpsc::UnboundedSender<Job>,
+    thread: Arc<CommitThread>,
+}
+
+/// What starts the committing thread: its loop, taken by the first write.
+type Start = Box<dyn FnOnce() -> std::io::Result<std::thread::JoinHandle<()>> + Send>;
+
+/// The committing thread of a [`Committer`]: started by the first write, joined by
+/// [`CommitThread::join`].
+pub struct CommitThread {
+    /// Set once the first write has tried to start the thread.
+    tried: std::sync::OnceLock<()>,
+    /// The thread's loop until then (it owns the queue's receiving end and the store).
+    start: Mutex<Option<Start>>,
+    /// The thread, once started.
+    handle: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+impl CommitThread {
+    /// Starts the thread if no write has yet. If it cannot start, its queue closes and every
+    /// write is reported lost (nothing is acknowledged).
+    fn ensure_started(&self) {
+        self.tried.get_or_init(|| {
+            let Some(start) = lock(&self.start).take() else {
+                return;
+            };
+            match start() {
+                Ok(h) => *lock(&self.handle) = Some(h),
+                Err(e) => tracing::error!(
+                    "booking store: cannot start the committing thread ({e}); bookings fail"
+                ),
+            }
+        });
+    }
+
+    /// Whether the thread was started.
+    #[cfg(test)]
+    pub fn started(&self) -> bool {
+        lock(&self.handle).is_some()
+    }
+
+    /// Waits for the thread to end (after every [`Committer`] handle is dropped, it finishes
+    /// the writes sent and ends); if it never started, releases what it would have held. The
+    /// store is released when this returns.
+    pub fn join(&self) {
+        drop(lock(&self.start).take());
+        let handle = lock(&self.handle).take();
+        if let Some(h) = handle {
+            let _ = h.join();
+        }
+    }
+}
+
+/// A lock whose data stays good if a holder panicked (it only ever holds an `Option`).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl Committer {
-    /// Starts the committing thread of `store`; it ends (after the writes sent) when the last
-    /// handle is dropped. Join it to know the store is released.
-    pub fn start<S: SharedStore>(
-        store: Arc<S>,
-    ) -> std::io::Result<(Committer, std::thread::JoinHandle<()>)> {
-        let (jobs, mut rx) = mpsc::unbounded_channel::<Job>();
-        let thread = std::thread::Builder::new()
-            .name("redmark-commit".into())
-            .spawn(move || {
-                let mut group: Vec<Job> = Vec::with_capacity(MAX_GROUP);
-                let mut writes: Vec<Write> = Vec::with_capacity(MAX_GROUP);
-                while let Some(first) = rx.blocking_recv() {
-                    group.push(first);
-                    while group.len() < MAX_GROUP {
-                        match rx.try_recv() {
-                            Ok(j) => group.push(j),
-                            Err(_) => break,
-                        }
-                    }
-                    writes.extend(group.iter().map(|(w, _)| w.clone()));
-                    let outcomes = super::panics::catch_quiet(|| store.write_group(&writes))
-                        .unwrap_or_else(|p| {
-                            tracing::error!("booking store: a group commit panicked ({p})");
-                            Vec::new()
-                        });
-                    let mut outcomes = outcomes.into_iter();
-                    for (_, reply) in group.drain(..) {
-                        let got = outcomes.next().unwrap_or(Written::Lost);
-                        // The asker may be gone (connection closed): its write stands anyway.
-                        let _ = reply.send(got);
-                    }
-                    writes.clear();
-                }
-            })?;
-        Ok((Committer { jobs }, thread))
+    /// The committer of `store`; its thread starts with the first write. Join the returned
+    /// [`CommitThread`] to know the store is released.
+    pub fn start<S: SharedStore>(store: Arc<S>) -> (Committer, Arc<CommitThread>) {
+        let (jobs, rx) = mpsc::unbounded_channel::<Job>();
+        let start: Start = Box::new(move || {
+            std::thread::Builder::new()
+                .name("redmark-commit".into())
+                .spawn(move || commit_loop(&*store, rx))
+        });
+        let thread = Arc::new(CommitThread {
+            tried: std::sync::OnceLock::new(),
+            start: Mutex::new(Some(start)),
+            handle: Mutex::new(None),
+        });
+        let committer = Committer {
+            jobs,
+            thread: Arc::clone(&thread),
+        };
+        (committer, thread)
     }
 
     /// Sends `write` to be made durable in the next group; its outcome comes back on the
     /// receiver (closed without one if the committer is gone).
     pub fn submit(&self, write: Write) -> oneshot::Receiver<Written> {
+        self.thread.ensure_started();
         let (tx, rx) = oneshot::channel();
         // A closed queue drops `tx`: the receiver then reports the write lost.
         let _ = self.jobs.send((write, tx));
         rx
+    }
+}
+
+/// The committing thread: takes every write waiting (up to [`MAX_GROUP`]), makes them in one
+/// group, answers each; ends when the queue closes.
+fn commit_loop<S: SharedStore>(store: &S, mut rx: mpsc::UnboundedReceiver<Job>) {
+    let mut group: Vec<Job> = Vec::with_capacity(MAX_GROUP);
+    let mut writes: Vec<Write> = Vec::with_capacity(MAX_GROUP);
+    while let Some(first) = rx.blocking_recv() {
+        group.push(first);
+        while group.len() < MAX_GROUP {
+            match rx.try_recv() {
+                Ok(j) => group.push(j),
+                Err(_) => break,
+            }
+        }
+        writes.extend(group.iter().map(|(w, _)| w.clone()));
+        let outcomes =
+            super::panics::catch_quiet(|| store.write_group(&writes)).unwrap_or_else(|p| {
+                tracing::error!("booking store: a group commit panicked ({p})");
+                Vec::new()
+            });
+        let mut outcomes = outcomes.into_iter();
+        for (_, reply) in group.drain(..) {
+            let got = outcomes.next().unwrap_or(Written::Lost);
+            // The asker may be gone (connection closed): its write stands anyway.
+            let _ = reply.send(got);
+        }
+        writes.clear();
     }
 }
 
@@ -392,7 +462,8 @@ mod tests {
             RedbStore::open_checked(&dir, false).unwrap(),
             AtomicUsize::new(0),
         ));
-        let (c, thread) = Committer::start(Arc::clone(&store)).unwrap();
+        let (c, thread) = Committer::start(Arc::clone(&store));
+        assert!(!thread.started(), "no thread before the first write");
         let mut writes = Vec::new();
         for i in 0..200u16 {
             // 200 bookings over 24 hours of one room: most find their slot taken.
@@ -408,8 +479,9 @@ mod tests {
             .into_iter()
             .map(|rx| rx.blocking_recv().expect("an outcome"))
             .collect();
+        assert!(thread.started());
         drop(c);
-        thread.join().unwrap();
+        thread.join();
         // The same writes one at a time, one commit each, on a fresh store: the reference.
         let dir2 = dir.join("alone");
         std::fs::create_dir_all(&dir2).unwrap();

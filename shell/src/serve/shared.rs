@@ -33,7 +33,9 @@ use redmark_core::seal::KeyRing;
 use redmark_core::wire::lines::Line;
 use redmark_core::{App, Context, Engine, Handled, HttpHeaders};
 
-use super::group::{Committer, Log, SharedStore, View, Write, Written, MAX_WRITES_PER_MESSAGE};
+use super::group::{
+    CommitThread, Committer, Log, SharedStore, View, Write, Written, MAX_WRITES_PER_MESSAGE,
+};
 use super::keys::entropy;
 use tokio::sync::oneshot;
 
@@ -91,8 +93,9 @@ pub struct Shared<A> {
     committer: Option<Committer>,
     /// The store's reads may block the thread ([`SharedStore::reads_block`]).
     reads_block: bool,
-    /// The committing thread, joined on drop so the store is released when the host is.
-    commit_thread: Option<std::thread::JoinHandle<()>>,
+    /// The committing thread (started by the first write), joined on drop so the store is
+    /// released when the host is.
+    commit_thread: Option<Arc<CommitThread>>,
 }
 
 impl<A: Hosted> Shared<A> {
@@ -150,26 +153,26 @@ impl<A: Hosted> Shared<A> {
 }
 
 impl<S: SharedStore> Shared<BookingApp<'static, View<S>>> {
-    /// The booking floor over `store`, its writes group-committed by a thread of its own.
+    /// The booking floor over `store`, its writes group-committed by a thread of its own
+    /// (started by the first write).
     pub fn booking(
         floor: Floor<'static>,
         store: S,
         info: ServerInfo,
         keys: KeyRing,
         config: Config,
-    ) -> Result<Arc<Self>, String> {
+    ) -> Arc<Self> {
         let reads_block = store.reads_block();
         let store = Arc::new(store);
-        let (committer, thread) = Committer::start(Arc::clone(&store))
-            .map_err(|e| format!("cannot start the committing thread: {e}"))?;
-        Ok(Arc::new(Shared {
+        let (committer, thread) = Committer::start(Arc::clone(&store));
+        Arc::new(Shared {
             make: Box::new(move || BookingApp::new(floor, View::new(Arc::clone(&store)), info)),
             keys,
             config,
             committer: Some(committer),
             reads_block,
             commit_thread: Some(thread),
-        }))
+        })
     }
 }
 
@@ -178,7 +181,7 @@ impl<A> Drop for Shared<A> {
         // The last handle closes the queue; the thread finishes what was sent and ends.
         self.committer = None;
         if let Some(t) = self.commit_thread.take() {
-            let _ = t.join();
+            t.join();
         }
     }
 }
@@ -547,8 +550,7 @@ mod tests {
             info,
             KeyRing::new(key),
             Config::default(),
-        )
-        .unwrap();
+        );
         rt.block_on(async {
             let book = format!(
                 r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"2099-01-01","hour":9,"room_id":"nook"}},{META}}}}}"#
