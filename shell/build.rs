@@ -10,13 +10,14 @@ fn main() {
 }
 
 /// The functions a server runs (`link/hot-functions.txt`, written by
-/// `scripts/order-functions.sh`), placed first in `.text` by the linker. The kernel maps a
+/// `scripts/order-functions.py`), placed first in `.text` by the linker. The kernel maps a
 /// binary's code 64 KiB around each page it faults in, so code a server runs scattered over
 /// the whole binary made nearly all of it resident; grouped, the resident code is about the
 /// code it runs. Only where the linker is known to be LLD, which has `--symbol-ordering-file`
 /// (Rust's default on x86_64-unknown-linux-gnu since 1.90), and only in release builds; a name
 /// the binary no longer has (after a toolchain or dependency change) is skipped, so a stale
 /// list costs only the layout. Relative relocations are packed there too.
+/// `REDMARK_NO_FUNCTION_ORDER=1` builds without either (to compare layouts).
 fn emit_function_order() {
     const LIST: &str = "link/hot-functions.txt";
     println!("cargo::rerun-if-changed={LIST}");

@@ -180,7 +180,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl Committer {
     /// The committer of `store`; its thread starts with the first write. Join the returned
     /// [`CommitThread`] to know the store is released.
-    pub fn start<S: SharedStore>(store: Arc<S>) -> (Committer, Arc<CommitThread>) {
+    pub fn new<S: SharedStore>(store: Arc<S>) -> (Committer, Arc<CommitThread>) {
         let (jobs, rx) = mpsc::unbounded_channel::<Job>();
         let start: Start = Box::new(move || {
             std::thread::Builder::new()
@@ -462,7 +462,7 @@ mod tests {
             RedbStore::open_checked(&dir, false).unwrap(),
             AtomicUsize::new(0),
         ));
-        let (c, thread) = Committer::start(Arc::clone(&store));
+        let (c, thread) = Committer::new(Arc::clone(&store));
         assert!(!thread.started(), "no thread before the first write");
         let mut writes = Vec::new();
         for i in 0..200u16 {

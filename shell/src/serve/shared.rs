@@ -164,7 +164,7 @@ impl<S: SharedStore> Shared<BookingApp<'static, View<S>>> {
     ) -> Arc<Self> {
         let reads_block = store.reads_block();
         let store = Arc::new(store);
-        let (committer, thread) = Committer::start(Arc::clone(&store));
+        let (committer, thread) = Committer::new(Arc::clone(&store));
         Arc::new(Shared {
             make: Box::new(move || BookingApp::new(floor, View::new(Arc::clone(&store)), info)),
             keys,
