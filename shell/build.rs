@@ -52,33 +52,37 @@ fn emit_function_order() {
 
 /// Whether the build machine's glibc (`getconf GNU_LIBC_VERSION`) is `major.minor` or newer.
 fn glibc_at_least(major: u32, minor: u32) -> bool {
-    let Ok(out) = std::process::Command::new("getconf")
-        .arg("GNU_LIBC_VERSION")
-        .output()
-    else {
-        return false;
-    };
-    let text = String::from_utf8_lossy(&out.stdout);
-    let Some(version) = text.trim().strip_prefix("glibc ") else {
-        return false;
-    };
-    let mut parts = version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
-    (parts.next().unwrap_or(0), parts.next().unwrap_or(0)) >= (major, minor)
+    output("getconf", "GNU_LIBC_VERSION")
+        .and_then(|text| {
+            Some(at_least(
+                text.trim().strip_prefix("glibc ")?,
+                (major, minor),
+            ))
+        })
+        .unwrap_or(false)
 }
 
 /// Whether this rustc links x86_64-unknown-linux-gnu with its LLD by default (1.90 and later).
 fn rustc_links_with_lld() -> bool {
-    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let Ok(out) = std::process::Command::new(rustc).arg("-vV").output() else {
-        return false;
-    };
-    let text = String::from_utf8_lossy(&out.stdout);
-    let Some(version) = text.lines().find_map(|l| l.strip_prefix("release: ")) else {
-        return false;
-    };
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    output(&rustc, "-vV")
+        .and_then(|text| {
+            let version = text.lines().find_map(|l| l.strip_prefix("release: "))?;
+            Some(at_least(version, (1, 90)))
+        })
+        .unwrap_or(false)
+}
+
+/// What `program arg` prints, if it runs.
+fn output(program: &str, arg: &str) -> Option<String> {
+    let out = std::process::Command::new(program).arg(arg).output().ok()?;
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Whether a dotted version (`2.36`, `1.95.0-nightly`) is at least `want`.
+fn at_least(version: &str, want: (u32, u32)) -> bool {
     let mut parts = version
         .split(['.', '-'])
         .map(|p| p.parse::<u32>().unwrap_or(0));
-    let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
-    (major, minor) >= (1, 90)
+    (parts.next().unwrap_or(0), parts.next().unwrap_or(0)) >= want
 }
