@@ -338,10 +338,16 @@ def measure(servers, env, a):
 
 
 def start_net(bin_, data, *flags):
+    want = sum(1 for f in flags if f in ("--tcp", "--http"))
+    return start_net_argv([bin_, "serve", "--data", data, *flags], want)
+
+
+def start_net_argv(argv, want):
+    """Starts `argv` (a `redmark serve` with `want` listeners, perhaps under a tool) and waits
+    for the addresses it prints."""
     env = dict(os.environ, REDMARK_KEY=KEY, REDMARK_LOG="warn")
-    p = subprocess.Popen([bin_, "serve", "--data", data, *flags], env=env,
-                         stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
-    addrs, want = {}, sum(1 for f in flags if f in ("--tcp", "--http"))
+    p = subprocess.Popen(argv, env=env, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    addrs = {}
     err = Lines(p.stderr.fileno())
     deadline = time.monotonic() + 30
     while len(addrs) < want and time.monotonic() < deadline:

@@ -6,21 +6,23 @@ Why: the kernel maps a binary's code 64 KiB around each page a process faults in
 whose code is scattered over the binary ends up with nearly all of it resident. Grouped, the
 resident code is about the code it runs.
 
-    scripts/order-functions.py      (about 5 minutes: up to five release links)
+    scripts/order-functions.py      (about 8 minutes: up to six release links)
 
-How: a stdio session (start, tools/list, an ambiguous book_room answered input_required, the
-declined retry, an unknown method, a line that is not JSON, end of input), on a new data folder
-and again on the same folder, runs once under valgrind's callgrind, which names every function
-it runs. Valgrind hides some CPU features (SHA-NI, wider vector paths), so the sessions then run
-natively under `perf record -e page-faults`, in rounds: a function whose code page is faulted
-in and is not yet on the list joins it, and the binary is linked again, until a round adds
-none. shell/link/hot-functions.rustc records the rustc the names are for.
+How: two workloads, each listed together, stdio first. A stdio session (start, tools/list, an
+ambiguous book_room answered input_required, the declined retry, an unknown method, a line
+that is not JSON, end of input), on a new data folder and again on the same folder; then one
+server on TCP and HTTP, lock-step tools/list on each, stopped by SIGTERM. Each runs once under
+valgrind's callgrind, which names every function it runs. Valgrind hides some CPU features
+(SHA-NI, wider vector paths), so they then run natively under `perf record -e page-faults`,
+in rounds: a function whose code page is faulted in and is not yet on the list joins it, and
+the binary is linked again, until a round adds none. shell/link/hot-functions.rustc records
+the rustc the names are for.
 
 Needs valgrind and perf. Run it again after a toolchain or dependency change: the list holds
 mangled names, and names the binary no longer has are skipped (the layout degrades, nothing
 breaks); scripts/check-release-binary.sh, in the test command, says when.
 """
-import bisect, os, shutil, subprocess, sys, tempfile, time
+import bisect, os, shutil, signal, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
@@ -37,31 +39,50 @@ def build():
                    check=True)
 
 
-def session(argv, data):
-    """The workload, twice on one data folder: a first start (which creates the store) and a
-    start on the store a clean stop left."""
+def stdio_session(argv, data):
+    """The stdio workload, twice on one data folder: a first start (which creates the store)
+    and a start on the store a clean stop left."""
     for _ in range(2):
-        one_session(argv, data)
+        s = c.Stdio(argv + [BIN, "serve", "--data", data],
+                    dict(os.environ, REDMARK_LOG="warn", REDMARK_KEY=c.KEY))
+        try:
+            assert b'"result"' in s.call(c.tools_list(1), timeout=60)
+            time.sleep(0.2)
+            first = s.call(c.ask(2), timeout=60)
+            state = c.STATE_RE.search(first).group(1)
+            assert b'"result"' in s.call(c.retry(3, state), timeout=60)
+            s.call(c.line({"jsonrpc": "2.0", "id": 4, "method": "no/such", "params": {}}), 60)
+            s.call(b"not json\n", timeout=60)
+        finally:
+            s.stop()
 
 
-def one_session(argv, data):
-    """What a client does in a short stdio session."""
-    s = c.Stdio(argv + [BIN, "serve", "--data", data],
-                dict(os.environ, REDMARK_LOG="warn", REDMARK_KEY=c.KEY))
+def net_session(argv, data):
+    """The network workload: one server on TCP and HTTP, lock-step tools/list on each, then a
+    graceful stop (SIGTERM to the server, not to a tool wrapping it)."""
+    p, addrs = c.start_net_argv(argv + [BIN, "serve", "--data", data, "--tcp", "127.0.0.1:0",
+                                        "--http", "127.0.0.1:0"], want=2)
     try:
-        assert b'"result"' in s.call(c.tools_list(1), timeout=60)
-        time.sleep(0.2)
-        first = s.call(c.ask(2), timeout=60)
-        state = c.STATE_RE.search(first).group(1)
-        assert b'"result"' in s.call(c.retry(3, state), timeout=60)
-        s.call(c.line({"jsonrpc": "2.0", "id": 4, "method": "no/such", "params": {}}), 60)
-        s.call(b"not json\n", timeout=60)
+        c.http_lockstep(addrs["http"], 20)
+        c.tcp_lockstep(addrs["tcp"], 20, 1)
     finally:
-        s.stop()
+        server = p.pid
+        # Under `perf record` the server is perf's child.
+        kids = f"/proc/{p.pid}/task/{p.pid}/children"
+        if argv and argv[0] == "perf" and os.path.exists(kids):
+            server = int(open(kids).read().split()[0])
+        os.kill(server, signal.SIGTERM)
+        p.wait(timeout=120)
+
+
+# Each workload's functions are listed together, stdio first: an idle stdio server's code
+# then stays one span, and a network server's adds the next.
+SESSIONS = [stdio_session, net_session]
 
 
 def text_symbols():
-    """(start, size, name) of the binary's functions, by address."""
+    """(start, size, name) of the binary's functions, by address. A symbol nm gives no size
+    (the C runtime's `frame_dummy` and its neighbours) extends to the next one."""
     out = subprocess.run(["nm", "-S", "--defined-only", BIN], capture_output=True, text=True,
                          check=True).stdout
     syms = []
@@ -69,10 +90,14 @@ def text_symbols():
         p = l.split()
         if len(p) == 4 and p[2] in "tTwW":
             syms.append((int(p[0], 16), int(p[1], 16), p[3]))
-    return sorted(syms)
+        elif len(p) == 3 and p[1] in "tTwW":
+            syms.append((int(p[0], 16), None, p[2]))
+    syms.sort()
+    return [(a, size if size is not None else (syms[i + 1][0] - a if i + 1 < len(syms) else 0),
+             n) for i, (a, size, n) in enumerate(syms)]
 
 
-def ran_under_callgrind(work):
+def ran_under_callgrind(work, session):
     out = os.path.join(work, "callgrind.out")
     data = tempfile.mkdtemp(dir=work)
     session(["valgrind", "--tool=callgrind", "--demangle=no", "--compress-strings=no",
@@ -84,8 +109,8 @@ def ran_under_callgrind(work):
     return names
 
 
-def faulted_natively(work, syms):
-    """Functions whose code pages the session faulted in, natively."""
+def faulted_natively(work, syms, session):
+    """Functions whose code pages `session` faulted in, natively."""
     out = os.path.join(work, "faults.data")
     data = tempfile.mkdtemp(dir=work)
     session(["perf", "record", "-q", "-e", "page-faults", "-c", "1", "-d", "-o", out], data)
@@ -108,14 +133,18 @@ def faulted_natively(work, syms):
     return hit
 
 
-def write(names, syms):
-    """The list in the binary's current address order (which keeps neighbours together)."""
-    order = [n for _, _, n in syms if n in names]
+def write(groups, syms):
+    """The list: each group in the binary's current address order (which keeps neighbours
+    together), the groups in turn, a name only in the first group that has it."""
+    order, seen = [], set()
+    for names in groups:
+        order += [n for _, _, n in syms if n in names and n not in seen]
+        seen |= names
     tmp = LIST + ".tmp"
     with open(tmp, "w") as f:
         f.write("".join(n + "\n" for n in order))
     os.replace(tmp, LIST)
-    size = sum(s for _, s, n in syms if n in names)
+    size = sum(s for _, s, n in syms if n in seen)
     print(f"order-functions: {len(order)} functions, {size // 1024} KiB of code", flush=True)
 
 
@@ -130,17 +159,24 @@ def main():
 def order(work):
     build()
     syms = text_symbols()
-    names = ran_under_callgrind(work) & {n for _, _, n in syms}
-    write(names, syms)
+    known = {n for _, _, n in syms}
+    groups = [ran_under_callgrind(work, session) & known for session in SESSIONS]
+    write(groups, syms)
     for _ in range(ROUNDS):
         build()
         syms = text_symbols()
-        new = faulted_natively(work, syms) - names
-        print(f"order-functions: {len(new)} more faulted in natively", flush=True)
-        if not new:
+        added = 0
+        for k, session in enumerate(SESSIONS):
+            # A function an earlier workload runs moves to that workload's group.
+            new = faulted_natively(work, syms, session) - set().union(*groups[:k + 1])
+            groups[k] |= new
+            for later in groups[k + 1:]:
+                later -= new
+            added += len(new)
+        print(f"order-functions: {added} more faulted in natively", flush=True)
+        if not added:
             break
-        names |= new
-        write(names, syms)
+        write(groups, syms)
     else:
         build()
     rustc = subprocess.run(["rustc", "-vV"], capture_output=True, text=True, check=True).stdout
