@@ -115,29 +115,54 @@ impl<S: Store + Send + 'static> SharedStore for Locked<S> {
 /// One write waiting for the committer, with where its outcome goes.
 type Job = (Write, oneshot::Sender<Written>);
 
-/// The handle of the one committing thread of a store (cheap to clone). The thread starts
-/// with the first write, so a server that is never asked to book never runs it.
-#[derive(Clone)]
+/// The one committing thread of a store and its queue. The thread starts with the first
+/// write, so a server that is never asked to book never runs it.
 pub struct Committer {
     jobs: mpsc::UnboundedSender<Job>,
-    thread: Arc<CommitThread>,
-}
-
-/// What starts the committing thread: its loop, taken by the first write.
-type Start = Box<dyn FnOnce() -> std::io::Result<std::thread::JoinHandle<()>> + Send>;
-
-/// The committing thread of a [`Committer`]: started by the first write, joined by
-/// [`CommitThread::join`].
-pub struct CommitThread {
     /// Set once the first write has tried to start the thread.
     tried: std::sync::OnceLock<()>,
     /// The thread's loop until then (it owns the queue's receiving end and the store).
     start: Mutex<Option<Start>>,
     /// The thread, once started.
-    handle: Mutex<Option<std::thread::JoinHandle<()>>>,
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
-impl CommitThread {
+/// What starts the committing thread: its loop, taken by the first write.
+type Start = Box<dyn FnOnce() -> std::io::Result<std::thread::JoinHandle<()>> + Send>;
+
+/// A lock whose data stays good if a holder panicked (it only ever holds an `Option`).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Committer {
+    /// The committer of `store`; its thread starts with the first write. [`Committer::close`]
+    /// releases the store.
+    pub fn new<S: SharedStore>(store: Arc<S>) -> Committer {
+        let (jobs, rx) = mpsc::unbounded_channel::<Job>();
+        let start: Start = Box::new(move || {
+            std::thread::Builder::new()
+                .name("redmark-commit".into())
+                .spawn(move || commit_loop(&*store, rx))
+        });
+        Committer {
+            jobs,
+            tried: std::sync::OnceLock::new(),
+            start: Mutex::new(Some(start)),
+            thread: Mutex::new(None),
+        }
+    }
+
+    /// Sends `write` to be made durable in the next group; its outcome comes back on the
+    /// receiver (closed without one if the committer is gone).
+    pub fn submit(&self, write: Write) -> oneshot::Receiver<Written> {
+        self.ensure_started();
+        let (tx, rx) = oneshot::channel();
+        // A closed queue drops `tx`: the receiver then reports the write lost.
+        let _ = self.jobs.send((write, tx));
+        rx
+    }
+
     /// Starts the thread if no write has yet. If it cannot start, its queue closes and every
     /// write is reported lost (nothing is acknowledged).
     fn ensure_started(&self) {
@@ -146,7 +171,7 @@ impl CommitThread {
                 return;
             };
             match start() {
-                Ok(h) => *lock(&self.handle) = Some(h),
+                Ok(h) => *lock(&self.thread) = Some(h),
                 Err(e) => tracing::error!(
                     "booking store: cannot start the committing thread ({e}); bookings fail"
                 ),
@@ -157,56 +182,23 @@ impl CommitThread {
     /// Whether the thread was started.
     #[cfg(test)]
     pub fn started(&self) -> bool {
-        lock(&self.handle).is_some()
+        lock(&self.thread).is_some()
     }
 
-    /// Waits for the thread to end (after every [`Committer`] handle is dropped, it finishes
-    /// the writes sent and ends); if it never started, releases what it would have held. The
-    /// store is released when this returns.
-    pub fn join(&self) {
-        drop(lock(&self.start).take());
-        let handle = lock(&self.handle).take();
-        if let Some(h) = handle {
+    /// Closes the queue and waits for the thread to make the writes sent and end (if it never
+    /// started, drops what it would have held): the store is released when this returns.
+    pub fn close(self) {
+        let Committer {
+            jobs,
+            start,
+            thread,
+            ..
+        } = self;
+        drop(jobs);
+        drop(start);
+        if let Some(h) = thread.into_inner().unwrap_or_else(|p| p.into_inner()) {
             let _ = h.join();
         }
-    }
-}
-
-/// A lock whose data stays good if a holder panicked (it only ever holds an `Option`).
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-impl Committer {
-    /// The committer of `store`; its thread starts with the first write. Join the returned
-    /// [`CommitThread`] to know the store is released.
-    pub fn new<S: SharedStore>(store: Arc<S>) -> (Committer, Arc<CommitThread>) {
-        let (jobs, rx) = mpsc::unbounded_channel::<Job>();
-        let start: Start = Box::new(move || {
-            std::thread::Builder::new()
-                .name("redmark-commit".into())
-                .spawn(move || commit_loop(&*store, rx))
-        });
-        let thread = Arc::new(CommitThread {
-            tried: std::sync::OnceLock::new(),
-            start: Mutex::new(Some(start)),
-            handle: Mutex::new(None),
-        });
-        let committer = Committer {
-            jobs,
-            thread: Arc::clone(&thread),
-        };
-        (committer, thread)
-    }
-
-    /// Sends `write` to be made durable in the next group; its outcome comes back on the
-    /// receiver (closed without one if the committer is gone).
-    pub fn submit(&self, write: Write) -> oneshot::Receiver<Written> {
-        self.thread.ensure_started();
-        let (tx, rx) = oneshot::channel();
-        // A closed queue drops `tx`: the receiver then reports the write lost.
-        let _ = self.jobs.send((write, tx));
-        rx
     }
 }
 
@@ -462,8 +454,8 @@ mod tests {
             RedbStore::open_checked(&dir, false).unwrap(),
             AtomicUsize::new(0),
         ));
-        let (c, thread) = Committer::new(Arc::clone(&store));
-        assert!(!thread.started(), "no thread before the first write");
+        let c = Committer::new(Arc::clone(&store));
+        assert!(!c.started(), "no thread before the first write");
         let mut writes = Vec::new();
         for i in 0..200u16 {
             // 200 bookings over 24 hours of one room: most find their slot taken.
@@ -479,9 +471,8 @@ mod tests {
             .into_iter()
             .map(|rx| rx.blocking_recv().expect("an outcome"))
             .collect();
-        assert!(thread.started());
-        drop(c);
-        thread.join();
+        assert!(c.started());
+        c.close();
         // The same writes one at a time, one commit each, on a fresh store: the reference.
         let dir2 = dir.join("alone");
         std::fs::create_dir_all(&dir2).unwrap();

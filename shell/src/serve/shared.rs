@@ -33,9 +33,7 @@ use redmark_core::seal::KeyRing;
 use redmark_core::wire::lines::Line;
 use redmark_core::{App, Context, Engine, Handled, HttpHeaders};
 
-use super::group::{
-    CommitThread, Committer, Log, SharedStore, View, Write, Written, MAX_WRITES_PER_MESSAGE,
-};
+use super::group::{Committer, Log, SharedStore, View, Write, Written, MAX_WRITES_PER_MESSAGE};
 use super::keys::entropy;
 use tokio::sync::oneshot;
 
@@ -90,12 +88,10 @@ pub struct Shared<A> {
     make: Box<dyn Fn() -> A + Send + Sync>,
     keys: KeyRing,
     config: Config,
+    /// The store's group committer (none without durable writes), closed on drop.
     committer: Option<Committer>,
     /// The store's reads may block the thread ([`SharedStore::reads_block`]).
     reads_block: bool,
-    /// The committing thread (started by the first write), joined on drop so the store is
-    /// released when the host is.
-    commit_thread: Option<Arc<CommitThread>>,
 }
 
 impl<A: Hosted> Shared<A> {
@@ -111,7 +107,6 @@ impl<A: Hosted> Shared<A> {
             config,
             committer: None,
             reads_block: false,
-            commit_thread: None,
         })
     }
 
@@ -164,24 +159,22 @@ impl<S: SharedStore> Shared<BookingApp<'static, View<S>>> {
     ) -> Arc<Self> {
         let reads_block = store.reads_block();
         let store = Arc::new(store);
-        let (committer, thread) = Committer::new(Arc::clone(&store));
+        let committer = Committer::new(Arc::clone(&store));
         Arc::new(Shared {
             make: Box::new(move || BookingApp::new(floor, View::new(Arc::clone(&store)), info)),
             keys,
             config,
             committer: Some(committer),
             reads_block,
-            commit_thread: Some(thread),
         })
     }
 }
 
 impl<A> Drop for Shared<A> {
     fn drop(&mut self) {
-        // The last handle closes the queue; the thread finishes what was sent and ends.
-        self.committer = None;
-        if let Some(t) = self.commit_thread.take() {
-            t.join();
+        // The store is released when the host is: the thread makes what was sent and ends.
+        if let Some(c) = self.committer.take() {
+            c.close();
         }
     }
 }
