@@ -13,7 +13,9 @@ answers are captured from redmark at the start of the run, so it carries the sam
 The servers are measured interleaved (startups alternate; rate figures are medians of rounds,
 each round running every server once; a ratio is the median of the rounds' own ratios, printed
 with the lowest and highest) so a drift in the machine's load skews ratios less. The TCP/HTTP/
-booking figures of redmark and of `--baseline` are interleaved the same way.
+booking figures of redmark and of `--baseline` are interleaved the same way, with the stub
+serving the HTTP rows too (`canned-stub TABLE --http`): the HTTP ceiling, so "stub ÷ baseline"
+is the most any server could gain over the baseline on this machine.
 
 Every loop is bounded in count and in time; servers run on stdio or loopback and are stopped
 here. Figures on a shared machine are indicative: compare columns of one run, not runs.
@@ -352,7 +354,7 @@ def start_net_argv(argv, want):
     deadline = time.monotonic() + 30
     while len(addrs) < want and time.monotonic() < deadline:
         l = err.readline(timeout=max(0.1, deadline - time.monotonic())).decode(errors="replace")
-        m = re.match(r"redmark: listening (\w+) ([\d.]+):(\d+)", l)
+        m = re.match(r"(?:redmark|canned-stub): listening (\w+) ([\d.]+):(\d+)", l)
         if m:
             addrs[m.group(1)] = (m.group(2), int(m.group(3)))
 
@@ -455,20 +457,43 @@ def net_figures(bin_, work, name, a):
     try:
         net["tcp1"], e1 = tcp_lockstep(addrs["tcp"], a.tcp, 1)
         net["tcp8"], e8 = tcp_lockstep(addrs["tcp"], a.tcp, 8)
-        net["http"], net["http_p50"] = http_lockstep(addrs["http"], a.http)
-        if a.booker:
-            net["httpb1"], net["httpb1_p50"] = http_booker(a.booker, addrs["http"], a.secs, 1)
-            net["httpb8"], net["httpb8_p50"] = http_booker(a.booker, addrs["http"], a.secs, 8)
+        http_figures(addrs["http"], net, a)
         net["books"], net["booked"], eb = durable_bookings(addrs["tcp"], a.books, 8)
         for e in e1 + e8 + eb[:3]:
             print("  error:", e, file=sys.stderr)
     finally:
-        p.terminate()
-        try:
-            p.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            p.kill()
+        stop(p)
     return net
+
+
+def http_figures(addr, net, a):
+    """The HTTP lock-step rows, into `net`: this driver, then booker with 1 and 8 clients."""
+    net["http"], net["http_p50"] = http_lockstep(addr, a.http)
+    if a.booker:
+        net["httpb1"], net["httpb1_p50"] = http_booker(a.booker, addr, a.secs, 1)
+        net["httpb8"], net["httpb8_p50"] = http_booker(a.booker, addr, a.secs, 8)
+
+
+def stub_http_figures(stub, table, a):
+    """The HTTP rows of the canned stub serving `table` over HTTP: the ceiling of the machine,
+    loopback TCP and the drivers, as its stdio figures are for stdio."""
+    print("[stub] HTTP ...", file=sys.stderr, flush=True)
+    net = {}
+    p, addrs = start_net_argv([stub, table, "--http", "127.0.0.1:0"], 1)
+    try:
+        http_figures(addrs["http"], net, a)
+    finally:
+        stop(p)
+    return net
+
+
+def stop(p):
+    """Stops a server started by `start_net_argv`: SIGTERM, then SIGKILL after 10 s."""
+    p.terminate()
+    try:
+        p.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
 
 
 def slot(n):
@@ -603,10 +628,14 @@ def main():
         if not a.no_net:
             # Interleaved like the stdio rounds: each round runs both binaries, in turn first.
             bins = [("redmark", a.redmark)] + ([("baseline", a.baseline)] if a.baseline else [])
+            bins.append(("stub", None))
             nets = {name: [] for name, _ in bins}
             for k in range(a.rounds):
                 for name, bin_ in bins[k % len(bins):] + bins[:k % len(bins)]:
-                    nets[name].append(net_figures(bin_, work, name, a))
+                    if bin_ is None:
+                        nets[name].append(stub_http_figures(a.stub, table, a))
+                    else:
+                        nets[name].append(net_figures(bin_, work, name, a))
             report_net(nets, a)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -690,13 +719,14 @@ def report(res, a):
 
 
 def report_net(nets, a):
-    """nets: per binary, one dict of figures per round; figures are medians over the rounds,
-    ratios the median of the rounds' own ratios."""
+    """nets: per server, one dict of figures per round; figures are medians over the rounds,
+    ratios the median of the rounds' own ratios. The stub has the HTTP rows only."""
     def medians(rounds):
         keys = [k for k in rounds[0] if isinstance(rounds[0][k], (int, float))]
         return {k: median([r[k] for r in rounds]) for k in keys}
     net = medians(nets["redmark"])
     base = medians(nets["baseline"]) if "baseline" in nets else None
+    stub = medians(nets["stub"])
     rows = [
         ("TCP tools/list, 1 client", "tcp1", None),
         ("TCP tools/list, 8 clients", "tcp8", 2.0),
@@ -711,27 +741,32 @@ def report_net(nets, a):
                  None))
     print()
     print("redmark on loopback (lock-step tools/list; bookings pipelined, durable commit each; "
-          "medians of %d interleaved round(s))" % a.rounds)
-    if base is None:
-        print("| workload | figure |")
-        print("|---|---|")
-    else:
-        print("| workload | redmark | baseline | ÷ baseline | target | verdict |")
-        print("|---|---|---|---|---|---|")
+          "medians of %d interleaved round(s)); the stub answers HTTP with redmark's bytes, "
+          "a thread per connection, no HTTP library: the machine's ceiling" % a.rounds)
+    head = ["workload", "redmark", "stub", "÷ stub"]
+    if base is not None:
+        head += ["baseline", "÷ baseline", "stub ÷ baseline", "target", "verdict"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
     for label, k, want in rows:
         fig = fmt(net.get(k), "rate") + (" bookings/s" if k == "books" else " req/s")
         if k + "_p50" in net:
             fig += f", p50 {fmt(net[k + '_p50'], 'us')}"
         if k == "books":
             fig += f" ({net['booked']:.0f} booked)"
-        if base is None:
-            print(f"| {label} | {fig} |")
-            continue
-        r = paired(nets["redmark"], nets["baseline"], k)
-        verdict = "" if want is None or r is None else ("PASS" if r[0] >= want else "MISS")
-        target = f"≥ {want:g} × baseline" if want else ""
-        print(f"| {label} | {fig} | {fmt(base.get(k), 'rate')} | "
-              f"{fmt_ratio(r)} | {target} | {verdict} |")
+        cells = [label, fig]
+        if k in stub:
+            cells += [fmt(stub[k], "rate"), fmt_ratio(paired(nets["redmark"], nets["stub"], k))]
+        else:
+            cells += ["—", "—"]
+        if base is not None:
+            r = paired(nets["redmark"], nets["baseline"], k)
+            ceiling = paired(nets["stub"], nets["baseline"], k) if k in stub else None
+            verdict = "" if want is None or r is None else ("PASS" if r[0] >= want else "MISS")
+            target = f"≥ {want:g} × baseline" if want else ""
+            cells += [fmt(base.get(k), "rate"), fmt_ratio(r), fmt_ratio(ceiling), target,
+                      verdict]
+        print("| " + " | ".join(cells) + " |")
     sys.stdout.flush()
 
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Issue 12's benchmark: redmark's stdio request path against the machine's ceiling (a canned
 # stub answering with redmark's own bytes) and against rmcp 3.11 with the same tools; then
-# redmark's TCP, HTTP and durable-booking figures. Prints one table with redmark ÷ stub,
-# redmark ÷ rmcp and PASS/MISS against the issue's targets.
+# redmark's TCP, HTTP and durable-booking figures, the HTTP ones beside the stub's over HTTP.
+# Prints one table with redmark ÷ stub, redmark ÷ rmcp and PASS/MISS against the issue's
+# targets.
 #
 #   bench/compare.sh            full counts: 200 000 pipelined, 20 000 lock-step, 10 000 MRTR,
 #                               medians of 3 interleaved rounds, 10 s stalled reader (~10 min
