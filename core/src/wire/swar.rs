@@ -28,12 +28,7 @@ pub(super) fn find(b: &[u8], mut i: usize, hit: impl Fn(u64) -> u64) -> usize {
     while let Some(rest) = b.get(i..).filter(|r| !r.is_empty()) {
         let (word, n) = match rest.first_chunk::<8>() {
             Some(w) => (u64::from_le_bytes(*w), 8),
-            // Assembled in a register: bytes copied into a stack word and read back as one
-            // stall the load (no store forwarding), and most keys end in a short word.
-            None => {
-                let word = rest.iter().rev().fold(0, |w, &x| w << 8 | u64::from(x));
-                (word | PAD << (8 * rest.len()), rest.len())
-            }
+            None => (short_word(b, rest), rest.len()),
         };
         let lanes = hit(word);
         if lanes != 0 {
@@ -42,6 +37,24 @@ pub(super) fn find(b: &[u8], mut i: usize, hit: impl Fn(u64) -> u64) -> usize {
         i += n;
     }
     b.len()
+}
+
+/// `rest`, the last 1 to 7 bytes of `b`, as a word whose lanes past its end are [`PAD`].
+/// Loaded, not assembled byte by byte (most keys end in a short word): as the 8 bytes that end
+/// `b`, shifted down, when `b` has them; else as two overlapping 4-byte halves. Never through
+/// a stack copy: a word stored by bytes and read back as one stalls the load.
+fn short_word(b: &[u8], rest: &[u8]) -> u64 {
+    let n = rest.len();
+    let pad = PAD << (8 * n);
+    if let Some(last) = b.last_chunk::<8>() {
+        return u64::from_le_bytes(*last) >> (8 * (8 - n)) | pad;
+    }
+    if let (Some(lo), Some(hi)) = (rest.first_chunk::<4>(), rest.last_chunk::<4>()) {
+        // The halves overlap when n < 8: a shared lane gets the same byte twice.
+        let (lo, hi) = (u32::from_le_bytes(*lo), u32::from_le_bytes(*hi));
+        return u64::from(lo) | u64::from(hi) << (8 * (n - 4)) | pad;
+    }
+    rest.iter().rev().fold(0, |w, &x| w << 8 | u64::from(x)) | pad
 }
 
 #[cfg(test)]
@@ -80,5 +93,22 @@ mod tests {
             }
         }
         assert_eq!(find(b"ab", 5, newline), 2);
+    }
+
+    #[test]
+    fn a_short_word_is_the_rest_then_padding() {
+        let b: [u8; 20] = core::array::from_fn(|k| b'A' + k as u8);
+        for len in 1..=b.len() {
+            for from in len.saturating_sub(7)..len {
+                let rest = &b[from..len];
+                let mut want = [b'a'; 8];
+                want[..rest.len()].copy_from_slice(rest);
+                assert_eq!(
+                    short_word(&b[..len], rest),
+                    u64::from_le_bytes(want),
+                    "len {len}, from {from}"
+                );
+            }
+        }
     }
 }

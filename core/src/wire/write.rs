@@ -211,7 +211,12 @@ impl<'b> Writer<'b> {
         let (mid, tail) = rest.split_at_mut(body.len());
         open[0] = b'"';
         mid.copy_from_slice(body);
-        tail.copy_from_slice(close);
+        // One or two bytes: stores, where `copy_from_slice` of an unknown length calls `memcpy`.
+        match (tail, close) {
+            ([t], [c]) => *t = *c,
+            ([t, u], [c, d]) => (*t, *u) = (*c, *d),
+            (tail, close) => tail.copy_from_slice(close),
+        }
         self.len = end;
     }
 }
