@@ -316,7 +316,8 @@ pub struct Data {
 }
 
 /// Opens the bookings store of the data directory `dir` (created mode 0700 if missing),
-/// checked first (see [`store`]); with `repair`, redb's repair runs before and says what it
+/// checked first (see [`store`]; a clean-closed one is held and opened by its first use or
+/// [`store::RedbStore::open_rest`]); with `repair`, redb's repair runs before and says what it
 /// did. Shared by `redmark serve` and the in-process server of `redmark call`; open it before
 /// the keys ([`open_keys`]) so a refused store leaves no new key file behind.
 pub fn open_store(dir: &Path, repair: bool) -> Result<store::RedbStore, String> {
@@ -446,6 +447,20 @@ async fn serve<A: Hosted>(
             shutdown.cancel();
         });
     }
+    // A store whose opening was left for later (a clean-closed redb store, see `store.rs`)
+    // opens once what was read first is answered: one yield lets the connections' first
+    // reads run. If it cannot be served, everything stops with the reason, as at start.
+    let opening = {
+        let (shared, shutdown) = (Arc::clone(&shared), shutdown.clone());
+        tokio::spawn(async move {
+            tokio::task::yield_now().await;
+            let opened = shared.open_rest();
+            if opened.is_err() {
+                shutdown.cancel();
+            }
+            opened
+        })
+    };
     tracker.close();
     signals.wait(&shutdown).await;
     shutdown.cancel();
@@ -456,8 +471,13 @@ async fn serve<A: Hosted>(
     {
         tracing::warn!("shutdown: some connections did not finish in 15 s");
     }
+    // Not begun by now (the end came first): it opens now, so a store that cannot be served
+    // is said even by a server that was asked nothing.
+    let opened = opening
+        .await
+        .unwrap_or_else(|e| Err(format!("opening the store stopped: {e}")));
     tracing::info!("stopped");
-    Ok(())
+    opened
 }
 
 /// A listener with a deep accept backlog (bursts of thousands of connects queue in the kernel

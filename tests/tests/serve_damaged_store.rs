@@ -195,6 +195,31 @@ fn another_folders_store_is_refused() {
     assert_refused(&run, &["belongs to another data folder", "store-id"]);
 }
 
+/// A clean-closed store is opened after the first answers (its checks ran when it closed),
+/// but one whose folder's marker names another store is still refused: the same sentence,
+/// last on stderr, exit status 1, nothing served.
+#[test]
+fn a_clean_closed_store_under_another_marker_is_refused() {
+    let data = TempDir::new("dmg-marker");
+    fill(data.path(), 1, true);
+    std::fs::write(
+        data.path().join("store-id"),
+        format!("{}\n", "ab".repeat(16)),
+    )
+    .unwrap();
+    let run = serve_once(data.path(), &[], true);
+    assert_eq!(run.code, 1, "exit status; stderr:\n{}", run.stderr);
+    let last = run.stderr.lines().last().unwrap_or_default();
+    assert!(last.starts_with("redmark serve: "), "{}", run.stderr);
+    assert!(
+        last.contains("belongs to another data folder"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("panicked at"), "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "stdout: {}", run.stdout);
+}
+
 #[test]
 fn repair_of_an_intact_store_says_so_and_serves() {
     let data = TempDir::new("dmg-repair-ok");

@@ -66,6 +66,11 @@ pub trait SharedStore: Send + Sync + 'static {
     fn reads_block(&self) -> bool {
         false
     }
+    /// Finishes opening the store if part of it was left until after the first answers (a
+    /// clean-closed redb store); the error is why it cannot be served. Nothing to do otherwise.
+    fn open_rest(&self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// Any core [`Store`] as a [`SharedStore`]: one lock, each write its own commit. The way a

@@ -92,6 +92,8 @@ pub struct Shared<A> {
     committer: Option<Committer>,
     /// The store's reads may block the thread ([`SharedStore::reads_block`]).
     reads_block: bool,
+    /// The store's [`SharedStore::open_rest`] (none without a store).
+    open_rest: Option<Box<dyn Fn() -> Result<(), String> + Send + Sync>>,
 }
 
 impl<A: Hosted> Shared<A> {
@@ -107,7 +109,14 @@ impl<A: Hosted> Shared<A> {
             config,
             committer: None,
             reads_block: false,
+            open_rest: None,
         })
+    }
+
+    /// Finishes opening the store if part of it was left until after the first answers
+    /// ([`SharedStore::open_rest`]); the error is why it cannot be served.
+    pub fn open_rest(&self) -> Result<(), String> {
+        self.open_rest.as_ref().map_or(Ok(()), |open| open())
     }
 
     /// Whether a message's reads may block the thread it runs on (a network database).
@@ -160,12 +169,14 @@ impl<S: SharedStore> Shared<BookingApp<'static, View<S>>> {
         let reads_block = store.reads_block();
         let store = Arc::new(store);
         let committer = Committer::new(Arc::clone(&store));
+        let opening = Arc::clone(&store);
         Arc::new(Shared {
             make: Box::new(move || BookingApp::new(floor, View::new(Arc::clone(&store)), info)),
             keys,
             config,
             committer: Some(committer),
             reads_block,
+            open_rest: Some(Box::new(move || opening.open_rest())),
         })
     }
 }

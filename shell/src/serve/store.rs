@@ -41,7 +41,10 @@
 //! close ([`super::clean`]: a stamp of its size, inode and a modification time of our own,
 //! taken once and deleted at start): only the store id is then read. A file written by
 //! anything since (damage, truncation, a copy over it), or a store after a crash or a lost
-//! stamp, gets the whole check.
+//! stamp, gets the whole check. Such a clean-closed store is only locked at start (so a second
+//! server is still refused then) and opened after the first answers ([`Later`]): redb's open is
+//! most of a start's time. A store id that is not the marker's (the marker replaced since) is
+//! then refused with the same sentence, and the server stops.
 //!
 //! Not caught at start: damage to the newest commit's pages of a store that was *not* shut down
 //! cleanly (after a crash or `kill -9`) — redb's crash recovery cannot tell such damage from a
@@ -60,6 +63,7 @@ use std::io::{Read, Write as _};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use redb::backends::InMemoryBackend;
 use redb::{Database, Durability, ReadableTable, StorageBackend, TableDefinition, TableHandle};
@@ -91,8 +95,12 @@ type StoreId = [u8; 16];
 
 /// Bookings in a redb file; every change is durable before the call returns.
 pub struct RedbStore {
-    /// Always `Some` until dropped (taken so the stamp follows redb's clean close).
-    db: Option<Database>,
+    /// The database once open: at once, or by the first use or [`RedbStore::open_rest`] after a
+    /// clean close (see [`Later`]); the error says why it could not be. Taken on drop, so the
+    /// stamp follows redb's clean close.
+    db: OnceLock<Result<Database, String>>,
+    /// What opening a clean-closed store left for later: its file, locked.
+    later: Mutex<Option<Later>>,
     /// The data folder: where the clean-close stamp goes.
     dir: PathBuf,
     /// redb panicked under a call: the file is damaged and redb's in-memory state may be
@@ -168,8 +176,16 @@ impl RedbStore {
             }
             return Self::create(dir, &path);
         }
-        let (db, found) = if clean::take(dir, &path) {
-            // Unchanged since a clean close (see `clean`): its id is all there is to read.
+        let clean = clean::take(dir, &path);
+        if let (true, Some(id)) = (clean, marker) {
+            // Unchanged since a clean close (see `clean`), where it was checked: held now, so
+            // another server finds it in use, and opened after the first answers.
+            let file = lock(&path)?;
+            return Ok(RedbStore::new(dir, Err(Later { file, id })));
+        }
+        let (db, found) = if clean {
+            // Unchanged since a clean close, but from before `store-id`: its id is all there
+            // is to read.
             let db = open_db(&path)?;
             let found = catch_quiet(|| stored_id(&db))
                 .unwrap_or_else(|p| Err(format!("redb stopped: {p}")))
@@ -180,70 +196,57 @@ impl RedbStore {
             let found = check(copy).map_err(|why| damaged(&path, why))?;
             (open_db(&path)?, found)
         };
-        let id = match (found, marker) {
-            (Some(a), Some(b)) if a == b => a,
-            (found, Some(_)) => {
-                let whose = if found.is_some() {
-                    "belongs to another data folder"
-                } else {
-                    "was not created here (it has no store id; an older redmark may have made \
-                     it after the store vanished)"
-                };
-                return Err(OpenError(format!(
-                    "the booking store {} {whose}, so it is not the store {} names: put this \
-                     folder's bookings.redb back (or, to adopt this file, delete {})",
-                    path.display(),
-                    dir.join(MARKER_FILE).display(),
-                    dir.join(MARKER_FILE).display(),
-                )));
-            }
-            (Some(a), None) => a,
-            (None, None) => new_id()?,
-        };
-        let store = RedbStore::init(db, dir, &path, id)?;
+        let id = settle_id(found, marker, dir)?;
+        set_up_as(&db, &path, id)?;
         if marker.is_none() {
             write_marker(dir, &id)?;
         }
-        Ok(store)
+        Ok(RedbStore::new(dir, Ok(db)))
+    }
+
+    /// A store over `db`, or over a clean-closed file whose opening is left for later.
+    fn new(dir: &Path, db: Result<Database, Later>) -> RedbStore {
+        let (db, later) = match db {
+            Ok(db) => (OnceLock::from(Ok(db)), None),
+            Err(later) => (OnceLock::new(), Some(later)),
+        };
+        RedbStore {
+            db,
+            later: Mutex::new(later),
+            dir: dir.to_path_buf(),
+            broken: AtomicBool::new(false),
+        }
+    }
+
+    /// Finishes opening a store left for later ([`Later`]) now, if no request has yet; the
+    /// error is why it cannot be served, said as at start. Nothing to do otherwise.
+    pub fn open_rest(&self) -> Result<(), String> {
+        self.db().map(drop).map_err(str::to_owned)
+    }
+
+    /// The open database, opening it first if it was left for later.
+    fn db(&self) -> Result<&Database, &str> {
+        let db = self.db.get_or_init(|| {
+            let later = self
+                .later
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            match later {
+                Some(later) => later.open(&self.dir).map_err(|e| e.0),
+                None => Err("the booking store was not opened".into()),
+            }
+        });
+        db.as_ref().map_err(String::as_str)
     }
 
     /// A new store in `dir`: the database with its tables and id, then the marker.
     fn create(dir: &Path, path: &Path) -> Result<RedbStore, OpenError> {
         let id = new_id()?;
-        let store = RedbStore::init(open_db(path)?, dir, path, id)?;
+        let db = open_db(path)?;
+        set_up_as(&db, path, id)?;
         write_marker(dir, &id)?;
-        Ok(store)
-    }
-
-    /// Creates the tables (so read transactions never meet a missing one) and records `id`.
-    fn init(db: Database, dir: &Path, path: &Path, id: StoreId) -> Result<RedbStore, OpenError> {
-        let _ = fs::set_permissions(path, fs::Permissions::from_mode(0o600));
-        let fail = |e: String| OpenError(format!("cannot set up {}: {e}", path.display()));
-        catch_quiet(|| -> Result<(), String> {
-            // Set up by an earlier start: no write (and no fsync) needed.
-            if set_up(&db)? {
-                return Ok(());
-            }
-            let tx = db.begin_write().map_err(text)?;
-            {
-                tx.open_table(BOOKINGS).map_err(text)?;
-                tx.open_table(NONCES).map_err(text)?;
-                tx.open_table(HELD).map_err(text)?;
-                let mut meta = tx.open_table(META).map_err(text)?;
-                let has = meta.get(STORE_ID).map_err(text)?.is_some();
-                if !has {
-                    meta.insert(STORE_ID, &id[..]).map_err(text)?;
-                }
-            }
-            tx.commit().map_err(text)
-        })
-        .map_err(|p| damaged(path, p))?
-        .map_err(fail)?;
-        Ok(RedbStore {
-            db: Some(db),
-            dir: dir.to_path_buf(),
-            broken: AtomicBool::new(false),
-        })
+        Ok(RedbStore::new(dir, Ok(db)))
     }
 
     /// Every booking, by id (for tools and tests).
@@ -270,9 +273,10 @@ impl RedbStore {
         if self.broken.load(Ordering::Acquire) {
             return Err(StoreError::Corrupt);
         }
-        let Some(db) = &self.db else {
-            return Err(StoreError::Io);
-        };
+        let db = self.db().map_err(|why| {
+            tracing::error!("booking store: {why}");
+            StoreError::Io
+        })?;
         catch_quiet(|| f(db)).unwrap_or_else(|p| {
             self.broken.store(true, Ordering::Release);
             tracing::error!(
@@ -285,16 +289,105 @@ impl RedbStore {
     }
 }
 
-/// Closes redb, then stamps the store as closed cleanly unless it broke while serving.
+/// Closes redb, then stamps the store as closed cleanly unless it broke while serving. A store
+/// left for later and never opened is stamped again as it is: unchanged, and held until now.
 impl Drop for RedbStore {
     fn drop(&mut self) {
-        let Some(db) = self.db.take() else {
-            return;
-        };
-        if catch_quiet(move || drop(db)).is_ok() && !*self.broken.get_mut() {
-            clean::stamp(&self.dir, &self.dir.join(STORE_FILE));
+        let path = self.dir.join(STORE_FILE);
+        match self.db.take() {
+            Some(Ok(db)) => {
+                if catch_quiet(move || drop(db)).is_ok() && !*self.broken.get_mut() {
+                    clean::stamp(&self.dir, &path);
+                }
+            }
+            Some(Err(_)) => {}
+            None => {
+                let later = self.later.get_mut().unwrap_or_else(PoisonError::into_inner);
+                if let Some(held) = later.take() {
+                    clean::stamp(&self.dir, &path);
+                    drop(held);
+                }
+            }
         }
     }
+}
+
+/// A clean-closed store whose opening waits for the first answers: its file, opened and locked
+/// at start (so a second server is refused then), and the id the folder's marker names. redb's
+/// open reads and parses about half a megabyte of allocator state and fsyncs its header, most
+/// of a start's time; the checks that can refuse a store ran when it was last closed.
+struct Later {
+    file: fs::File,
+    id: StoreId,
+}
+
+impl Later {
+    /// Opens the database in the locked file of `dir` and checks its id against the marker's.
+    fn open(self, dir: &Path) -> Result<Database, OpenError> {
+        let Later { file, id } = self;
+        let path = dir.join(STORE_FILE);
+        let db = opened(&path, catch_quiet(|| Database::builder().create_file(file)))?;
+        let found = catch_quiet(|| stored_id(&db))
+            .unwrap_or_else(|p| Err(format!("redb stopped: {p}")))
+            .map_err(|why| damaged(&path, why))?;
+        set_up_as(&db, &path, settle_id(found, Some(id), dir)?)?;
+        Ok(db)
+    }
+}
+
+/// The id a store found with id `found` serves under, next to the folder's `marker`: a new one
+/// for a new store, an error for a store that is not the folder's.
+fn settle_id(
+    found: Option<StoreId>,
+    marker: Option<StoreId>,
+    dir: &Path,
+) -> Result<StoreId, OpenError> {
+    match (found, marker) {
+        (Some(a), Some(b)) if a == b => Ok(a),
+        (found, Some(_)) => {
+            let whose = if found.is_some() {
+                "belongs to another data folder"
+            } else {
+                "was not created here (it has no store id; an older redmark may have made it \
+                 after the store vanished)"
+            };
+            Err(OpenError(format!(
+                "the booking store {} {whose}, so it is not the store {} names: put this \
+                 folder's bookings.redb back (or, to adopt this file, delete {})",
+                dir.join(STORE_FILE).display(),
+                dir.join(MARKER_FILE).display(),
+                dir.join(MARKER_FILE).display(),
+            )))
+        }
+        (Some(a), None) => Ok(a),
+        (None, None) => new_id(),
+    }
+}
+
+/// Creates the tables (so read transactions never meet a missing one) and records `id`.
+fn set_up_as(db: &Database, path: &Path, id: StoreId) -> Result<(), OpenError> {
+    let _ = fs::set_permissions(path, fs::Permissions::from_mode(0o600));
+    let fail = |e: String| OpenError(format!("cannot set up {}: {e}", path.display()));
+    catch_quiet(|| -> Result<(), String> {
+        // Set up by an earlier start: no write (and no fsync) needed.
+        if set_up(db)? {
+            return Ok(());
+        }
+        let tx = db.begin_write().map_err(text)?;
+        {
+            tx.open_table(BOOKINGS).map_err(text)?;
+            tx.open_table(NONCES).map_err(text)?;
+            tx.open_table(HELD).map_err(text)?;
+            let mut meta = tx.open_table(META).map_err(text)?;
+            let has = meta.get(STORE_ID).map_err(text)?.is_some();
+            if !has {
+                meta.insert(STORE_ID, &id[..]).map_err(text)?;
+            }
+        }
+        tx.commit().map_err(text)
+    })
+    .map_err(|p| damaged(path, p))?
+    .map_err(fail)
 }
 
 /// Whether every table exists and the store id is recorded.
@@ -364,7 +457,15 @@ pub fn repair(dir: &Path) -> Result<String, OpenError> {
 
 /// Opens the database file itself (creating it if missing or empty), catching redb's panics.
 fn open_db(path: &Path) -> Result<Database, OpenError> {
-    match catch_quiet(|| Database::create(path)) {
+    opened(path, catch_quiet(|| Database::create(path)))
+}
+
+/// redb's open of `path` (its panics caught) as the sentence said at start.
+fn opened(
+    path: &Path,
+    open: Result<Result<Database, redb::DatabaseError>, String>,
+) -> Result<Database, OpenError> {
+    match open {
         Ok(Ok(db)) => Ok(db),
         Ok(Err(redb::DatabaseError::DatabaseAlreadyOpen)) => Err(in_use(path)),
         Ok(Err(redb::DatabaseError::Storage(redb::StorageError::Io(e)))) => {
@@ -378,18 +479,9 @@ fn open_db(path: &Path) -> Result<Database, OpenError> {
 /// The whole file, read while holding the lock redb takes (`flock`), so a file another server
 /// holds is reported as in use rather than read half-written.
 fn read_locked(path: &Path) -> Result<InMemoryBackend, OpenError> {
-    use std::os::fd::AsRawFd;
     let fail = |e: std::io::Error| OpenError(format!("cannot read {}: {e}", path.display()));
     let mut f = fs::File::open(path).map_err(fail)?;
-    // SAFETY: flock on a descriptor we own; the lock goes with the descriptor when `f` drops.
-    if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-        let e = std::io::Error::last_os_error();
-        return Err(if e.kind() == std::io::ErrorKind::WouldBlock {
-            in_use(path)
-        } else {
-            fail(e)
-        });
-    }
+    flock(&f, path)?;
     // Read a piece at a time into the copy: the file is held in memory once, not twice.
     let len = f.metadata().map_err(fail)?.len();
     let mem = InMemoryBackend::new();
@@ -410,6 +502,35 @@ fn read_locked(path: &Path) -> Result<InMemoryBackend, OpenError> {
     }
     mem.set_len(at).map_err(copy_fail)?;
     Ok(mem)
+}
+
+/// The store file opened for reading and writing under the lock redb takes: how a store whose
+/// opening is left for later ([`Later`]) is held meanwhile. redb locks it again, which the
+/// holder of the lock may.
+fn lock(path: &Path) -> Result<fs::File, OpenError> {
+    let f = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(|e| OpenError(format!("cannot open {}: {e}", path.display())))?;
+    flock(&f, path)?;
+    Ok(f)
+}
+
+/// Takes the exclusive `flock` redb takes on `f` (the store at `path`), without waiting: held
+/// by another process, the store is in use.
+fn flock(f: &fs::File, path: &Path) -> Result<(), OpenError> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on a descriptor the caller owns; the lock goes with it.
+    if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        return Ok(());
+    }
+    let e = std::io::Error::last_os_error();
+    Err(if e.kind() == std::io::ErrorKind::WouldBlock {
+        in_use(path)
+    } else {
+        OpenError(format!("cannot lock {}: {e}", path.display()))
+    })
 }
 
 /// redb's page cache while checking the in-memory copy.
@@ -728,6 +849,10 @@ impl<'t> Tables<'t> {
 }
 
 impl SharedStore for RedbStore {
+    fn open_rest(&self) -> Result<(), String> {
+        RedbStore::open_rest(self)
+    }
+
     fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
         self.guarded("reading a booking", |db| {
             let tx = db.begin_read().map_err(fault)?;
@@ -934,6 +1059,53 @@ mod tests {
         };
         assert_eq!(d.id, 3, "ids are never reused");
         assert_eq!(s.all().unwrap().len(), 3);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A clean-closed store is held at start and opened by its first use (or `open_rest`);
+    /// one never used is stamped again as it was; a marker naming another store refuses it
+    /// when it opens.
+    #[test]
+    fn a_clean_closed_store_is_held_then_opened_by_its_first_use() {
+        let dir = std::env::temp_dir().join(format!("redmark-later-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        drop(RedbStore::open_checked(&dir, false).unwrap());
+        let s = RedbStore::open_checked(&dir, false).unwrap();
+        assert!(s.db.get().is_none(), "left for later");
+        let second = RedbStore::open_checked(&dir, false).err().unwrap();
+        assert!(second.0.contains("in use"), "{second}");
+        drop(s);
+        assert!(dir.join(clean::STAMP_FILE).exists(), "stamped again");
+
+        let mut s = RedbStore::open_checked(&dir, false).unwrap();
+        assert!(s.db.get().is_none(), "still clean");
+        assert_eq!(Store::get(&s, 1).unwrap(), None);
+        assert!(s.db.get().is_some(), "opened by the read");
+        let Commit::Created(a) = s.commit(&new("atrium", 9, 1)).unwrap() else {
+            panic!()
+        };
+        drop(s);
+        let s = RedbStore::open_checked(&dir, false).unwrap();
+        s.open_rest().unwrap();
+        assert_eq!(Store::get(&s, a.id).unwrap(), Some(a));
+        drop(s);
+
+        std::fs::write(
+            dir.join(MARKER_FILE),
+            format!("{}\n", hex::encode([9u8; 16])),
+        )
+        .unwrap();
+        let s = RedbStore::open_checked(&dir, false).unwrap();
+        let e = s.open_rest().unwrap_err();
+        assert!(e.contains("belongs to another data folder"), "{e}");
+        assert!(Store::get(&s, 1).is_err());
+        drop(s);
+        let e = RedbStore::open_checked(&dir, false).err().unwrap();
+        assert!(
+            e.0.contains("belongs to another data folder"),
+            "at start now: {e}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
