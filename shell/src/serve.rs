@@ -242,7 +242,8 @@ async fn start(args: ServeArgs, choice: config::StoreChoice) -> Result<(), Strin
     };
     let dir = data_dir(args.data.as_deref())?;
     // The store first: a refused store leaves nothing else behind (no new key file) and is
-    // the only line printed.
+    // the only line printed. (A clean-closed store is opened by redb after the first answers,
+    // see `store.rs`; if redb fails then, the server stops with the reason.)
     let store = match (&choice, args.fixtures) {
         (_, true) => None,
         (config::StoreChoice::Postgres(url), false) => Some(Bookings::Pg(

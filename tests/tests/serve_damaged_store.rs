@@ -195,29 +195,56 @@ fn another_folders_store_is_refused() {
     assert_refused(&run, &["belongs to another data folder", "store-id"]);
 }
 
-/// A clean-closed store is opened after the first answers (its checks ran when it closed),
-/// but one whose folder's marker names another store is still refused: the same sentence,
-/// last on stderr, exit status 1, nothing served.
+/// A clean-closed store whose folder's marker names another store since is refused at start,
+/// like any store that is not the folder's: the stamp records the store's id.
 #[test]
-fn a_clean_closed_store_under_another_marker_is_refused() {
+fn a_clean_closed_store_under_another_marker_is_refused_at_start() {
     let data = TempDir::new("dmg-marker");
     fill(data.path(), 1, true);
+    assert!(data.path().join("store-clean").exists(), "closed cleanly");
     std::fs::write(
         data.path().join("store-id"),
         format!("{}\n", "ab".repeat(16)),
     )
     .unwrap();
+    let run = serve_once(data.path(), &[], false);
+    assert_refused(&run, &["belongs to another data folder", "store-id"]);
+    assert!(
+        !data.path().join("sealing-keys").exists(),
+        "refused before the keys"
+    );
+}
+
+/// A clean-closed store is opened after the first answers. Damage its stamp cannot see (bytes
+/// rewritten in place, the modification time put back) surfaces then: the server stops with
+/// the sentence and exit status 1, and the next start checks the whole file and refuses it.
+#[test]
+fn damage_behind_a_clean_stamp_stops_the_server_when_the_store_opens() {
+    let data = TempDir::new("dmg-behind-stamp");
+    fill(data.path(), 1, true);
+    let store = data.path().join(STORE);
+    let mtime = std::fs::metadata(&store).unwrap().modified().unwrap();
+    {
+        use std::io::Write as _;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&store)
+            .unwrap();
+        f.write_all(&[0xEE; PAGE]).unwrap();
+        f.set_modified(mtime).unwrap();
+    }
     let run = serve_once(data.path(), &[], true);
     assert_eq!(run.code, 1, "exit status; stderr:\n{}", run.stderr);
     let last = run.stderr.lines().last().unwrap_or_default();
     assert!(last.starts_with("redmark serve: "), "{}", run.stderr);
-    assert!(
-        last.contains("belongs to another data folder"),
-        "{}",
-        run.stderr
-    );
+    // redb's own words for a header it cannot read ("cannot open …: invalid data").
+    assert!(last.contains("bookings.redb"), "{}", run.stderr);
     assert!(!run.stderr.contains("panicked at"), "{}", run.stderr);
-    assert!(run.stdout.is_empty(), "stdout: {}", run.stdout);
+    let again = serve_once(data.path(), &[], true);
+    assert_refused(
+        &again,
+        &["bookings.redb is damaged", "restore it from a copy"],
+    );
 }
 
 #[test]

@@ -41,10 +41,12 @@
 //! close ([`super::clean`]: a stamp of its size, inode and a modification time of our own,
 //! taken once and deleted at start): only the store id is then read. A file written by
 //! anything since (damage, truncation, a copy over it), or a store after a crash or a lost
-//! stamp, gets the whole check. Such a clean-closed store is only locked at start (so a second
-//! server is still refused then) and opened after the first answers ([`Later`]): redb's open is
-//! most of a start's time. A store id that is not the marker's (the marker replaced since) is
-//! then refused with the same sentence, and the server stops.
+//! stamp, gets the whole check. The stamp records the store's id too: a clean-closed store the
+//! marker still names is only locked at start (so a second server is still refused then) and
+//! opened after the first answers ([`Later`]), since redb's open is most of a start's time. If
+//! redb then fails on it (damage its stamp cannot see: bytes rewritten in place and the
+//! modification time put back), the server stops with the sentence and exit status 1, having
+//! answered what came first.
 //!
 //! Not caught at start: damage to the newest commit's pages of a store that was *not* shut down
 //! cleanly (after a crash or `kill -9`) — redb's crash recovery cannot tell such damage from a
@@ -91,7 +93,7 @@ pub const STORE_FILE: &str = "bookings.redb";
 pub const MARKER_FILE: &str = "store-id";
 
 /// A store id: 16 random bytes, in the store's `meta` table and in [`MARKER_FILE`].
-type StoreId = [u8; 16];
+pub(super) type StoreId = [u8; 16];
 
 /// Bookings in a redb file; every change is durable before the call returns.
 pub struct RedbStore {
@@ -103,6 +105,8 @@ pub struct RedbStore {
     later: Mutex<Option<Later>>,
     /// The data folder: where the clean-close stamp goes.
     dir: PathBuf,
+    /// The store's id (in its `meta` table and the folder's marker), kept in the stamp.
+    id: StoreId,
     /// redb panicked under a call: the file is damaged and redb's in-memory state may be
     /// inconsistent, so nothing more is read or written.
     broken: AtomicBool,
@@ -177,15 +181,19 @@ impl RedbStore {
             return Self::create(dir, &path);
         }
         let clean = clean::take(dir, &path);
-        if let (true, Some(id)) = (clean, marker) {
-            // Unchanged since a clean close (see `clean`), where it was checked: held now, so
-            // another server finds it in use, and opened after the first answers.
-            let file = lock(&path)?;
-            return Ok(RedbStore::new(dir, Err(Later { file, id })));
+        match clean {
+            // Unchanged since a clean close (see `clean`), where it was checked, and still the
+            // store the marker names: held now, so another server finds it in use, and opened
+            // after the first answers.
+            Some(stamp) if marker == Some(stamp.id) => {
+                let file = lock(&path)?;
+                return Ok(RedbStore::new(dir, stamp.id, Err(Later { file, stamp })));
+            }
+            _ => {}
         }
-        let (db, found) = if clean {
-            // Unchanged since a clean close, but from before `store-id`: its id is all there
-            // is to read.
+        let (db, found) = if clean.is_some() {
+            // Unchanged since a clean close, but the marker is missing or names another store
+            // since: its id is all there is to read.
             let db = open_db(&path)?;
             let found = catch_quiet(|| stored_id(&db))
                 .unwrap_or_else(|p| Err(format!("redb stopped: {p}")))
@@ -201,11 +209,11 @@ impl RedbStore {
         if marker.is_none() {
             write_marker(dir, &id)?;
         }
-        Ok(RedbStore::new(dir, Ok(db)))
+        Ok(RedbStore::new(dir, id, Ok(db)))
     }
 
-    /// A store over `db`, or over a clean-closed file whose opening is left for later.
-    fn new(dir: &Path, db: Result<Database, Later>) -> RedbStore {
+    /// Store `id` over `db`, or over a clean-closed file whose opening is left for later.
+    fn new(dir: &Path, id: StoreId, db: Result<Database, Later>) -> RedbStore {
         let (db, later) = match db {
             Ok(db) => (OnceLock::from(Ok(db)), None),
             Err(later) => (OnceLock::new(), Some(later)),
@@ -214,6 +222,7 @@ impl RedbStore {
             db,
             later: Mutex::new(later),
             dir: dir.to_path_buf(),
+            id,
             broken: AtomicBool::new(false),
         }
     }
@@ -246,7 +255,7 @@ impl RedbStore {
         let db = open_db(path)?;
         set_up_as(&db, path, id)?;
         write_marker(dir, &id)?;
-        Ok(RedbStore::new(dir, Ok(db)))
+        Ok(RedbStore::new(dir, id, Ok(db)))
     }
 
     /// Every booking, by id (for tools and tests).
@@ -290,22 +299,22 @@ impl RedbStore {
 }
 
 /// Closes redb, then stamps the store as closed cleanly unless it broke while serving. A store
-/// left for later and never opened is stamped again as it is: unchanged, and held until now.
+/// left for later and never opened gets its stamp back if the file is still the one it pinned.
 impl Drop for RedbStore {
     fn drop(&mut self) {
         let path = self.dir.join(STORE_FILE);
         match self.db.take() {
             Some(Ok(db)) => {
                 if catch_quiet(move || drop(db)).is_ok() && !*self.broken.get_mut() {
-                    clean::stamp(&self.dir, &path);
+                    clean::stamp(&self.dir, &path, &self.id);
                 }
             }
             Some(Err(_)) => {}
             None => {
                 let later = self.later.get_mut().unwrap_or_else(PoisonError::into_inner);
                 if let Some(held) = later.take() {
-                    clean::stamp(&self.dir, &path);
-                    drop(held);
+                    // Still locked while the stamp goes back.
+                    clean::put_back(&self.dir, &path, &held.file, &held.stamp);
                 }
             }
         }
@@ -313,25 +322,28 @@ impl Drop for RedbStore {
 }
 
 /// A clean-closed store whose opening waits for the first answers: its file, opened and locked
-/// at start (so a second server is refused then), and the id the folder's marker names. redb's
-/// open reads and parses about half a megabyte of allocator state and fsyncs its header, most
-/// of a start's time; the checks that can refuse a store ran when it was last closed.
+/// at start (so a second server is refused then), and the stamp that found it unchanged, whose
+/// id is the marker's. redb's open reads and parses about half a megabyte of allocator state
+/// and fsyncs its header, most of a start's time; the checks that can refuse a store ran when
+/// it was last closed, so what is left can fail only as redb fails on an unchanged file.
 struct Later {
     file: fs::File,
-    id: StoreId,
+    stamp: clean::Stamp,
 }
 
 impl Later {
-    /// Opens the database in the locked file of `dir` and checks its id against the marker's.
+    /// Opens the database in the locked file of `dir` and checks its id against the stamp's;
+    /// a panic in redb (also while dropping a database it could not finish) is an error.
     fn open(self, dir: &Path) -> Result<Database, OpenError> {
-        let Later { file, id } = self;
+        let Later { file, stamp } = self;
         let path = dir.join(STORE_FILE);
-        let db = opened(&path, catch_quiet(|| Database::builder().create_file(file)))?;
-        let found = catch_quiet(|| stored_id(&db))
-            .unwrap_or_else(|p| Err(format!("redb stopped: {p}")))
-            .map_err(|why| damaged(&path, why))?;
-        set_up_as(&db, &path, settle_id(found, Some(id), dir)?)?;
-        Ok(db)
+        catch_quiet(|| {
+            let db = opened(&path, Ok(Database::builder().create_file(file)))?;
+            let found = stored_id(&db).map_err(|why| damaged(&path, why))?;
+            set_up_as(&db, &path, settle_id(found, Some(stamp.id), dir)?)?;
+            Ok(db)
+        })
+        .unwrap_or_else(|p| Err(damaged(&path, format_args!("redb stopped: {p}"))))
     }
 }
 
@@ -1062,26 +1074,30 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    /// A clean-closed store is held at start and opened by its first use (or `open_rest`);
-    /// one never used is stamped again as it was; a marker naming another store refuses it
-    /// when it opens.
+    /// A clean-closed store is held at start and opened by its first use (or `open_rest`),
+    /// still held; one never used gets its stamp back; a marker naming another store since
+    /// refuses it at start; a late open that fails says why.
     #[test]
     fn a_clean_closed_store_is_held_then_opened_by_its_first_use() {
         let dir = std::env::temp_dir().join(format!("redmark-later-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
+        let in_use = |dir: &Path| {
+            let e = RedbStore::open_checked(dir, false).err().unwrap();
+            assert!(e.0.contains("in use"), "{e}");
+        };
         drop(RedbStore::open_checked(&dir, false).unwrap());
         let s = RedbStore::open_checked(&dir, false).unwrap();
         assert!(s.db.get().is_none(), "left for later");
-        let second = RedbStore::open_checked(&dir, false).err().unwrap();
-        assert!(second.0.contains("in use"), "{second}");
+        in_use(&dir);
         drop(s);
-        assert!(dir.join(clean::STAMP_FILE).exists(), "stamped again");
+        assert!(dir.join(clean::STAMP_FILE).exists(), "the stamp put back");
 
         let mut s = RedbStore::open_checked(&dir, false).unwrap();
         assert!(s.db.get().is_none(), "still clean");
         assert_eq!(Store::get(&s, 1).unwrap(), None);
         assert!(s.db.get().is_some(), "opened by the read");
+        in_use(&dir);
         let Commit::Created(a) = s.commit(&new("atrium", 9, 1)).unwrap() else {
             panic!()
         };
@@ -1091,20 +1107,30 @@ mod tests {
         assert_eq!(Store::get(&s, a.id).unwrap(), Some(a));
         drop(s);
 
+        // The late open checks the id too: a stamp naming another id is refused then.
+        let s = RedbStore::open_checked(&dir, false).unwrap();
+        if let Some(later) = s.later.lock().unwrap().as_mut() {
+            later.stamp.id = [9; 16];
+        }
+        let e = s.open_rest().unwrap_err();
+        assert!(e.contains("belongs to another data folder"), "{e}");
+        assert!(Store::get(&s, 1).is_err());
+        drop(s);
+        assert!(
+            !dir.join(clean::STAMP_FILE).exists(),
+            "no stamp after a failed open"
+        );
+        drop(RedbStore::open_checked(&dir, false).unwrap());
+
         std::fs::write(
             dir.join(MARKER_FILE),
             format!("{}\n", hex::encode([9u8; 16])),
         )
         .unwrap();
-        let s = RedbStore::open_checked(&dir, false).unwrap();
-        let e = s.open_rest().unwrap_err();
-        assert!(e.contains("belongs to another data folder"), "{e}");
-        assert!(Store::get(&s, 1).is_err());
-        drop(s);
         let e = RedbStore::open_checked(&dir, false).err().unwrap();
         assert!(
             e.0.contains("belongs to another data folder"),
-            "at start now: {e}"
+            "at start: {e}"
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }
