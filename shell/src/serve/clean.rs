@@ -148,13 +148,19 @@ pub fn stamp(dir: &Path, store: &Path, id: &StoreId) {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_stamp_matches_once_and_not_after_a_write() {
-        let dir = std::env::temp_dir().join(format!("redmark-clean-{}", std::process::id()));
+    /// A fresh folder `redmark-NAME-PID` in the temporary folder, with a 3-byte "store".
+    fn folder(name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("redmark-{name}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();
         let store = dir.join("s");
         fs::write(&store, b"abc").unwrap();
+        (dir, store)
+    }
+
+    #[test]
+    fn a_stamp_matches_once_and_not_after_a_write() {
+        let (dir, store) = folder("clean");
         assert!(take(&dir, &store).is_none(), "no stamp, no skip");
         stamp(&dir, &store, &[7; 16]);
         assert_eq!(take(&dir, &store).map(|s| s.id), Some([7; 16]));
@@ -179,11 +185,7 @@ mod tests {
     /// A stamp taken while the store was held goes back only onto the same, unchanged file.
     #[test]
     fn a_stamp_goes_back_only_onto_the_file_it_pinned() {
-        let dir = std::env::temp_dir().join(format!("redmark-putback-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        let store = dir.join("s");
-        fs::write(&store, b"abc").unwrap();
+        let (dir, store) = folder("putback");
         stamp(&dir, &store, &[7; 16]);
         let s = take(&dir, &store).unwrap();
         let held = fs::File::open(&store).unwrap();
