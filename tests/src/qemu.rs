@@ -339,21 +339,24 @@ impl Panel {
         self.stderr().matches("redmark-panel: up: ").count()
     }
 
-    /// The boot epoch of the latest boot, as the firmware reported it (waits for the first).
+    /// The boot epoch of the latest boot, as the firmware reported it: waits until the latest
+    /// `up:` line has its whole number (the `,` after it has arrived), since the line reaches
+    /// stderr a piece at a time and a reader can see its start alone.
     pub fn epoch(&self) -> Option<u32> {
-        self.wait_stderr("redmark-panel: up: ", REPLY_TIMEOUT);
-        self.stderr()
-            .lines()
-            // Not anchored at the line's start: a reset can cut a diagnostic line short.
-            .filter_map(|l| {
-                l.split("redmark-panel: up: epoch ")
-                    .nth(1)?
-                    .split(',')
-                    .next()?
-                    .parse()
-                    .ok()
-            })
-            .next_back()
+        const UP: &str = "redmark-panel: up: epoch ";
+        let end = Instant::now() + REPLY_TIMEOUT;
+        loop {
+            let err = self.stderr();
+            // The latest one, not anchored at a line's start: a reset can cut a line short.
+            let latest = err.rfind(UP).and_then(|at| {
+                let (number, _) = err[at + UP.len()..].split_once(',')?;
+                number.parse().ok()
+            });
+            if latest.is_some() || Instant::now() >= end {
+                return latest;
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// Writes raw bytes to the UART.
