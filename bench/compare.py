@@ -129,12 +129,7 @@ class Stdio:
         try:
             self.p.wait(timeout=5)
         except subprocess.TimeoutExpired:
-            self.p.terminate()
-            try:
-                self.p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.p.kill()
-                self.p.wait()
+            stop(self.p, 5)
 
 
 def median(xs):
@@ -487,13 +482,14 @@ def stub_http_figures(stub, table, a):
     return net
 
 
-def stop(p):
-    """Stops a server started by `start_net_argv`: SIGTERM, then SIGKILL after 10 s."""
+def stop(p, grace=10):
+    """Stops the server process `p`: SIGTERM, then SIGKILL after `grace` seconds."""
     p.terminate()
     try:
-        p.wait(timeout=10)
+        p.wait(timeout=grace)
     except subprocess.TimeoutExpired:
         p.kill()
+        p.wait()
 
 
 def slot(n):

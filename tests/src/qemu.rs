@@ -344,19 +344,12 @@ impl Panel {
     /// stderr a piece at a time and a reader can see its start alone.
     pub fn epoch(&self) -> Option<u32> {
         const UP: &str = "redmark-panel: up: epoch ";
-        let end = Instant::now() + REPLY_TIMEOUT;
-        loop {
-            let err = self.stderr();
+        self.poll_stderr(REPLY_TIMEOUT, |err| {
             // The latest one, not anchored at a line's start: a reset can cut a line short.
-            let latest = err.rfind(UP).and_then(|at| {
-                let (number, _) = err[at + UP.len()..].split_once(',')?;
-                number.parse().ok()
-            });
-            if latest.is_some() || Instant::now() >= end {
-                return latest;
-            }
-            thread::sleep(Duration::from_millis(20));
-        }
+            let at = err.rfind(UP)?;
+            let (number, _) = err[at + UP.len()..].split_once(',')?;
+            number.parse().ok()
+        })
     }
 
     /// Writes raw bytes to the UART.
@@ -437,14 +430,20 @@ impl Panel {
 
     /// Waits up to `wait` for stderr to contain `needle`.
     pub fn wait_stderr(&self, needle: &str, wait: Duration) -> bool {
+        self.poll_stderr(wait, |err| err.contains(needle).then_some(()))
+            .is_some()
+    }
+
+    /// Looks at stderr with `found` every 20 ms for up to `wait`, until it finds something.
+    fn poll_stderr<T>(&self, wait: Duration, found: impl Fn(&str) -> Option<T>) -> Option<T> {
         let end = Instant::now() + wait;
-        while Instant::now() < end {
-            if self.stderr().contains(needle) {
-                return true;
+        loop {
+            let got = found(&self.stderr());
+            if got.is_some() || Instant::now() >= end {
+                return got;
             }
             thread::sleep(Duration::from_millis(20));
         }
-        self.stderr().contains(needle)
     }
 
     /// Ends QEMU and returns everything it wrote on stderr.
