@@ -5,69 +5,50 @@
 use crate::engine::Arg;
 use crate::wire::json::Value;
 
-/// Declared arguments whose duplicates [`Sent::new`] finds (one bit each of a `u32`; the
-/// booking tools declare at most five).
-const MAX_DECLARED: usize = 32;
-
 /// Arguments the check passed but a tool cannot read: a declared argument sent twice (serde
 /// refused that as a duplicate field, and so does this), or a string that does not fit its
 /// buffer (not expected after the length check).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Unreadable;
 
-/// The `arguments` of a call whose declared arguments each occur at most once.
-#[derive(Clone, Copy)]
-pub(super) struct Sent<'a>(Option<Value<'a>>);
-
-impl<'a> Sent<'a> {
-    /// A call's `arguments` (`None`: absent), or [`Unreadable`] if one of `args` is sent twice.
-    pub(super) fn new(sent: Option<Value<'a>>, args: &[Arg]) -> Result<Self, Unreadable> {
-        // One bit per declared argument seen.
-        let mut seen = 0u32;
-        for (k, _) in sent.iter().flat_map(|s| s.members()) {
-            if let Some(i) = args
-                .iter()
-                .take(MAX_DECLARED)
-                .position(|a| k.eq_str(a.name))
-            {
-                if seen & 1 << i != 0 {
-                    return Err(Unreadable);
-                }
-                seen |= 1 << i;
-            }
+/// Finds each of `args` in a call's `arguments` (`None`: absent) in one walk, into the slot of
+/// `found` at its index (one slot per declared argument), or [`Unreadable`] if one is sent
+/// twice.
+pub(super) fn find<'a>(
+    sent: Option<Value<'a>>,
+    args: &[Arg],
+    found: &mut [Option<Value<'a>>],
+) -> Result<(), Unreadable> {
+    for (k, v) in sent.iter().flat_map(|s| s.members()) {
+        let slot = args
+            .iter()
+            .position(|a| k.eq_str(a.name))
+            .and_then(|i| found.get_mut(i));
+        match slot {
+            Some(Some(_)) => return Err(Unreadable),
+            Some(slot) => *slot = Some(v),
+            None => {}
         }
-        Ok(Sent(sent))
     }
+    Ok(())
+}
 
-    /// The argument `name`, if sent.
-    fn get(&self, name: &str) -> Option<Value<'a>> {
-        self.0.and_then(|s| s.get(name))
-    }
+/// A string argument decoded (borrowed when it has no escapes, else into `buf`).
+pub(super) fn text<'s>(
+    v: Option<Value<'s>>,
+    buf: &'s mut [u8],
+) -> Result<Option<&'s str>, Unreadable> {
+    v.map(|v| v.as_str(buf).ok_or(Unreadable)).transpose()
+}
 
-    /// The string argument `name` decoded (borrowed when it has no escapes, else into `buf`).
-    pub(super) fn text<'s>(
-        &self,
-        name: &str,
-        buf: &'s mut [u8],
-    ) -> Result<Option<&'s str>, Unreadable>
-    where
-        'a: 's,
-    {
-        self.get(name)
-            .map(|v| v.as_str(buf).ok_or(Unreadable))
-            .transpose()
-    }
-
-    /// The integer argument `name`, if sent, as a `T`.
-    pub(super) fn int<T: TryFrom<i64>>(&self, name: &str) -> Result<Option<T>, Unreadable> {
-        self.get(name)
-            .map(|v| {
-                v.as_i64()
-                    .and_then(|i| T::try_from(i).ok())
-                    .ok_or(Unreadable)
-            })
-            .transpose()
-    }
+/// An integer argument as a `T`.
+pub(super) fn int<T: TryFrom<i64>>(v: Option<Value<'_>>) -> Result<Option<T>, Unreadable> {
+    v.map(|v| {
+        v.as_i64()
+            .and_then(|i| T::try_from(i).ok())
+            .ok_or(Unreadable)
+    })
+    .transpose()
 }
 
 /// A required argument (the check has already reported one that is missing).
@@ -96,10 +77,12 @@ mod tests {
 
     fn read(json: &str) -> Result<(Option<std::string::String>, Option<u8>), Unreadable> {
         let v = parse(json.as_bytes()).unwrap();
-        let sent = Sent::new(Some(v), ARGS)?;
+        let mut found = [None; ARGS.len()];
+        find(Some(v), ARGS, &mut found)?;
+        let [day, hour] = found;
         let mut buf = [0u8; 4];
-        let day = sent.text("day", &mut buf)?.map(str::to_owned);
-        Ok((day, sent.int("hour")?))
+        let day = text(day, &mut buf)?.map(str::to_owned);
+        Ok((day, int(hour)?))
     }
 
     #[test]

@@ -5,7 +5,7 @@ use heapless::{String, Vec};
 use sha2::{Digest, Sha256};
 
 use super::floor::{Floor, Mask, Room};
-use super::read::{required, Sent, Unreadable};
+use super::read::{find, int, required, text, Unreadable};
 use super::slot::{Day, Slot};
 use super::store::{Commit, Holder, NewBooking, Status, Store, StoreError};
 use crate::engine::{
@@ -239,13 +239,16 @@ struct BookBufs {
 impl<'s> BookArgs<'s> {
     /// Reads checked arguments.
     fn read(sent: Option<Value<'s>>, b: &'s mut BookBufs) -> Result<Self, Unreadable> {
-        let s = Sent::new(sent, BOOK_ARGS)?;
+        let mut found = [None; BOOK_ARGS.len()];
+        find(sent, BOOK_ARGS, &mut found)?;
+        // In BOOK_ARGS' order.
+        let [day, hour, room_hint, room_id, attendees] = found;
         Ok(BookArgs {
-            day: required(s.text("day", &mut b.day))?,
-            hour: required(s.int("hour"))?,
-            room_hint: s.text("room_hint", &mut b.room_hint)?,
-            room_id: s.text("room_id", &mut b.room_id)?,
-            attendees: s.int("attendees")?,
+            day: required(text(day, &mut b.day))?,
+            hour: required(int(hour))?,
+            room_hint: text(room_hint, &mut b.room_hint)?,
+            room_id: text(room_id, &mut b.room_id)?,
+            attendees: int(attendees)?,
         })
     }
 }
@@ -260,11 +263,14 @@ struct ListArgs<'s> {
 impl<'s> ListArgs<'s> {
     /// Reads checked arguments (`day` decoded into `buf` when it holds escapes).
     fn read(sent: Option<Value<'s>>, buf: &'s mut [u8; MAX_DAY_ARG]) -> Result<Self, Unreadable> {
-        let s = Sent::new(sent, LIST_ARGS)?;
+        let mut found = [None; LIST_ARGS.len()];
+        find(sent, LIST_ARGS, &mut found)?;
+        // In LIST_ARGS' order.
+        let [day, hour, attendees] = found;
         Ok(ListArgs {
-            day: s.text("day", buf)?,
-            hour: s.int("hour")?,
-            attendees: s.int("attendees")?,
+            day: text(day, buf)?,
+            hour: int(hour)?,
+            attendees: int(attendees)?,
         })
     }
 }
@@ -475,8 +481,11 @@ impl<'r, S: Store> BookingApp<'r, S> {
     #[inline(never)]
     fn cancel_booking(&mut self, call: &Call<'_>, reply: Reply<'_, '_>) -> Result<Done, CallError> {
         let mut buf = [0; MAX_BOOKING_ID_ARG * UTF8_MAX];
-        let read = Sent::new(call.args, CANCEL_ARGS)
-            .and_then(|s| required(s.text("booking_id", &mut buf)));
+        let mut found = [None; CANCEL_ARGS.len()];
+        let read = find(call.args, CANCEL_ARGS, &mut found).and_then(|()| {
+            let [booking_id] = found;
+            required(text(booking_id, &mut buf))
+        });
         let Ok(booking_id) = read else {
             return Ok(fail(reply, &Text(UNREADABLE)));
         };

@@ -77,33 +77,58 @@ pub enum ArgsInvalid<'a> {
 }
 
 /// Checks `sent` (absent = `{}`) against `args`: unknown names first, in document order,
-/// then each argument in declaration order; the first problem is the one reported.
+/// then each argument in declaration order; the first problem is the one reported. Each
+/// argument's first occurrence is the one checked, all in one walk of `sent`.
 pub fn check<'a>(args: &'static [Arg], sent: Option<Value<'a>>) -> Result<(), ArgsInvalid<'a>> {
-    for (name, _) in sent.iter().flat_map(|s| s.members()) {
-        if !args.iter().any(|a| name.eq_str(a.name)) {
+    // The declared arguments seen, one bit each: the first `u32::BITS`; any after those are
+    // looked up on their own below.
+    let mut seen = 0u32;
+    // The first declared argument, in declaration order, whose value does not fit.
+    let mut bad: Option<(usize, Reason, Value<'a>)> = None;
+    for (name, value) in sent.iter().flat_map(|s| s.members()) {
+        let Some((i, arg)) = args.iter().enumerate().find(|(_, a)| name.eq_str(a.name)) else {
             return Err(ArgsInvalid::Unknown {
                 name,
                 suggestion: suggest(name, args),
             });
+        };
+        let Some(bit) = 1u32.checked_shl(i as u32).filter(|b| seen & b == 0) else {
+            continue;
+        };
+        seen |= bit;
+        if bad.is_none_or(|(b, ..)| i < b) {
+            if let Some(reason) = problem(arg, Some(value)) {
+                bad = Some((i, reason, value));
+            }
         }
     }
-    for arg in args {
-        let value = sent.and_then(|s| s.get(arg.name));
-        let reason = match value {
-            None if arg.required => Reason::Missing,
-            None => continue,
-            Some(v) => match arg.field().kind.check(v) {
-                Ok(()) => continue,
-                Err(r) => r,
-            },
+    for (i, arg) in args.iter().enumerate() {
+        let (reason, value) = match (bad, 1u32.checked_shl(i as u32)) {
+            (Some((b, reason, value)), _) if b == i => (Some(reason), Some(value)),
+            (_, Some(bit)) if seen & bit != 0 => continue,
+            (_, Some(_)) => (problem(arg, None), None),
+            (_, None) => {
+                let value = sent.and_then(|s| s.get(arg.name));
+                (problem(arg, value), value)
+            }
         };
-        return Err(ArgsInvalid::Bad {
-            arg: *arg,
-            reason,
-            value,
-        });
+        if let Some(reason) = reason {
+            return Err(ArgsInvalid::Bad {
+                arg: *arg,
+                reason,
+                value,
+            });
+        }
     }
     Ok(())
+}
+
+/// What is wrong with `arg` sent as `value` (`None`: not sent), if anything.
+fn problem(arg: &Arg, value: Option<Value<'_>>) -> Option<Reason> {
+    match value {
+        None => arg.required.then_some(Reason::Missing),
+        Some(v) => arg.field().kind.check(v).err(),
+    }
 }
 
 /// The field `name` most likely meant: the smallest edit distance if it is at most 2, or a
@@ -268,6 +293,96 @@ mod tests {
             "Invalid argument 'room_id': 'a-very-long-id' is longer than 8 characters."
         );
         assert!(check(FIELDS, None).is_err());
+    }
+
+    /// What `check` reported before it walked `sent` once: a walk for the unknown names, then a
+    /// lookup per declared argument.
+    fn reference<'a>(args: &'static [Arg], sent: Option<Value<'a>>) -> Result<(), ArgsInvalid<'a>> {
+        for (name, _) in sent.iter().flat_map(|s| s.members()) {
+            if !args.iter().any(|a| name.eq_str(a.name)) {
+                return Err(ArgsInvalid::Unknown {
+                    name,
+                    suggestion: suggest(name, args),
+                });
+            }
+        }
+        for arg in args {
+            let value = sent.and_then(|s| s.get(arg.name));
+            let reason = match value {
+                None if arg.required => Reason::Missing,
+                None => continue,
+                Some(v) => match arg.field().kind.check(v) {
+                    Ok(()) => continue,
+                    Err(r) => r,
+                },
+            };
+            return Err(ArgsInvalid::Bad {
+                arg: *arg,
+                reason,
+                value,
+            });
+        }
+        Ok(())
+    }
+
+    /// The one walk reports what a lookup per argument did: with duplicates, problems in any
+    /// order, and more declared arguments than its bit set holds.
+    #[test]
+    fn one_walk_reports_what_lookups_did() {
+        let many: &'static [Arg] = Vec::leak(
+            (0..40)
+                .map(|i| {
+                    let name: &'static str = String::leak(format!("a{i}"));
+                    arg(name, i % 3 == 0, ArgKind::Integer(0, 9))
+                })
+                .collect(),
+        );
+        let cases: &[(&'static [Arg], &str)] = &[
+            (FIELDS, r#"{"hour":24,"day":"x"}"#),
+            (FIELDS, r#"{"hour":24,"day":"2099-01-01","nope":1}"#),
+            (FIELDS, r#"{"hour":9,"hour":24,"day":"2099-01-01"}"#),
+            (FIELDS, r#"{"hour":24,"hour":9,"day":"2099-01-01"}"#),
+            (FIELDS, r#"{"room_id":"far-too-long","hour":24}"#),
+            (
+                FIELDS,
+                r#"{"room_id":"far-too-long","day":"2099-01-01","hour":9}"#,
+            ),
+            (FIELDS, r#"{"d\u0061y":"2099-01-01","hour":9,"day":"bad"}"#),
+            (FIELDS, r#"{}"#),
+            (
+                many,
+                r#"{"a0":1,"a3":2,"a6":3,"a9":4,"a12":5,"a15":6,"a18":7,"a21":8}"#,
+            ),
+            (
+                many,
+                r#"{"a0":1,"a3":2,"a6":3,"a9":4,"a12":5,"a15":6,"a18":7,"a21":8,"a24":9,"a27":0,"a30":0,"a33":0,"a36":0,"a39":0}"#,
+            ),
+            (
+                many,
+                r#"{"a0":1,"a3":2,"a6":3,"a9":4,"a12":5,"a15":6,"a18":7,"a21":8,"a24":9,"a27":0,"a30":0,"a33":10,"a36":0,"a39":0}"#,
+            ),
+            (
+                many,
+                r#"{"a0":1,"a3":2,"a6":3,"a9":4,"a12":5,"a15":6,"a18":7,"a21":8,"a24":9,"a27":0,"a30":0,"a33":0,"a35":99,"a36":0,"a39":0,"a39":99}"#,
+            ),
+            (
+                many,
+                r#"{"a38":99,"a0":1,"a3":2,"a6":3,"a9":4,"a12":5,"a15":6,"a18":7,"a21":8,"a24":9,"a27":0,"a30":0,"a33":0,"a36":0,"a39":0}"#,
+            ),
+        ];
+        let shown = |r: Result<(), ArgsInvalid<'_>>| match r {
+            Ok(()) => "ok".to_string(),
+            Err(e) => e.to_string(),
+        };
+        for (args, json) in cases {
+            let v = parse(json.as_bytes()).unwrap();
+            assert_eq!(
+                shown(check(args, Some(v))),
+                shown(reference(args, Some(v))),
+                "{json}"
+            );
+        }
+        assert_eq!(shown(check(many, None)), shown(reference(many, None)));
     }
 
     #[test]
