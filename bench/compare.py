@@ -105,11 +105,14 @@ def vm(pid, field):
 
 
 class Stdio:
-    """One stdio server process."""
+    """One stdio server process, on the CPUs `cpus` if given (else wherever the kernel puts
+    it)."""
 
-    def __init__(self, argv, env):
+    def __init__(self, argv, env, cpus=None):
+        pin = None if cpus is None else lambda: os.sched_setaffinity(0, cpus)
         self.p = subprocess.Popen(argv, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, bufsize=0, close_fds=True)
+                                  stderr=subprocess.DEVNULL, bufsize=0, close_fds=True,
+                                  preexec_fn=pin)
         self.w, self.r = self.p.stdin.fileno(), self.p.stdout.fileno()
         self.lines = Lines(self.r)
 
@@ -287,6 +290,35 @@ def rates(name, argv, env, a):
     return r
 
 
+# Where the kernel runs the driver and a lock-step server decides most of a round trip on a
+# small VM: on one CPU a request is two context switches; on two, each direction wakes an idle
+# CPU. Unpinned, the rounds land in either, which is most of their spread.
+PLACEMENTS = (("one CPU (driver's)", 0), ("own CPU", 1))
+
+
+def placed(name, argv, env, a):
+    """Lock-step and MRTR with this driver pinned to CPU 0 and the server pinned to CPU 0 (the
+    CPU cost of a request shows) and then to CPU 1 (the cross-CPU wake-ups show)."""
+    print(f"[{name}] lock-step and MRTR, pinned ...", file=sys.stderr, flush=True)
+    r = {}
+    mine = os.sched_getaffinity(0)
+    try:
+        os.sched_setaffinity(0, {0})
+        for _, cpu in PLACEMENTS:
+            s = Stdio(argv, env, {cpu})
+            try:
+                s.call(tools_list(0), timeout=20)
+                for _ in range(100):  # warm
+                    s.call(tools_list(0))
+                r[f"lock_rps@{cpu}"], r[f"lock_p50@{cpu}"], _ = lockstep(s, a.lockstep)
+                r[f"mrtr_rps@{cpu}"], r[f"mrtr_p50@{cpu}"], _ = mrtr(s, a.mrtr)
+            finally:
+                s.stop()
+    finally:
+        os.sched_setaffinity(0, mine)
+    return r
+
+
 def flood(name, argv, env, a):
     """VmHWM at rest, then through a pipelined flood whose reader stalls."""
     print(f"[{name}] flood with a reader stalled {a.stall:.0f} s ...", file=sys.stderr, flush=True)
@@ -319,7 +351,10 @@ def measure(servers, env, a):
     for k in range(a.rounds):
         order = servers[k % len(servers):] + servers[:k % len(servers)]
         for name, argv in order:
-            rounds[name].append(rates(name, argv, env, a))
+            r = rates(name, argv, env, a)
+            if a.placed:
+                r.update(placed(name, argv, env, a))
+            rounds[name].append(r)
     for name, rs in rounds.items():
         for key in rs[0]:
             res[name][key] = median([r[key] for r in rs])
@@ -591,6 +626,7 @@ def main():
     ap.add_argument("--baseline", help="an older redmark binary: its TCP/HTTP/booking figures "
                     "beside these, with the ratio (issue 12 asks 2x the figures of its day)")
     a = ap.parse_args()
+    a.placed = len(os.sched_getaffinity(0) & {0, 1}) == 2
     if a.quick:
         a.pipelined, a.lockstep, a.mrtr, a.stall, a.startups = 20_000, 2_000, 1_000, 2.0, 5
         a.tcp, a.http, a.books, a.secs = 500, 2_000, 250, 2
@@ -711,7 +747,29 @@ def report(res, a):
           "round); the verdict uses that median.")
     print("Indicative: one run on a shared machine; the stub is the machine's, pipe's and "
           "driver's ceiling in the same run: compare columns, not runs.")
+    if a.placed:
+        report_placed(res, a)
     sys.stdout.flush()
+
+
+def report_placed(res, a):
+    """The pinned lock-step and MRTR figures of `placed`, each with its ratios."""
+    R, S, M = res["redmark"], res["stub"], res["rmcp"]
+    print()
+    print("stdio pinned: this driver on CPU 0, the server on the CPU named (same rounds, "
+          "medians); the unpinned rows above land in between")
+    print("| server's CPU | figure | redmark | stub | rmcp 3.11 | redmark÷stub | redmark÷rmcp |")
+    print("|---|---|---|---|---|---|---|")
+    for where, cpu in PLACEMENTS:
+        for label, k, kind in (("lock-step tools/list, req/s", "lock_rps", "rate"),
+                               ("lock-step p50", "lock_p50", "us"),
+                               ("MRTR round trips/s", "mrtr_rps", "rate"),
+                               ("MRTR p50", "mrtr_p50", "us")):
+            k = f"{k}@{cpu}"
+            rm = ratio(R[k], M[k])
+            print(f"| {where} | {label} | {fmt(R[k], kind)} | {fmt(S[k], kind)} | "
+                  f"{fmt(M[k], kind)} | {fmt_ratio(paired(R['rounds'], S['rounds'], k))} | "
+                  f"{'—' if rm is None else f'{rm:.2f}'} |")
 
 
 def report_net(nets, a):
