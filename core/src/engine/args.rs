@@ -76,10 +76,17 @@ pub enum ArgsInvalid<'a> {
     },
 }
 
-/// Checks `sent` (absent = `{}`) against `args`: unknown names first, in document order,
-/// then each argument in declaration order; the first problem is the one reported. Each
-/// argument's first occurrence is the one checked, all in one walk of `sent`.
+/// Checks `sent` (absent = `{}`) against `args` (distinct names, as a schema's properties
+/// are): unknown names first, in document order, then each argument in declaration order; the
+/// first problem is the one reported. Each argument's first occurrence is the one checked, all
+/// in one walk of `sent`.
 pub fn check<'a>(args: &'static [Arg], sent: Option<Value<'a>>) -> Result<(), ArgsInvalid<'a>> {
+    debug_assert!(
+        args.iter()
+            .enumerate()
+            .all(|(i, a)| args[..i].iter().all(|b| b.name != a.name)),
+        "a tool declares an argument twice"
+    );
     // The declared arguments seen, one bit each: the first `u32::BITS`; any after those are
     // looked up on their own below.
     let mut seen = 0u32;

@@ -155,9 +155,11 @@ fn object(h: &mut Sha256, v: Value<'_>, only: Option<&[&str]>) {
 /// they are hashed in ascending name order (the names' byte order is the keys' order).
 fn salient(h: &mut Sha256, v: Value<'_>, names: &[&str]) {
     let mut found = [None; MAX_SALIENT];
-    let mut members = 0;
-    for (k, val) in v.members() {
-        members += 1;
+    for (n, (k, val)) in v.members().enumerate() {
+        if n == MAX_DIGEST_MEMBERS {
+            raw(h, v);
+            return;
+        }
         let slot = names
             .iter()
             .position(|n| k.eq_str(n))
@@ -165,10 +167,6 @@ fn salient(h: &mut Sha256, v: Value<'_>, names: &[&str]) {
         if let Some(slot @ None) = slot {
             *slot = Some(val);
         }
-    }
-    if members > MAX_DIGEST_MEMBERS {
-        raw(h, v);
-        return;
     }
     h.update(b"o");
     let mut last: Option<&str> = None;
@@ -285,7 +283,20 @@ mod tests {
             "{}".into(),
             format!(r#"{{{many}"day":"2099-09-17"}}"#),
         ];
-        for json in &objects {
+        // Either side of the member limit: 32 members are sorted, 33 bound by their bytes.
+        let members = |n: usize, day: bool| {
+            let body: Vec<String> = (0..n).map(|i| format!(r#""k{i}":{i}"#)).collect();
+            let day = if day { r#""day":"2099-09-17","# } else { "" };
+            format!("{{{day}{}}}", body.join(","))
+        };
+        let edges = [
+            members(MAX_DIGEST_MEMBERS, false),
+            members(MAX_DIGEST_MEMBERS - 1, true),
+            members(MAX_DIGEST_MEMBERS + 1, false),
+            members(MAX_DIGEST_MEMBERS, true),
+        ];
+        let objects = objects.iter().chain(&edges);
+        for json in objects {
             for n in names {
                 assert_eq!(
                     hash(by_walk, json, n),
@@ -294,6 +305,24 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The digest of the seed's ask, pinned: a state sealed before an upgrade still opens after
+    /// it only if the bytes hashed do not change (both the one walk and the selection walk).
+    #[test]
+    fn the_seed_asks_digest_is_pinned() {
+        let salient: &[&str] = &["day", "hour", "room_hint", "room_id", "attendees"];
+        let args = r#"{"day":"2026-09-17","hour":9,"room_hint":"the big room"}"#;
+        let hex = |d: [u8; 32]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
+        let want = "c706c90a8f8172c91dd4477f796eaffde2a77095054d6b73a0057de810297c29";
+        assert_eq!(hex(d(args, Some(salient))), want);
+        let mut h = Sha256::new();
+        h.update(b"redmark/req/v1");
+        h.update(10u32.to_be_bytes());
+        h.update(b"tools/call");
+        canonical(&mut h, parse(br#""book_room""#).unwrap());
+        sorted(&mut h, parse(args.as_bytes()).unwrap(), Some(salient));
+        assert_eq!(hex(h.finalize().into()), want);
     }
 
     #[test]
