@@ -4,15 +4,16 @@
 # third between runs of one binary). Three pipelined workloads, lines from a file, answers to
 # /dev/null: `tools/list`; the ambiguous `book_room` that is answered `input_required` (seals
 # a requestState); and its retry declining the form (opens the state; one state, sealed by the
-# binary measured just before, sent N times: a decline books nothing). Per request = (count for N lines - count for 1 line) / (N - 1), so
-# start-up and shutdown cancel out. Compare binaries with it (e.g. before and after a change).
+# binary measured just before it counts, sent N times: a decline books nothing). Per request =
+# (count for N lines - count for 1 line) / (N - 1), so start-up and shutdown cancel out.
+# Compare binaries with it (e.g. before and after a change).
 #
 #   bench/instructions.sh BIN [BIN ...]      N=20000 by default (env overrides)
 #
 # Needs valgrind (apt-get install valgrind); about 30 s per binary at the default N.
 set -euo pipefail
 command -v valgrind > /dev/null || { echo "instructions.sh: needs valgrind" >&2; exit 2; }
-(($# > 0)) || { sed -n '2,11p' "$0"; exit 2; }
+(($# > 0)) || { sed -n '2,13p' "$0"; exit 2; }
 N=${N:-20000}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
