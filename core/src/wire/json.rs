@@ -369,11 +369,7 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 pub(super) fn plain_end(b: &[u8], i: usize) -> usize {
     #[cfg(target_pointer_width = "64")]
     {
-        use super::swar::{find, has, HIGH, ONES};
-        find(b, i, |v| {
-            let control = v.wrapping_sub(ONES * 0x20) & !v & HIGH;
-            control | has(v, b'"') | has(v, b'\\')
-        })
+        super::swar::find(b, i, super::swar::special)
     }
     #[cfg(not(target_pointer_width = "64"))]
     {

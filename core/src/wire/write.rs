@@ -190,10 +190,15 @@ impl<'b> Writer<'b> {
     }
 
     /// `"`, `s` escaped, then `close` (`"` or `":`). Most strings need no escaping: on 64-bit
-    /// targets those go in with one bounds check and one copy (the panel saves the flash).
+    /// targets those go in with one bounds check and one copy (the panel saves the flash), and
+    /// those of at most 16 bytes (most keys) with no scan loop and no `memcpy` call either.
     fn quoted(&mut self, s: &str, close: &[u8]) {
         let body = s.as_bytes();
-        if !cfg!(target_pointer_width = "64") || plain_end(body, 0) < body.len() {
+        #[cfg(target_pointer_width = "64")]
+        let short = super::swar::short_is_plain(body);
+        #[cfg(not(target_pointer_width = "64"))]
+        let short = false;
+        if !short && (!cfg!(target_pointer_width = "64") || plain_end(body, 0) < body.len()) {
             self.put(b"\"");
             escape_into(self, s);
             self.put(close);
@@ -210,8 +215,10 @@ impl<'b> Writer<'b> {
         let (open, rest) = dst.split_at_mut(1);
         let (mid, tail) = rest.split_at_mut(body.len());
         open[0] = b'"';
-        mid.copy_from_slice(body);
-        // One or two bytes: stores, where `copy_from_slice` of an unknown length calls `memcpy`.
+        if !(short && copy_short(mid, body)) {
+            mid.copy_from_slice(body);
+        }
+        // One or two bytes: stores.
         match (tail, close) {
             ([t], [c]) => *t = *c,
             ([t, u], [c, d]) => (*t, *u) = (*c, *d),
@@ -219,6 +226,32 @@ impl<'b> Writer<'b> {
         }
         self.len = end;
     }
+}
+
+/// Copies `src` into `dst` (the same length, 1 to 16 bytes) as two overlapping fixed-size
+/// copies, where `copy_from_slice` of an unknown length calls `memcpy`; false, copying nothing,
+/// for any other length.
+fn copy_short(dst: &mut [u8], src: &[u8]) -> bool {
+    src.len() <= 16
+        && (copy_halves::<8>(dst, src)
+            || copy_halves::<4>(dst, src)
+            || copy_halves::<2>(dst, src)
+            || copy_halves::<1>(dst, src))
+}
+
+/// Copies `src` into `dst` (the same length, `K` to `2K` bytes) as its first and last `K`
+/// bytes; false, copying nothing, when `src` is shorter than `K`.
+fn copy_halves<const K: usize>(dst: &mut [u8], src: &[u8]) -> bool {
+    let (Some(a), Some(b)) = (src.first_chunk::<K>(), src.last_chunk::<K>()) else {
+        return false;
+    };
+    if let Some(d) = dst.first_chunk_mut::<K>() {
+        *d = *a;
+    }
+    if let Some(d) = dst.last_chunk_mut::<K>() {
+        *d = *b;
+    }
+    true
 }
 
 fn escape_into(w: &mut Writer<'_>, s: &str) {
@@ -339,18 +372,33 @@ mod tests {
             put(b"\"");
             n
         }
-        let mut text = [b'a'; 40];
-        for c in 0u8..128 {
-            for at in [0, 7, 8, 15, 39] {
-                text[at] = c;
-                let s = core::str::from_utf8(&text).unwrap();
-                let (mut a, mut b) = ([0u8; 512], [0u8; 512]);
-                let mut w = Writer::new(&mut a);
-                w.string(s);
-                let n = w.finish().unwrap();
-                let m = reference(s, &mut b);
-                assert_eq!(&a[..n], &b[..m], "byte {c} at {at}");
-                text[at] = b'a';
+        // Distinct letters, so a byte copied to the wrong place shows; every length the short
+        // path takes (0 to 16) and either side of it, a special byte at every position, as a
+        // value and as a key.
+        let mut text: [u8; 40] = core::array::from_fn(|k| b'A' + k as u8);
+        for len in (0..=20).chain([40]) {
+            for c in 0u8..128 {
+                // `at == len`: no byte replaced (an empty string too).
+                for at in 0..=len {
+                    let was = text.get(at).copied().unwrap_or(0);
+                    if at < len {
+                        text[at] = c;
+                    }
+                    let s = core::str::from_utf8(&text[..len]).unwrap();
+                    let (mut a, mut b) = ([0u8; 512], [0u8; 512]);
+                    let mut w = Writer::new(&mut a);
+                    w.begin_object().key(s).string(s).end_object();
+                    let n = w.finish().unwrap();
+                    let m = reference(s, &mut b[1..]);
+                    b[0] = b'{';
+                    b[1 + m] = b':';
+                    b.copy_within(1..1 + m, 2 + m);
+                    b[2 + 2 * m] = b'}';
+                    assert_eq!(&a[..n], &b[..3 + 2 * m], "byte {c} at {at} of {len}");
+                    if at < len {
+                        text[at] = was;
+                    }
+                }
             }
         }
     }
