@@ -242,7 +242,11 @@ impl RedbStore {
                 .unwrap_or_else(PoisonError::into_inner)
                 .take();
             match later {
-                Some(later) => later.open(&self.dir).map_err(|e| e.0),
+                // Said once, here; each request it fails after is logged at debug level.
+                Some(later) => later.open(&self.dir).map_err(|e| {
+                    tracing::error!("booking store: {e}");
+                    e.0
+                }),
                 None => Err("the booking store was not opened".into()),
             }
         });
@@ -283,7 +287,7 @@ impl RedbStore {
             return Err(StoreError::Corrupt);
         }
         let db = self.db().map_err(|why| {
-            tracing::error!("booking store: {why}");
+            tracing::debug!("booking store: {why}");
             StoreError::Io
         })?;
         catch_quiet(|| f(db)).unwrap_or_else(|p| {
@@ -976,6 +980,7 @@ impl Store for RedbStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     fn new(room: &str, hour: u8, nonce: u8) -> NewBooking {
         NewBooking {
@@ -1112,9 +1117,20 @@ mod tests {
         if let Some(later) = s.later.lock().unwrap().as_mut() {
             later.stamp.id = [9; 16];
         }
-        let e = s.open_rest().unwrap_err();
-        assert!(e.contains("belongs to another data folder"), "{e}");
-        assert!(Store::get(&s, 1).is_err());
+        // Said at error level once, however many requests it fails after.
+        let (logged, log) = captured_log();
+        tracing::subscriber::with_default(log, || {
+            let e = s.open_rest().unwrap_err();
+            assert!(e.contains("belongs to another data folder"), "{e}");
+            assert!(Store::get(&s, 1).is_err());
+            assert!(Store::get(&s, 2).is_err());
+        });
+        let logged = String::from_utf8(logged.lock().unwrap().clone()).unwrap();
+        assert_eq!(
+            logged.matches("belongs to another data folder").count(),
+            1,
+            "{logged}"
+        );
         drop(s);
         assert!(
             !dir.join(clean::STAMP_FILE).exists(),
@@ -1133,5 +1149,27 @@ mod tests {
             "at start: {e}"
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A subscriber that keeps what it logs at info level and above, without colours.
+    fn captured_log() -> (Arc<Mutex<Vec<u8>>>, impl tracing::Subscriber) {
+        struct Keep(Arc<Mutex<Vec<u8>>>);
+        impl std::io::Write for Keep {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let logged = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&logged);
+        let log = tracing_subscriber::fmt()
+            .with_writer(move || Keep(Arc::clone(&sink)))
+            .with_max_level(tracing::Level::INFO)
+            .with_ansi(false)
+            .finish();
+        (logged, log)
     }
 }
