@@ -239,6 +239,9 @@ fn damage_behind_a_clean_stamp_stops_the_server_when_the_store_opens() {
     assert!(last.starts_with("redmark serve: "), "{}", run.stderr);
     // redb's own words for a header it cannot read ("cannot open …: invalid data").
     assert!(last.contains("bookings.redb"), "{}", run.stderr);
+    // Said once, as the reason it stops, not logged before that as well.
+    let reason = &last["redmark serve: ".len()..];
+    assert_eq!(run.stderr.matches(reason).count(), 1, "{}", run.stderr);
     assert!(!run.stderr.contains("panicked at"), "{}", run.stderr);
     let again = serve_once(data.path(), &[], true);
     assert_refused(

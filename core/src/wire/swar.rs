@@ -1,5 +1,6 @@
 //! Byte tests eight at a time in plain integer arithmetic (SIMD within a register), for the
-//! scans over long inputs on 64-bit targets; 32-bit targets (the panel) keep their byte loops.
+//! scans over long inputs and the writer's test of short strings on 64-bit targets; 32-bit
+//! targets (the panel) keep their byte loops.
 
 /// Every byte 0x01.
 pub(super) const ONES: u64 = u64::from_ne_bytes([1; 8]);

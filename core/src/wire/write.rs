@@ -215,7 +215,11 @@ impl<'b> Writer<'b> {
         let (open, rest) = dst.split_at_mut(1);
         let (mid, tail) = rest.split_at_mut(body.len());
         open[0] = b'"';
-        if !(short && copy_short(mid, body)) {
+        #[cfg(target_pointer_width = "64")]
+        let copied = short && copy_short(mid, body);
+        #[cfg(not(target_pointer_width = "64"))]
+        let copied = false;
+        if !copied {
             mid.copy_from_slice(body);
         }
         // One or two bytes: stores.
@@ -231,7 +235,9 @@ impl<'b> Writer<'b> {
 /// Copies `src` into `dst` (the same length, 1 to 16 bytes) as two overlapping fixed-size
 /// copies, where `copy_from_slice` of an unknown length calls `memcpy`; false, copying nothing,
 /// for any other length.
+#[cfg(target_pointer_width = "64")]
 fn copy_short(dst: &mut [u8], src: &[u8]) -> bool {
+    debug_assert_eq!(dst.len(), src.len());
     src.len() <= 16
         && (copy_halves::<8>(dst, src)
             || copy_halves::<4>(dst, src)
@@ -241,6 +247,7 @@ fn copy_short(dst: &mut [u8], src: &[u8]) -> bool {
 
 /// Copies `src` into `dst` (the same length, `K` to `2K` bytes) as its first and last `K`
 /// bytes; false, copying nothing, when `src` is shorter than `K`.
+#[cfg(target_pointer_width = "64")]
 fn copy_halves<const K: usize>(dst: &mut [u8], src: &[u8]) -> bool {
     let (Some(a), Some(b)) = (src.first_chunk::<K>(), src.last_chunk::<K>()) else {
         return false;
@@ -373,16 +380,20 @@ mod tests {
             n
         }
         // Distinct letters, so a byte copied to the wrong place shows; every length the short
-        // path takes (0 to 16) and either side of it, a special byte at every position, as a
-        // value and as a key.
-        let mut text: [u8; 40] = core::array::from_fn(|k| b'A' + k as u8);
-        for len in (0..=20).chain([40]) {
-            for c in 0u8..128 {
-                // `at == len`: no byte replaced (an empty string too).
-                for at in 0..=len {
-                    let was = text.get(at).copied().unwrap_or(0);
+        // path takes (0 to 16) and either side of it; at every position an ASCII byte (the
+        // special ones among them) or a 2- or 3-byte character; as a value and as a key.
+        let ascii: [[u8; 1]; 128] = core::array::from_fn(|c| [c as u8]);
+        let inserts = ascii
+            .iter()
+            .map(|c| &c[..])
+            .chain(["é".as_bytes(), "€".as_bytes()]);
+        for len in (0usize..=20).chain([40]) {
+            for put in inserts.clone() {
+                // `at == len`: nothing put in (an empty string too).
+                for at in (0..(len + 1).saturating_sub(put.len())).chain([len]) {
+                    let mut text: [u8; 40] = core::array::from_fn(|k| b'A' + k as u8);
                     if at < len {
-                        text[at] = c;
+                        text[at..at + put.len()].copy_from_slice(put);
                     }
                     let s = core::str::from_utf8(&text[..len]).unwrap();
                     let (mut a, mut b) = ([0u8; 512], [0u8; 512]);
@@ -394,10 +405,7 @@ mod tests {
                     b[1 + m] = b':';
                     b.copy_within(1..1 + m, 2 + m);
                     b[2 + 2 * m] = b'}';
-                    assert_eq!(&a[..n], &b[..3 + 2 * m], "byte {c} at {at} of {len}");
-                    if at < len {
-                        text[at] = was;
-                    }
+                    assert_eq!(&a[..n], &b[..3 + 2 * m], "{put:?} at {at} of {len}");
                 }
             }
         }
