@@ -215,11 +215,7 @@ impl<'b> Writer<'b> {
         let (open, rest) = dst.split_at_mut(1);
         let (mid, tail) = rest.split_at_mut(body.len());
         open[0] = b'"';
-        #[cfg(target_pointer_width = "64")]
-        let copied = short && copy_short(mid, body);
-        #[cfg(not(target_pointer_width = "64"))]
-        let copied = false;
-        if !copied {
+        if !(short && copy_short(mid, body)) {
             mid.copy_from_slice(body);
         }
         // One or two bytes: stores.
@@ -234,8 +230,7 @@ impl<'b> Writer<'b> {
 
 /// Copies `src` into `dst` (the same length, 1 to 16 bytes) as two overlapping fixed-size
 /// copies, where `copy_from_slice` of an unknown length calls `memcpy`; false, copying nothing,
-/// for any other length.
-#[cfg(target_pointer_width = "64")]
+/// for any other length. (Never called on the panel, where `short` is always false.)
 fn copy_short(dst: &mut [u8], src: &[u8]) -> bool {
     debug_assert_eq!(dst.len(), src.len());
     src.len() <= 16
@@ -247,7 +242,6 @@ fn copy_short(dst: &mut [u8], src: &[u8]) -> bool {
 
 /// Copies `src` into `dst` (the same length, `K` to `2K` bytes) as its first and last `K`
 /// bytes; false, copying nothing, when `src` is shorter than `K`.
-#[cfg(target_pointer_width = "64")]
 fn copy_halves<const K: usize>(dst: &mut [u8], src: &[u8]) -> bool {
     let (Some(a), Some(b)) = (src.first_chunk::<K>(), src.last_chunk::<K>()) else {
         return false;
