@@ -67,9 +67,6 @@ scripts/fuzz.sh --smoke
 step "benches compile"
 cargo bench --workspace --locked --no-run --quiet
 
-step "the release binary: function order current, no libm.so, packed relocations"
-scripts/check-release-binary.sh
-
 step "door-panel budgets (flash, static RAM, measured stack, heap)"
 bench/panel-budget.sh --check
 

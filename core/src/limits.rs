@@ -20,9 +20,6 @@ pub const MAX_STATE_CHARS: usize = 128;
 /// Most members of one object the request digest sorts; a larger object is bound by its
 /// exact bytes instead (so a retry must repeat them byte for byte), keeping the digest linear.
 pub const MAX_DIGEST_MEMBERS: usize = 32;
-/// Salient argument names a request digest finds in one walk on 64-bit targets (more, and
-/// every name on the panel, are found by the selection walk: a walk per member hashed).
-pub const MAX_SALIENT: usize = 8;
 /// Keys a key ring holds (the current one and those kept for verification).
 pub const MAX_KEYS: usize = 4;
 /// Rooms on a floor (candidate sets are a bitmask of this width).

@@ -2,7 +2,6 @@
 
 mod client;
 mod legacy;
-mod pow;
 mod serve;
 
 use std::process::ExitCode;

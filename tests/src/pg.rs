@@ -37,6 +37,21 @@ fn is_root() -> bool {
 }
 
 impl Cluster {
+    /// A cluster when PostgreSQL is installed; without it `None`, after saying the test is
+    /// skipped, unless `REDMARK_REQUIRE_PG=1` (set by `scripts/test-all.sh`) makes it a failure.
+    /// For tests of crates whose build cannot see `cfg(pg_tools)`.
+    pub fn start_or_skip() -> Option<Cluster> {
+        if pg_bin_dir().is_some() {
+            return Some(Cluster::start());
+        }
+        assert!(
+            std::env::var_os("REDMARK_REQUIRE_PG").is_none_or(|v| v != "1"),
+            "REDMARK_REQUIRE_PG=1 but PostgreSQL (initdb, pg_ctl) is not installed"
+        );
+        eprintln!("skipped: PostgreSQL is not installed (scripts/test-all.sh installs it)");
+        None
+    }
+
     /// `initdb` (password auth over TCP) and start; panics with the tool's output on failure.
     pub fn start() -> Cluster {
         let bin = pg_bin_dir().expect("PostgreSQL is not installed (initdb, pg_ctl)");

@@ -3,7 +3,7 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::limits::{MAX_DIGEST_MEMBERS, MAX_SALIENT};
+use crate::limits::MAX_DIGEST_MEMBERS;
 use crate::wire::json::{Kind, Value};
 
 /// The request a state is bound to: method, tool/prompt name or resource URI, arguments.
@@ -140,56 +140,10 @@ fn raw(h: &mut Sha256, v: Value<'_>) {
     h.update(v.raw());
 }
 
-/// Members in ascending key order (first occurrence of a duplicate key), filtered by `only`.
-/// A few salient names are found in one walk on 64-bit targets; the panel saves the flash.
+/// Members in ascending key order (first occurrence of a duplicate key), filtered by `only`:
+/// a walk per member hashed, each finding the smallest key after the last (no buffer for the
+/// members: an object may have up to [`MAX_DIGEST_MEMBERS`]).
 fn object(h: &mut Sha256, v: Value<'_>, only: Option<&[&str]>) {
-    match only {
-        Some(names) if cfg!(target_pointer_width = "64") && names.len() <= MAX_SALIENT => {
-            salient(h, v, names)
-        }
-        _ => sorted(h, v, only),
-    }
-}
-
-/// [`object`] for a few named members, in one walk: each name's first member is found, then
-/// they are hashed in ascending name order (the names' byte order is the keys' order).
-fn salient(h: &mut Sha256, v: Value<'_>, names: &[&str]) {
-    let mut found = [None; MAX_SALIENT];
-    for (n, (k, val)) in v.members().enumerate() {
-        if n == MAX_DIGEST_MEMBERS {
-            raw(h, v);
-            return;
-        }
-        let slot = names
-            .iter()
-            .position(|n| k.eq_str(n))
-            .and_then(|i| found.get_mut(i));
-        if let Some(slot @ None) = slot {
-            *slot = Some(val);
-        }
-    }
-    h.update(b"o");
-    let mut last: Option<&str> = None;
-    loop {
-        // The smallest name after the last one hashed that has a member (a name listed twice
-        // is hashed once, as a key is).
-        let next = names
-            .iter()
-            .zip(found)
-            .filter_map(|(n, val)| Some((*n, val?)))
-            .filter(|(n, _)| last.is_none_or(|l| *n > l))
-            .min_by(|(a, _), (b, _)| a.cmp(b));
-        let Some((name, val)) = next else { break };
-        text(h, name.as_bytes());
-        canonical(h, val);
-        last = Some(name);
-    }
-    h.update(b"e");
-}
-
-/// [`object`] by selection: a walk per member hashed, each finding the smallest key after the
-/// last (no buffer for the members: an object may have up to [`MAX_DIGEST_MEMBERS`]).
-fn sorted(h: &mut Sha256, v: Value<'_>, only: Option<&[&str]>) {
     if v.members().nth(MAX_DIGEST_MEMBERS).is_some() {
         raw(h, v);
         return;
@@ -260,55 +214,8 @@ mod tests {
         assert_eq!(d(&big, None), d(&big, None));
     }
 
-    /// The one walk over a few salient names hashes what the selection walks hash.
-    #[test]
-    fn salient_names_hash_as_the_selection_does() {
-        let hash = |f: fn(&mut Sha256, Value<'_>, Option<&[&str]>), json: &str, names: &[&str]| {
-            let mut h = Sha256::new();
-            f(&mut h, parse(json.as_bytes()).unwrap(), Some(names));
-            <[u8; 32]>::from(h.finalize())
-        };
-        let by_walk = |h: &mut Sha256, v: Value<'_>, n: Option<&[&str]>| salient(h, v, n.unwrap());
-        let names: &[&[&str]] = &[
-            &["day", "hour", "room_hint", "room_id", "attendees"],
-            &["room_id", "day"],
-            &["b", "a", "b", "é", "e"],
-            &[],
-        ];
-        let many: String = (0..40).map(|i| format!(r#""k{i}":{i},"#)).collect();
-        let objects = [
-            r#"{"day":"2099-09-17","hour":9,"room_hint":"the big room"}"#.to_string(),
-            r#"{"room_id":"a","day":"x","day":"y","d\u0061y":"z","other":[1,{"q":2}]}"#.into(),
-            r#"{"b":1,"a":2,"\u00e9":3,"e":{"x":1},"a":9}"#.into(),
-            "{}".into(),
-            format!(r#"{{{many}"day":"2099-09-17"}}"#),
-        ];
-        // Either side of the member limit: 32 members are sorted, 33 bound by their bytes.
-        let members = |n: usize, day: bool| {
-            let body: Vec<String> = (0..n).map(|i| format!(r#""k{i}":{i}"#)).collect();
-            let day = if day { r#""day":"2099-09-17","# } else { "" };
-            format!("{{{day}{}}}", body.join(","))
-        };
-        let edges = [
-            members(MAX_DIGEST_MEMBERS, false),
-            members(MAX_DIGEST_MEMBERS - 1, true),
-            members(MAX_DIGEST_MEMBERS + 1, false),
-            members(MAX_DIGEST_MEMBERS, true),
-        ];
-        let objects = objects.iter().chain(&edges);
-        for json in objects {
-            for n in names {
-                assert_eq!(
-                    hash(by_walk, json, n),
-                    hash(sorted, json, n),
-                    "{json} {n:?}"
-                );
-            }
-        }
-    }
-
     /// The digest of the seed's ask, pinned: a state sealed before an upgrade still opens after
-    /// it only if the bytes hashed do not change (both the one walk and the selection walk).
+    /// it only if the bytes hashed do not change.
     #[test]
     fn the_seed_asks_digest_is_pinned() {
         let salient: &[&str] = &["day", "hour", "room_hint", "room_id", "attendees"];
@@ -321,7 +228,7 @@ mod tests {
         h.update(10u32.to_be_bytes());
         h.update(b"tools/call");
         canonical(&mut h, parse(br#""book_room""#).unwrap());
-        sorted(&mut h, parse(args.as_bytes()).unwrap(), Some(salient));
+        object(&mut h, parse(args.as_bytes()).unwrap(), Some(salient));
         assert_eq!(hex(h.finalize().into()), want);
     }
 

@@ -364,21 +364,9 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 }
 
 /// The index of the first byte at or after `i` that a JSON string cannot hold as it is (`"`,
-/// `\\` or a control byte below 0x20), or `b.len()`. On 64-bit targets it tests eight bytes
-/// at a time (a word's worth of the three byte tests, in plain integer arithmetic).
+/// `\\` or a control byte below 0x20), or `b.len()`; eight bytes a step.
 pub(super) fn plain_end(b: &[u8], i: usize) -> usize {
-    #[cfg(target_pointer_width = "64")]
-    {
-        super::swar::find(b, i, super::swar::special)
-    }
-    #[cfg(not(target_pointer_width = "64"))]
-    {
-        let mut i = i;
-        while i < b.len() && !matches!(b[i], b'"' | b'\\' | 0..=0x1F) {
-            i += 1;
-        }
-        i
-    }
+    super::swar::find(b, i, super::swar::special)
 }
 
 /// Skips the already-validated value starting at `i` without checking it again; returns the

@@ -77,12 +77,9 @@ impl<const N: usize> Lines<N> {
     }
 }
 
-/// The index of the first `\n` in `b`, or `b.len()` (eight bytes a step on 64-bit targets).
+/// The index of the first `\n` in `b`, or `b.len()`; eight bytes a step.
 fn line_end(b: &[u8]) -> usize {
-    #[cfg(target_pointer_width = "64")]
-    return super::swar::find(b, 0, |v| super::swar::has(v, b'\n'));
-    #[cfg(not(target_pointer_width = "64"))]
-    b.iter().position(|&c| c == b'\n').unwrap_or(b.len())
+    super::swar::find(b, 0, |v| super::swar::has(v, b'\n'))
 }
 
 #[cfg(test)]

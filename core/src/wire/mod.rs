@@ -6,7 +6,6 @@ pub mod format;
 pub mod json;
 pub mod lines;
 pub mod meta;
-#[cfg(target_pointer_width = "64")]
 mod swar;
 pub mod write;
 

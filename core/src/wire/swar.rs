@@ -1,6 +1,6 @@
 //! Byte tests eight at a time in plain integer arithmetic (SIMD within a register), for the
-//! scans over long inputs and the writer's test of short strings on 64-bit targets; 32-bit
-//! targets (the panel) keep their byte loops.
+//! scans over strings and lines; the same code on every target (a `u64` is two registers on
+//! the panel's 32-bit cores).
 
 /// Every byte 0x01.
 pub(super) const ONES: u64 = u64::from_ne_bytes([1; 8]);
@@ -24,30 +24,6 @@ pub(super) const fn special(v: u64) -> u64 {
     let control = v.wrapping_sub(ONES * 0x20) & !v & HIGH;
     control | has(v, b'"') | has(v, b'\\')
 }
-
-/// Whether `s` is at most [`SHORT`] bytes and needs no escaping in a JSON string: two
-/// overlapping loads make one or two words whose every lane is a byte of `s` or [`PAD`]
-/// (a byte the loads share is tested twice), then one test each; no loop.
-pub(super) fn short_is_plain(s: &[u8]) -> bool {
-    if s.len() > SHORT {
-        return false;
-    }
-    let word = if let (Some(a), Some(b)) = (s.first_chunk::<8>(), s.last_chunk::<8>()) {
-        return special(u64::from_le_bytes(*a)) | special(u64::from_le_bytes(*b)) == 0;
-    } else if let (Some(a), Some(b)) = (s.first_chunk::<4>(), s.last_chunk::<4>()) {
-        u64::from(u32::from_le_bytes(*a)) | u64::from(u32::from_le_bytes(*b)) << 32
-    } else if let (Some(a), Some(b)) = (s.first_chunk::<2>(), s.last_chunk::<2>()) {
-        u64::from(u16::from_le_bytes(*a)) | u64::from(u16::from_le_bytes(*b)) << 16 | PAD << 32
-    } else if let Some(&a) = s.first() {
-        u64::from(a) | PAD << 8
-    } else {
-        return true;
-    };
-    special(word) == 0
-}
-
-/// The longest string [`short_is_plain`] tests: two words.
-pub(super) const SHORT: usize = 16;
 
 /// Every byte `b'a'`, which no caller's test flags: the lanes past the end of a short word.
 const PAD: u64 = ONES * b'a' as u64;
@@ -125,29 +101,6 @@ mod tests {
             }
         }
         assert_eq!(find(b"ab", 5, newline), 2);
-    }
-
-    /// `short_is_plain` agrees with a byte-at-a-time test for every length up to [`SHORT`],
-    /// every special byte in every position, and says no past [`SHORT`].
-    #[test]
-    fn a_short_string_is_plain_unless_a_byte_needs_escaping() {
-        let plain = |s: &[u8]| !s.iter().any(|&b| matches!(b, b'"' | b'\\' | 0..=0x1F));
-        for len in 0..=SHORT + 2 {
-            let mut b = [b'k'; SHORT + 2];
-            assert_eq!(short_is_plain(&b[..len]), len <= SHORT, "len {len}");
-            for at in 0..len {
-                for byte in [0u8, b'\n', 0x1F, b'"', b'\\', b' ', 0x7F, 0x80, 0xFF, b'a'] {
-                    b[at] = byte;
-                    let want = len <= SHORT && plain(&b[..len]);
-                    assert_eq!(
-                        short_is_plain(&b[..len]),
-                        want,
-                        "len {len}, {byte:#x} at {at}"
-                    );
-                    b[at] = b'k';
-                }
-            }
-        }
     }
 
     #[test]

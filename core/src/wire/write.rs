@@ -189,16 +189,11 @@ impl<'b> Writer<'b> {
         self.quoted(s, b"\"");
     }
 
-    /// `"`, `s` escaped, then `close` (`"` or `":`). Most strings need no escaping: on 64-bit
-    /// targets those go in with one bounds check and one copy (the panel saves the flash), and
-    /// those of at most 16 bytes (most keys) with no scan loop and no `memcpy` call either.
+    /// `"`, `s` escaped, then `close` (`"` or `":`). Most strings need no escaping: those go
+    /// in with one bounds check and one copy.
     fn quoted(&mut self, s: &str, close: &[u8]) {
         let body = s.as_bytes();
-        #[cfg(target_pointer_width = "64")]
-        let short = super::swar::short_is_plain(body);
-        #[cfg(not(target_pointer_width = "64"))]
-        let short = false;
-        if !short && (!cfg!(target_pointer_width = "64") || plain_end(body, 0) < body.len()) {
+        if plain_end(body, 0) < body.len() {
             self.put(b"\"");
             escape_into(self, s);
             self.put(close);
@@ -215,44 +210,10 @@ impl<'b> Writer<'b> {
         let (open, rest) = dst.split_at_mut(1);
         let (mid, tail) = rest.split_at_mut(body.len());
         open[0] = b'"';
-        if !(short && copy_short(mid, body)) {
-            mid.copy_from_slice(body);
-        }
-        // One or two bytes: stores.
-        match (tail, close) {
-            ([t], [c]) => *t = *c,
-            ([t, u], [c, d]) => (*t, *u) = (*c, *d),
-            (tail, close) => tail.copy_from_slice(close),
-        }
+        mid.copy_from_slice(body);
+        tail.copy_from_slice(close);
         self.len = end;
     }
-}
-
-/// Copies `src` into `dst` (the same length, 1 to 16 bytes) as two overlapping fixed-size
-/// copies, where `copy_from_slice` of an unknown length calls `memcpy`; false, copying nothing,
-/// for any other length. (Never called on the panel, where `short` is always false.)
-fn copy_short(dst: &mut [u8], src: &[u8]) -> bool {
-    debug_assert_eq!(dst.len(), src.len());
-    src.len() <= 16
-        && (copy_halves::<8>(dst, src)
-            || copy_halves::<4>(dst, src)
-            || copy_halves::<2>(dst, src)
-            || copy_halves::<1>(dst, src))
-}
-
-/// Copies `src` into `dst` (the same length, `K` to `2K` bytes) as its first and last `K`
-/// bytes; false, copying nothing, when `src` is shorter than `K`.
-fn copy_halves<const K: usize>(dst: &mut [u8], src: &[u8]) -> bool {
-    let (Some(a), Some(b)) = (src.first_chunk::<K>(), src.last_chunk::<K>()) else {
-        return false;
-    };
-    if let Some(d) = dst.first_chunk_mut::<K>() {
-        *d = *a;
-    }
-    if let Some(d) = dst.last_chunk_mut::<K>() {
-        *d = *b;
-    }
-    true
 }
 
 fn escape_into(w: &mut Writer<'_>, s: &str) {

@@ -116,9 +116,10 @@ fn runtime() -> tokio::runtime::Runtime {
 }
 
 #[test]
-#[cfg_attr(not(pg_tools), ignore = "PostgreSQL is not installed")]
 fn postgres_passes_the_store_suite() {
-    let pg = Cluster::start();
+    let Some(pg) = Cluster::start_or_skip() else {
+        return;
+    };
     let rt = runtime();
     let mut s = rt.block_on(PgStore::open(&pg.url())).expect(NO_PG);
     suite(&mut s);
@@ -129,11 +130,12 @@ fn postgres_passes_the_store_suite() {
 }
 
 #[test]
-#[cfg_attr(not(pg_tools), ignore = "PostgreSQL is not installed")]
 fn racing_callers_on_two_instances_get_one_winner_per_slot() {
     const SLOTS: u8 = 24;
     const THREADS: u8 = 12;
-    let pg = Cluster::start();
+    let Some(pg) = Cluster::start_or_skip() else {
+        return;
+    };
     let rt = runtime();
     // Two instances starting at once: the schema step is serialised by the advisory lock.
     let url = pg.url();
@@ -182,10 +184,11 @@ fn racing_callers_on_two_instances_get_one_winner_per_slot() {
 /// statement): every booking is decided as it would be alone in arrival order, the first for
 /// a slot wins, a repeated operation is replayed, and the group's cancel comes after them.
 #[test]
-#[cfg_attr(not(pg_tools), ignore = "PostgreSQL is not installed")]
 fn a_group_with_clashes_is_decided_as_one_at_a_time() {
     use crate::serve::group::{SharedStore, Write, Written};
-    let pg = Cluster::start();
+    let Some(pg) = Cluster::start_or_skip() else {
+        return;
+    };
     let rt = runtime();
     let store = rt.block_on(PgStore::open(&pg.url())).expect(NO_PG);
     let mut writes: Vec<Write> = (0..120u8)
