@@ -12,17 +12,14 @@
 //! - HTTP: `Authorization: Bearer` tokens mapped by `--tokens FILE` (`http:<name>`); without a
 //!   file, everyone is `http:anonymous` and a warning is logged.
 
-mod clean;
 mod config;
 mod conns;
 pub mod group;
 mod http;
 mod keys;
-mod lanes;
 pub(crate) mod panics;
 mod peer;
 mod pg;
-mod pipes;
 mod shared;
 mod store;
 mod stream;
@@ -149,30 +146,18 @@ pub struct ServeArgs {
     pub state_ttl: u32,
 }
 
-/// Runtime worker threads on PostgreSQL when stdio is the only transport.
-const MAIN_WORKERS: usize = 1;
-
 /// Runs the server.
 pub fn run(args: ServeArgs) -> ExitCode {
     init_tracing();
     panics::install_hook();
     let env = std::env::var(config::STORE_ENV).ok();
     let choice = config::store_choice(args.store.as_deref(), env.as_deref());
-    let pg = !args.fixtures && matches!(choice, config::StoreChoice::Postgres(_));
-    let mut rt = if pg {
-        tokio::runtime::Builder::new_multi_thread()
-    } else {
-        // Without PostgreSQL nothing on the main runtime blocks, and TCP and HTTP connections
-        // run on the lanes (lanes.rs): stdio, accepting and signals run on this thread, with
-        // no worker thread to start and hand each message to.
-        tokio::runtime::Builder::new_current_thread()
-    };
-    if pg && args.tcp.is_empty() && args.http.is_empty() {
-        // Stdio alone has one client: a second worker would only add a thread, its stack and
-        // its malloc arena to the resident set.
-        rt.worker_threads(MAIN_WORKERS);
-    }
-    let rt = match rt.enable_all().build() {
+    // One runtime design for every store and transport: tokio's work-stealing scheduler, a
+    // worker per core.
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => return fail(format!("cannot start the runtime: {e}")),
     };
@@ -242,8 +227,7 @@ async fn start(args: ServeArgs, choice: config::StoreChoice) -> Result<(), Strin
     };
     let dir = data_dir(args.data.as_deref())?;
     // The store first: a refused store leaves nothing else behind (no new key file) and is
-    // the only line printed. (A clean-closed store is opened by redb after the first answers,
-    // see `store.rs`; if redb fails then, the server stops with the reason.)
+    // the only line printed.
     let store = match (&choice, args.fixtures) {
         (_, true) => None,
         (config::StoreChoice::Postgres(url), false) => Some(Bookings::Pg(
@@ -317,8 +301,7 @@ pub struct Data {
 }
 
 /// Opens the bookings store of the data directory `dir` (created mode 0700 if missing),
-/// checked first (see [`store`]; a clean-closed one is held and opened by its first use or
-/// [`store::RedbStore::open_rest`]); with `repair`, redb's repair runs before and says what it
+/// checked first (see [`store`]); with `repair`, redb's repair runs before and says what it
 /// did. Shared by `redmark serve` and the in-process server of `redmark call`; open it before
 /// the keys ([`open_keys`]) so a refused store leaves no new key file behind.
 pub fn open_store(dir: &Path, repair: bool) -> Result<store::RedbStore, String> {
@@ -346,8 +329,8 @@ pub fn open_keys(dir: PathBuf, rotate: bool) -> Result<Data, String> {
     })
 }
 
-/// The booking floor's host over a bookings store ([`open_store`], or any core `Store` as
-/// [`group::Locked`]); its bookings are group-committed. Shared by `redmark serve` and the
+/// The booking floor's host over a bookings store ([`open_store`], or PostgreSQL); its
+/// bookings are group-committed. Shared by `redmark serve` and the
 /// in-process server of `redmark call`.
 pub fn booking_host<S: SharedStore>(
     floor: Floor<'static>,
@@ -397,17 +380,10 @@ async fn serve<A: Hosted>(
     for a in &args.http {
         web.push(http::bind(*a).await?);
     }
-    // TCP and HTTP connections: on a thread per core when the store allows (see lanes.rs).
-    let lanes = Arc::new(if tcp.is_empty() && web.is_empty() {
-        lanes::Lanes::Here
-    } else {
-        lanes::for_server(shared.reads_block())
-    });
     for l in tcp {
         let t = tracker.clone();
         tracker.spawn(stream::serve_tcp(
             Arc::clone(&shared),
-            Arc::clone(&lanes),
             l,
             args.max_connections,
             limits,
@@ -425,7 +401,6 @@ async fn serve<A: Hosted>(
         };
         tracker.spawn(http::serve_http(
             Arc::clone(&shared),
-            Arc::clone(&lanes),
             l,
             cfg,
             shutdown.clone(),
@@ -448,20 +423,6 @@ async fn serve<A: Hosted>(
             shutdown.cancel();
         });
     }
-    // A store whose opening was left for later (a clean-closed redb store, see `store.rs`)
-    // opens once what was read first is answered: one yield lets the connections' first
-    // reads run. If it cannot be served, everything stops with the reason, as at start.
-    let opening = {
-        let (shared, shutdown) = (Arc::clone(&shared), shutdown.clone());
-        tokio::spawn(async move {
-            tokio::task::yield_now().await;
-            let opened = shared.open_rest();
-            if opened.is_err() {
-                shutdown.cancel();
-            }
-            opened
-        })
-    };
     tracker.close();
     signals.wait(&shutdown).await;
     shutdown.cancel();
@@ -472,13 +433,8 @@ async fn serve<A: Hosted>(
     {
         tracing::warn!("shutdown: some connections did not finish in 15 s");
     }
-    // Not begun by now (the end came first): it opens now, so a store that cannot be served
-    // is said even by a server that was asked nothing.
-    let opened = opening
-        .await
-        .unwrap_or_else(|e| Err(format!("opening the store stopped: {e}")));
     tracing::info!("stopped");
-    opened
+    Ok(())
 }
 
 /// A listener with a deep accept backlog (bursts of thousands of connects queue in the kernel

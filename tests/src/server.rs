@@ -64,6 +64,8 @@ fn build() -> Result<PathBuf, String> {
             "redmark",
             "--bin",
             "redmark",
+            "--features",
+            "test-hooks",
             "--message-format",
             "json",
         ])

@@ -263,8 +263,6 @@ fn on_data(dir: Option<&Path>) -> Result<InProcess<impl serve::Hosted>, Failure>
             io(e)
         }
     })?;
-    // Opened in full before the first call, so a store that cannot serve says so first.
-    store.open_rest().map_err(io)?;
     let data = serve::open_keys(dir, false).map_err(io)?;
     let host = serve::booking_host(DEFAULT_FLOOR, store, data.ring, Config::default());
     if tracing() {

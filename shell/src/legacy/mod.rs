@@ -27,10 +27,10 @@ pub const MAX_CALLS_PER_SESSION: usize = 8;
 /// Legacy HTTP sessions one listener holds at once (past that the least recently used goes).
 pub const MAX_SESSIONS: usize = 256;
 
-/// How long a question waits: [`QUESTION_WAIT`], or in test builds (debug assertions)
+/// How long a question waits: [`QUESTION_WAIT`], or with the `test-hooks` feature
 /// `REDMARK_TEST_QUESTION_WAIT_MS`, so end-to-end tests can watch a call being given up.
 pub fn question_wait() -> Duration {
-    #[cfg(debug_assertions)]
+    #[cfg(feature = "test-hooks")]
     {
         use std::sync::OnceLock;
         static WAIT: OnceLock<Option<Duration>> = OnceLock::new();

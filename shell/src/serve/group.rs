@@ -66,19 +66,14 @@ pub trait SharedStore: Send + Sync + 'static {
     fn reads_block(&self) -> bool {
         false
     }
-    /// Finishes opening the store if part of it was left until after the first answers (a
-    /// clean-closed redb store); the error is why it cannot be served. Nothing to do otherwise.
-    fn open_rest(&self) -> Result<(), String> {
-        Ok(())
-    }
 }
 
-/// Any core [`Store`] as a [`SharedStore`]: one lock, each write its own commit. The way a
-/// store that only implements the core trait (e.g. over a database server) plugs in.
-#[allow(dead_code)] // the plug for stores that implement only the core trait (a SQL server)
+/// Any core [`Store`] as a [`SharedStore`], for the host's tests: one lock, each write its
+/// own commit.
+#[cfg(test)]
 pub struct Locked<S>(Mutex<S>);
 
-#[allow(dead_code)]
+#[cfg(test)]
 impl<S> Locked<S> {
     /// Shares `store`.
     pub fn new(store: S) -> Self {
@@ -93,6 +88,7 @@ impl<S> Locked<S> {
     }
 }
 
+#[cfg(test)]
 impl<S: Store + Send + 'static> SharedStore for Locked<S> {
     fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
         self.with(|s| s.get(id))

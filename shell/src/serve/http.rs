@@ -37,7 +37,6 @@ use tokio_util::sync::CancellationToken;
 
 use super::config::Tokens;
 use super::conns::{accept_loop, WriteTimeout};
-use super::lanes::Lanes;
 use super::shared::{Hosted, Msg, OwnedHeaders, Shared};
 use crate::legacy::http::HttpLegacy;
 
@@ -69,7 +68,6 @@ struct HttpState<A: Hosted> {
 /// Serves HTTP on `listener` until shutdown, then lets open requests finish (up to the grace).
 pub async fn serve_http<A: Hosted>(
     shared: Arc<Shared<A>>,
-    lanes: Arc<Lanes>,
     listener: TcpListener,
     cfg: HttpConfig,
     shutdown: CancellationToken,
@@ -97,7 +95,7 @@ pub async fn serve_http<A: Hosted>(
             let svc = TowerToHyperService::new(app.clone());
             let watcher = graceful.watcher();
             let (read_timeout, write_timeout) = (cfg.read_timeout, cfg.write_timeout);
-            lanes.spawn(sock, None, move |sock| async move {
+            tokio::spawn(async move {
                 // A client that sends requests and never reads the answers is closed after the
                 // write timeout, as over TCP (hyper itself would wait on a full socket forever).
                 let io = WriteTimeout::new(sock, Some(write_timeout));

@@ -90,10 +90,6 @@ pub struct Shared<A> {
     config: Config,
     /// The store's group committer (none without durable writes), closed on drop.
     committer: Option<Committer>,
-    /// The store's reads may block the thread ([`SharedStore::reads_block`]).
-    reads_block: bool,
-    /// The store's [`SharedStore::open_rest`] (none without a store).
-    open_rest: Option<Box<dyn Fn() -> Result<(), String> + Send + Sync>>,
 }
 
 impl<A: Hosted> Shared<A> {
@@ -108,20 +104,7 @@ impl<A: Hosted> Shared<A> {
             keys,
             config,
             committer: None,
-            reads_block: false,
-            open_rest: None,
         })
-    }
-
-    /// Finishes opening the store if part of it was left until after the first answers
-    /// ([`SharedStore::open_rest`]); the error is why it cannot be served.
-    pub fn open_rest(&self) -> Result<(), String> {
-        self.open_rest.as_ref().map_or(Ok(()), |open| open())
-    }
-
-    /// Whether a message's reads may block the thread it runs on (a network database).
-    pub fn reads_block(&self) -> bool {
-        self.reads_block
     }
 
     /// A new engine (cheap: the app's parts, the keys and the configuration are copied).
@@ -166,17 +149,13 @@ impl<S: SharedStore> Shared<BookingApp<'static, View<S>>> {
         keys: KeyRing,
         config: Config,
     ) -> Arc<Self> {
-        let reads_block = store.reads_block();
         let store = Arc::new(store);
         let committer = Committer::new(Arc::clone(&store));
-        let opening = Arc::clone(&store);
         Arc::new(Shared {
             make: Box::new(move || BookingApp::new(floor, View::new(Arc::clone(&store)), info)),
             keys,
             config,
             committer: Some(committer),
-            reads_block,
-            open_rest: Some(Box::new(move || opening.open_rest())),
         })
     }
 }
@@ -458,10 +437,10 @@ fn fault(msg: Msg<'_>, out: &mut [u8]) -> Handled {
     })
 }
 
-/// Test builds only: `REDMARK_TEST_PANIC=<method>` makes every request of that method panic
-/// where the engine would run, so end-to-end tests can check that a panicking request is
-/// answered on every transport. Compiled out of release builds.
-#[cfg(debug_assertions)]
+/// With the `test-hooks` feature only (the end-to-end tests build the binary with it):
+/// `REDMARK_TEST_PANIC=<method>` makes every request of that method panic where the engine
+/// would run, so the tests can check that a panicking request is answered on every transport.
+#[cfg(feature = "test-hooks")]
 fn inject_panic(input: Msg<'_>) {
     use std::sync::OnceLock;
     static METHOD: OnceLock<Option<String>> = OnceLock::new();
@@ -478,7 +457,7 @@ fn inject_panic(input: Msg<'_>) {
     }
 }
 
-#[cfg(not(debug_assertions))]
+#[cfg(not(feature = "test-hooks"))]
 fn inject_panic(_: Msg<'_>) {}
 
 fn log_note(note: Note) {

@@ -37,18 +37,11 @@
 //!   leaves a file it initialised empty. Deleting `store-id` is how an operator says "start
 //!   afresh" or "adopt this file".
 //!
-//! The whole-file check is skipped when the file is exactly as this program left it at a clean
-//! close ([`super::clean`]: a stamp of its size, inode and a modification time of our own,
-//! taken once and deleted at start): only the store id is then read. A file written by
-//! anything since (damage, truncation, a copy over it), or a store after a crash or a lost
-//! stamp, gets the whole check. The stamp records the store's id too: a clean-closed store the
-//! marker still names is only locked at start (so a second server is still refused then) and
-//! opened after the first answers ([`Later`]), since redb's open is most of a start's time. If
-//! redb then fails on it (damage its stamp cannot see: bytes rewritten in place and the
-//! modification time put back), the server stops with the sentence and exit status 1, having
-//! answered what came first.
+//! The whole check runs at every start: reading and checking a floor's bookings takes
+//! milliseconds (redb's own open reads the allocator state of the file anyway), and a check that
+//! always runs cannot be fooled by a file changed behind a stamp.
 //!
-//! Not caught at start: damage to the newest commit's pages of a store that was *not* shut down
+//! Not caught at start: damage to the newest commit's pages of a store that was not shut down
 //! cleanly (after a crash or `kill -9`) — redb's crash recovery cannot tell such damage from a
 //! torn last commit and rolls back to the previous one, as it is designed to.
 //!
@@ -63,9 +56,8 @@
 use std::fs;
 use std::io::{Read, Write as _};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, OnceLock, PoisonError};
 
 use redb::backends::InMemoryBackend;
 use redb::{Database, Durability, ReadableTable, StorageBackend, TableDefinition, TableHandle};
@@ -74,7 +66,6 @@ use redmark_core::booking::{
 };
 use redmark_core::seal::Nonce;
 
-use super::clean;
 use super::group::{SharedStore, Write, Written};
 use super::panics::catch_quiet;
 
@@ -97,16 +88,7 @@ pub(super) type StoreId = [u8; 16];
 
 /// Bookings in a redb file; every change is durable before the call returns.
 pub struct RedbStore {
-    /// The database once open: at once, or by the first use or [`RedbStore::open_rest`] after a
-    /// clean close (see [`Later`]); the error says why it could not be. Taken on drop, so the
-    /// stamp follows redb's clean close.
-    db: OnceLock<Result<Database, String>>,
-    /// What opening a clean-closed store left for later: its file, locked.
-    later: Mutex<Option<Later>>,
-    /// The data folder: where the clean-close stamp goes.
-    dir: PathBuf,
-    /// The store's id (in its `meta` table and the folder's marker), kept in the stamp.
-    id: StoreId,
+    db: Database,
     /// redb panicked under a call: the file is damaged and redb's in-memory state may be
     /// inconsistent, so nothing more is read or written.
     broken: AtomicBool,
@@ -180,75 +162,22 @@ impl RedbStore {
             }
             return Self::create(dir, &path);
         }
-        let clean = clean::take(dir, &path);
-        match clean {
-            // Unchanged since a clean close (see `clean`), where it was checked, and still the
-            // store the marker names: held now, so another server finds it in use, and opened
-            // after the first answers.
-            Some(stamp) if marker == Some(stamp.id) => {
-                let file = lock(&path)?;
-                return Ok(RedbStore::new(dir, stamp.id, Err(Later { file, stamp })));
-            }
-            _ => {}
-        }
-        let (db, found) = if clean.is_some() {
-            // Unchanged since a clean close, but the marker is missing or names another store
-            // since: its id is all there is to read.
-            let db = open_db(&path)?;
-            let found = catch_quiet(|| stored_id(&db))
-                .unwrap_or_else(|p| Err(format!("redb stopped: {p}")))
-                .map_err(|why| damaged(&path, why))?;
-            (db, found)
-        } else {
-            let copy = read_locked(&path)?;
-            let found = check(copy).map_err(|why| damaged(&path, why))?;
-            (open_db(&path)?, found)
-        };
+        let copy = read_locked(&path)?;
+        let found = check(copy).map_err(|why| damaged(&path, why))?;
+        let db = open_db(&path)?;
         let id = settle_id(found, marker, dir)?;
         set_up_as(&db, &path, id)?;
         if marker.is_none() {
             write_marker(dir, &id)?;
         }
-        Ok(RedbStore::new(dir, id, Ok(db)))
+        Ok(RedbStore::new(db))
     }
 
-    /// Store `id` over `db`, or over a clean-closed file whose opening is left for later.
-    fn new(dir: &Path, id: StoreId, db: Result<Database, Later>) -> RedbStore {
-        let (db, later) = match db {
-            Ok(db) => (OnceLock::from(Ok(db)), None),
-            Err(later) => (OnceLock::new(), Some(later)),
-        };
+    fn new(db: Database) -> RedbStore {
         RedbStore {
             db,
-            later: Mutex::new(later),
-            dir: dir.to_path_buf(),
-            id,
             broken: AtomicBool::new(false),
         }
-    }
-
-    /// Finishes opening a store left for later ([`Later`]) now, if no request has yet; the
-    /// error is why it cannot be served, said as at start. Nothing to do otherwise.
-    pub fn open_rest(&self) -> Result<(), String> {
-        self.db().map(drop).map_err(str::to_owned)
-    }
-
-    /// The open database, opening it first if it was left for later.
-    fn db(&self) -> Result<&Database, &str> {
-        let db = self.db.get_or_init(|| {
-            let later = self
-                .later
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .take();
-            match later {
-                // Not logged here: `open_rest`'s caller says it once, as the reason the
-                // server stops (or `redmark call` fails).
-                Some(later) => later.open(&self.dir).map_err(|e| e.0),
-                None => Err("the booking store was not opened".into()),
-            }
-        });
-        db.as_ref().map_err(String::as_str)
     }
 
     /// A new store in `dir`: the database with its tables and id, then the marker.
@@ -257,7 +186,7 @@ impl RedbStore {
         let db = open_db(path)?;
         set_up_as(&db, path, id)?;
         write_marker(dir, &id)?;
-        Ok(RedbStore::new(dir, id, Ok(db)))
+        Ok(RedbStore::new(db))
     }
 
     /// Every booking, by id (for tools and tests).
@@ -284,13 +213,7 @@ impl RedbStore {
         if self.broken.load(Ordering::Acquire) {
             return Err(StoreError::Corrupt);
         }
-        // A store that failed to open stops the server, which says why; the requests that
-        // find it failed meanwhile are not logged again at error level.
-        let db = self.db().map_err(|why| {
-            tracing::debug!("booking store: {why}");
-            StoreError::Io
-        })?;
-        catch_quiet(|| f(db)).unwrap_or_else(|p| {
+        catch_quiet(|| f(&self.db)).unwrap_or_else(|p| {
             self.broken.store(true, Ordering::Release);
             tracing::error!(
                 "booking store: redb panicked while {what} ({p}): bookings.redb is damaged; \
@@ -299,55 +222,6 @@ impl RedbStore {
             );
             Err(StoreError::Corrupt)
         })
-    }
-}
-
-/// Closes redb, then stamps the store as closed cleanly unless it broke while serving. A store
-/// left for later and never opened gets its stamp back if the file is still the one it pinned.
-impl Drop for RedbStore {
-    fn drop(&mut self) {
-        let path = self.dir.join(STORE_FILE);
-        match self.db.take() {
-            Some(Ok(db)) => {
-                if catch_quiet(move || drop(db)).is_ok() && !*self.broken.get_mut() {
-                    clean::stamp(&self.dir, &path, &self.id);
-                }
-            }
-            Some(Err(_)) => {}
-            None => {
-                let later = self.later.get_mut().unwrap_or_else(PoisonError::into_inner);
-                if let Some(held) = later.take() {
-                    // Still locked while the stamp goes back.
-                    clean::put_back(&self.dir, &path, &held.file, &held.stamp);
-                }
-            }
-        }
-    }
-}
-
-/// A clean-closed store whose opening waits for the first answers: its file, opened and locked
-/// at start (so a second server is refused then), and the stamp that found it unchanged, whose
-/// id is the marker's. redb's open reads and parses about half a megabyte of allocator state
-/// and fsyncs its header, most of a start's time; the checks that can refuse a store ran when
-/// it was last closed, so what is left can fail only as redb fails on an unchanged file.
-struct Later {
-    file: fs::File,
-    stamp: clean::Stamp,
-}
-
-impl Later {
-    /// Opens the database in the locked file of `dir` and checks its id against the stamp's;
-    /// a panic in redb (also while dropping a database it could not finish) is an error.
-    fn open(self, dir: &Path) -> Result<Database, OpenError> {
-        let Later { file, stamp } = self;
-        let path = dir.join(STORE_FILE);
-        catch_quiet(|| {
-            let db = opened(&path, Ok(Database::builder().create_file(file)))?;
-            let found = stored_id(&db).map_err(|why| damaged(&path, why))?;
-            set_up_as(&db, &path, settle_id(found, Some(stamp.id), dir)?)?;
-            Ok(db)
-        })
-        .unwrap_or_else(|p| Err(damaged(&path, format_args!("redb stopped: {p}"))))
     }
 }
 
@@ -520,19 +394,6 @@ fn read_locked(path: &Path) -> Result<InMemoryBackend, OpenError> {
     Ok(mem)
 }
 
-/// The store file opened for reading and writing under the lock redb takes: how a store whose
-/// opening is left for later ([`Later`]) is held meanwhile. redb locks it again, which the
-/// holder of the lock may.
-fn lock(path: &Path) -> Result<fs::File, OpenError> {
-    let f = fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(path)
-        .map_err(|e| OpenError(format!("cannot open {}: {e}", path.display())))?;
-    flock(&f, path)?;
-    Ok(f)
-}
-
 /// Takes the exclusive `flock` redb takes on `f` (the store at `path`), without waiting: held
 /// by another process, the store is in use.
 fn flock(f: &fs::File, path: &Path) -> Result<(), OpenError> {
@@ -604,11 +465,6 @@ fn check_copy(mem: InMemoryBackend) -> Result<Option<StoreId>, String> {
         }
     }
     id_in(&tx)
-}
-
-/// The store id recorded in `db`, if any.
-fn stored_id(db: &Database) -> Result<Option<StoreId>, String> {
-    id_in(&db.begin_read().map_err(text)?)
 }
 
 /// The store id in the `meta` table as `tx` sees it, if any.
@@ -865,10 +721,6 @@ impl<'t> Tables<'t> {
 }
 
 impl SharedStore for RedbStore {
-    fn open_rest(&self) -> Result<(), String> {
-        RedbStore::open_rest(self)
-    }
-
     fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
         self.guarded("reading a booking", |db| {
             let tx = db.begin_read().map_err(fault)?;
@@ -980,7 +832,6 @@ impl Store for RedbStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
 
     fn new(room: &str, hour: u8, nonce: u8) -> NewBooking {
         NewBooking {
@@ -1079,62 +930,18 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    /// A clean-closed store is held at start and opened by its first use (or `open_rest`),
-    /// still held; one never used gets its stamp back; a marker naming another store since
-    /// refuses it at start; a late open that fails says why.
+    /// A store held by one server is in use for another; a marker naming another store
+    /// refuses it at start.
     #[test]
-    fn a_clean_closed_store_is_held_then_opened_by_its_first_use() {
-        let dir = std::env::temp_dir().join(format!("redmark-later-{}", std::process::id()));
+    fn a_held_store_is_in_use_and_a_foreign_one_is_refused() {
+        let dir = std::env::temp_dir().join(format!("redmark-held-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        let in_use = |dir: &Path| {
-            let e = RedbStore::open_checked(dir, false).err().unwrap();
-            assert!(e.0.contains("in use"), "{e}");
-        };
+        let s = RedbStore::open_checked(&dir, false).unwrap();
+        let e = RedbStore::open_checked(&dir, false).err().unwrap();
+        assert!(e.0.contains("in use"), "{e}");
+        drop(s);
         drop(RedbStore::open_checked(&dir, false).unwrap());
-        let s = RedbStore::open_checked(&dir, false).unwrap();
-        assert!(s.db.get().is_none(), "left for later");
-        in_use(&dir);
-        drop(s);
-        assert!(dir.join(clean::STAMP_FILE).exists(), "the stamp put back");
-
-        let mut s = RedbStore::open_checked(&dir, false).unwrap();
-        assert!(s.db.get().is_none(), "still clean");
-        assert_eq!(Store::get(&s, 1).unwrap(), None);
-        assert!(s.db.get().is_some(), "opened by the read");
-        in_use(&dir);
-        let Commit::Created(a) = s.commit(&new("atrium", 9, 1)).unwrap() else {
-            panic!()
-        };
-        drop(s);
-        let s = RedbStore::open_checked(&dir, false).unwrap();
-        s.open_rest().unwrap();
-        assert_eq!(Store::get(&s, a.id).unwrap(), Some(a));
-        drop(s);
-
-        // The late open checks the id too: a stamp naming another id is refused then.
-        let s = RedbStore::open_checked(&dir, false).unwrap();
-        if let Some(later) = s.later.lock().unwrap().as_mut() {
-            later.stamp.id = [9; 16];
-        }
-        // Said by the one who asked (`open_rest`'s caller prints it as the reason the
-        // server stops), not logged again by each request it fails.
-        let (logged, log) = captured_log();
-        tracing::subscriber::with_default(log, || {
-            let e = s.open_rest().unwrap_err();
-            assert!(e.contains("belongs to another data folder"), "{e}");
-            assert!(Store::get(&s, 1).is_err());
-            assert!(Store::get(&s, 2).is_err());
-        });
-        let logged = String::from_utf8(logged.lock().unwrap().clone()).unwrap();
-        assert!(logged.is_empty(), "{logged}");
-        drop(s);
-        assert!(
-            !dir.join(clean::STAMP_FILE).exists(),
-            "no stamp after a failed open"
-        );
-        drop(RedbStore::open_checked(&dir, false).unwrap());
-
         std::fs::write(
             dir.join(MARKER_FILE),
             format!("{}\n", hex::encode([9u8; 16])),
@@ -1146,27 +953,5 @@ mod tests {
             "at start: {e}"
         );
         std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    /// A subscriber that keeps what it logs at info level and above, without colours.
-    fn captured_log() -> (Arc<Mutex<Vec<u8>>>, impl tracing::Subscriber) {
-        struct Keep(Arc<Mutex<Vec<u8>>>);
-        impl std::io::Write for Keep {
-            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-                self.0.lock().unwrap().extend_from_slice(b);
-                Ok(b.len())
-            }
-            fn flush(&mut self) -> std::io::Result<()> {
-                Ok(())
-            }
-        }
-        let logged = Arc::new(Mutex::new(Vec::new()));
-        let sink = Arc::clone(&logged);
-        let log = tracing_subscriber::fmt()
-            .with_writer(move || Keep(Arc::clone(&sink)))
-            .with_max_level(tracing::Level::INFO)
-            .with_ansi(false)
-            .finish();
-        (logged, log)
     }
 }

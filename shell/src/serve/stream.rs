@@ -32,9 +32,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::conns::{accept_loop, WriteTimeout};
-use super::lanes::Lanes;
 use super::peer::{PeerUids, Verdict};
-use super::pipes::{PipeIn, PipeOut};
 use super::shared::{Begun, Conn, Hosted, Msg, Pending, Shared};
 use crate::legacy::stream::StreamLegacy;
 
@@ -50,10 +48,6 @@ pub const MAX_WRITING: usize = 256;
 
 /// Bytes of the lines waiting for their writes before the connection waits for them.
 pub const MAX_WRITING_BYTES: usize = 64 * 1024;
-
-/// Chunks or batches the stdin and stdout threads may queue before they (or the connection)
-/// wait.
-const THREAD_QUEUE: usize = 2;
 
 /// Timeouts of one stream connection (`None`: never).
 #[derive(Clone, Copy)]
@@ -92,157 +86,6 @@ impl<W: AsyncWrite + Unpin + Send> Sink for Socket<W> {
         self.0.flush().await?;
         batch.clear();
         Ok(())
-    }
-}
-
-/// Stdout written by a thread of its own (tokio's stdout would hop to the blocking pool for
-/// every write): batches go to it over a short queue and come back empty for reuse.
-pub struct StdoutSink {
-    batches: tokio::sync::mpsc::Sender<Vec<u8>>,
-    spare: std::sync::mpsc::Receiver<Vec<u8>>,
-}
-
-impl StdoutSink {
-    /// Starts the writing thread; it ends when the sink is dropped or stdout fails.
-    pub fn start() -> io::Result<StdoutSink> {
-        let (batches, mut rx) = tokio::sync::mpsc::channel::<Vec<u8>>(THREAD_QUEUE);
-        let (back, spare) = std::sync::mpsc::channel();
-        std::thread::Builder::new()
-            .name("redmark-stdout".into())
-            .spawn(move || {
-                use std::io::Write;
-                let out = std::io::stdout();
-                while let Some(mut b) = rx.blocking_recv() {
-                    let mut out = out.lock();
-                    if let Err(e) = out.write_all(&b).and_then(|()| out.flush()) {
-                        tracing::warn!("stdout: {e}");
-                        return;
-                    }
-                    b.clear();
-                    let _ = back.send(b);
-                }
-            })?;
-        Ok(StdoutSink { batches, spare })
-    }
-}
-
-impl Sink for StdoutSink {
-    async fn send(&mut self, batch: &mut Vec<u8>) -> io::Result<()> {
-        let next = self.spare.try_recv().unwrap_or_default();
-        let full = std::mem::replace(batch, next);
-        self.batches
-            .send(full)
-            .await
-            .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "stdout closed"))
-    }
-}
-
-/// Stdin read by a thread of its own (tokio's stdin would hop to the blocking pool for every
-/// read): chunks come over a short queue and go back for reuse.
-pub struct StdinSource {
-    chunks: tokio::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
-    spare: std::sync::mpsc::Sender<Vec<u8>>,
-    current: Vec<u8>,
-    at: usize,
-}
-
-impl StdinSource {
-    /// Starts the reading thread; it ends at EOF, on an error, or when the source is dropped
-    /// and its next read returns.
-    pub fn start() -> io::Result<StdinSource> {
-        let (tx, chunks) = tokio::sync::mpsc::channel(THREAD_QUEUE);
-        let (spare, back) = std::sync::mpsc::channel::<Vec<u8>>();
-        std::thread::Builder::new()
-            .name("redmark-stdin".into())
-            .spawn(move || {
-                use std::io::Read;
-                let stdin = std::io::stdin();
-                loop {
-                    let mut buf = back.try_recv().unwrap_or_default();
-                    buf.resize(CHUNK, 0);
-                    let got = match stdin.lock().read(&mut buf) {
-                        Ok(0) => return,
-                        Ok(n) => {
-                            buf.truncate(n);
-                            Ok(buf)
-                        }
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                        Err(e) => Err(e),
-                    };
-                    let failed = got.is_err();
-                    if tx.blocking_send(got).is_err() || failed {
-                        return;
-                    }
-                }
-            })?;
-        Ok(StdinSource {
-            chunks,
-            spare,
-            current: Vec::new(),
-            at: 0,
-        })
-    }
-}
-
-impl AsyncRead for StdinSource {
-    fn poll_read(
-        self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        buf: &mut tokio::io::ReadBuf<'_>,
-    ) -> std::task::Poll<io::Result<()>> {
-        use std::task::Poll;
-        let me = self.get_mut();
-        if me.at == me.current.len() {
-            match me.chunks.poll_recv(cx) {
-                Poll::Pending => return Poll::Pending,
-                // The thread ended: end of input.
-                Poll::Ready(None) => return Poll::Ready(Ok(())),
-                Poll::Ready(Some(Err(e))) => return Poll::Ready(Err(e)),
-                Poll::Ready(Some(Ok(next))) => {
-                    let used = std::mem::replace(&mut me.current, next);
-                    let _ = me.spare.send(used);
-                    me.at = 0;
-                }
-            }
-        }
-        let n = buf.remaining().min(me.current.len() - me.at);
-        buf.put_slice(&me.current[me.at..me.at + n]);
-        me.at += n;
-        Poll::Ready(Ok(()))
-    }
-}
-
-/// stdin: polled on the task when it is a pipe ([`PipeIn`]), else read by a thread.
-enum StdIn {
-    Pipe(PipeIn),
-    Thread(StdinSource),
-}
-
-impl AsyncRead for StdIn {
-    fn poll_read(
-        self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        buf: &mut tokio::io::ReadBuf<'_>,
-    ) -> std::task::Poll<io::Result<()>> {
-        match self.get_mut() {
-            StdIn::Pipe(p) => std::pin::Pin::new(p).poll_read(cx, buf),
-            StdIn::Thread(t) => std::pin::Pin::new(t).poll_read(cx, buf),
-        }
-    }
-}
-
-/// stdout: written on the task when it is a pipe ([`PipeOut`]), else by a thread.
-enum StdOut {
-    Pipe(PipeOut),
-    Thread(StdoutSink),
-}
-
-impl Sink for StdOut {
-    async fn send(&mut self, batch: &mut Vec<u8>) -> io::Result<()> {
-        match self {
-            StdOut::Pipe(p) => p.send(batch).await,
-            StdOut::Thread(t) => t.send(batch).await,
-        }
     }
 }
 
@@ -448,26 +291,10 @@ pub async fn serve_stdio<A: Hosted>(shared: Arc<Shared<A>>, shutdown: Cancellati
         idle: None,
         write_timeout: None,
     };
-    let sink = match PipeOut::stdout() {
-        Some(p) => StdOut::Pipe(p),
-        None => match StdoutSink::start() {
-            Ok(s) => StdOut::Thread(s),
-            Err(e) => {
-                tracing::error!("stdio: cannot start the stdout thread: {e}");
-                return;
-            }
-        },
-    };
-    let source = match PipeIn::stdin() {
-        Some(p) => StdIn::Pipe(p),
-        None => match StdinSource::start() {
-            Ok(s) => StdIn::Thread(s),
-            Err(e) => {
-                tracing::error!("stdio: cannot start the stdin thread: {e}");
-                return;
-            }
-        },
-    };
+    // tokio reads stdin and writes stdout on its blocking threads: the same on every
+    // platform, whatever stdin is (a pipe, a terminal, a file).
+    let source = tokio::io::stdin();
+    let sink = Socket(tokio::io::stdout());
     let end = serve_stream(
         &shared,
         source,
@@ -487,7 +314,6 @@ pub async fn serve_stdio<A: Hosted>(shared: Arc<Shared<A>>, shutdown: Cancellati
 /// `max_conns` at once (further ones are closed on accept, and logged).
 pub async fn serve_tcp<A: Hosted>(
     shared: Arc<Shared<A>>,
-    lanes: Arc<Lanes>,
     listener: TcpListener,
     max_conns: usize,
     limits: StreamLimits,
@@ -511,7 +337,7 @@ pub async fn serve_tcp<A: Hosted>(
                 return;
             }
             let (shared, shutdown) = (Arc::clone(&shared), shutdown.clone());
-            lanes.spawn(sock, Some(&tracker), move |sock| async move {
+            tracker.spawn(async move {
                 let (r, w) = sock.into_split();
                 let sink = Socket(WriteTimeout::new(w, limits.write_timeout));
                 let end =
