@@ -1,8 +1,11 @@
 //! `redmark`: serve the booking floor over stdio, TCP and Streamable HTTP, or call a tool.
 
 mod client;
+mod host;
 mod legacy;
 mod serve;
+mod store;
+mod transport;
 
 use std::process::ExitCode;
 

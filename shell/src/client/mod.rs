@@ -247,8 +247,8 @@ fn connect(s: &ServerArgs, local: Local<'_>) -> Result<Box<dyn Transport>, Failu
 }
 
 /// The booking floor in this process on a data folder, set up exactly as `redmark serve` does.
-fn on_data(dir: Option<&Path>) -> Result<InProcess<impl serve::Hosted>, Failure> {
-    serve::panics::install_hook();
+fn on_data(dir: Option<&Path>) -> Result<InProcess<impl crate::host::Hosted>, Failure> {
+    crate::host::panics::install_hook();
     let io = |m: String| Failure::Transport(TransportError::Io(m));
     let dir = serve::data_dir(dir).map_err(io)?;
     let store = serve::open_store(&dir, false).map_err(|e| {

@@ -23,7 +23,7 @@ use redmark_core::seal::{Key, KeyRing};
 use serde_json::Value;
 
 use super::PROTOCOL_VERSION;
-use crate::serve::{Conn, Hosted, Msg, Shared};
+use crate::host::{Conn, Hosted, Msg, Shared};
 
 /// The longest message (line, SSE line or event, JSON body) the client reads: 16 MiB. A
 /// longer one fails the call with a protocol error ("line too long") instead of growing memory
@@ -218,10 +218,9 @@ impl<A: Hosted> InProcess<A> {
 
 impl<A: Hosted> Transport for InProcess<A> {
     fn exchange(&mut self, req: &Outgoing<'_>) -> Result<Vec<String>, TransportError> {
-        let h = self.conn.handle_blocking(
-            Msg::Line(req.body.as_bytes()),
-            crate::serve::LOCAL_PRINCIPAL,
-        );
+        let h = self
+            .conn
+            .handle_blocking(Msg::Line(req.body.as_bytes()), crate::host::LOCAL_PRINCIPAL);
         if !h.responded {
             return Err(TransportError::Protocol(
                 "the in-process server did not answer".into(),

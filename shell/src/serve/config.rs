@@ -111,7 +111,7 @@ pub enum StoreChoice {
 pub fn store_choice(flag: Option<&str>, env: Option<&str>) -> StoreChoice {
     match flag.or(env).filter(|s| !s.is_empty()) {
         None => StoreChoice::Redb(None),
-        Some(s) if super::pg::is_url(s) => StoreChoice::Postgres(s.to_owned()),
+        Some(s) if crate::store::pg::is_url(s) => StoreChoice::Postgres(s.to_owned()),
         Some(s) => StoreChoice::Redb(Some(PathBuf::from(s))),
     }
 }

@@ -35,7 +35,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::group::{SharedStore, Write, Written};
+use super::{SharedStore, Write, Written};
 use futures_util::future::try_join_all;
 use redmark_core::booking::{
     Booking, BookingId, Commit, Day, Holder, NewBooking, RoomId, Slot, Status, Store, StoreError,

@@ -4,7 +4,7 @@
 //! returns. A connection's engine gets a [`View`] of the shared store instead of the store:
 //! reads go straight to the store (redb read transactions, safe from any thread), but a write
 //! (`commit`, `cancel`) is only *recorded* and answered with an error. The host (see
-//! `shared.rs`) then discards that run's answer, hands the write to the [`Committer`] — one
+//! the host, `host/mod.rs`) then discards that run's answer, hands the write to the [`Committer`] — one
 //! thread that takes every write waiting and applies them in arrival order in one transaction
 //! with one fsync ([`SharedStore::write_group`]) — waits for its outcome without blocking a
 //! worker, and runs the message again with a view that returns that outcome. Handlers are
@@ -23,50 +23,13 @@ use redmark_core::booking::{
 use redmark_core::seal::Nonce;
 use tokio::sync::{mpsc, oneshot};
 
+use crate::store::{SharedStore, Write, Written};
+
 /// Most writes one transaction takes; more wait for the next one.
 pub const MAX_GROUP: usize = 1024;
 
 /// Most durable writes one message may make (the booking tools make one).
 pub const MAX_WRITES_PER_MESSAGE: usize = 4;
-
-/// A durable write a message asked for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Write {
-    /// [`Store::commit`].
-    Book(NewBooking),
-    /// [`Store::cancel`] by a holder.
-    Cancel(BookingId, Holder),
-}
-
-/// The outcome of a [`Write`], as the store's method would have returned it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Written {
-    /// Of [`Write::Book`].
-    Book(Result<Commit, StoreError>),
-    /// Of [`Write::Cancel`].
-    Cancel(Result<Option<Booking>, StoreError>),
-    /// The committer went away before making the write (the call then fails; nothing was
-    /// acknowledged).
-    Lost,
-}
-
-/// A store every connection shares: reads from any thread, writes applied in groups.
-pub trait SharedStore: Send + Sync + 'static {
-    /// [`Store::get`].
-    fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError>;
-    /// [`Store::made_by`].
-    fn made_by(&self, holder: &Holder, nonce: &Nonce) -> Result<Option<Booking>, StoreError>;
-    /// [`Store::occupant`].
-    fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError>;
-    /// Applies `writes` in order, each decided as if alone after the ones before it, and makes
-    /// them durable before returning; one outcome per write, in order.
-    fn write_group(&self, writes: &[Write]) -> Vec<Written>;
-    /// Whether reads may block the calling thread for long (a network database): a [`View`]
-    /// then makes each read where blocking is allowed.
-    fn reads_block(&self) -> bool {
-        false
-    }
-}
 
 /// Any core [`Store`] as a [`SharedStore`], for the host's tests: one lock, each write its
 /// own commit.
@@ -400,7 +363,7 @@ impl<S: SharedStore> Store for View<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::serve::store::RedbStore;
+    use crate::store::redb::RedbStore;
     use redmark_core::booking::{Day, RoomId};
     use std::sync::atomic::{AtomicUsize, Ordering};
 

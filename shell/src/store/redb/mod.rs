@@ -66,8 +66,8 @@ use redmark_core::booking::{
 };
 use redmark_core::seal::Nonce;
 
-use super::group::{SharedStore, Write, Written};
-use super::panics::catch_quiet;
+use super::{SharedStore, Write, Written};
+use crate::host::panics::catch_quiet;
 
 const BOOKINGS: TableDefinition<u32, &[u8]> = TableDefinition::new("bookings");
 const NONCES: TableDefinition<&[u8], u32> = TableDefinition::new("nonces");

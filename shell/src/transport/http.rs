@@ -35,10 +35,10 @@ use redmark_core::limits::MAX_MESSAGE;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use super::config::Tokens;
-use super::conns::{accept_loop, WriteTimeout};
-use super::shared::{Hosted, Msg, OwnedHeaders, Shared};
+use super::accept::{accept_loop, WriteTimeout};
+use crate::host::{Hosted, Msg, OwnedHeaders, Shared};
 use crate::legacy::http::HttpLegacy;
+use crate::serve::config::Tokens;
 
 /// Principal of every request when no tokens file is given.
 pub const ANONYMOUS: &[u8] = b"http:anonymous";

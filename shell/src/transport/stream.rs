@@ -1,4 +1,4 @@
-//! Newline-delimited JSON-RPC over a byte stream: stdio and TCP. Framing is the core's
+//! Newline-delimited JSON-RPC over a byte stream, the loop stdio and TCP share. Framing is the core's
 //! [`Lines`]; every line is answered on the connection's own engine ([`Conn`]), in order.
 //! Answers to the lines of one read are gathered and written at once (one write per read, or
 //! per [`MAX_BATCH`] bytes), so a pipelining client costs one syscall per batch, a lock-step
@@ -19,21 +19,16 @@
 use std::collections::VecDeque;
 use std::future::Future;
 use std::io;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use redmark_core::limits::MAX_MESSAGE;
 use redmark_core::wire::lines::{Line, Lines};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::net::TcpListener;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 
-use super::conns::{accept_loop, WriteTimeout};
-use super::peer::{PeerUids, Verdict};
-use super::shared::{Begun, Conn, Hosted, Msg, Pending, Shared};
+use crate::host::{Begun, Conn, Hosted, Msg, Pending, Shared};
 use crate::legacy::stream::StreamLegacy;
 
 /// Bytes of one read from a stream.
@@ -282,79 +277,5 @@ impl<'p> Writing<'p> {
             }
         }
         Ok(())
-    }
-}
-
-/// Serves stdin/stdout for the local user until EOF or shutdown.
-pub async fn serve_stdio<A: Hosted>(shared: Arc<Shared<A>>, shutdown: CancellationToken) {
-    let limits = StreamLimits {
-        idle: None,
-        write_timeout: None,
-    };
-    // tokio reads stdin and writes stdout on its blocking threads: the same on every
-    // platform, whatever stdin is (a pipe, a terminal, a file).
-    let source = tokio::io::stdin();
-    let sink = Socket(tokio::io::stdout());
-    let end = serve_stream(
-        &shared,
-        source,
-        sink,
-        super::LOCAL_PRINCIPAL,
-        limits,
-        &shutdown,
-    )
-    .await;
-    match end {
-        End::Eof | End::Shutdown => tracing::info!("stdio: {end:?}"),
-        other => tracing::warn!("stdio ended: {other:?}"),
-    }
-}
-
-/// Accepts TCP connections until shutdown; each is served by its own task, at most
-/// `max_conns` at once (further ones are closed on accept, and logged).
-pub async fn serve_tcp<A: Hosted>(
-    shared: Arc<Shared<A>>,
-    listener: TcpListener,
-    max_conns: usize,
-    limits: StreamLimits,
-    shutdown: CancellationToken,
-    tracker: TaskTracker,
-) {
-    let local = listener.local_addr();
-    let mut uids = PeerUids::default();
-    accept_loop(
-        "tcp",
-        &listener,
-        max_conns,
-        &shutdown,
-        |sock, peer, permit| {
-            // TCP clients act as the local user: only the server's own user may connect.
-            let verdict = local
-                .as_ref()
-                .map_or(Verdict::Unknown, |l| uids.check(peer, *l));
-            if !matches!(verdict, Verdict::Same | Verdict::Unsupported) {
-                tracing::warn!("tcp {peer}: refused, not this user's process ({verdict:?})");
-                return;
-            }
-            let (shared, shutdown) = (Arc::clone(&shared), shutdown.clone());
-            tracker.spawn(async move {
-                let (r, w) = sock.into_split();
-                let sink = Socket(WriteTimeout::new(w, limits.write_timeout));
-                let end =
-                    serve_stream(&shared, r, sink, super::LOCAL_PRINCIPAL, limits, &shutdown).await;
-                log_end(peer, &end);
-                drop(permit);
-            });
-        },
-    )
-    .await;
-}
-
-fn log_end(peer: SocketAddr, end: &End) {
-    match end {
-        End::Eof | End::Shutdown => tracing::debug!("tcp {peer}: {end:?}"),
-        End::HalfLine => tracing::info!("tcp {peer}: closed in the middle of a line; dropped it"),
-        End::Idle => tracing::info!("tcp {peer}: idle, closed"),
-        End::Io(e) => tracing::info!("tcp {peer}: {e}"),
     }
 }

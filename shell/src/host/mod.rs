@@ -16,7 +16,7 @@
 //! transport; serving goes on. Continuing with the same engine is safe since it keeps no state
 //! between requests; a panic mid-request commits nothing (writes are made by the committer, in
 //! redb transactions), and the redb store catches redb's own panics and then refuses further
-//! use of the file (see `store.rs`).
+//! use of the file (see [`crate::store::redb`]).
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -33,9 +33,16 @@ use redmark_core::seal::KeyRing;
 use redmark_core::wire::lines::Line;
 use redmark_core::{App, Context, Engine, Handled, HttpHeaders};
 
-use super::group::{Committer, Log, SharedStore, View, Write, Written, MAX_WRITES_PER_MESSAGE};
-use super::keys::entropy;
+pub mod group;
+pub mod panics;
+
+use crate::serve::keys::entropy;
+use crate::store::{SharedStore, Write, Written};
+use group::{Committer, Log, View, MAX_WRITES_PER_MESSAGE};
 use tokio::sync::oneshot;
+
+/// The principal of stdio and TCP clients: the local user.
+pub const LOCAL_PRINCIPAL: &[u8] = b"local";
 
 /// One message for the engine, borrowed from the transport's buffers.
 #[derive(Clone, Copy)]
@@ -471,7 +478,7 @@ fn log_note(note: Note) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::serve::group::Locked;
+    use crate::host::group::Locked;
     use redmark_core::booking::{
         Booking, BookingId, Holder, MemStore, Slot, StoreError, DEFAULT_FLOOR,
     };

@@ -10,7 +10,7 @@ use redmark_core::booking::{
 use redmark_tests::pg::Cluster;
 
 use super::PgStore;
-use crate::serve::store::RedbStore;
+use crate::store::redb::RedbStore;
 
 const NO_PG: &str = "PostgreSQL is not installed (scripts/test-all.sh installs postgresql)";
 
@@ -185,7 +185,7 @@ fn racing_callers_on_two_instances_get_one_winner_per_slot() {
 /// a slot wins, a repeated operation is replayed, and the group's cancel comes after them.
 #[test]
 fn a_group_with_clashes_is_decided_as_one_at_a_time() {
-    use crate::serve::group::{SharedStore, Write, Written};
+    use crate::store::{SharedStore, Write, Written};
     let Some(pg) = Cluster::start_or_skip() else {
         return;
     };

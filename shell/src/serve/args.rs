@@ -1,0 +1,103 @@
+//! The command line of `redmark serve`: its flags and the long help that explains them.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+const AFTER_HELP: &str = "\
+Transports (combine freely; stdio is the default when neither --tcp nor --http is given):
+  redmark serve                           stdio, for an MCP client's config
+  redmark serve --tcp 127.0.0.1:7070      newline-delimited JSON-RPC over TCP
+  redmark serve --http 127.0.0.1:8080     Streamable HTTP at http://127.0.0.1:8080/mcp
+  Port 0 picks a free port. Each listener prints `redmark: listening <tcp|http> <addr>` on
+  stderr once bound. Logs go to stderr only (REDMARK_LOG=debug for more).
+
+Principals (state minted for one fails for another): stdio and TCP clients are the local
+user (TCP binds loopback addresses only and, on Linux, serves only connections from
+processes of the server's own user); HTTP clients are named by --tokens (Authorization:
+Bearer), or are all one anonymous principal without it (a warning is logged). On loopback,
+HTTP requests whose Host or Origin is not localhost/127.0.0.1/[::1] get 403. A non-loopback
+--http address is refused unless --tokens is given (there the Host/Origin guard cannot stop DNS
+rebinding, so bearer tokens must); put TLS in front of it.
+
+Limits: a message (line or POST body) holds at most 16384 bytes; a longer line gets a -32600
+error without id and the connection goes on; a longer POST body gets HTTP 413 with that error.
+A TCP or HTTP client that takes no bytes of an answer for 30 s (--write-timeout) is
+disconnected; HTTP request headers and bodies must each arrive within 30 s, and idle keep-alive connections close after 30 s.
+
+Keys: REDMARK_KEY (32 to 64 bytes as 64 to 128 hex digits) overrides the key file
+DIR/sealing-keys; REDMARK_OLD_KEYS (comma-separated hex) keeps older keys verifying. Without
+REDMARK_KEY a random key is created on first start (mode 0600); --rotate-key adds a new one and
+keeps the previous ones for verifying. A key file that group or others can read is refused
+(run chmod 600 on it).
+
+Bookings: DIR/bookings.redb (redb, fsynced before a booking is acknowledged); DIR/store-id
+marks a folder that holds a store. One process holds it at a time; `redmark call` without a
+transport flag uses the same DIR (see its --help). Every start says on stderr which DIR it
+uses; started by hand in a terminal, it also says that it speaks MCP on stdin/stdout (stdout
+carries nothing else) and how to stop it. The store is checked at start (redb's checksums,
+every record): a damaged store, or one missing or empty where DIR/store-id says there was one,
+is refused with one line saying what to do (restore it from a copy; --repair lets redb roll a
+damaged file back to its last intact commit; deleting store-id starts afresh). A request that
+meets damage while serving gets a -32603 error and is logged. --store postgres://USER:PASS@HOST/DB
+(or REDMARK_STORE) keeps bookings in PostgreSQL instead, shared by any number of instances
+(give them the same keys); the schema is created at start; while the database is unreachable
+requests get -32603 and the instance reconnects by itself. The password is never logged.
+
+Exit: EOF on stdin (when serving stdio), SIGINT or SIGTERM: stop accepting, finish the
+requests in flight, exit 0.";
+
+/// Options of `redmark serve`.
+#[derive(clap::Args, Debug)]
+#[command(after_long_help = AFTER_HELP)]
+pub struct ServeArgs {
+    /// Serve TCP (newline-delimited JSON-RPC, many clients) on this loopback address; repeatable
+    #[arg(long, value_name = "ADDR")]
+    pub tcp: Vec<SocketAddr>,
+    /// Serve Streamable HTTP (POST /mcp) on this address; repeatable (a non-loopback address
+    /// needs --tokens)
+    #[arg(long, value_name = "ADDR")]
+    pub http: Vec<SocketAddr>,
+    /// Serve stdio as well when --tcp or --http is given (EOF on stdin then stops everything)
+    #[arg(long)]
+    pub stdio: bool,
+    /// Directory of the sealing keys and the bookings [default: the platform's data directory,
+    /// e.g. ~/.local/share/redmark]
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<PathBuf>,
+    /// The floor of rooms, TOML `[[room]]` entries with id, name, seats, aliases [default: the
+    /// built-in floor: The Atrium, Studio B, The Nook]
+    #[arg(long, value_name = "FILE")]
+    pub rooms: Option<PathBuf>,
+    /// HTTP bearer tokens, TOML lines `principal = "token"`; without it every HTTP client is one
+    /// anonymous principal
+    #[arg(long, value_name = "FILE")]
+    pub tokens: Option<PathBuf>,
+    /// Where bookings live: a postgres:// or postgresql:// URL (one database shared by any
+    /// number of instances), or the folder of bookings.redb [default: REDMARK_STORE, else
+    /// --data]
+    #[arg(long, value_name = "URL")]
+    pub store: Option<String>,
+    /// Serve the conformance-suite fixtures instead of the booking floor
+    #[arg(long)]
+    pub fixtures: bool,
+    /// Make a new sealing key current before serving (older keys keep verifying)
+    #[arg(long)]
+    pub rotate_key: bool,
+    /// Run redb's repair on a damaged DIR/bookings.redb (rolling it back to its last intact
+    /// commit), say what it did, then serve as usual
+    #[arg(long)]
+    pub repair: bool,
+    /// Most connections open at once per TCP or HTTP listener; more are closed on accept
+    #[arg(long, value_name = "N", default_value_t = 1024)]
+    pub max_connections: usize,
+    /// Close a TCP connection that completes no message for this many seconds (0: never)
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub idle_timeout: u64,
+    /// Close a TCP or HTTP connection whose client takes no bytes of an answer for this many
+    /// seconds (a client that sends and never reads)
+    #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    pub write_timeout: u64,
+    /// How long a requestState (an open question) stays valid, seconds
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub state_ttl: u32,
+}
