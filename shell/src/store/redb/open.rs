@@ -1,0 +1,421 @@
+//! Opening a data folder's redb store: the checks that refuse a damaged, vanished or foreign
+//! store with one sentence, the folder's marker, and `--repair`.
+
+use std::fs;
+use std::io::{Read, Write as _};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use redb::backends::InMemoryBackend;
+use redb::{Database, ReadableTable, StorageBackend, TableHandle};
+
+use super::tables::{decode_quiet, StoreId, BOOKINGS, HELD, META, NONCES, STORE_ID};
+use crate::host::panics::catch_quiet;
+
+/// Name of the bookings database inside the data directory.
+pub const STORE_FILE: &str = "bookings.redb";
+
+/// The marker of a data folder that has held a store: its store id, one line of hex.
+pub const MARKER_FILE: &str = "store-id";
+
+/// Why the store could not be opened.
+#[derive(Debug)]
+pub struct OpenError(pub String);
+
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What to do about a damaged store, appended to every "damaged" message.
+const RESTORE: &str = "restore it from a copy, or run `redmark serve --repair` to let redb \
+                       roll it back to its last intact commit (a booking or cancellation made \
+                       just before the damage may be lost)";
+
+fn damaged(path: &Path, why: impl std::fmt::Display) -> OpenError {
+    OpenError(format!(
+        "the booking store {} is damaged ({why}); {RESTORE}",
+        path.display()
+    ))
+}
+
+fn in_use(path: &Path) -> OpenError {
+    OpenError(format!(
+        "{} is in use by another redmark process (one server per --data directory)",
+        path.display()
+    ))
+}
+
+/// Opens the store of the data folder `dir` after checking it (see the module doc of
+/// [`super`]): a damaged, vanished or foreign store is an error saying what to do.
+/// `key_file_existed`: whether the folder had a sealing-key file before this start (evidence
+/// of an earlier run in folders from before [`MARKER_FILE`]).
+pub fn open_checked(dir: &Path, key_file_existed: bool) -> Result<Database, OpenError> {
+    let path = dir.join(STORE_FILE);
+    let marker = read_marker(dir)?;
+    let len = match fs::metadata(&path) {
+        Ok(m) => Some(m.len()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(OpenError(format!("cannot read {}: {e}", path.display()))),
+    };
+    let empty = match len {
+        Some(0) => Some("empty (0 bytes)"),
+        None => Some("missing"),
+        Some(_) => None,
+    };
+    if let Some(state) = empty {
+        if marker.is_some() {
+            return Err(OpenError(format!(
+                "the booking store {} is {state}, but {} says this folder holds one: \
+                 restore bookings.redb from a copy (or, to start with no bookings at all, \
+                 delete {})",
+                path.display(),
+                dir.join(MARKER_FILE).display(),
+                dir.join(MARKER_FILE).display(),
+            )));
+        }
+        if len == Some(0) && key_file_existed {
+            return Err(OpenError(format!(
+                "the booking store {} is empty (0 bytes) next to the sealing keys of an \
+                 earlier run: restore bookings.redb from a copy (or, to start with no \
+                 bookings at all, delete the empty file)",
+                path.display()
+            )));
+        }
+        return create(dir, &path);
+    }
+    let copy = read_locked(&path)?;
+    let found = check(copy).map_err(|why| damaged(&path, why))?;
+    let db = open_db(&path)?;
+    let id = settle_id(found, marker, dir)?;
+    set_up_as(&db, &path, id)?;
+    if marker.is_none() {
+        write_marker(dir, &id)?;
+    }
+    Ok(db)
+}
+
+/// A new store in `dir`: the database with its tables and id, then the marker.
+fn create(dir: &Path, path: &Path) -> Result<Database, OpenError> {
+    let id = new_id()?;
+    let db = open_db(path)?;
+    set_up_as(&db, path, id)?;
+    write_marker(dir, &id)?;
+    Ok(db)
+}
+
+/// The id a store found with id `found` serves under, next to the folder's `marker`: a new one
+/// for a new store, an error for a store that is not the folder's.
+fn settle_id(
+    found: Option<StoreId>,
+    marker: Option<StoreId>,
+    dir: &Path,
+) -> Result<StoreId, OpenError> {
+    match (found, marker) {
+        (Some(a), Some(b)) if a == b => Ok(a),
+        (found, Some(_)) => {
+            let whose = if found.is_some() {
+                "belongs to another data folder"
+            } else {
+                "was not created here (it has no store id; an older redmark may have made it \
+                 after the store vanished)"
+            };
+            Err(OpenError(format!(
+                "the booking store {} {whose}, so it is not the store {} names: put this \
+                 folder's bookings.redb back (or, to adopt this file, delete {})",
+                dir.join(STORE_FILE).display(),
+                dir.join(MARKER_FILE).display(),
+                dir.join(MARKER_FILE).display(),
+            )))
+        }
+        (Some(a), None) => Ok(a),
+        (None, None) => new_id(),
+    }
+}
+
+/// Creates the tables (so read transactions never meet a missing one) and records `id`.
+fn set_up_as(db: &Database, path: &Path, id: StoreId) -> Result<(), OpenError> {
+    let _ = fs::set_permissions(path, fs::Permissions::from_mode(0o600));
+    let fail = |e: String| OpenError(format!("cannot set up {}: {e}", path.display()));
+    catch_quiet(|| -> Result<(), String> {
+        // Set up by an earlier start: no write (and no fsync) needed.
+        if set_up(db)? {
+            return Ok(());
+        }
+        let tx = db.begin_write().map_err(text)?;
+        {
+            tx.open_table(BOOKINGS).map_err(text)?;
+            tx.open_table(NONCES).map_err(text)?;
+            tx.open_table(HELD).map_err(text)?;
+            let mut meta = tx.open_table(META).map_err(text)?;
+            let has = meta.get(STORE_ID).map_err(text)?.is_some();
+            if !has {
+                meta.insert(STORE_ID, &id[..]).map_err(text)?;
+            }
+        }
+        tx.commit().map_err(text)
+    })
+    .map_err(|p| damaged(path, p))?
+    .map_err(fail)
+}
+
+/// Whether every table exists and the store id is recorded.
+fn set_up(db: &Database) -> Result<bool, String> {
+    let tx = db.begin_read().map_err(text)?;
+    fn has<T>(r: Result<T, redb::TableError>) -> Result<bool, String> {
+        match r {
+            Ok(_) => Ok(true),
+            Err(redb::TableError::TableDoesNotExist(_)) => Ok(false),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+    let tables =
+        has(tx.open_table(BOOKINGS))? && has(tx.open_table(NONCES))? && has(tx.open_table(HELD))?;
+    let id = match tx.open_table(META) {
+        Ok(meta) => meta.get(STORE_ID).map_err(text)?.is_some(),
+        Err(redb::TableError::TableDoesNotExist(_)) => false,
+        Err(e) => return Err(e.to_string()),
+    };
+    Ok(tables && id)
+}
+
+/// `--repair`: runs redb's integrity check and repair on `dir`'s store (in place), and says
+/// what it did. The normal checked open follows it.
+pub fn repair(dir: &Path) -> Result<String, OpenError> {
+    let path = dir.join(STORE_FILE);
+    match fs::metadata(&path) {
+        Ok(m) if m.len() > 0 => {}
+        _ => {
+            return Err(OpenError(format!(
+                "--repair: {} is missing or empty, so there is nothing to repair; restore it \
+                 from a copy",
+                path.display()
+            )))
+        }
+    }
+    let cannot = |why: String| {
+        OpenError(format!(
+            "--repair: {} cannot be repaired ({why}); restore it from a copy",
+            path.display()
+        ))
+    };
+    let recovered = std::sync::Arc::new(AtomicBool::new(false));
+    let r = std::sync::Arc::clone(&recovered);
+    let outcome = catch_quiet(|| {
+        let mut db = Database::builder()
+            .set_repair_callback(move |_| r.store(true, Ordering::Relaxed))
+            .open(&path)?;
+        db.check_integrity()
+    })
+    .map_err(|p| cannot(format!("redb stopped: {p}")))?;
+    match outcome {
+        Ok(true) if !recovered.load(Ordering::Relaxed) => Ok(format!(
+            "--repair: {} passed redb's integrity check; nothing to repair",
+            path.display()
+        )),
+        Ok(_) => Ok(format!(
+            "--repair: {} failed redb's integrity check and redb repaired it, rolling back to \
+             its last intact commit (a booking or cancellation made just before the damage may \
+             be lost)",
+            path.display()
+        )),
+        Err(redb::DatabaseError::DatabaseAlreadyOpen) => Err(in_use(&path)),
+        Err(e) => Err(cannot(e.to_string())),
+    }
+}
+
+/// Opens the database file itself (creating it if missing or empty), catching redb's panics.
+fn open_db(path: &Path) -> Result<Database, OpenError> {
+    opened(path, catch_quiet(|| Database::create(path)))
+}
+
+/// redb's open of `path` (its panics caught) as the sentence said at start.
+fn opened(
+    path: &Path,
+    open: Result<Result<Database, redb::DatabaseError>, String>,
+) -> Result<Database, OpenError> {
+    match open {
+        Ok(Ok(db)) => Ok(db),
+        Ok(Err(redb::DatabaseError::DatabaseAlreadyOpen)) => Err(in_use(path)),
+        Ok(Err(redb::DatabaseError::Storage(redb::StorageError::Io(e)))) => {
+            Err(OpenError(format!("cannot open {}: {e}", path.display())))
+        }
+        Ok(Err(e)) => Err(damaged(path, e)),
+        Err(p) => Err(damaged(path, format_args!("redb stopped: {p}"))),
+    }
+}
+
+/// The whole file, read while holding the lock redb takes (`flock`), so a file another server
+/// holds is reported as in use rather than read half-written.
+fn read_locked(path: &Path) -> Result<InMemoryBackend, OpenError> {
+    let fail = |e: std::io::Error| OpenError(format!("cannot read {}: {e}", path.display()));
+    let mut f = fs::File::open(path).map_err(fail)?;
+    flock(&f, path)?;
+    // Read a piece at a time into the copy: the file is held in memory once, not twice.
+    let len = f.metadata().map_err(fail)?.len();
+    let mem = InMemoryBackend::new();
+    let copy_fail = |e: std::io::Error| OpenError(format!("cannot copy {}: {e}", path.display()));
+    mem.set_len(len).map_err(copy_fail)?;
+    let mut piece = vec![0u8; READ_PIECE];
+    let mut at = 0u64;
+    loop {
+        let n = f.read(&mut piece).map_err(fail)?;
+        if n == 0 {
+            break;
+        }
+        if at + n as u64 > len {
+            mem.set_len(at + n as u64).map_err(copy_fail)?;
+        }
+        mem.write(at, &piece[..n]).map_err(copy_fail)?;
+        at += n as u64;
+    }
+    mem.set_len(at).map_err(copy_fail)?;
+    Ok(mem)
+}
+
+/// Takes the exclusive `flock` redb takes on `f` (the store at `path`), without waiting: held
+/// by another process, the store is in use.
+fn flock(f: &fs::File, path: &Path) -> Result<(), OpenError> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on a descriptor the caller owns; the lock goes with it.
+    if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        return Ok(());
+    }
+    let e = std::io::Error::last_os_error();
+    Err(if e.kind() == std::io::ErrorKind::WouldBlock {
+        in_use(path)
+    } else {
+        OpenError(format!("cannot lock {}: {e}", path.display()))
+    })
+}
+
+/// redb's page cache while checking the in-memory copy.
+const CHECK_CACHE: usize = 256 * 1024;
+
+/// Bytes read at a time when copying the store for its check.
+const READ_PIECE: usize = 256 * 1024;
+
+/// Checks a copy of the store in memory: redb's checksums, then every record. Returns the
+/// store id if it has one.
+fn check(copy: InMemoryBackend) -> Result<Option<StoreId>, String> {
+    catch_quiet(|| check_copy(copy)).unwrap_or_else(|p| Err(format!("redb stopped: {p}")))
+}
+
+fn check_copy(mem: InMemoryBackend) -> Result<Option<StoreId>, String> {
+    // The copy is in memory already: redb caching its pages again would only double it.
+    let mut db = Database::builder()
+        .set_cache_size(CHECK_CACHE)
+        .create_with_backend(mem)
+        .map_err(|e| e.to_string())?;
+    match db.check_integrity() {
+        Ok(true) => {}
+        Ok(false) => return Err("its newest commit fails redb's checksums".into()),
+        Err(e) => return Err(e.to_string()),
+    }
+    let tx = db.begin_read().map_err(text)?;
+    fn missing<T>(r: Result<T, redb::TableError>) -> Result<Option<T>, String> {
+        match r {
+            Ok(t) => Ok(Some(t)),
+            Err(redb::TableError::TableDoesNotExist(_)) => Ok(None),
+            Err(x) => Err(x.to_string()),
+        }
+    }
+    let mut ids = std::collections::BTreeSet::new();
+    if let Some(t) = missing(tx.open_table(BOOKINGS))? {
+        for row in t.iter().map_err(text)? {
+            let (k, v) = row.map_err(text)?;
+            decode_quiet(k.value(), v.value())
+                .ok_or_else(|| format!("booking {} does not decode", k.value()))?;
+            ids.insert(k.value());
+        }
+    }
+    for def in [NONCES, HELD] {
+        if let Some(t) = missing(tx.open_table(def))? {
+            for row in t.iter().map_err(text)? {
+                let (_, v) = row.map_err(text)?;
+                if !ids.contains(&v.value()) {
+                    return Err(format!(
+                        "table {} names booking {}, which is not stored",
+                        def.name(),
+                        v.value()
+                    ));
+                }
+            }
+        }
+    }
+    id_in(&tx)
+}
+
+/// The store id in the `meta` table as `tx` sees it, if any.
+fn id_in(tx: &redb::ReadTransaction) -> Result<Option<StoreId>, String> {
+    let meta = match tx.open_table(META) {
+        Ok(t) => t,
+        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+        Err(x) => return Err(x.to_string()),
+    };
+    match meta.get(STORE_ID).map_err(text)? {
+        None => Ok(None),
+        Some(v) => StoreId::try_from(v.value())
+            .map(Some)
+            .map_err(|_| "its store id is not 16 bytes".to_string()),
+    }
+}
+
+/// A redb error as text.
+fn text(e: impl Into<redb::Error>) -> String {
+    e.into().to_string()
+}
+
+fn new_id() -> Result<StoreId, OpenError> {
+    let mut id = [0; 16];
+    getrandom::fill(&mut id)
+        .map_err(|e| OpenError(format!("no randomness for a store id: {e}")))?;
+    Ok(id)
+}
+
+/// The folder's store id from [`MARKER_FILE`], if it has one.
+fn read_marker(dir: &Path) -> Result<Option<StoreId>, OpenError> {
+    let path = dir.join(MARKER_FILE);
+    let text = match fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(OpenError(format!("cannot read {}: {e}", path.display()))),
+    };
+    hex::decode(text.trim())
+        .ok()
+        .and_then(|b| StoreId::try_from(&b[..]).ok())
+        .map(Some)
+        .ok_or_else(|| {
+            OpenError(format!(
+                "{} is not a store id (32 hex digits); restore it from a copy, or delete it to \
+                 adopt {} as this folder's store",
+                path.display(),
+                dir.join(STORE_FILE).display()
+            ))
+        })
+}
+
+/// Writes [`MARKER_FILE`] atomically (temp file, fsync, rename, fsync of the folder).
+fn write_marker(dir: &Path, id: &StoreId) -> Result<(), OpenError> {
+    let path = dir.join(MARKER_FILE);
+    let tmp = dir.join(format!("{MARKER_FILE}.tmp"));
+    let fail = |e: std::io::Error| OpenError(format!("cannot write {}: {e}", path.display()));
+    let _ = fs::remove_file(&tmp);
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&tmp)
+        .map_err(fail)?;
+    f.write_all(format!("{}\n", hex::encode(id)).as_bytes())
+        .map_err(fail)?;
+    f.sync_all().map_err(fail)?;
+    drop(f);
+    fs::rename(&tmp, &path).map_err(fail)?;
+    if let Ok(d) = fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
