@@ -3,7 +3,7 @@
 //!
 //! redb answers some damaged files with a panic rather than an error (a truncated file trips an
 //! assertion while opening; a page of garbage reaches `unreachable!()` while reading). The store
-//! catches those with [`catch_quiet`] and reports them itself; [`Shared`](super::shared) catches
+//! catches those with [`catch_quiet`] and reports them itself; [`Shared`](super::Shared) catches
 //! whatever else escapes the engine. The hook installed by [`install_hook`] turns any other panic
 //! into one `ERROR` log line (message and location), or, when that log line would not be shown
 //! (`REDMARK_LOG=off`, or no log set up, as in `redmark call`), one line written straight to

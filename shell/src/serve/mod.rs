@@ -193,7 +193,7 @@ pub struct Data {
 }
 
 /// Opens the bookings store of the data directory `dir` (created mode 0700 if missing),
-/// checked first (see [`store`]); with `repair`, redb's repair runs before and says what it
+/// checked first (see [`crate::store::redb`]); with `repair`, redb's repair runs before and says what it
 /// did. Shared by `redmark serve` and the in-process server of `redmark call`; open it before
 /// the keys ([`open_keys`]) so a refused store leaves no new key file behind.
 pub fn open_store(dir: &Path, repair: bool) -> Result<redb::RedbStore, String> {

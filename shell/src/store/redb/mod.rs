@@ -9,7 +9,7 @@
 //! change to the engine.
 //!
 //! Tables (one write transaction per group of bookings and cancellations, see `group.rs`):
-//! - `bookings`: id → record (see [`encode`]);
+//! - `bookings`: id → record (see [`encode`](tables::encode));
 //! - `nonces`: holder ‖ operation nonce → id (at-most-once: the same operation replays its
 //!   booking);
 //! - `held`: slot ‖ room → id of the active booking holding it;

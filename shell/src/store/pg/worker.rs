@@ -1,0 +1,369 @@
+//! The store's workers: each takes every job waiting into one transaction on its own
+//! connection, commits it durably, then answers every caller; failed batches are retried on a
+//! fresh connection.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::future::try_join_all;
+use redmark_core::booking::{
+    Booking, BookingId, Commit, Holder, NewBooking, RoomId, Slot, Status, StoreError,
+};
+use redmark_core::seal::Nonce;
+use tokio::sync::{mpsc, oneshot, Mutex};
+use tokio_postgres::error::SqlState;
+use tokio_postgres::{Client, Config, Row, Statement, Transaction};
+
+use super::sql::{decode, Conn};
+
+/// A worker stops taking jobs into its transaction once it carries this many calls (a job is
+/// never split, so one large group of writes may carry more).
+pub const MAX_BATCH: usize = 512;
+/// How long a batch (all attempts) may take before its callers get [`StoreError::Io`].
+pub const BATCH_TIMEOUT: Duration = Duration::from_secs(5);
+/// Tries of a batch (each on a live or fresh connection).
+pub const ATTEMPTS: usize = 3;
+
+/// One store call for a worker.
+pub(super) enum Op {
+    Commit(NewBooking),
+    Get(BookingId),
+    MadeBy(Holder, Nonce),
+    Occupant(RoomId, Slot),
+    Cancel(BookingId, Holder),
+}
+
+/// What a call returned.
+pub(super) enum Reply {
+    Commit(Commit),
+    Booking(Option<Booking>),
+}
+
+/// Calls that go into one transaction together, in order (one [`Store`](redmark_core::booking::Store) call, or a whole
+/// group of writes), and where their caller waits.
+pub(super) struct Job {
+    pub(super) ops: Vec<Op>,
+    pub(super) reply: oneshot::Sender<Vec<Result<Reply, StoreError>>>,
+}
+
+/// A committer: takes every waiting job, runs them in one transaction, answers them.
+pub(super) async fn worker(
+    config: Arc<Config>,
+    jobs: Arc<Mutex<mpsc::Receiver<Job>>>,
+    down: Arc<AtomicBool>,
+    first: Option<Client>,
+) {
+    let mut conn = match first {
+        Some(c) => Conn::open(&config, Some(c)).await.ok(),
+        None => None,
+    };
+    loop {
+        let batch = {
+            let mut rx = jobs.lock().await;
+            let Some(first) = rx.recv().await else {
+                return;
+            };
+            let mut carried = first.ops.len();
+            let mut batch = vec![first];
+            // Drained without waiting: what arrived while the previous batch committed. A job
+            // is never split: its ops are one transaction, in order.
+            while carried < MAX_BATCH {
+                match rx.try_recv() {
+                    Ok(j) => {
+                        carried += j.ops.len();
+                        batch.push(j);
+                    }
+                    Err(_) => break,
+                }
+            }
+            batch
+        };
+        // Every batch takes its slots' index entries in one order, so two batches (on any
+        // instances) wait for each other rather than deadlock (a stable sort: the bookings of
+        // one slot keep their arrival order).
+        let mut order: Vec<(usize, usize, &Op)> = batch
+            .iter()
+            .enumerate()
+            .flat_map(|(j, job)| job.ops.iter().enumerate().map(move |(i, op)| (j, i, op)))
+            .collect();
+        order.sort_by(|a, b| lock_order(a.2).cmp(&lock_order(b.2)));
+        let ops: Vec<&Op> = order.iter().map(|(_, _, op)| *op).collect();
+        let outcome =
+            tokio::time::timeout(BATCH_TIMEOUT, attempts(&config, &mut conn, &down, &ops))
+                .await
+                .unwrap_or_else(|_| {
+                    tracing::error!("booking store: no answer in {BATCH_TIMEOUT:?}");
+                    conn = None;
+                    Err(StoreError::Io)
+                });
+        match outcome {
+            Ok(replies) => {
+                let mut answers: Vec<Vec<Option<Result<Reply, StoreError>>>> = batch
+                    .iter()
+                    .map(|job| job.ops.iter().map(|_| None).collect())
+                    .collect();
+                for ((j, i, _), r) in order.iter().zip(replies) {
+                    answers[*j][*i] = Some(r);
+                }
+                for (job, a) in batch.into_iter().zip(answers) {
+                    let a = a.into_iter().map(|r| r.unwrap_or(Err(StoreError::Io)));
+                    let _ = job.reply.send(a.collect());
+                }
+            }
+            Err(e) => {
+                for job in batch {
+                    let _ = job.reply.send(job.ops.iter().map(|_| Err(e)).collect());
+                }
+            }
+        }
+    }
+}
+
+/// The slot a booking takes (bookings first, in slot order; then everything else).
+pub(super) fn lock_order(op: &Op) -> (bool, &str, u16, u8, u8, u8) {
+    match op {
+        Op::Commit(n) => {
+            let d = n.slot.day;
+            (false, n.room.as_str(), d.year, d.month, d.day, n.slot.hour)
+        }
+        _ => (true, "", 0, 0, 0, 0),
+    }
+}
+
+/// Runs a batch, reconnecting and retrying it after a failure that left nothing written.
+pub(super) async fn attempts(
+    config: &Config,
+    conn: &mut Option<Conn>,
+    down: &AtomicBool,
+    ops: &[&Op],
+) -> Result<Vec<Result<Reply, StoreError>>, StoreError> {
+    let mut last = StoreError::Io;
+    for _ in 0..ATTEMPTS {
+        if conn.as_ref().is_none_or(|c| c.client.is_closed()) {
+            match Conn::open(config, None).await {
+                Ok(c) => *conn = Some(c),
+                Err(e) => {
+                    // Said once per outage, not once per request.
+                    if !down.swap(true, Ordering::Relaxed) {
+                        tracing::error!(
+                            "booking store unreachable ({e}): requests get -32603 until it is \
+                             back; each new request tries again"
+                        );
+                    }
+                    *conn = None;
+                    return Err(StoreError::Io);
+                }
+            }
+        }
+        let Some(c) = conn.as_mut() else {
+            return Err(StoreError::Io);
+        };
+        match transact(c, ops).await {
+            Ok(r) => {
+                if down.swap(false, Ordering::Relaxed) {
+                    tracing::info!("booking store reachable again");
+                }
+                return Ok(r);
+            }
+            Err(e) => {
+                tracing::warn!("booking store: batch of {} rolled back: {e}", ops.len());
+                last = match e.code() {
+                    Some(c) if *c == SqlState::SEQUENCE_GENERATOR_LIMIT_EXCEEDED => {
+                        return Err(StoreError::Full)
+                    }
+                    _ => StoreError::Io,
+                };
+                if !c.client.is_closed() && !retryable(&e) {
+                    return Err(last);
+                }
+            }
+        }
+    }
+    Err(last)
+}
+
+/// A deadlock between two batches or a lost connection: the whole batch may run again.
+pub(super) fn retryable(e: &tokio_postgres::Error) -> bool {
+    matches!(e.code(), Some(c) if *c == SqlState::T_R_DEADLOCK_DETECTED
+        || *c == SqlState::T_R_SERIALIZATION_FAILURE)
+}
+
+/// Why a batch failed: the database said no or went away; it was rolled back.
+type Fault = tokio_postgres::Error;
+
+/// One transaction: the batch's bookings in one statement, then every op still undecided
+/// (bookings that inserted nothing, cancels, reads) pipelined in batch order, then one commit.
+pub(super) async fn transact(
+    conn: &mut Conn,
+    ops: &[&Op],
+) -> Result<Vec<Result<Reply, StoreError>>, Fault> {
+    let tx = conn.client.transaction().await?;
+    let mut replies: Vec<Option<Result<Reply, StoreError>>> = ops.iter().map(|_| None).collect();
+    insert_many(&tx, &conn.insert_many, ops, &mut replies).await?;
+    let s = Prepared {
+        commit: &conn.commit,
+        get: &conn.get,
+        made_by: &conn.made_by,
+        occupant: &conn.occupant,
+        cancel: &conn.cancel,
+    };
+    let rest = try_join_all(
+        ops.iter()
+            .zip(&replies)
+            .enumerate()
+            .filter(|(_, (_, r))| r.is_none())
+            .map(|(i, (op, _))| {
+                let s = &s;
+                let tx = &tx;
+                async move { run(tx, s, op).await.map(|r| (i, r)) }
+            }),
+    )
+    .await?;
+    tx.commit().await?;
+    for (i, r) in rest {
+        replies[i] = Some(r);
+    }
+    Ok(replies
+        .into_iter()
+        .map(|r| r.unwrap_or(Err(StoreError::Io)))
+        .collect())
+}
+
+/// Inserts the batch's bookings with [`INSERT_MANY_SQL`](super::sql::INSERT_MANY_SQL) and fills in the reply of each that
+/// it created; the first of several with one (holder, nonce) is the one created.
+pub(super) async fn insert_many(
+    tx: &Transaction<'_>,
+    stmt: &Statement,
+    ops: &[&Op],
+    replies: &mut [Option<Result<Reply, StoreError>>],
+) -> Result<(), Fault> {
+    let books: Vec<(usize, &NewBooking)> = ops
+        .iter()
+        .enumerate()
+        .filter_map(|(i, op)| match op {
+            Op::Commit(new) => Some((i, new)),
+            _ => None,
+        })
+        .collect();
+    if books.is_empty() {
+        return Ok(());
+    }
+    let rooms: Vec<&str> = books.iter().map(|(_, n)| n.room.as_str()).collect();
+    let days: Vec<String> = books.iter().map(|(_, n)| n.slot.day.to_string()).collect();
+    let hours: Vec<i16> = books.iter().map(|(_, n)| i16::from(n.slot.hour)).collect();
+    let people: Vec<i32> = books.iter().map(|(_, n)| i32::from(n.attendees)).collect();
+    let holders: Vec<&[u8]> = books.iter().map(|(_, n)| &n.holder[..]).collect();
+    let nonces: Vec<&[u8]> = books.iter().map(|(_, n)| &n.nonce[..]).collect();
+    let rows = tx
+        .query(stmt, &[&rooms, &days, &hours, &people, &holders, &nonces])
+        .await?;
+    let mut made: HashMap<(Holder, Nonce), i64> = HashMap::with_capacity(rows.len());
+    for row in &rows {
+        let Some((id, key)) = inserted(row) else {
+            tracing::error!("booking store: a row does not decode");
+            continue;
+        };
+        made.insert(key, id);
+    }
+    for (i, new) in books {
+        let Some(id) = made.remove(&(new.holder, new.nonce)) else {
+            continue; // replayed, taken, or racing: decided by `commit_one`
+        };
+        replies[i] = Some(match u32::try_from(id) {
+            Ok(id) => Ok(Reply::Commit(Commit::Created(Booking {
+                id,
+                new: new.clone(),
+                status: Status::Active,
+            }))),
+            Err(_) => Err(StoreError::Corrupt),
+        });
+    }
+    Ok(())
+}
+
+/// The id and (holder, nonce) of a row [`INSERT_MANY_SQL`](super::sql::INSERT_MANY_SQL) returned.
+pub(super) fn inserted(row: &Row) -> Option<(i64, (Holder, Nonce))> {
+    let holder: &[u8] = row.try_get(1).ok()?;
+    let nonce: &[u8] = row.try_get(2).ok()?;
+    Some((
+        row.try_get(0).ok()?,
+        (holder.try_into().ok()?, nonce.try_into().ok()?),
+    ))
+}
+
+/// A connection's statements, borrowed beside its open transaction.
+pub(super) struct Prepared<'a> {
+    commit: &'a Statement,
+    get: &'a Statement,
+    made_by: &'a Statement,
+    occupant: &'a Statement,
+    cancel: &'a Statement,
+}
+
+/// One op inside a transaction. A row that does not decode fails only its own caller.
+pub(super) async fn run(
+    tx: &Transaction<'_>,
+    s: &Prepared<'_>,
+    op: &Op,
+) -> Result<Result<Reply, StoreError>, Fault> {
+    let one = |rows: Vec<Row>| match rows.first() {
+        Some(r) => decode(r, 0).map(|b| Reply::Booking(Some(b))),
+        None => Ok(Reply::Booking(None)),
+    };
+    Ok(match op {
+        Op::Commit(new) => commit_one(tx, s.commit, new).await?,
+        Op::Get(id) => one(tx.query(s.get, &[&i64::from(*id)]).await?),
+        Op::MadeBy(holder, nonce) => one(tx.query(s.made_by, &[&&holder[..], &&nonce[..]]).await?),
+        Op::Occupant(room, slot) => one(tx
+            .query(
+                s.occupant,
+                &[&room.as_str(), &slot.day.to_string(), &i16::from(slot.hour)],
+            )
+            .await?),
+        Op::Cancel(id, holder) => one(tx.query(s.cancel, &[&i64::from(*id), &&holder[..]]).await?),
+    })
+}
+
+/// Books `new` (see [`COMMIT_SQL`](super::sql::COMMIT_SQL)); reads again while a conflict's winner is not visible to
+/// the statement's snapshot (it committed after the statement began).
+pub(super) async fn commit_one(
+    tx: &Transaction<'_>,
+    stmt: &Statement,
+    new: &NewBooking,
+) -> Result<Result<Reply, StoreError>, Fault> {
+    let day = new.slot.day.to_string();
+    let hour = i16::from(new.slot.hour);
+    let attendees = i32::from(new.attendees);
+    // Bounded: each round is one statement; a slot freed between two rounds is retaken.
+    for _ in 0..ATTEMPTS {
+        let rows = tx
+            .query(
+                stmt,
+                &[
+                    &new.room.as_str(),
+                    &day,
+                    &hour,
+                    &attendees,
+                    &&new.holder[..],
+                    &&new.nonce[..],
+                ],
+            )
+            .await?;
+        if let Some(kind) = rows.iter().map(|r| r.get::<_, i32>(0)).min() {
+            let Some(row) = rows.iter().find(|r| r.get::<_, i32>(0) == kind) else {
+                continue;
+            };
+            return Ok(decode(row, 1).map(|b| {
+                Reply::Commit(match kind {
+                    0 => Commit::Created(b),
+                    1 => Commit::Replayed(b),
+                    _ => Commit::Taken(b),
+                })
+            }));
+        }
+    }
+    tracing::error!("booking store: a conflict whose winner stays invisible");
+    Ok(Err(StoreError::Io))
+}
