@@ -120,8 +120,12 @@ def edges(mods):
             paths += expand_use(tree)
         paths += INLINE_PATH.findall(text)
         for p in paths:
-            if not p.split("::")[0] in ("crate", "super", "self"):
-                continue
+            head = p.split("::")[0]
+            if head not in ("crate", "super", "self"):
+                # A path from a child module of this one (`use child::Item;`).
+                if here + (head,) not in mods:
+                    continue
+                p = "self::" + p
             at, rest = resolve(p, here, mods)
             if at is None:
                 continue

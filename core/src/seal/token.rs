@@ -172,9 +172,8 @@ fn tag(secret: &[u8], bind: &Binding<'_>, body: &[u8]) -> Option<[u8; 32]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::seal::b64url;
     use crate::seal::Key;
-    use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
-    use base64::Engine as _;
 
     fn ring(seed: u8, id: u8) -> KeyRing {
         KeyRing::new(Key::new(id, &[seed; 32]).unwrap())
@@ -261,13 +260,13 @@ mod tests {
         let r = ring(1, 0);
         let t = sealed(&r, &BIND, &[0, 1]);
         let mut raw = [0u8; BODY_MAX];
-        let n = B64.decode_slice(t.as_bytes(), &mut raw).unwrap();
+        let n = b64url::decode(t.as_bytes(), &mut raw).unwrap();
         let mut accepted = 0;
         for bit in 0..n * 8 {
             let mut flipped = raw;
             flipped[bit / 8] ^= 1 << (bit % 8);
             let mut text = [0u8; MAX_STATE_CHARS];
-            let m = B64.encode_slice(&flipped[..n], &mut text).unwrap();
+            let m = b64url::encode(&flipped[..n], &mut text).unwrap();
             accepted += open(&r, &BIND, 0, &text[..m]).is_ok() as usize;
         }
         assert_eq!(accepted, 0);

@@ -15,8 +15,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine as _;
+use base64ct::{Base64, Encoding as _};
 use redmark_core::booking::{BookingApp, MemStore, DEFAULT_FLOOR};
 use redmark_core::engine::{Config, ServerInfo};
 use redmark_core::seal::{Key, KeyRing};
@@ -514,7 +513,7 @@ pub fn header_value(v: &str) -> String {
     if plain {
         v.to_owned()
     } else {
-        format!("=?base64?{}?=", STANDARD.encode(v.as_bytes()))
+        format!("=?base64?{}?=", Base64::encode_string(v.as_bytes()))
     }
 }
 
