@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
-# Issue 12's benchmark: redmark's stdio request path against the machine's ceiling (a canned
-# stub answering with redmark's own bytes) and against rmcp 3.11 with the same tools; then
-# redmark's TCP, HTTP and durable-booking figures, the HTTP ones beside the stub's over HTTP.
-# Prints one table with redmark ÷ stub, redmark ÷ rmcp and PASS/MISS against the issue's
-# targets.
+# The figures a user notices: redmark's stdio request path against the machine's ceiling (a
+# canned stub answering with redmark's own bytes) and against rmcp 3.11 with the same tools;
+# then redmark's TCP, HTTP and durable-booking figures, the HTTP ones beside the stub's over
+# HTTP. Prints one table with redmark ÷ stub and redmark ÷ rmcp.
 #
 #   bench/compare.sh            full counts: 200 000 pipelined, 20 000 lock-step, 10 000 MRTR,
 #                               medians of 3 interleaved rounds, 10 s stalled reader (~10 min
@@ -14,7 +13,10 @@
 #   bench/compare.sh ... --no-net           stdio only
 #   bench/compare.sh ... --baseline=REV     also measure the TCP/HTTP/booking figures of redmark
 #                               at git revision REV (built into target/baseline) and print the
-#                               ratios; 26be7d5 is the shell issue 12 measured ("2x today's")
+#                               ratios, and count instructions per request of both
+#                               (bench/instructions.sh, when valgrind is installed)
+#   bench/compare.sh ... --markdown=FILE    also write the run to FILE (docs/benchmarks.md is
+#                               written this way: the command, the commits, the tables)
 #
 # Builds `redmark` in release (root workspace) and the peers (bench/peers, its own workspace,
 # into target/peers). Needs python3 (standard library only). Figures from a busy machine are
@@ -24,13 +26,16 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=1
 BASE_REV=
+MARKDOWN=
 ARGS=()
+COMMAND="bench/compare.sh $*"
 for a in "$@"; do
   case $a in
     --no-build) BUILD=0 ;;
     --quick | --no-net) ARGS+=("$a") ;;
     --rounds=*) ARGS+=(--rounds "${a#--rounds=}") ;;
     --baseline=*) BASE_REV=${a#--baseline=} ;;
+    --markdown=*) MARKDOWN=${a#--markdown=} ;;
     -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "compare.sh: unknown option $a" >&2; exit 2 ;;
   esac
@@ -57,9 +62,67 @@ if [[ -n $BASE_REV ]]; then
   ARGS+=(--baseline "$BASE")
 fi
 
+OUT=$(mktemp)
+trap 'rm -f "$OUT"; rm -rf "${SRC:-}"' EXIT
 python3 "$ROOT/bench/compare.py" \
   --redmark "$ROOT/target/release/redmark" \
   --stub "$ROOT/target/peers/release/canned-stub" \
   --rmcp "$ROOT/target/peers/release/rmcp-peer" \
   --booker "$ROOT/target/peers/release/booker" \
-  ${ARGS[@]+"${ARGS[@]}"}
+  ${ARGS[@]+"${ARGS[@]}"} | tee "$OUT"
+
+BASE_STDIO=
+if [[ -n $BASE_REV ]]; then
+  # The baseline's stdio figures (latency, RSS at rest, flood), measured the same way.
+  BASE_STDIO=$(mktemp)
+  echo
+  echo "The baseline ($BASE_REV) on stdio:"
+  python3 "$ROOT/bench/compare.py" \
+    --redmark "$BASE" \
+    --stub "$ROOT/target/peers/release/canned-stub" \
+    --rmcp "$ROOT/target/peers/release/rmcp-peer" \
+    --no-net ${ARGS[@]+"${ARGS[@]}"} | tee "$BASE_STDIO"
+fi
+
+INSTR=
+if [[ -n $BASE_REV ]] && command -v valgrind > /dev/null; then
+  INSTR=$(mktemp)
+  N=${N:-5000} "$ROOT/bench/instructions.sh" "$BASE" "$ROOT/target/release/redmark" | tee "$INSTR"
+fi
+
+if [[ -n $MARKDOWN ]]; then
+  HEAD=$(git -C "$ROOT" rev-parse --short HEAD)
+  DIRTY=$(git -C "$ROOT" status --porcelain --untracked-files=no | grep -q . && echo " (with uncommitted changes)" || true)
+  {
+    echo "# Benchmarks"
+    echo
+    echo "Written by \`$COMMAND\` on $(date -u +%Y-%m-%d) at commit $HEAD$DIRTY"
+    [[ -n $BASE_REV ]] && echo "against the baseline $(git -C "$ROOT" rev-parse --short "$BASE_REV")."
+    echo "Machine: $(nproc) CPUs, $(uname -sm); $(rustc --version)."
+    echo
+    echo "What each figure means and how it is taken: the header of bench/compare.py. Figures from"
+    echo "a shared machine move between runs: compare the columns of one run, not separate runs;"
+    echo "instruction counts (valgrind) are the repeatable figure."
+    echo
+    echo '```'
+    cat "$OUT"
+    echo '```'
+    if [[ -n $BASE_STDIO ]]; then
+      echo
+      echo "The baseline on stdio, measured the same way in the same run:"
+      echo
+      echo '```'
+      cat "$BASE_STDIO"
+      echo '```'
+    fi
+    if [[ -n $INSTR ]]; then
+      echo
+      echo "Instructions per request on stdio (\`bench/instructions.sh BASELINE CURRENT\`):"
+      echo
+      echo '```'
+      cat "$INSTR"
+      echo '```'
+    fi
+  } > "$MARKDOWN"
+  echo "compare.sh: wrote $MARKDOWN"
+fi

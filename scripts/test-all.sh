@@ -34,6 +34,9 @@ for crate in flash-store panel lm3s6965evb microbit; do
     cargo fmt --check --manifest-path "boards/$crate/Cargo.toml"
 done
 
+step "layout (files under 600 lines, each saying its job, no import circle)"
+python3 scripts/check-layout.py
+
 step "clippy (every target, warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
