@@ -6,7 +6,7 @@
 #      clients booking distinct slots, lock-step (`bench/peers/booker`: std-only Rust, as
 #      light a driver as pgbench is): acknowledged bookings per second;
 #   3. the store alone (`PgStore`, CLIENTS blocking callers, no engine, no HTTP: the
-#      `store_throughput` benchmark in shell/src/serve/pg/tests.rs), what the instances can
+#      `store_throughput` benchmark in shell/src/store/pg/tests.rs), what the instances can
 #      reach once the engine's global lock is gone;
 # then prints the figures and the ratios. A throwaway cluster in a temp folder (as `postgres` when
 # run as root), stopped at the end. Not a timed test; keep SECS short on a shared machine.

@@ -1,5 +1,5 @@
 //! `redmark serve`: the booking floor (or the conformance fixtures) over stdio, TCP and
-//! Streamable HTTP at once, all through one engine host (`shared.rs`; each connection owns
+//! Streamable HTTP at once, all through one engine host ([`crate::host`]; each connection owns
 //! its engine).
 //!
 //! Principals (state minted for one fails for another):
