@@ -54,6 +54,7 @@
 //! work) until the operator restarts the server, which then refuses the damaged file as above.
 
 mod open;
+mod overlay;
 mod tables;
 
 use std::path::Path;

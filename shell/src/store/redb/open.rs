@@ -2,14 +2,14 @@
 //! store with one sentence, the folder's marker, and `--repair`.
 
 use std::fs;
-use std::io::{Read, Write as _};
+use std::io::Write as _;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use redb::backends::InMemoryBackend;
-use redb::{Database, ReadableTable, StorageBackend, TableHandle};
+use redb::{Database, ReadableTable, TableHandle};
 
+use super::overlay::Overlay;
 use super::tables::{decode_quiet, StoreId, BOOKINGS, HELD, META, NONCES, STORE_ID};
 use crate::host::panics::catch_quiet;
 
@@ -247,32 +247,14 @@ fn opened(
     }
 }
 
-/// The whole file, read while holding the lock redb takes (`flock`), so a file another server
-/// holds is reported as in use rather than read half-written.
-fn read_locked(path: &Path) -> Result<InMemoryBackend, OpenError> {
+/// The store file under an [`Overlay`], opened while holding the lock redb takes (`flock`), so
+/// a file another server holds is reported as in use rather than read half-written. The lock
+/// is held until the overlay is dropped.
+fn read_locked(path: &Path) -> Result<Overlay, OpenError> {
     let fail = |e: std::io::Error| OpenError(format!("cannot read {}: {e}", path.display()));
-    let mut f = fs::File::open(path).map_err(fail)?;
+    let f = fs::File::open(path).map_err(fail)?;
     flock(&f, path)?;
-    // Read a piece at a time into the copy: the file is held in memory once, not twice.
-    let len = f.metadata().map_err(fail)?.len();
-    let mem = InMemoryBackend::new();
-    let copy_fail = |e: std::io::Error| OpenError(format!("cannot copy {}: {e}", path.display()));
-    mem.set_len(len).map_err(copy_fail)?;
-    let mut piece = vec![0u8; READ_PIECE];
-    let mut at = 0u64;
-    loop {
-        let n = f.read(&mut piece).map_err(fail)?;
-        if n == 0 {
-            break;
-        }
-        if at + n as u64 > len {
-            mem.set_len(at + n as u64).map_err(copy_fail)?;
-        }
-        mem.write(at, &piece[..n]).map_err(copy_fail)?;
-        at += n as u64;
-    }
-    mem.set_len(at).map_err(copy_fail)?;
-    Ok(mem)
+    Overlay::new(f).map_err(fail)
 }
 
 /// Takes the exclusive `flock` redb takes on `f` (the store at `path`), without waiting: held
@@ -294,17 +276,14 @@ fn flock(f: &fs::File, path: &Path) -> Result<(), OpenError> {
 /// redb's page cache while checking the in-memory copy.
 const CHECK_CACHE: usize = 256 * 1024;
 
-/// Bytes read at a time when copying the store for its check.
-const READ_PIECE: usize = 256 * 1024;
-
 /// Checks a copy of the store in memory: redb's checksums, then every record. Returns the
 /// store id if it has one.
-fn check(copy: InMemoryBackend) -> Result<Option<StoreId>, String> {
+fn check(copy: Overlay) -> Result<Option<StoreId>, String> {
     catch_quiet(|| check_copy(copy)).unwrap_or_else(|p| Err(format!("redb stopped: {p}")))
 }
 
-fn check_copy(mem: InMemoryBackend) -> Result<Option<StoreId>, String> {
-    // The copy is in memory already: redb caching its pages again would only double it.
+fn check_copy(mem: Overlay) -> Result<Option<StoreId>, String> {
+    // A small cache: the check reads each page about once.
     let mut db = Database::builder()
         .set_cache_size(CHECK_CACHE)
         .create_with_backend(mem)
