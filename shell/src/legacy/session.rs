@@ -143,6 +143,22 @@ impl Session {
         self.legacy.is_some()
     }
 
+    /// Bridged `tools/call`s in flight (at the core or waiting for answers).
+    pub fn calls_in_flight(&self) -> usize {
+        self.calls.len()
+    }
+
+    /// Whether a request with this id is still being answered.
+    fn in_flight(&self, id: &Value) -> bool {
+        let key = key_of(id);
+        self.calls.iter().any(|c| &c.id == id)
+            || self.tickets.iter().any(|(_, t)| match t {
+                Ticket::Legacy { reply_to } => *reply_to == key,
+                Ticket::Raw { reply_to } => reply_to.as_deref() == Some(key.as_str()),
+                Ticket::Call(_) => false,
+            })
+    }
+
     /// The earliest time [`Session::tick`] has something to do.
     pub fn next_deadline(&self) -> Option<Instant> {
         self.calls.iter().filter_map(Call::deadline).min()
@@ -196,6 +212,12 @@ impl Session {
         let Some(id) = id else {
             return self.notification(&method, msg.get("params"), now);
         };
+        if self.in_flight(&id) {
+            // JSON-RPC ids are unique among a sender's requests in flight: a second one would
+            // cross the answers (its stream would get the first call's result).
+            let e = error(&id, -32600, "Invalid request: this id is already in flight");
+            return vec![send(e, true, &id)];
+        }
         if method == "ping" {
             return vec![send(result(&id, json!({})), true, &id)];
         }
@@ -776,6 +798,25 @@ mod tests {
         assert_eq!(end["result"]["isError"], true, "{end}");
     }
 
+    /// A second request with the id of a call in flight is refused; the first call keeps its
+    /// question and gets its own answer.
+    #[test]
+    fn a_duplicate_id_in_flight_is_refused() {
+        let now = Instant::now();
+        let mut s = asking(now);
+        let again = sent(&s.client_line(CALL.as_bytes(), now));
+        assert_eq!(again["id"], 1);
+        assert_eq!(again["error"]["code"], -32600, "{again}");
+        assert_eq!(s.calls.len(), 1);
+        let ping = sent(&s.client_line(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, now));
+        assert_eq!(ping["error"]["code"], -32600, "{ping}");
+        let ans = br#"{"jsonrpc":"2.0","id":"rm-0","result":{"action":"accept","content":{}}}"#;
+        let (t, _) = to_core(&s.client_line(ans, now));
+        assert_eq!(sent(&s.core_answer(t, DONE.as_bytes(), now))["id"], 1);
+        // Once answered, the id may be used again.
+        to_core(&s.client_line(CALL.as_bytes(), now));
+    }
+
     #[test]
     fn url_questions_get_an_elicitation_id() {
         let now = Instant::now();
@@ -812,13 +853,13 @@ mod tests {
         let mut s = Session::default();
         s.client_line(INIT.as_bytes(), now);
         s.client_line(INITIALIZED.as_bytes(), now);
-        for _ in 0..MAX_CALLS_PER_SESSION {
-            to_core(&s.client_line(CALL.as_bytes(), now));
+        let call = |n: usize| CALL.replace(r#""id":1"#, &format!(r#""id":{}"#, 100 + n));
+        for n in 0..MAX_CALLS_PER_SESSION {
+            to_core(&s.client_line(call(n).as_bytes(), now));
         }
-        assert_eq!(
-            sent(&s.client_line(CALL.as_bytes(), now))["error"]["code"],
-            -32600
-        );
+        let over = sent(&s.client_line(call(MAX_CALLS_PER_SESSION).as_bytes(), now));
+        assert_eq!(over["error"]["code"], -32600);
+        assert_eq!(over["error"]["message"], "Too many tool calls waiting for answers");
         let mut s = asking(now);
         let ans = |n: u32| {
             format!(

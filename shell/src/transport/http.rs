@@ -273,7 +273,20 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
 fn legacy_early<A: Hosted>(st: &HttpState<A>, method: &Method, h: &HeaderMap) -> Option<Response> {
     let principal = match &st.tokens {
         None => Arc::clone(&st.anonymous),
-        Some(tokens) => Arc::from(bearer(h).and_then(|t| tokens.principal(t))?),
+        Some(tokens) => match bearer(h).and_then(|t| tokens.principal(t)) {
+            Some(p) => Arc::from(p),
+            // Naming a session without a valid token: 401, as for a POST (not the 405).
+            None if crate::legacy::http::names_session(method, h) => {
+                let mut r = plain(
+                    StatusCode::UNAUTHORIZED,
+                    "Unauthorized: send Authorization: Bearer <token>\n",
+                );
+                r.headers_mut()
+                    .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+                return Some(r);
+            }
+            None => return None,
+        },
     };
     st.legacy.early(method, h, &principal)
 }
