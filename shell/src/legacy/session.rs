@@ -859,7 +859,10 @@ mod tests {
         }
         let over = sent(&s.client_line(call(MAX_CALLS_PER_SESSION).as_bytes(), now));
         assert_eq!(over["error"]["code"], -32600);
-        assert_eq!(over["error"]["message"], "Too many tool calls waiting for answers");
+        assert_eq!(
+            over["error"]["message"],
+            "Too many tool calls waiting for answers"
+        );
         let mut s = asking(now);
         let ans = |n: u32| {
             format!(
