@@ -274,11 +274,13 @@ impl Session {
             },
         };
         let mut out = Vec::new();
+        let mut answered = false;
         for line in lines {
             let parsed = serde_json::from_slice::<Value>(line).ok();
             let is_response = parsed
                 .as_ref()
                 .is_some_and(|v| v.get("result").is_some() || v.get("error").is_some());
+            answered |= is_response;
             match (&t, parsed) {
                 (Ticket::Call(n), Some(v)) if is_response => {
                     out.extend(self.call_answer(*n, v, now))
@@ -298,6 +300,18 @@ impl Session {
                     reply_to: reply_to.clone(),
                     last: is_response,
                 }),
+            }
+        }
+        if !answered {
+            // The core answered a request with nothing: end it rather than hold its call (and
+            // its HTTP stream) open for ever.
+            let id = match &t {
+                Ticket::Call(n) => self.take_call(*n).map(|c| c.id),
+                Ticket::Legacy { reply_to } => serde_json::from_str(reply_to).ok(),
+                Ticket::Raw { .. } => None,
+            };
+            if let Some(id) = id {
+                out.push(send(error(&id, -32603, "Internal error"), true, &id));
             }
         }
         out
@@ -815,6 +829,25 @@ mod tests {
         assert_eq!(sent(&s.core_answer(t, DONE.as_bytes(), now))["id"], 1);
         // Once answered, the id may be used again.
         to_core(&s.client_line(CALL.as_bytes(), now));
+    }
+
+    /// A core that answers a request with nothing does not leave it (or its call) open.
+    #[test]
+    fn an_empty_core_answer_ends_the_request() {
+        let now = Instant::now();
+        let mut s = Session::default();
+        s.client_line(INIT.as_bytes(), now);
+        s.client_line(INITIALIZED.as_bytes(), now);
+        let (t, _) = to_core(&s.client_line(CALL.as_bytes(), now));
+        let end = sent(&s.core_answer(t, b"", now));
+        assert_eq!(
+            (end["id"].clone(), end["error"]["code"].clone()),
+            (json!(1), json!(-32603))
+        );
+        assert_eq!(s.calls_in_flight(), 0);
+        let (t, _) =
+            to_core(&s.client_line(br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#, now));
+        assert_eq!(sent(&s.core_answer(t, b"", now))["id"], 2);
     }
 
     #[test]
