@@ -128,12 +128,6 @@ impl Conn {
             pending.extend_from_slice(&chunk[..n]);
         }
     }
-
-    /// Every event of a stream until it ends.
-    fn events(&mut self) -> Vec<Value> {
-        let mut pending = Vec::new();
-        std::iter::from_fn(|| self.event(&mut pending)).collect()
-    }
 }
 
 /// The bytes of a keep-alive POST to `/mcp`.

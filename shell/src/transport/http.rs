@@ -146,7 +146,7 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
     // RFC 9112 §3.2: one Host (else 400); an absolute-form target's authority stands for it.
     let host_view = match super::strict::host_view(&parts) {
         Ok(h) => h,
-        Err(r) => return r,
+        Err(bad) => return bad.into_response(),
     };
     if let Err(why) = check_origin(&host_view, st.loopback) {
         tracing::info!("http: 403 ({why})");

@@ -14,34 +14,40 @@ use axum::response::{IntoResponse, Response};
 
 /// The headers the Host/Origin guard must see (the target's authority as `Host` for an
 /// absolute-form request), or the 400 for a request whose Host is ambiguous or missing.
-pub fn host_view(parts: &Parts) -> Result<Cow<'_, HeaderMap>, Response> {
+pub fn host_view(parts: &Parts) -> Result<Cow<'_, HeaderMap>, BadHost> {
     let hosts = parts.headers.get_all(header::HOST).iter().count();
     if hosts > 1 {
-        return Err(bad_request("Bad request: more than one Host header\n"));
+        return Err(BadHost("Bad request: more than one Host header\n"));
     }
     let Some(authority) = parts.uri.authority() else {
         if hosts == 0 && parts.version == Version::HTTP_11 {
-            return Err(bad_request(
+            return Err(BadHost(
                 "Bad request: an HTTP/1.1 request needs a Host header\n",
             ));
         }
         return Ok(Cow::Borrowed(&parts.headers));
     };
     let Ok(host) = HeaderValue::from_str(authority.as_str()) else {
-        return Err(bad_request("Bad request: unreadable request target\n"));
+        return Err(BadHost("Bad request: unreadable request target\n"));
     };
     let mut h = parts.headers.clone();
     h.insert(header::HOST, host);
     Ok(Cow::Owned(h))
 }
 
-fn bad_request(text: &'static str) -> Response {
-    (
-        StatusCode::BAD_REQUEST,
-        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-        text,
-    )
-        .into_response()
+/// Why a request's host is ambiguous or missing: answered **400** with this text.
+#[derive(Debug)]
+pub struct BadHost(&'static str);
+
+impl IntoResponse for BadHost {
+    fn into_response(self) -> Response {
+        (
+            StatusCode::BAD_REQUEST,
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            self.0,
+        )
+            .into_response()
+    }
 }
 
 #[cfg(test)]
@@ -60,9 +66,9 @@ mod tests {
     #[test]
     fn one_host_or_the_target_authority() {
         let two = parts("/mcp", &["127.0.0.1:1", "127.0.0.1:1"]);
-        assert_eq!(host_view(&two).unwrap_err().status(), 400);
+        assert_eq!(host_view(&two).unwrap_err().into_response().status(), 400);
         let none = parts("/mcp", &[]);
-        assert_eq!(host_view(&none).unwrap_err().status(), 400);
+        assert_eq!(host_view(&none).unwrap_err().into_response().status(), 400);
         let one = parts("/mcp", &["localhost:1"]);
         assert!(matches!(host_view(&one), Ok(Cow::Borrowed(_))));
         let absolute = parts("http://evil.example/mcp", &["127.0.0.1:1"]);
