@@ -2,7 +2,7 @@
 //! "nested too deeply" with its id; RFC 9112 Host rules (two `Host` lines 400, an absolute-form
 //! target's authority is the host the DNS-rebinding guard checks); idle unauthenticated
 //! connections cannot take every place; a PostgreSQL outage is logged once, then its end.
-//! (The damaged-store refusal on one line is tested beside `serve/store.rs`.)
+//! (The damaged-store refusal on one line is tested beside `store/redb/open.rs`.)
 #![cfg_attr(not(pg_tools), allow(dead_code, unused_imports))]
 
 use std::io::{Read, Write};

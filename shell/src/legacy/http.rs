@@ -1,4 +1,4 @@
-//! Legacy (2025-11-25) sessions over Streamable HTTP, hooked into `serve/http.rs` by two calls:
+//! Legacy (2025-11-25) sessions over Streamable HTTP, hooked into `transport/http.rs` by two calls:
 //! [`HttpLegacy::early`] (GET/DELETE naming a session) and [`HttpLegacy::post`] (a POST body).
 //!
 //! - A POST of `initialize` without 2026-07-28 `_meta` opens a session: the answer carries a

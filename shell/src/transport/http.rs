@@ -88,7 +88,7 @@ pub async fn serve_http<A: Hosted>(
     let app = Router::new().fallback(handle::<A>).with_state(state);
     let graceful = GracefulShutdown::new();
     // With --tokens, connections no request has authenticated yet are bounded apart
-    // (serve/conns.rs); without, every request is the anonymous principal.
+    // (transport/accept.rs); without, every request is the anonymous principal.
     let unauthenticated = st_tokens.then(|| Unauthenticated::new(cfg.max_conns));
     accept_gated(
         "http",
