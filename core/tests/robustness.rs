@@ -195,7 +195,23 @@ fn deep_nesting_and_huge_messages_are_refused() {
     let mut c = Client::default();
     let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
     let (_, text) = c.raw(deep.as_bytes());
+    #[cfg(not(feature = "depth-detail"))]
     assert!(text.contains("-32700"), "{text}");
+    // Well-formed, only too deep: an invalid request that says so (not a parse error), with
+    // its id when readable (the shell's build; a panel's says -32700).
+    #[cfg(feature = "depth-detail")]
+    {
+        assert!(text.contains("-32600"), "{text}");
+        assert!(text.contains("nested too deeply"), "{text}");
+        let inner = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
+        let deep_call = format!(
+            r#"{{"jsonrpc":"2.0","id":"deep-1","method":"tools/call","params":{{"name":"x","arguments":{{"a":{inner}}}}}}}"#
+        );
+        let (_, text) = c.raw(deep_call.as_bytes());
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["id"], "deep-1", "the id is kept when readable: {text}");
+        assert_eq!(v["error"]["code"], -32600, "{text}");
+    }
     let big = format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"{}"}}"#,
         "x".repeat(redmark_core::limits::MAX_MESSAGE)

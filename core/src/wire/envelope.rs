@@ -1,5 +1,7 @@
 //! The JSON-RPC 2.0 envelope: `jsonrpc`, `id`, `method`, `params`.
 
+#[cfg(feature = "depth-detail")]
+use super::json::shallow_member;
 use super::json::{parse, JsonError, Kind, Value};
 use crate::limits::{MAX_ID, MAX_MESSAGE};
 
@@ -28,6 +30,10 @@ pub enum EnvelopeError {
     Invalid(&'static str),
     /// The id is longer than [`MAX_ID`].
     IdTooLong,
+    /// Well-formed JSON nested deeper than [`MAX_DEPTH`](crate::limits::MAX_DEPTH) (with the
+    /// `depth-detail` feature; without, such a message is a [`EnvelopeError::Parse`]).
+    #[cfg(feature = "depth-detail")]
+    TooDeep,
 }
 
 impl EnvelopeError {
@@ -40,6 +46,8 @@ impl EnvelopeError {
             EnvelopeError::Batch => "batches are not supported",
             EnvelopeError::Invalid(why) => why,
             EnvelopeError::IdTooLong => "id too long",
+            #[cfg(feature = "depth-detail")]
+            EnvelopeError::TooDeep => "JSON nested too deeply (at most 24 levels)",
         }
     }
 }
@@ -61,7 +69,12 @@ pub fn read(input: &[u8]) -> Result<Envelope<'_>, (EnvelopeError, Option<Value<'
     if input.len() > MAX_MESSAGE {
         return Err((EnvelopeError::TooLarge, None));
     }
-    let doc = parse(input).map_err(|e| (EnvelopeError::Parse(e), None))?;
+    let doc = parse(input).map_err(|e| match e {
+        // Too deep for this parser, not malformed: said so, with the id when it is readable.
+        #[cfg(feature = "depth-detail")]
+        JsonError::TooDeep => (EnvelopeError::TooDeep, readable_id(input)),
+        e => (EnvelopeError::Parse(e), None),
+    })?;
     match doc.kind() {
         Kind::Object => {}
         Kind::Array => return Err((EnvelopeError::Batch, None)),
@@ -101,6 +114,14 @@ pub fn read(input: &[u8]) -> Result<Envelope<'_>, (EnvelopeError, Option<Value<'
     Ok(Envelope { id, method, params })
 }
 
+/// The top-level `id` of a message too deep to parse, when it is a valid id.
+#[cfg(feature = "depth-detail")]
+fn readable_id(input: &[u8]) -> Option<Value<'_>> {
+    shallow_member(input, "id")
+        .filter(|v| v.kind() == Kind::String || v.as_i64().is_some())
+        .filter(|v| v.raw().len() <= MAX_ID)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,6 +134,27 @@ mod tests {
         assert!(e.method.eq_str("tools/list"));
         let n = read(br#"{"method":"notifications/x","jsonrpc":"2.0"}"#).unwrap();
         assert!(n.id.is_none() && n.params.is_none());
+    }
+
+    /// Valid JSON nested deeper than the limit: "nested too deeply" (not a parse error),
+    /// with the id when it was readable.
+    #[test]
+    #[cfg(feature = "depth-detail")]
+    fn too_deep_is_said_with_the_id() {
+        let mut deep = [0u8; 200];
+        let head = br#"{"jsonrpc":"2.0","id":"d-1","method":"tools/call","params":{"a":"#;
+        deep[..head.len()].copy_from_slice(head);
+        let levels = crate::limits::MAX_DEPTH;
+        let open = head.len();
+        deep[open..open + levels].fill(b'[');
+        deep[open + levels..open + 2 * levels].fill(b']');
+        deep[open + 2 * levels..open + 2 * levels + 2].copy_from_slice(b"}}");
+        let doc = &deep[..open + 2 * levels + 2];
+        let (e, id) = read(doc).unwrap_err();
+        assert_eq!(e, EnvelopeError::TooDeep);
+        assert_eq!(id.unwrap().raw(), br#""d-1""#);
+        let says = levels.to_string();
+        assert!(e.reason().contains("too deeply") && e.reason().contains(&says));
     }
 
     #[test]

@@ -69,6 +69,81 @@ pub fn parse(input: &[u8]) -> Result<Value<'_>, JsonError> {
     })
 }
 
+/// The top-level member `key` of a document [`parse`] refused (as nested too deeply, say), when
+/// the document is an object and that member's own value is valid JSON: so an error about the
+/// document can still name, e.g., its id. The top level is walked without validating the other
+/// members' values (linear, no recursion, never past the input).
+#[cfg(feature = "depth-detail")]
+pub fn shallow_member<'a>(input: &'a [u8], key: &str) -> Option<Value<'a>> {
+    let mut i = skip_ws(input, 0);
+    if input.get(i) != Some(&b'{') {
+        return None;
+    }
+    i = skip_ws(input, i + 1);
+    loop {
+        if input.get(i) != Some(&b'"') {
+            return None;
+        }
+        let key_end = scan_string(input, i).ok()?;
+        let name = Value {
+            raw: &input[i..key_end],
+        };
+        i = skip_ws(input, key_end);
+        if input.get(i) != Some(&b':') {
+            return None;
+        }
+        i = skip_ws(input, i + 1);
+        let end = skip_unchecked(input, i)?;
+        if name.eq_str(key) {
+            return parse(&input[i..end]).ok();
+        }
+        i = skip_ws(input, end);
+        if input.get(i) != Some(&b',') {
+            return None;
+        }
+        i = skip_ws(input, i + 1);
+    }
+}
+
+/// Just past the (unvalidated) value starting at `i`, by brackets and string quotes only;
+/// `None` when the input ends first.
+#[cfg(feature = "depth-detail")]
+fn skip_unchecked(b: &[u8], mut i: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    loop {
+        match *b.get(i)? {
+            b'"' => {
+                i += 1;
+                loop {
+                    match *b.get(i)? {
+                        b'\\' => i += 2,
+                        b'"' => break,
+                        _ => i += 1,
+                    }
+                }
+                i += 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                i += 1;
+            }
+            b'}' | b']' if depth == 0 => return Some(i),
+            b'}' | b']' => {
+                depth -= 1;
+                i += 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            b',' | b' ' | b'\t' | b'\n' | b'\r' if depth == 0 => return Some(i),
+            _ => i += 1,
+        }
+    }
+}
+
 impl<'a> Value<'a> {
     /// The value's exact bytes as they stand in the document.
     pub fn raw(&self) -> &'a [u8] {
@@ -648,6 +723,27 @@ mod tests {
         let mut deep = [b'['; 64];
         deep[32..].fill(b']');
         assert_eq!(parse(&deep), Err(JsonError::TooDeep));
+    }
+
+    #[test]
+    #[cfg(feature = "depth-detail")]
+    fn a_shallow_member_is_found_past_deep_siblings() {
+        let doc = br#" {"params":{"a":[[[["x\"]"]]]],"b":"}"}, "id" : "q-1", "more":[1]}"#;
+        assert_eq!(shallow_member(doc, "id").unwrap().raw(), br#""q-1""#);
+        assert_eq!(
+            shallow_member(br#"{"id":7}"#, "id").unwrap().raw(),
+            b"7",
+            "last member"
+        );
+        for bad in [
+            &br#"{"id":"unterminated}"#[..],
+            br#"[{"id":1}]"#,
+            br#"{"params":[[[[}"#,
+            br#"{"id":tru}"#,
+            b"",
+        ] {
+            assert!(shallow_member(bad, "id").is_none(), "{bad:?}");
+        }
     }
 
     #[test]

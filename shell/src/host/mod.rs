@@ -35,6 +35,7 @@ use redmark_core::{App, Context, Engine, Handled, HttpHeaders};
 
 pub mod group;
 pub mod panics;
+pub mod tidy;
 
 use crate::serve::keys::entropy;
 use crate::store::{SharedStore, Write, Written};
@@ -470,7 +471,8 @@ fn inject_panic(_: Msg<'_>) {}
 fn log_note(note: Note) {
     match note {
         Note::StateRejected(why) => tracing::info!("requestState rejected: {why}"),
-        Note::Internal(why) => tracing::error!("tool fault: {why}"),
+        // Once per store outage, not once per request (store/outage.rs).
+        Note::Internal(why) => crate::store::outage::tool_fault(why),
         other => tracing::warn!("engine: {other}"),
     }
 }

@@ -1,9 +1,13 @@
-//! Legacy (2025-11-25) sessions over Streamable HTTP, hooked into `serve/http.rs` by two calls:
+//! Legacy (2025-11-25) sessions over Streamable HTTP, hooked into `transport/http.rs` by two calls:
 //! [`HttpLegacy::early`] (GET/DELETE naming a session) and [`HttpLegacy::post`] (a POST body).
 //!
 //! - A POST of `initialize` without 2026-07-28 `_meta` opens a session: the answer carries a
-//!   fresh `Mcp-Session-Id` (128 random bits). At most [`MAX_SESSIONS`]; past that the least
-//!   recently used one is dropped.
+//!   fresh `Mcp-Session-Id` (128 random bits). At most [`super::MAX_SESSIONS_PER_PRINCIPAL`] per
+//!   principal and [`super::MAX_SESSIONS`] in all; past that an idle one goes, never a session with a
+//!   call in flight of another principal ([`super::table`]); when none can go, **503**.
+//! - One timer per session, armed for its earliest waiting question and re-armed for each
+//!   later one: every waiting question is given up after [`super::QUESTION_WAIT`], and the
+//!   timers do not grow with the requests a client sends.
 //! - A request naming a live session (and the principal that opened it) goes through its
 //!   [`Session`]; an unknown one gets **404**; a 2025-11-25 `MCP-Protocol-Version` without a
 //!   session gets **400**. Bodies carrying 2026-07-28 `_meta` are left to the modern path.
@@ -18,7 +22,7 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Weak};
 use std::task::{Context, Poll};
 use std::time::Instant;
 
@@ -29,10 +33,12 @@ use hyper::body::Frame;
 use redmark_core::wire::meta::KEY_VERSION;
 use serde_json::Value;
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 
 use super::session::{names_initialize, Session};
 use super::stream::{drive, Sent};
-use super::{LEGACY_VERSIONS, MAX_SESSIONS};
+use super::table::{Entry, OpenError, Table};
+use super::LEGACY_VERSIONS;
 
 /// Lines one SSE stream may hold unsent (a client that does not read loses the rest).
 pub const STREAM_BACKLOG: usize = 16;
@@ -40,24 +46,30 @@ pub const STREAM_BACKLOG: usize = 16;
 /// The session header.
 const SESSION_ID: &str = "mcp-session-id";
 
-/// One legacy HTTP session.
-struct HttpSession {
-    /// Who opened it; only they may use it.
-    principal: Arc<[u8]>,
-    last_used: Mutex<Instant>,
-    inner: tokio::sync::Mutex<Inner>,
-}
+/// One legacy HTTP session: its table entry around the session's state.
+type HttpSession = Entry<tokio::sync::Mutex<Inner>>;
 
-/// A session's state and the open POST streams, by the id (JSON text) of their request.
+/// A session's state, the open POST streams by the id (JSON text) of their request, and the
+/// session's one timer (at most one per session, whatever the client sends).
 struct Inner {
     session: Session,
     streams: HashMap<String, mpsc::Sender<Vec<u8>>>,
+    /// The timer task and the time it next wakes at.
+    timer: Option<(Instant, JoinHandle<()>)>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        if let Some((_, t)) = self.timer.take() {
+            t.abort();
+        }
+    }
 }
 
 /// Every legacy HTTP session of one listener.
 #[derive(Default)]
 pub struct HttpLegacy {
-    sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    sessions: Table<tokio::sync::Mutex<Inner>>,
 }
 
 /// A plain-text response.
@@ -75,11 +87,10 @@ fn session_id(h: &HeaderMap) -> Option<&str> {
     h.get(SESSION_ID).and_then(|v| v.to_str().ok())
 }
 
-/// A fresh unguessable session id (32 hex digits).
-fn new_id() -> Option<String> {
-    let mut b = [0u8; 16];
-    getrandom::fill(&mut b).ok()?;
-    Some(hex::encode(b))
+/// Whether this is a GET or DELETE naming a session (a legacy request: 401 without a valid
+/// token, rather than the 2026-07-28 405).
+pub fn names_session(method: &Method, h: &HeaderMap) -> bool {
+    (*method == Method::DELETE || *method == Method::GET) && session_id(h).is_some()
 }
 
 impl HttpLegacy {
@@ -88,23 +99,14 @@ impl HttpLegacy {
         Arc::new(HttpLegacy::default())
     }
 
-    fn lookup(&self, id: &str, principal: &[u8]) -> Option<Arc<HttpSession>> {
-        let map = self.sessions.lock().ok()?;
-        let s = map.get(id).filter(|s| &*s.principal == principal)?;
-        if let Ok(mut t) = s.last_used.lock() {
-            *t = Instant::now();
-        }
-        Some(Arc::clone(s))
-    }
-
     /// GET or DELETE naming a session (before the modern 405): DELETE ends it, GET gets 405;
     /// an unknown session gets 404. `None`: not a session request.
     pub fn early(&self, method: &Method, h: &HeaderMap, principal: &[u8]) -> Option<Response> {
-        let id = session_id(h)?;
-        if *method != Method::DELETE && *method != Method::GET {
+        if !names_session(method, h) {
             return None;
         }
-        let found = self.lookup(id, principal);
+        let id = session_id(h)?;
+        let found = self.sessions.lookup(id, principal);
         let Some(found) = found else {
             return Some(plain(StatusCode::NOT_FOUND, "Not found: no such session\n"));
         };
@@ -117,9 +119,7 @@ impl HttpLegacy {
                 .insert(header::ALLOW, HeaderValue::from_static("POST, DELETE"));
             return Some(r);
         }
-        if let Ok(mut map) = self.sessions.lock() {
-            map.remove(id);
-        }
+        self.sessions.remove(id);
         // Its streams end when the last reference to the session goes.
         drop(found);
         Some(StatusCode::OK.into_response())
@@ -136,7 +136,7 @@ impl HttpLegacy {
     ) -> Option<Response>
     where
         F: FnMut(Vec<u8>) -> Fut + Send + Clone + 'static,
-        Fut: Future<Output = Option<Vec<u8>>> + Send,
+        Fut: Future<Output = Option<Vec<u8>>> + Send + 'static,
     {
         // Only a session, an `initialize` or a 2025-11-25 version header can make this legacy
         // traffic: every other body skips the JSON parse (the hot path of 2026-07-28 clients).
@@ -159,13 +159,13 @@ impl HttpLegacy {
             return None;
         }
         let (sid, sess) = match session_id(h) {
-            Some(id) => match self.lookup(id, principal) {
+            Some(id) => match self.sessions.lookup(id, principal) {
                 None => return Some(plain(StatusCode::NOT_FOUND, "Not found: no such session\n")),
                 Some(s) => (id.to_owned(), s),
             },
             None if method == Some("initialize") => match self.open(principal) {
-                Some(x) => x,
-                None => return Some(plain(StatusCode::SERVICE_UNAVAILABLE, "No sessions\n")),
+                Ok(x) => x,
+                Err(e) => return Some(refused(e)),
             },
             None => {
                 if version.is_some_and(|v| LEGACY_VERSIONS.contains(&v)) {
@@ -181,11 +181,10 @@ impl HttpLegacy {
             m.get("method")?;
             m.get("id").map(Value::to_string)
         });
-        let mut inner = sess.inner.lock().await;
+        let mut inner = sess.value.lock().await;
         let actions = inner.session.client_line(body, Instant::now());
         let sent = drive(&mut inner.session, actions, run.clone()).await;
         let mine = route(&mut inner, sent, id.as_deref());
-        arm_timer(&sess, &inner, run);
         let mut r = match (id, mine) {
             (None, _) => StatusCode::ACCEPTED.into_response(),
             (Some(_), Mine::Done(lines)) if lines.len() == 1 => {
@@ -204,44 +203,40 @@ impl HttpLegacy {
                 sse(SseBody::open(lines, rx))
             }
         };
+        arm_timer(&sess, &mut inner, run);
+        sess.set_busy(inner.session.calls_in_flight() > 0);
+        drop(inner);
         if let Ok(v) = HeaderValue::from_str(&sid) {
             r.headers_mut().insert(SESSION_ID, v);
         }
         Some(r)
     }
 
-    /// Opens a session for `principal`, dropping the least recently used one when full.
-    fn open(&self, principal: &Arc<[u8]>) -> Option<(String, Arc<HttpSession>)> {
-        let id = new_id()?;
-        let s = Arc::new(HttpSession {
-            principal: Arc::clone(principal),
-            last_used: Mutex::new(Instant::now()),
-            inner: tokio::sync::Mutex::new(Inner {
-                session: Session::default(),
-                streams: HashMap::new(),
-            }),
+    /// Opens a session for `principal` (see [`Table::open`] for what makes room).
+    fn open(&self, principal: &Arc<[u8]>) -> Result<(String, Arc<HttpSession>), OpenError> {
+        let inner = tokio::sync::Mutex::new(Inner {
+            session: Session::default(),
+            streams: HashMap::new(),
+            timer: None,
         });
-        let mut map = self.sessions.lock().ok()?;
-        if map.len() >= MAX_SESSIONS {
-            let oldest = map
-                .iter()
-                .min_by_key(|(_, s)| {
-                    s.last_used
-                        .lock()
-                        .map(|t| *t)
-                        .unwrap_or_else(|_| Instant::now())
-                })
-                .map(|(k, _)| k.clone());
-            if let Some(k) = oldest {
-                tracing::info!(
-                    "legacy http: {MAX_SESSIONS} sessions open; dropped the least recently used"
-                );
-                map.remove(&k);
-            }
-        }
-        map.insert(id.clone(), Arc::clone(&s));
-        Some((id, s))
+        self.sessions.open(principal, inner)
     }
+}
+
+/// The answer to an `initialize` no session could be opened for: 503, retry later.
+fn refused(e: OpenError) -> Response {
+    let text = match e {
+        OpenError::PrincipalFull => {
+            "Service unavailable: too many sessions of yours have calls in flight\n"
+        }
+        OpenError::Full => "Service unavailable: too many sessions have calls in flight\n",
+        OpenError::Unavailable => "Service unavailable: no session could be opened\n",
+    };
+    tracing::info!("legacy http: initialize refused ({e:?})");
+    let mut r = plain(StatusCode::SERVICE_UNAVAILABLE, text);
+    r.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+    r
 }
 
 /// What a POST's own request got: its whole answer, or the start of a stream.
@@ -281,24 +276,59 @@ fn route(inner: &mut Inner, sent: Vec<Sent>, own: Option<&str>) -> Mine {
     }
 }
 
-/// When a question waits, wakes the session at its deadline to give up the call.
-fn arm_timer<F, Fut>(sess: &Arc<HttpSession>, inner: &Inner, run: F)
+/// Makes sure the session's one timer wakes by its next deadline: nothing to do when the
+/// running timer wakes by then (it re-arms itself for every later deadline), else the timer
+/// is replaced. So a session never has more than one timer, however many requests it gets.
+fn arm_timer<F, Fut>(sess: &Arc<HttpSession>, inner: &mut Inner, run: F)
 where
-    F: FnMut(Vec<u8>) -> Fut + Send + 'static,
-    Fut: Future<Output = Option<Vec<u8>>> + Send,
+    F: FnMut(Vec<u8>) -> Fut + Send + Clone + 'static,
+    Fut: Future<Output = Option<Vec<u8>>> + Send + 'static,
 {
     let Some(at) = inner.session.next_deadline() else {
         return;
     };
-    let sess = Arc::downgrade(sess);
-    tokio::spawn(async move {
+    if let Some((wakes, t)) = &inner.timer {
+        if *wakes <= at && !t.is_finished() {
+            return;
+        }
+    }
+    if let Some((_, t)) = inner.timer.take() {
+        t.abort();
+    }
+    let task = tokio::spawn(timer(Arc::downgrade(sess), at, run));
+    inner.timer = Some((at, task));
+}
+
+/// The session's timer: at each deadline gives up the calls whose questions waited too long
+/// (all of them, not just the first), then sleeps until the next deadline; ends when no
+/// question waits or the session is gone.
+async fn timer<F, Fut>(sess: Weak<HttpSession>, mut at: Instant, run: F)
+where
+    F: FnMut(Vec<u8>) -> Fut + Send + Clone + 'static,
+    Fut: Future<Output = Option<Vec<u8>>> + Send + 'static,
+{
+    loop {
         tokio::time::sleep_until(at.into()).await;
         let Some(sess) = sess.upgrade() else { return };
-        let mut inner = sess.inner.lock().await;
+        let mut inner = sess.value.lock().await;
         let actions = inner.session.tick(Instant::now());
-        let sent = drive(&mut inner.session, actions, run).await;
+        let sent = drive(&mut inner.session, actions, run.clone()).await;
         route(&mut inner, sent, None);
-    });
+        sess.set_busy(inner.session.calls_in_flight() > 0);
+        match inner.session.next_deadline() {
+            Some(next) => {
+                at = next;
+                if let Some((wakes, _)) = &mut inner.timer {
+                    *wakes = next;
+                }
+            }
+            None => {
+                // Detaches this task's own handle; it ends right here.
+                inner.timer = None;
+                return;
+            }
+        }
+    }
 }
 
 /// A `text/event-stream` response.
@@ -361,44 +391,5 @@ impl hyper::body::Body for SseBody {
             Poll::Ready(None) => Poll::Ready(None),
             Poll::Pending => Poll::Pending,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Past [`MAX_SESSIONS`] the least recently used session goes (and its id gets 404).
-    #[test]
-    fn sessions_are_bounded() {
-        let table = HttpLegacy::new();
-        let p: Arc<[u8]> = Arc::from(&b"u"[..]);
-        let first = table.open(&p).expect("opened").0;
-        for _ in 1..MAX_SESSIONS {
-            table.open(&p).expect("opened");
-        }
-        assert!(
-            table.lookup(&first, &p).is_some(),
-            "still there, and now recently used"
-        );
-        let second_oldest = {
-            let map = table.sessions.lock().unwrap();
-            map.iter()
-                .filter(|(k, _)| **k != first)
-                .min_by_key(|(_, s)| *s.last_used.lock().unwrap())
-                .map(|(k, _)| k.clone())
-                .unwrap()
-        };
-        table.open(&p).expect("opened");
-        let map = table.sessions.lock().unwrap();
-        assert_eq!(map.len(), MAX_SESSIONS);
-        assert!(map.contains_key(&first));
-        assert!(!map.contains_key(&second_oldest));
-        drop(map);
-        let other: Arc<[u8]> = Arc::from(&b"v"[..]);
-        assert!(
-            table.lookup(&first, &other).is_none(),
-            "another principal's session"
-        );
     }
 }

@@ -9,6 +9,7 @@ pub mod http;
 pub mod session;
 mod shape;
 pub mod stream;
+mod table;
 
 use std::time::Duration;
 
@@ -24,8 +25,12 @@ pub const MAX_ROUNDS: u32 = 4;
 pub const QUESTION_WAIT: Duration = Duration::from_secs(120);
 /// Bridged `tools/call`s one session may have waiting for answers at once.
 pub const MAX_CALLS_PER_SESSION: usize = 8;
-/// Legacy HTTP sessions one listener holds at once (past that the least recently used goes).
+/// Legacy HTTP sessions one listener holds at once (past that the least recently used idle
+/// one goes; when every session has a call in flight, `initialize` gets 503).
 pub const MAX_SESSIONS: usize = 256;
+/// Legacy HTTP sessions one principal holds at once (past that its own least recently used
+/// idle one goes; when all of its sessions have calls in flight, `initialize` gets 503).
+pub const MAX_SESSIONS_PER_PRINCIPAL: usize = 32;
 
 /// How long a question waits: [`QUESTION_WAIT`], or with the `test-hooks` feature
 /// `REDMARK_TEST_QUESTION_WAIT_MS`, so end-to-end tests can watch a call being given up.

@@ -1,4 +1,4 @@
-//! The dual-era hook of the stdio/TCP loop (`serve/stream.rs`): one [`StreamLegacy`] per
+//! The dual-era hook of the stdio/TCP loop (`transport/stream.rs`): one [`StreamLegacy`] per
 //! connection runs each client line through its [`Session`] and the core, and says which lines
 //! to write back; [`StreamLegacy::expired`] wakes the loop when a question has waited too long.
 

@@ -2,6 +2,7 @@
 //! thread, writes applied in groups) and its two stores, redb in the data folder ([`redb`])
 //! and PostgreSQL shared by many instances ([`pg`]).
 
+pub mod outage;
 pub mod pg;
 pub mod redb;
 

@@ -35,7 +35,7 @@ use redmark_core::limits::MAX_MESSAGE;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use super::accept::{accept_loop, WriteTimeout};
+use super::accept::{accept_gated, Unauthenticated, Unverified, WriteTimeout};
 use crate::host::{Hosted, Msg, OwnedHeaders, Shared};
 use crate::legacy::http::HttpLegacy;
 use crate::serve::config::Tokens;
@@ -76,6 +76,7 @@ pub async fn serve_http<A: Hosted>(
         .local_addr()
         .map(|a| a.ip().is_loopback())
         .unwrap_or(false);
+    let st_tokens = cfg.tokens.is_some();
     let state = Arc::new(HttpState {
         shared,
         tokens: cfg.tokens,
@@ -86,13 +87,26 @@ pub async fn serve_http<A: Hosted>(
     });
     let app = Router::new().fallback(handle::<A>).with_state(state);
     let graceful = GracefulShutdown::new();
-    accept_loop(
+    // With --tokens, connections no request has authenticated yet are bounded apart
+    // (transport/accept.rs); without, every request is the anonymous principal.
+    let unauthenticated = st_tokens.then(|| Unauthenticated::new(cfg.max_conns));
+    accept_gated(
         "http",
         &listener,
         cfg.max_conns,
         &shutdown,
-        |sock, peer, permit| {
+        |peer| match &unauthenticated {
+            Some(u) => u.admit(peer).map(Some),
+            None => Ok(None),
+        },
+        |sock, peer, permit, unverified| {
             let svc = TowerToHyperService::new(app.clone());
+            let svc = hyper::service::service_fn(move |mut req| {
+                if let Some(u) = &unverified {
+                    req.extensions_mut().insert(Arc::clone(u));
+                }
+                hyper::service::Service::call(&svc, req)
+            });
             let watcher = graceful.watcher();
             let (read_timeout, write_timeout) = (cfg.read_timeout, cfg.write_timeout);
             tokio::spawn(async move {
@@ -129,7 +143,12 @@ fn plain(status: StatusCode, text: &'static str) -> Response {
 
 async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) -> Response {
     let (parts, body) = req.into_parts();
-    if let Err(why) = check_origin(&parts.headers, st.loopback) {
+    // RFC 9112 §3.2: one Host (else 400); an absolute-form target's authority stands for it.
+    let host_view = match super::strict::host_view(&parts) {
+        Ok(h) => h,
+        Err(bad) => return bad.into_response(),
+    };
+    if let Err(why) = check_origin(&host_view, st.loopback) {
         tracing::info!("http: 403 ({why})");
         return plain(
             StatusCode::FORBIDDEN,
@@ -170,6 +189,9 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
             }
         },
     };
+    if let Some(u) = parts.extensions.get::<Arc<Unverified>>() {
+        u.authenticated();
+    }
     let declared = parts
         .headers
         .get(header::CONTENT_LENGTH)
@@ -273,7 +295,20 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
 fn legacy_early<A: Hosted>(st: &HttpState<A>, method: &Method, h: &HeaderMap) -> Option<Response> {
     let principal = match &st.tokens {
         None => Arc::clone(&st.anonymous),
-        Some(tokens) => Arc::from(bearer(h).and_then(|t| tokens.principal(t))?),
+        Some(tokens) => match bearer(h).and_then(|t| tokens.principal(t)) {
+            Some(p) => Arc::from(p),
+            // Naming a session without a valid token: 401, as for a POST (not the 405).
+            None if crate::legacy::http::names_session(method, h) => {
+                let mut r = plain(
+                    StatusCode::UNAUTHORIZED,
+                    "Unauthorized: send Authorization: Bearer <token>\n",
+                );
+                r.headers_mut()
+                    .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+                return Some(r);
+            }
+            None => return None,
+        },
     };
     st.legacy.early(method, h, &principal)
 }

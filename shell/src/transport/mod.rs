@@ -7,6 +7,7 @@ pub mod http;
 pub mod peer;
 pub mod stdio;
 pub mod stream;
+pub mod strict;
 pub mod tcp;
 
 use std::net::SocketAddr;

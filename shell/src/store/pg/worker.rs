@@ -94,7 +94,14 @@ pub(super) async fn worker(
             tokio::time::timeout(BATCH_TIMEOUT, attempts(&config, &mut conn, &down, &ops))
                 .await
                 .unwrap_or_else(|_| {
-                    tracing::error!("booking store: no answer in {BATCH_TIMEOUT:?}");
+                    // Once per outage: a database that stopped answering fails every batch.
+                    if crate::store::outage::store_down(true) {
+                        down.store(true, Ordering::Relaxed);
+                        tracing::error!(
+                            "booking store: no answer in {BATCH_TIMEOUT:?}; requests get -32603 \
+                             until it answers again"
+                        );
+                    }
                     conn = None;
                     Err(StoreError::Io)
                 });
@@ -146,7 +153,8 @@ pub(super) async fn attempts(
                 Ok(c) => *conn = Some(c),
                 Err(e) => {
                     // Said once per outage, not once per request.
-                    if !down.swap(true, Ordering::Relaxed) {
+                    let news = !down.swap(true, Ordering::Relaxed);
+                    if crate::store::outage::store_down(true) || news {
                         tracing::error!(
                             "booking store unreachable ({e}): requests get -32603 until it is \
                              back; each new request tries again"
@@ -162,7 +170,8 @@ pub(super) async fn attempts(
         };
         match transact(c, ops).await {
             Ok(r) => {
-                if down.swap(false, Ordering::Relaxed) {
+                let news = down.swap(false, Ordering::Relaxed);
+                if crate::store::outage::store_down(false) || news {
                     tracing::info!("booking store reachable again");
                 }
                 return Ok(r);

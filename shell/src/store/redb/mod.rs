@@ -121,6 +121,7 @@ impl RedbStore {
         }
         catch_quiet(|| f(&self.db)).unwrap_or_else(|p| {
             self.broken.store(true, Ordering::Release);
+            let p = crate::host::tidy::one_line(&p);
             tracing::error!(
                 "booking store: redb panicked while {what} ({p}): bookings.redb is damaged; \
                  every booking request now fails until the server is stopped and the file is \

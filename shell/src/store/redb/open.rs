@@ -34,7 +34,9 @@ const RESTORE: &str = "restore it from a copy, or run `redmark serve --repair` t
                        roll it back to its last intact commit (a booking or cancellation made \
                        just before the damage may be lost)";
 
+/// One line, without the build machine's paths (redb's assertions span lines and name them).
 fn damaged(path: &Path, why: impl std::fmt::Display) -> OpenError {
+    let why = crate::host::tidy::one_line(&why.to_string());
     OpenError(format!(
         "the booking store {} is damaged ({why}); {RESTORE}",
         path.display()
@@ -397,4 +399,23 @@ fn write_marker(dir: &Path, id: &StoreId) -> Result<(), OpenError> {
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tidy_tests {
+    use super::*;
+
+    /// A refusal is one line without the build machine's paths, whatever redb's panic said.
+    #[test]
+    fn a_damaged_refusal_is_one_line_without_build_paths() {
+        let why = "redb stopped: assertion `left == right` failed\n  left: 3\n right: 4 at \
+                   /root/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/redb-2.6.0/src/a.rs:9";
+        let e = damaged(Path::new("/data/bookings.redb"), why).0;
+        assert!(!e.contains('\n'), "{e}");
+        assert!(!e.contains(".cargo"), "{e}");
+        assert!(
+            e.contains("redb-2.6.0/src/a.rs:9") && e.contains("/data/bookings.redb"),
+            "{e}"
+        );
+    }
 }
