@@ -1,7 +1,7 @@
 //! The listing methods: `server/discover`, `tools/list`, `prompts/list`, `resources/list`
 //! and `resources/templates/list`, each one page with its caching hints.
 
-use super::dispatch::serves_resources;
+use super::method::serves_resources;
 use super::{App, Engine};
 use crate::wire::json::Value;
 use crate::wire::write::Writer;

@@ -10,17 +10,18 @@ mod error;
 mod headers;
 mod invocation;
 mod lists;
+mod method;
 mod reply;
 
 pub use crate::limits::MAX_PROGRESS;
 pub use app::{
-    App, CallError, CompletionRef, CompletionRequest, Completions, ParamHeader, PromptArg,
-    PromptInfo, ResourceInfo, ServerInfo, TemplateInfo, ToolEntry, ToolInfo,
+    App, CompletionRef, CompletionRequest, Completions, ParamHeader, PromptArg, PromptInfo,
+    ResourceInfo, ServerInfo, TemplateInfo, ToolEntry, ToolInfo,
 };
 pub use args::{Arg, ArgKind, ArgsInvalid};
 pub use call::{ArgsError, Call};
 pub use elicit::Elicited;
-pub use error::RpcError;
+pub use error::{CallError, RpcError};
 pub use reply::{Done, Msg, Reply, Report};
 
 use crate::limits::MIN_OUT;
@@ -267,7 +268,7 @@ impl<A: App> Engine<A> {
         }
         let mut w = Writer::new(&mut *out);
         let mut note = None;
-        let mut progress = dispatch::Progress::default();
+        let mut progress = reply::Progress::default();
         let outcome = dispatch::dispatch(self, input, cx, http, &mut w, &mut note, &mut progress);
         let (id, status) = match outcome {
             dispatch::Outcome::Notification => {
@@ -381,7 +382,7 @@ fn error_answer(id: Option<Value<'_>>, e: &RpcError<'_>, out: &mut [u8]) -> Hand
 /// Puts the `notifications/progress` lines a handler reported ahead of the response in
 /// `out[..len]`, each followed by `\n`; returns the new length. Lines that do not fit are
 /// dropped (progress is advisory; the response always stays whole).
-fn with_progress(out: &mut [u8], len: usize, progress: &dispatch::Progress<'_>) -> usize {
+fn with_progress(out: &mut [u8], len: usize, progress: &reply::Progress<'_>) -> usize {
     let Some(token) = progress.token else {
         return len;
     };
