@@ -4,7 +4,7 @@
 
 use core::fmt;
 
-use super::Note;
+use super::handled::Note;
 use crate::limits::MAX_ECHO;
 use crate::mrtr::Capability;
 use crate::wire::envelope::EnvelopeError;
@@ -178,7 +178,7 @@ impl RpcError<'_> {
         match self {
             RpcError::UnsupportedVersion(requested) => {
                 w.key("data").begin_object().key("supported");
-                super::write_versions(w);
+                super::versions::write_versions(w);
                 w.key("requested");
                 echo_value(w, *requested);
                 w.end_object();
@@ -201,7 +201,7 @@ impl RpcError<'_> {
             }
             RpcError::MethodNotFound => {
                 w.key("data").begin_object().key("supportedVersions");
-                super::write_versions(w);
+                super::versions::write_versions(w);
                 w.end_object();
             }
             _ => {}

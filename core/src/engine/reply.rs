@@ -101,7 +101,7 @@ pub struct Reply<'w, 'b> {
 
 impl<'b> Reply<'_, 'b> {
     fn head(&mut self) {
-        super::write_head(self.w, Some(self.id));
+        super::response::write_head(self.w, Some(self.id));
         self.w.key("result").begin_object();
     }
 
