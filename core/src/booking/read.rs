@@ -2,6 +2,7 @@
 //! the core's JSON view (strings decoded into the caller's buffers), so serde's deserialiser
 //! is not linked into a panel.
 
+use super::slot::{Day, Slot};
 use crate::engine::Arg;
 use crate::wire::json::Value;
 
@@ -54,6 +55,13 @@ pub(super) fn int<T: TryFrom<i64>>(v: Option<Value<'_>>) -> Result<Option<T>, Un
 /// A required argument (the check has already reported one that is missing).
 pub(super) fn required<T>(v: Result<Option<T>, Unreadable>) -> Result<T, Unreadable> {
     v?.ok_or(Unreadable)
+}
+
+/// The slot a `day` and `hour` argument name, if they name one.
+pub(super) fn slot(day: &str, hour: i64) -> Option<Slot> {
+    let day = Day::parse(day)?;
+    let hour = u8::try_from(hour).ok().filter(|h| *h < 24)?;
+    Some(Slot { day, hour })
 }
 
 #[cfg(test)]

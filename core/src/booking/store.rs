@@ -2,6 +2,7 @@
 //! desktop), so at-most-once is decided atomically where the bookings live.
 
 use heapless::String;
+use sha2::{Digest, Sha256};
 
 use super::slot::Slot;
 use crate::engine::CallError;
@@ -122,4 +123,12 @@ pub trait Store {
     /// stands, or `None` when `holder` holds no booking `id` (the store, not only the tool,
     /// refuses anyone else's).
     fn cancel(&mut self, id: BookingId, holder: &Holder) -> Result<Option<Booking>, StoreError>;
+}
+
+/// Who holds what `principal` books: the first 8 bytes of SHA-256 of it.
+pub(super) fn holder(principal: &[u8]) -> Holder {
+    let d = Sha256::digest(principal);
+    let mut h = [0; 8];
+    h.copy_from_slice(&d[..8]);
+    h
 }

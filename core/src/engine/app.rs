@@ -1,11 +1,8 @@
-//! What the engine hosts: the [`App`] trait, what it declares (tools, prompts, resources,
-//! completions) and the [`CallError`] it may end a call with.
+//! What the engine hosts: the [`App`] trait and what it declares (tools, prompts, resources,
+//! completions).
 
-use core::fmt;
-
-use super::{Call, Done, Reply};
+use super::{Call, CallError, Done, Reply};
 use crate::limits::MAX_COMPLETIONS;
-use crate::mrtr::Capability;
 use crate::wire::json::Value;
 use crate::wire::write::Writer;
 
@@ -241,42 +238,3 @@ pub trait App {
         Ok(())
     }
 }
-
-/// Why a tool call ends in a JSON-RPC error rather than a result (the engine's error table,
-/// `engine/error.rs`, says how each is answered).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum CallError {
-    /// The tool must ask, and the client did not declare what asking needs (`-32021`).
-    MissingCapability(Capability),
-    /// Arguments that no tool-level message can help with (`-32602`).
-    InvalidParams(&'static str),
-    /// A server-side fault (`-32603`).
-    Internal(&'static str),
-    /// Something the app depends on (its store, a device) failed, and the client is told so in
-    /// these words (`-32603`; the log gets them too). An app maps its own errors into this
-    /// (the booking tools: `From<StoreError>`); [`CallError::Internal`] tells the client less.
-    Backend(&'static str),
-    /// `resources/read` of a URI that names no resource (`-32602` with `data.uri`).
-    NotFound,
-}
-
-impl fmt::Display for CallError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CallError::MissingCapability(c) => {
-                write!(
-                    f,
-                    "the client did not declare the capability '{}'",
-                    c.name()
-                )
-            }
-            CallError::InvalidParams(why) => write!(f, "invalid params: {why}"),
-            CallError::Internal(why) => write!(f, "internal error: {why}"),
-            CallError::Backend(why) => f.write_str(why),
-            CallError::NotFound => f.write_str("resource not found"),
-        }
-    }
-}
-
-impl core::error::Error for CallError {}

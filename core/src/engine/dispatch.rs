@@ -6,7 +6,8 @@ use super::error::RpcError;
 use super::headers::{check_headers, check_param_headers, notification_headers};
 use super::invocation::{complete, prompts_get, resources_read, tools_call, Invocation};
 use super::lists::{discover, prompts_list, resources_list, templates_list, tools_list};
-use super::reply::ProgressLog;
+use super::method::Method;
+use super::reply::Progress;
 use super::{App, Context, Engine, HttpHeaders, Note, SUPPORTED_VERSIONS};
 use crate::wire::envelope;
 use crate::wire::json::Value;
@@ -18,61 +19,6 @@ pub(crate) enum Outcome<'a> {
     /// A result object was written and left open for the engine to close.
     Result(Value<'a>),
     Error(Option<Value<'a>>, RpcError<'a>),
-}
-
-/// The `progressToken` of the request and the progress its handler reported.
-#[derive(Clone, Copy, Default)]
-pub(crate) struct Progress<'a> {
-    pub token: Option<Value<'a>>,
-    pub log: ProgressLog,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Method {
-    Discover,
-    ToolsList,
-    ToolsCall,
-    PromptsList,
-    PromptsGet,
-    ResourcesList,
-    TemplatesList,
-    ResourcesRead,
-    Complete,
-}
-
-impl Method {
-    fn of(name: Value<'_>) -> Option<Method> {
-        [
-            ("server/discover", Method::Discover),
-            ("tools/list", Method::ToolsList),
-            ("tools/call", Method::ToolsCall),
-            ("prompts/list", Method::PromptsList),
-            ("prompts/get", Method::PromptsGet),
-            ("resources/list", Method::ResourcesList),
-            ("resources/templates/list", Method::TemplatesList),
-            ("resources/read", Method::ResourcesRead),
-            ("completion/complete", Method::Complete),
-        ]
-        .into_iter()
-        .find(|(n, _)| name.eq_str(n))
-        .map(|(_, m)| m)
-    }
-
-    /// Whether the app serves this method (what discover advertises, and nothing more).
-    pub(super) fn served<A: App>(self, app: &A) -> bool {
-        match self {
-            Method::Discover | Method::ToolsList | Method::ToolsCall => true,
-            Method::PromptsList | Method::PromptsGet => !app.prompts().is_empty(),
-            Method::ResourcesList | Method::TemplatesList | Method::ResourcesRead => {
-                serves_resources(app)
-            }
-            Method::Complete => app.serves_completions(),
-        }
-    }
-}
-
-pub(super) fn serves_resources<A: App>(app: &A) -> bool {
-    !app.resources().is_empty() || !app.resource_templates().is_empty()
 }
 
 pub(crate) fn dispatch<'a, A: App>(

@@ -1,7 +1,10 @@
-//! The one error table: every failure the engine can answer with, its JSON-RPC code, message,
-//! `data` and HTTP status, defined here and nowhere else.
+//! The one error table: every failure the engine can answer with (an app's [`CallError`] and
+//! the engine's [`RpcError`]), its JSON-RPC code, message, `data` and HTTP status, defined
+//! here and nowhere else.
 
-use super::{CallError, Note};
+use core::fmt;
+
+use super::handled::Note;
 use crate::limits::MAX_ECHO;
 use crate::mrtr::Capability;
 use crate::wire::envelope::EnvelopeError;
@@ -42,6 +45,45 @@ pub enum RpcError<'a> {
     /// Something the app depends on failed; the message says what ([`CallError::Backend`]).
     Backend(&'static str),
 }
+
+/// Why a tool call ends in a JSON-RPC error rather than a result (this file's
+/// table below says how each is answered).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CallError {
+    /// The tool must ask, and the client did not declare what asking needs (`-32021`).
+    MissingCapability(Capability),
+    /// Arguments that no tool-level message can help with (`-32602`).
+    InvalidParams(&'static str),
+    /// A server-side fault (`-32603`).
+    Internal(&'static str),
+    /// Something the app depends on (its store, a device) failed, and the client is told so in
+    /// these words (`-32603`; the log gets them too). An app maps its own errors into this
+    /// (the booking tools: `From<StoreError>`); [`CallError::Internal`] tells the client less.
+    Backend(&'static str),
+    /// `resources/read` of a URI that names no resource (`-32602` with `data.uri`).
+    NotFound,
+}
+
+impl fmt::Display for CallError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CallError::MissingCapability(c) => {
+                write!(
+                    f,
+                    "the client did not declare the capability '{}'",
+                    c.name()
+                )
+            }
+            CallError::InvalidParams(why) => write!(f, "invalid params: {why}"),
+            CallError::Internal(why) => write!(f, "internal error: {why}"),
+            CallError::Backend(why) => f.write_str(why),
+            CallError::NotFound => f.write_str("resource not found"),
+        }
+    }
+}
+
+impl core::error::Error for CallError {}
 
 /// The message of every [`RpcError::Internal`] (JSON-RPC's own wording for `-32603`): the
 /// reason stays in the log's [`Note::Internal`].
@@ -136,7 +178,7 @@ impl RpcError<'_> {
         match self {
             RpcError::UnsupportedVersion(requested) => {
                 w.key("data").begin_object().key("supported");
-                super::write_versions(w);
+                super::versions::write_versions(w);
                 w.key("requested");
                 echo_value(w, *requested);
                 w.end_object();
@@ -159,7 +201,7 @@ impl RpcError<'_> {
             }
             RpcError::MethodNotFound => {
                 w.key("data").begin_object().key("supportedVersions");
-                super::write_versions(w);
+                super::versions::write_versions(w);
                 w.end_object();
             }
             _ => {}

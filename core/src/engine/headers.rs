@@ -3,8 +3,8 @@
 
 use base64ct::{Base64, Encoding as _};
 
-use super::dispatch::Method;
 use super::error::RpcError;
+use super::method::Method;
 use super::{HttpHeaders, ToolEntry, ToolInfo};
 use crate::limits::MAX_STR;
 use crate::wire::json::{Kind, Value};

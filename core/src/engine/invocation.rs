@@ -2,10 +2,9 @@
 //! [`invoke`]: state verified, [`Call`] and [`Reply`] lent, errors mapped) and
 //! `completion/complete`.
 
-use super::dispatch::Progress;
 use super::error::RpcError;
 use super::lists::{cache_hints, open_result};
-use super::reply::{Answered, Sealer};
+use super::reply::{Answered, Progress, Sealer};
 use super::{App, Context, Engine, Note};
 use super::{Call, CallError, CompletionRef, CompletionRequest, Completions, Done, Reply};
 use crate::limits::MAX_STR;

@@ -1,13 +1,13 @@
 //! The listing methods: `server/discover`, `tools/list`, `prompts/list`, `resources/list`
 //! and `resources/templates/list`, each one page with its caching hints.
 
-use super::dispatch::serves_resources;
+use super::method::serves_resources;
 use super::{App, Engine};
 use crate::wire::json::Value;
 use crate::wire::write::Writer;
 
 pub(super) fn open_result(w: &mut Writer<'_>, id: Value<'_>) {
-    super::write_head(w, Some(id));
+    super::response::write_head(w, Some(id));
     w.key("result")
         .begin_object()
         .key("resultType")
@@ -17,7 +17,7 @@ pub(super) fn open_result(w: &mut Writer<'_>, id: Value<'_>) {
 pub(super) fn discover<A: App>(eng: &Engine<A>, w: &mut Writer<'_>, id: Value<'_>) {
     open_result(w, id);
     w.key("supportedVersions");
-    super::write_versions(w);
+    super::versions::write_versions(w);
     w.key("capabilities").begin_object();
     w.key("tools").begin_object().end_object();
     if !eng.app.prompts().is_empty() {

@@ -7,32 +7,36 @@ mod call;
 mod dispatch;
 mod elicit;
 mod error;
+mod handled;
 mod headers;
 mod invocation;
 mod lists;
+mod method;
 mod reply;
+mod response;
+mod versions;
 
 pub use crate::limits::MAX_PROGRESS;
 pub use app::{
-    App, CallError, CompletionRef, CompletionRequest, Completions, ParamHeader, PromptArg,
-    PromptInfo, ResourceInfo, ServerInfo, TemplateInfo, ToolEntry, ToolInfo,
+    App, CompletionRef, CompletionRequest, Completions, ParamHeader, PromptArg, PromptInfo,
+    ResourceInfo, ServerInfo, TemplateInfo, ToolEntry, ToolInfo,
 };
 pub use args::{Arg, ArgKind, ArgsInvalid};
 pub use call::{ArgsError, Call};
 pub use elicit::Elicited;
-pub use error::RpcError;
+pub use error::{CallError, RpcError};
+pub use handled::{Handled, Note};
 pub use reply::{Done, Msg, Reply, Report};
+pub use versions::SUPPORTED_VERSIONS;
 
 use crate::limits::MIN_OUT;
-use crate::seal::{KeyRing, SealError};
+use crate::seal::KeyRing;
 use crate::wire::envelope::{self, EnvelopeError};
 use crate::wire::json::Value;
 use crate::wire::lines::Line;
 use crate::wire::meta::KEY_SERVER_INFO;
 use crate::wire::write::Writer;
-
-/// Protocol versions this engine serves.
-pub const SUPPORTED_VERSIONS: &[&str] = &["2026-07-28"];
+use response::write_error;
 
 /// Settings fixed for the engine's life.
 #[derive(Clone, Copy, Debug)]
@@ -93,47 +97,6 @@ pub struct Context<'a> {
     pub principal: &'a [u8],
     /// Fresh random bytes from the caller, used as the nonce of any state minted.
     pub entropy: [u8; 8],
-}
-
-/// What a message produced. A transport must send `out[..len]` (when `responded`) and log
-/// the `note`; dropping a `Handled` unread loses the answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[must_use = "the answer is in `out[..len]` and must be sent; the note should be logged"]
-pub struct Handled {
-    /// Bytes of `out` holding the answer: one or more messages separated by `\n`, no
-    /// trailing newline; the last one is the response. 0 for a notification.
-    pub len: usize,
-    /// The HTTP status a Streamable HTTP transport should use (202 for a notification).
-    pub status: u16,
-    /// Whether a response was written.
-    pub responded: bool,
-    /// Something for the log that the wire does not say.
-    pub note: Option<Note>,
-}
-
-/// A log-worthy event behind an answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Note {
-    /// A `requestState` was refused; the wire only says "Invalid requestState".
-    StateRejected(SealError),
-    /// An answer overflowed the output buffer and was replaced by an error.
-    ResponseTooLarge,
-    /// The output buffer is smaller than [`MIN_OUT`]; nothing was written.
-    OutputTooSmall,
-    /// A tool reported a server-side fault.
-    Internal(&'static str),
-}
-
-impl core::fmt::Display for Note {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            Note::StateRejected(e) => write!(f, "requestState rejected: {e}"),
-            Note::ResponseTooLarge => f.write_str("response too large for the output buffer"),
-            Note::OutputTooSmall => f.write_str("output buffer too small"),
-            Note::Internal(why) => write!(f, "server fault: {why}"),
-        }
-    }
 }
 
 /// The protocol engine, hosting one [`App`]: one call per message, sans-IO.
@@ -267,7 +230,7 @@ impl<A: App> Engine<A> {
         }
         let mut w = Writer::new(&mut *out);
         let mut note = None;
-        let mut progress = dispatch::Progress::default();
+        let mut progress = reply::Progress::default();
         let outcome = dispatch::dispatch(self, input, cx, http, &mut w, &mut note, &mut progress);
         let (id, status) = match outcome {
             dispatch::Outcome::Notification => {
@@ -381,7 +344,7 @@ fn error_answer(id: Option<Value<'_>>, e: &RpcError<'_>, out: &mut [u8]) -> Hand
 /// Puts the `notifications/progress` lines a handler reported ahead of the response in
 /// `out[..len]`, each followed by `\n`; returns the new length. Lines that do not fit are
 /// dropped (progress is advisory; the response always stays whole).
-fn with_progress(out: &mut [u8], len: usize, progress: &dispatch::Progress<'_>) -> usize {
+fn with_progress(out: &mut [u8], len: usize, progress: &reply::Progress<'_>) -> usize {
     let Some(token) = progress.token else {
         return len;
     };
@@ -415,28 +378,4 @@ fn with_progress(out: &mut [u8], len: usize, progress: &dispatch::Progress<'_>) 
     // The notifications were appended after the response; rotate so it comes last.
     out[..end].rotate_left(len);
     end
-}
-
-/// Writes [`SUPPORTED_VERSIONS`] as a JSON array.
-pub(crate) fn write_versions(w: &mut Writer<'_>) {
-    w.begin_array();
-    SUPPORTED_VERSIONS.iter().for_each(|v| {
-        w.string(v);
-    });
-    w.end_array();
-}
-
-/// Writes `{"jsonrpc":"2.0","id":…` (id omitted when unknown), leaving the object open.
-pub(crate) fn write_head(w: &mut Writer<'_>, id: Option<Value<'_>>) {
-    w.begin_object().key("jsonrpc").string("2.0");
-    if let Some(id) = id {
-        w.key("id").raw(id.raw());
-    }
-}
-
-fn write_error(w: &mut Writer<'_>, id: Option<Value<'_>>, e: &RpcError<'_>) {
-    write_head(w, id);
-    w.key("error");
-    e.write(w);
-    w.end_object();
 }

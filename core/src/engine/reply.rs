@@ -3,7 +3,7 @@
 
 use core::fmt;
 
-use super::CallError;
+use super::error::CallError;
 use crate::limits::MAX_PROGRESS;
 use crate::mrtr::Ask;
 use crate::seal::{self, Binding, KeyRing, Nonce, Origin, TOKEN_MAX};
@@ -30,6 +30,13 @@ pub(crate) enum Answered {
 pub(crate) struct ProgressLog {
     pub steps: [(u32, Option<u32>); MAX_PROGRESS],
     pub len: usize,
+}
+
+/// The `progressToken` of the request and the progress its handler reported.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Progress<'a> {
+    pub token: Option<Value<'a>>,
+    pub log: ProgressLog,
 }
 
 /// A tool result's content, written straight into the response.
@@ -94,7 +101,7 @@ pub struct Reply<'w, 'b> {
 
 impl<'b> Reply<'_, 'b> {
     fn head(&mut self) {
-        super::write_head(self.w, Some(self.id));
+        super::response::write_head(self.w, Some(self.id));
         self.w.key("result").begin_object();
     }
 

@@ -1,0 +1,241 @@
+//! `book_room`: asks which room only when the hint fits more than one, and books last.
+
+use heapless::{String, Vec};
+
+use super::answer::{complete, fail, Text, UNREADABLE};
+use super::floor::{Floor, Mask, Room};
+use super::read::{find, int, required, slot, text, Unreadable};
+use super::report::{Booked, Earliest, NotBooked, RoomQuestion, Taken, TooSmall, UnknownRoom};
+use super::store::{holder, Commit, NewBooking, Store, StoreError};
+use super::tools::BOOK_ARGS;
+use super::vacancy::free_at;
+use crate::engine::{Call, CallError, Done, Elicited, Msg, Reply};
+use crate::limits::{MAX_DAY_ARG, MAX_ROOMS, MAX_ROOM_HINT, MAX_ROOM_ID, UTF8_MAX};
+use crate::mrtr::{Choice, Field, FieldKind, Form, Question};
+use crate::wire::json::Value;
+use crate::wire::write::Num;
+
+const ROOM_KEY: &str = "room";
+
+/// `book_room`'s arguments.
+struct BookArgs<'s> {
+    day: &'s str,
+    hour: i64,
+    room_hint: Option<&'s str>,
+    room_id: Option<&'s str>,
+    attendees: Option<u16>,
+}
+
+/// Where `book_room`'s string arguments are decoded when they hold escapes.
+struct BookBufs {
+    day: [u8; MAX_DAY_ARG],
+    room_hint: [u8; MAX_ROOM_HINT * UTF8_MAX],
+    room_id: [u8; MAX_ROOM_ID * UTF8_MAX],
+}
+
+impl<'s> BookArgs<'s> {
+    /// Reads checked arguments.
+    fn read(sent: Option<Value<'s>>, b: &'s mut BookBufs) -> Result<Self, Unreadable> {
+        let mut found = [None; BOOK_ARGS.len()];
+        find(sent, BOOK_ARGS, &mut found)?;
+        // In BOOK_ARGS' order.
+        let [day, hour, room_hint, room_id, attendees] = found;
+        Ok(BookArgs {
+            day: required(text(day, &mut b.day))?,
+            hour: required(int(hour))?,
+            room_hint: text(room_hint, &mut b.room_hint)?,
+            room_id: text(room_id, &mut b.room_id)?,
+            attendees: int(attendees)?,
+        })
+    }
+}
+
+/// Books the room `call` names or hints at for the slot it names, asking which room first if
+/// the hint fits more than one.
+#[inline(never)]
+pub(super) fn book_room<S: Store>(
+    floor: Floor<'_>,
+    store: &mut S,
+    call: &Call<'_>,
+    reply: Reply<'_, '_>,
+) -> Result<Done, CallError> {
+    let mut bufs = BookBufs {
+        day: [0; MAX_DAY_ARG],
+        room_hint: [0; MAX_ROOM_HINT * UTF8_MAX],
+        room_id: [0; MAX_ROOM_ID * UTF8_MAX],
+    };
+    let Ok(args) = BookArgs::read(call.args, &mut bufs) else {
+        return Ok(fail(reply, &Text(UNREADABLE)));
+    };
+    let Some(slot) = slot(args.day, args.hour) else {
+        return Ok(fail(
+            reply,
+            &Msg(format_args!(
+                "'{}' at hour {} is not a bookable slot: give day as YYYY-MM-DD and hour as 0-23.",
+                Text(args.day),
+                Num(args.hour)
+            )),
+        ));
+    };
+    if slot.is_past(call.now) {
+        // A replayed final retry of a booking this operation made is reported, even once
+        // its hour has started: at most once means the same answer every time.
+        if let Some(b) = store.made_by(&holder(call.principal), &call.operation())? {
+            let room = floor
+                .by_id(&b.new.room)
+                .ok_or(CallError::Internal("booked room not on the floor"))?;
+            return Ok(complete(reply, &Booked { room, booking: &b }));
+        }
+        return Ok(fail(
+            reply,
+            &Msg(format_args!(
+                "Not booked: {slot} has already started. {}",
+                Earliest(call.now)
+            )),
+        ));
+    }
+    let people = args.attendees.unwrap_or(0);
+    let fits = floor.mask(|r| r.seats >= people);
+    let (room, reply) = match (args.room_id, args.room_hint) {
+        (Some(id), _) => match floor.by_id(id) {
+            Some(room) => (room, reply),
+            None => return Ok(fail(reply, &UnknownRoom { floor, id })),
+        },
+        (None, hint) => {
+            let named = hint.map_or(0, |h| floor.matching(h));
+            // An unknown hint, or none, offers every room that fits.
+            let pool = if named == 0 {
+                floor.mask(|_| true)
+            } else {
+                named
+            };
+            let candidates = pool & fits;
+            match candidates.count_ones() {
+                0 => {
+                    return Ok(fail(
+                        reply,
+                        &TooSmall {
+                            floor,
+                            pool,
+                            people,
+                        },
+                    ))
+                }
+                1 => match floor.iter(candidates).next() {
+                    Some(room) => (room, reply),
+                    None => return Err(CallError::Internal("empty candidate set")),
+                },
+                _ => match choose_room(floor, call, reply, hint, named != 0, candidates)? {
+                    Chosen::Room(room, reply) => (room, reply),
+                    Chosen::Answered(done) => return Ok(done),
+                },
+            }
+        }
+    };
+    if room.seats < people {
+        let pool = floor.mask(|r| r.id == room.id);
+        return Ok(fail(
+            reply,
+            &TooSmall {
+                floor,
+                pool,
+                people,
+            },
+        ));
+    }
+    let new = NewBooking {
+        room: String::try_from(room.id).map_err(|_| CallError::Internal("room id too long"))?,
+        slot,
+        attendees: people,
+        holder: holder(call.principal),
+        nonce: call.operation(),
+    };
+    match store.commit(&new) {
+        Ok(Commit::Created(b)) => Ok(complete(reply, &Booked { room, booking: &b })),
+        // The operation had already booked: report that booking, whatever room this
+        // replay names.
+        Ok(Commit::Replayed(b)) => {
+            let room = floor.by_id(&b.new.room).unwrap_or(room);
+            Ok(complete(reply, &Booked { room, booking: &b }))
+        }
+        Ok(Commit::Taken(_)) => {
+            let free = free_at(floor, &*store, slot, people)?;
+            Ok(fail(
+                reply,
+                &Taken {
+                    floor,
+                    room,
+                    slot,
+                    free,
+                },
+            ))
+        }
+        Err(StoreError::Full) => Ok(fail(
+            reply,
+            &Text("The booking store is full: cancel a booking first."),
+        )),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Asks which room, or reads the answer. The form lists exactly `candidates`.
+#[inline(never)]
+fn choose_room<'r, 'w, 'b>(
+    floor: Floor<'r>,
+    call: &Call<'_>,
+    reply: Reply<'w, 'b>,
+    hint: Option<&str>,
+    named: bool,
+    candidates: Mask,
+) -> Result<Chosen<'r, 'w, 'b>, CallError> {
+    let choices: Vec<Choice<'_>, MAX_ROOMS> = floor
+        .iter(candidates)
+        .map(|r| Choice {
+            value: r.id,
+            title: r,
+        })
+        .collect();
+    let message = RoomQuestion { hint, named };
+    let fields = [Field {
+        name: "room_id",
+        title: "Room",
+        description: Some("The room to book"),
+        required: true,
+        kind: FieldKind::Choice {
+            options: &choices,
+            default: None,
+        },
+    }];
+    let question = Question {
+        key: ROOM_KEY,
+        form: Form {
+            message: &message,
+            fields: &fields,
+            mark: None,
+        },
+    };
+    let (content, reply) = match reply.elicit(call, &question, &[])? {
+        Elicited::Accepted(content, reply) => (content, reply),
+        Elicited::Declined(reply) => {
+            return Ok(Chosen::Answered(complete(reply, &NotBooked::Declined)))
+        }
+        Elicited::Cancelled(reply) => {
+            return Ok(Chosen::Answered(complete(reply, &NotBooked::Cancelled)))
+        }
+        Elicited::Asked(done) => return Ok(Chosen::Answered(done)),
+    };
+    let room = floor
+        .iter(candidates)
+        .find(|r| content.get("room_id").is_some_and(|v| v.eq_str(r.id)));
+    match room {
+        Some(room) => Ok(Chosen::Room(room, reply)),
+        None => Err(CallError::Internal("validated answer names no candidate")),
+    }
+}
+
+/// What [`choose_room`] came to: the room (with the reply still to be given), or the call's
+/// answer already.
+enum Chosen<'r, 'w, 'b> {
+    Room(&'r Room<'r>, Reply<'w, 'b>),
+    Answered(Done),
+}

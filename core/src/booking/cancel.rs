@@ -1,0 +1,105 @@
+//! `cancel_booking`: asks the holder to confirm, then cancels.
+
+use super::answer::{complete, fail, Text, UNREADABLE};
+use super::floor::Floor;
+use super::read::{find, required, text};
+use super::report::{BookingRef, Cancelled, Described};
+use super::store::{holder, Status, Store};
+use super::tools::CANCEL_ARGS;
+use crate::engine::{Call, CallError, Done, Elicited, Msg, Reply};
+use crate::limits::{MAX_BOOKING_ID_ARG, UTF8_MAX};
+use crate::mrtr::{Field, FieldKind, Form, Question};
+
+const CONFIRM_KEY: &str = "confirm";
+
+/// Cancels the caller's booking `call` names, once the caller confirms.
+#[inline(never)]
+pub(super) fn cancel_booking<S: Store>(
+    floor: Floor<'_>,
+    store: &mut S,
+    call: &Call<'_>,
+    reply: Reply<'_, '_>,
+) -> Result<Done, CallError> {
+    let mut buf = [0; MAX_BOOKING_ID_ARG * UTF8_MAX];
+    let mut found = [None; CANCEL_ARGS.len()];
+    let read = find(call.args, CANCEL_ARGS, &mut found).and_then(|()| {
+        let [booking_id] = found;
+        required(text(booking_id, &mut buf))
+    });
+    let Ok(booking_id) = read else {
+        return Ok(fail(reply, &Text(UNREADABLE)));
+    };
+    let id = booking_id.strip_prefix("bk_").and_then(|n| n.parse().ok());
+    let booking = match id {
+        Some(id) => store.get(id)?,
+        None => None,
+    };
+    let Some(booking) = booking.filter(|b| b.new.holder == holder(call.principal)) else {
+        return Ok(fail(
+            reply,
+            &Msg(format_args!(
+                "There is no booking '{}' of yours to cancel.",
+                Text(booking_id)
+            )),
+        ));
+    };
+    let room = floor.by_id(&booking.new.room);
+    if booking.status == Status::Cancelled {
+        return Ok(complete(
+            reply,
+            &Cancelled {
+                booking: &booking,
+                room,
+                already: true,
+            },
+        ));
+    }
+    let message = Msg(format_args!(
+        "Cancel {}: {}?",
+        BookingRef(&booking),
+        Described(&booking, room)
+    ));
+    let fields = [Field {
+        name: "confirm",
+        title: "Yes, cancel it",
+        description: None,
+        required: true,
+        kind: FieldKind::Boolean {
+            default: Some(true),
+        },
+    }];
+    let question = Question {
+        key: CONFIRM_KEY,
+        form: Form {
+            message: &message,
+            fields: &fields,
+            mark: None,
+        },
+    };
+    match reply.elicit(call, &question, &[])? {
+        Elicited::Accepted(c, reply)
+            if c.get("confirm").and_then(|v| v.as_bool()) == Some(true) =>
+        {
+            let b = store.cancel(booking.id, &booking.new.holder)?;
+            let b = b.ok_or(CallError::Internal("booking vanished"))?;
+            Ok(complete(
+                reply,
+                &Cancelled {
+                    booking: &b,
+                    room,
+                    already: false,
+                },
+            ))
+        }
+        Elicited::Accepted(_, reply) | Elicited::Declined(reply) | Elicited::Cancelled(reply) => {
+            Ok(complete(
+                reply,
+                &Msg(format_args!(
+                    "Kept {}: nothing was cancelled.",
+                    BookingRef(&booking)
+                )),
+            ))
+        }
+        Elicited::Asked(done) => Ok(done),
+    }
+}

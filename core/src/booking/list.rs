@@ -1,0 +1,85 @@
+//! `list_rooms`: the rooms with their seats and, for a day and hour, which are free.
+
+use super::answer::{complete, fail, Text, UNREADABLE};
+use super::floor::Floor;
+use super::read::{find, int, slot, text, Unreadable};
+use super::report::RoomList;
+use super::store::Store;
+use super::tools::LIST_ARGS;
+use super::vacancy::free_at;
+use crate::engine::{Call, CallError, Done, Reply};
+use crate::limits::MAX_DAY_ARG;
+use crate::wire::json::Value;
+
+/// `list_rooms`'s arguments.
+struct ListArgs<'s> {
+    day: Option<&'s str>,
+    hour: Option<i64>,
+    attendees: Option<u16>,
+}
+
+impl<'s> ListArgs<'s> {
+    /// Reads checked arguments (`day` decoded into `buf` when it holds escapes).
+    fn read(sent: Option<Value<'s>>, buf: &'s mut [u8; MAX_DAY_ARG]) -> Result<Self, Unreadable> {
+        let mut found = [None; LIST_ARGS.len()];
+        find(sent, LIST_ARGS, &mut found)?;
+        // In LIST_ARGS' order.
+        let [day, hour, attendees] = found;
+        Ok(ListArgs {
+            day: text(day, buf)?,
+            hour: int(hour)?,
+            attendees: int(attendees)?,
+        })
+    }
+}
+
+/// Lists the rooms with enough seats and, given a day and hour, which of them are free.
+#[inline(never)]
+pub(super) fn list_rooms<S: Store>(
+    floor: Floor<'_>,
+    store: &S,
+    call: &Call<'_>,
+    reply: Reply<'_, '_>,
+) -> Result<Done, CallError> {
+    let mut buf = [0; MAX_DAY_ARG];
+    let Ok(args) = ListArgs::read(call.args, &mut buf) else {
+        return Ok(fail(reply, &Text(UNREADABLE)));
+    };
+    let people = args.attendees.unwrap_or(0);
+    let slot = match (args.day, args.hour) {
+        (None, None) => None,
+        (Some(d), Some(h)) => match slot(d, h) {
+            Some(s) => Some(s),
+            None => {
+                return Ok(fail(
+                    reply,
+                    &Text("Not a bookable slot: day is YYYY-MM-DD, hour 0-23."),
+                ))
+            }
+        },
+        _ => {
+            return Ok(fail(
+                reply,
+                &Text("Give both day and hour to see which rooms are free."),
+            ))
+        }
+    };
+    let shown = floor.mask(|r| r.seats >= people);
+    let past = slot.is_some_and(|s| s.is_past(call.now));
+    let free = match slot {
+        // Only hours still to come are free: a past hour shows every room as not free.
+        Some(_) if past => 0,
+        Some(s) => free_at(floor, store, s, people)?,
+        None => shown,
+    };
+    Ok(complete(
+        reply,
+        &RoomList {
+            floor,
+            shown,
+            free,
+            slot,
+            past: past.then_some(call.now),
+        },
+    ))
+}

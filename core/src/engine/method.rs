@@ -1,0 +1,56 @@
+//! The methods the engine knows: each one's wire name, and whether an app serves it.
+
+use super::App;
+use crate::wire::json::Value;
+
+/// A request method the engine knows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Method {
+    Discover,
+    ToolsList,
+    ToolsCall,
+    PromptsList,
+    PromptsGet,
+    ResourcesList,
+    TemplatesList,
+    ResourcesRead,
+    Complete,
+}
+
+impl Method {
+    /// The method a request's `method` member names, if the engine knows it.
+    pub(super) fn of(name: Value<'_>) -> Option<Method> {
+        [
+            ("server/discover", Method::Discover),
+            ("tools/list", Method::ToolsList),
+            ("tools/call", Method::ToolsCall),
+            ("prompts/list", Method::PromptsList),
+            ("prompts/get", Method::PromptsGet),
+            ("resources/list", Method::ResourcesList),
+            ("resources/templates/list", Method::TemplatesList),
+            ("resources/read", Method::ResourcesRead),
+            ("completion/complete", Method::Complete),
+        ]
+        .into_iter()
+        .find(|(n, _)| name.eq_str(n))
+        .map(|(_, m)| m)
+    }
+
+    /// Whether the app serves this method (what discover advertises, and nothing more).
+    pub(super) fn served<A: App>(self, app: &A) -> bool {
+        match self {
+            Method::Discover | Method::ToolsList | Method::ToolsCall => true,
+            Method::PromptsList | Method::PromptsGet => !app.prompts().is_empty(),
+            Method::ResourcesList | Method::TemplatesList | Method::ResourcesRead => {
+                serves_resources(app)
+            }
+            Method::Complete => app.serves_completions(),
+        }
+    }
+}
+
+/// Whether the app has resources or templates to serve (the three resource methods are
+/// served only then).
+pub(super) fn serves_resources<A: App>(app: &A) -> bool {
+    !app.resources().is_empty() || !app.resource_templates().is_empty()
+}
