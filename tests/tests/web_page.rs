@@ -1,0 +1,299 @@
+//! The booking page at `/` of `redmark serve --http`, driven in real headless Chromium over
+//! WebDriver: book "the big room" and pick Studio B in the rendered form, the red mark on an
+//! invalid answer, decline, cancel, one's own booking cancelled through the confirm form, a
+//! second tab, keyboard-only answers, a phone's width, a pasted token, and errors in words.
+//!
+//! What the page shows is checked against the server itself (`list_rooms` over plain HTTP).
+//! With `REDMARK_SCREENSHOTS=DIR` the first test also writes the pictures in the README
+//! (`scripts/screenshots.sh`).
+
+#![cfg_attr(not(browser_tools), allow(dead_code, unused_imports))]
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use redmark_tests::browser::{key, Browser};
+use redmark_tests::server::{post_mcp, tool_call, Server, TempDir};
+use serde_json::{json, Value};
+
+/// The day every test books on: far enough ahead never to have started.
+const DAY: &str = "2099-09-17";
+/// How long the page may take to show what a test waits for.
+const SHOW: Duration = Duration::from_secs(20);
+
+fn page_url(s: &Server) -> String {
+    format!("http://{}/?day={DAY}", s.http[0])
+}
+
+/// The rooms the server itself says are free at `hour` of [`DAY`].
+fn free_rooms(addr: SocketAddr, hour: u8) -> Vec<String> {
+    let r = post_mcp(
+        addr,
+        &tool_call(1, "list_rooms", json!({"day": DAY, "hour": hour}), true),
+        &[],
+    );
+    let rooms = r.json()["result"]["structuredContent"]["rooms"].clone();
+    rooms
+        .as_array()
+        .unwrap_or_else(|| panic!("no rooms in {}", String::from_utf8_lossy(&r.body)))
+        .iter()
+        .filter(|x| x["free"] == true)
+        .filter_map(|x| x["id"].as_str().map(String::from))
+        .collect()
+}
+
+/// Waits until the grid's cell for `room` at `hour` is in `state` (free, own, booked, past).
+fn wait_cell(b: &Browser, room: &str, hour: u8, state: &str) {
+    b.wait_js(
+        &format!("{room} at {hour} to be {state}"),
+        &format!(
+            "const c = document.querySelector('td[data-room=\"{room}\"][data-hour=\"{hour}\"]');\
+             return c && c.dataset.state === '{state}';"
+        ),
+        SHOW,
+    );
+}
+
+/// Waits until `#status` (or `#error`, with `error`) says `text` and the page is done with
+/// what it was doing (the floor redrawn); returns what it says.
+fn wait_says(b: &Browser, id: &str, text: &str) -> String {
+    let v = b.wait_js(
+        &format!("#{id} to say {text:?}"),
+        &format!(
+            "const e = document.getElementById('{id}'); const t = e.hidden ? '' : e.textContent;\
+             return t.includes({}) && !document.querySelector('[aria-busy]') ? t : null;",
+            json!(text)
+        ),
+        SHOW,
+    );
+    v.as_str().unwrap_or_default().to_string()
+}
+
+/// Waits for the question form under `key` to be shown.
+fn wait_question(b: &Browser, key: &str) {
+    b.wait_js(
+        &format!("the question {key:?}"),
+        &format!(
+            "return !document.getElementById('ask').hidden && \
+             !!document.querySelector('form.question[data-key=\"{key}\"]');"
+        ),
+        SHOW,
+    );
+}
+
+/// Calls book_room from the tool form with `hour` and the room in words.
+fn book_in_words(b: &Browser, hour: u8, hint: &str) {
+    b.js(
+        "const s = document.getElementById('tool'); s.value = 'book_room';\
+         s.dispatchEvent(new Event('change'));",
+        json!([]),
+    );
+    b.fill(&b.find("#tool-args [data-field=hour] input"), &hour.to_string());
+    b.fill(&b.find("#tool-args [data-field=room_hint] input"), hint);
+    b.click(&b.find("#call"));
+}
+
+fn shots() -> Option<PathBuf> {
+    std::env::var_os("REDMARK_SCREENSHOTS").map(PathBuf::from)
+}
+
+#[test]
+#[cfg_attr(not(browser_tools), ignore = "chromium/chromedriver are not installed")]
+fn book_pick_mark_decline_cancel_and_a_second_tab() {
+    let data = TempDir::new("web-page");
+    let s = Server::start(&["--http", "127.0.0.1:0"], data.path());
+    let addr = s.http[0];
+    let b = Browser::start(1000, 1300);
+    b.goto(&page_url(&s));
+    wait_cell(&b, "studio-b", 9, "free");
+    // A second tab, open before the booking.
+    let first = b.new_tab();
+    b.goto(&page_url(&s));
+    wait_cell(&b, "studio-b", 9, "free");
+    let second = b.handle();
+    b.switch_to(&first);
+
+    // "the big room" fits two rooms: the server asks, the page renders the form.
+    book_in_words(&b, 9, "the big room");
+    wait_question(&b, "room");
+    let ask = b.find("#ask");
+    let form_text = b.text(&ask);
+    assert!(
+        form_text.contains("'the big room' matches more than one room. Which did you mean?"),
+        "{form_text}"
+    );
+    assert!(form_text.contains("The Atrium (24 seats)") && form_text.contains("Studio B (12 seats)"));
+    for action in ["Accept", "Decline", "Cancel"] {
+        assert!(form_text.contains(action), "no {action} in {form_text}");
+    }
+    if let Some(dir) = shots() {
+        b.screenshot(Some(&ask), &dir.join("form.png"));
+    }
+
+    // Accept with no room picked: the server re-asks with the red mark on the field.
+    b.click(&b.find("#ask button[data-action=accept]"));
+    let marked = b.wait_js(
+        "the red mark",
+        "const f = document.querySelector('#ask .field.marked');\
+         return f && [f.dataset.field, f.querySelector('.mark').textContent,\
+           f.querySelector('[aria-invalid=true]') !== null,\
+           document.activeElement && document.activeElement.closest('.field.marked') === f,\
+           document.querySelector('#ask .message').textContent];",
+        SHOW,
+    );
+    assert_eq!(marked[0], "room_id", "{marked}");
+    assert!(
+        marked[1].as_str().unwrap().contains("a value is required"),
+        "{marked}"
+    );
+    assert_eq!(marked[2], true, "the control says aria-invalid: {marked}");
+    assert_eq!(marked[3], true, "the focus is on the marked field: {marked}");
+    assert!(
+        marked[4].as_str().unwrap().starts_with("Room: a value is required."),
+        "{marked}"
+    );
+    assert_eq!(free_rooms(addr, 9).len(), 3, "nothing is booked yet");
+    if let Some(dir) = shots() {
+        b.screenshot(Some(&b.find("#ask")), &dir.join("red-mark.png"));
+    }
+
+    // Keyboard only: the focus is on the first option; arrow down picks Studio B, Tab reaches
+    // Accept, Enter presses it.
+    b.keys(&[key::DOWN, key::TAB, key::ENTER]);
+    let said = wait_says(&b, "status", "Booked Studio B (12 seats) on 2099-09-17 at 09:00");
+    assert!(said.contains("booking bk_1"), "{said}");
+    wait_cell(&b, "studio-b", 9, "own");
+    wait_cell(&b, "atrium", 9, "free");
+    assert_eq!(free_rooms(addr, 9), ["atrium", "nook"]);
+    if let Some(dir) = shots() {
+        b.screenshot(Some(&b.find("#floor")), &dir.join("grid.png"));
+    }
+
+    // The second tab sees it after a refresh.
+    b.switch_to(&second);
+    wait_cell(&b, "studio-b", 9, "free");
+    b.refresh();
+    wait_cell(&b, "studio-b", 9, "own");
+    b.switch_to(&first);
+
+    // Decline: nothing booked.
+    book_in_words(&b, 10, "the big room");
+    wait_question(&b, "room");
+    b.click(&b.find("#ask button[data-action=decline]"));
+    wait_says(&b, "status", "Not booked: you declined to choose a room.");
+    assert_eq!(free_rooms(addr, 10).len(), 3);
+    wait_cell(&b, "studio-b", 10, "free");
+
+    // Cancel, with Esc: nothing booked either.
+    book_in_words(&b, 11, "the big room");
+    wait_question(&b, "room");
+    b.keys(&[key::ESCAPE]);
+    wait_says(&b, "status", "Cancelled: nothing was booked.");
+    assert_eq!(free_rooms(addr, 11).len(), 3);
+
+    // One's own booking: the grid offers to cancel it, the server asks to confirm.
+    b.click(&b.find("td[data-room=studio-b][data-hour='9'] button"));
+    wait_question(&b, "confirm");
+    let confirm = b.text(&b.find("#ask"));
+    assert!(
+        confirm.contains("Cancel bk_1: Studio B on 2099-09-17 at 09:00"),
+        "{confirm}"
+    );
+    let checked = b.js(
+        "return document.querySelector('#ask input[type=checkbox]').checked",
+        json!([]),
+    );
+    assert_eq!(checked, true, "the default (true) is prefilled");
+    b.click(&b.find("#ask button[data-action=accept]"));
+    wait_says(&b, "status", "bk_1 (Studio B on 2099-09-17 at 09:00");
+    wait_cell(&b, "studio-b", 9, "free");
+    assert_eq!(free_rooms(addr, 9).len(), 3, "cancelled on the server");
+
+    // A free cell books that room at that hour.
+    b.click(&b.find("td[data-room=atrium][data-hour='12'] button"));
+    wait_says(&b, "status", "Booked The Atrium (24 seats) on 2099-09-17 at 12:00");
+    wait_cell(&b, "atrium", 12, "own");
+    assert_eq!(free_rooms(addr, 12), ["studio-b", "nook"]);
+
+    // A phone's width: nothing wider than the screen.
+    b.resize(390, 844);
+    b.refresh();
+    wait_cell(&b, "atrium", 12, "own");
+    let fits = b.js(
+        "return document.documentElement.scrollWidth <= window.innerWidth",
+        json!([]),
+    );
+    assert_eq!(fits, true, "the page is wider than a phone");
+    if let Some(dir) = shots() {
+        b.screenshot(None, &dir.join("phone.png"));
+    }
+}
+
+#[test]
+#[cfg_attr(not(browser_tools), ignore = "chromium/chromedriver are not installed")]
+fn errors_are_said_in_words() {
+    let data = TempDir::new("web-errors");
+    let mut s = Server::start(&["--http", "127.0.0.1:0"], data.path());
+    let b = Browser::start(1000, 1300);
+    b.goto(&page_url(&s));
+    wait_cell(&b, "studio-b", 9, "free");
+
+    // A client without form elicitation: -32021, in words.
+    b.click(&b.find("#settings summary"));
+    b.click(&b.find("#declare-form"));
+    book_in_words(&b, 9, "the big room");
+    let said = wait_says(&b, "error", "-32021");
+    assert!(said.contains("did not declare: elicitation"), "{said}");
+    b.click(&b.find("#declare-form"));
+
+    // A tool error.
+    b.fill(&b.find("#tool-args [data-field=room_hint] input"), "");
+    b.fill(&b.find("#tool-args [data-field=room_id] input"), "moon");
+    b.click(&b.find("#call"));
+    let said = wait_says(&b, "error", "The tool reported an error: There is no room 'moon'");
+    assert!(said.contains("atrium"), "{said}");
+
+    // The server goes away: the next request says so.
+    s.kill9();
+    b.click(&b.find("#show-day"));
+    let said = wait_says(&b, "error", "The connection to the server dropped");
+    assert!(said.contains("redmark serve"), "{said}");
+}
+
+#[test]
+#[cfg_attr(not(browser_tools), ignore = "chromium/chromedriver are not installed")]
+fn a_pasted_token_signs_in_and_stays_in_the_tab() {
+    const TOKEN: &str = "alice-token-0123456789";
+    let data = TempDir::new("web-token");
+    let file = data.path().join("tokens.toml");
+    std::fs::write(&file, format!("alice = \"{TOKEN}\"\n")).unwrap();
+    let s = Server::start(
+        &["--http", "127.0.0.1:0", "--tokens", file.to_str().unwrap()],
+        data.path(),
+    );
+    let b = Browser::start(1000, 1300);
+    b.goto(&page_url(&s));
+    wait_says(&b, "error", "The server needs a bearer token");
+    let focused = b.js("return document.activeElement.id", json!([]));
+    assert_eq!(focused, "token", "the focus goes to the token field");
+    b.keys(&[TOKEN, key::ENTER]);
+    wait_says(&b, "status", "Connected.");
+    wait_cell(&b, "nook", 9, "free");
+    b.click(&b.find("td[data-room=nook][data-hour='9'] button"));
+    wait_says(&b, "status", "Booked The Nook (4 seats)");
+    wait_cell(&b, "nook", 9, "own");
+    // Kept in the tab (sessionStorage), never in localStorage; a reload stays signed in.
+    let stored: Value = b.js(
+        "return [sessionStorage.getItem('redmark.token'),\
+          JSON.stringify(Object.entries(localStorage)).includes(arguments[0])]",
+        json!([TOKEN]),
+    );
+    assert_eq!(stored, json!([TOKEN, false]));
+    b.refresh();
+    wait_cell(&b, "nook", 9, "own");
+    // Forgotten: the next request is refused, in words.
+    b.click(&b.find("#forget"));
+    b.click(&b.find("#show-day"));
+    wait_says(&b, "error", "The server needs a bearer token");
+}
