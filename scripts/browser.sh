@@ -15,5 +15,5 @@ else
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
         chromium chromium-driver fonts-dejavu-core
 fi
-chromium --version
+chromium --version 2>/dev/null
 chromedriver --version

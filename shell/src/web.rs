@@ -129,7 +129,10 @@ pub fn page(method: &Method, path: &str, headers: &HeaderMap) -> Option<Response
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
-    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
     h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     Some(r)
 }
@@ -162,7 +165,9 @@ mod tests {
         for a in &ASSETS[1..] {
             let file = a.path.rsplit('/').next().unwrap();
             assert!(
-                texts.iter().any(|t| t.contains(a.path) || t.contains(&format!("./{file}"))),
+                texts
+                    .iter()
+                    .any(|t| t.contains(a.path) || t.contains(&format!("./{file}"))),
                 "{} is served but nothing loads it",
                 a.path
             );

@@ -99,7 +99,7 @@ export class FloorView {
 
   cell(day, hour, room, free) {
     const at = `${room.name} at ${hh(hour)}`;
-    if (!free) return el('td', { class: 'past', 'data-room': room.id, 'data-hour': hour, 'data-state': 'past' }, el('span', { class: 'sr', text: `${at}: past` }), el('span', { 'aria-hidden': 'true', text: '·' }));
+    if (!free) return el('td', { class: 'past', 'data-room': room.id, 'data-hour': hour, 'data-state': 'past' }, el('span', { class: 'sr', text: `${at}: past` }), el('span', { 'aria-hidden': 'true', text: '–' }));
     const state = free.get(room.id);
     const mine = this.own.at(day, hour, room.id);
     const td = (s, ...kids) => el('td', { class: s, 'data-room': room.id, 'data-hour': hour, 'data-state': s }, ...kids);

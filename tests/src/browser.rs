@@ -51,8 +51,8 @@ pub struct Element(String);
 impl Browser {
     /// Starts ChromeDriver and a headless Chromium window of `width` × `height` CSS pixels.
     pub fn start(width: u32, height: u32) -> Browser {
-        let (chromium, chromedriver) = browser_paths()
-            .expect("chromium and chromedriver (scripts/browser.sh installs them)");
+        let (chromium, chromedriver) =
+            browser_paths().expect("chromium and chromedriver (scripts/browser.sh installs them)");
         let port = free_port();
         let driver = Command::new(&chromedriver)
             .arg(format!("--port={port}"))
@@ -162,9 +162,8 @@ impl Browser {
         let end = Instant::now() + timeout;
         loop {
             let v = self.js(script, json!([]));
-            let truthy = !matches!(&v, Value::Null | Value::Bool(false))
-                && v != json!(0)
-                && v != json!("");
+            let truthy =
+                !matches!(&v, Value::Null | Value::Bool(false)) && v != json!(0) && v != json!("");
             if truthy {
                 return v;
             }
@@ -333,7 +332,10 @@ fn exchange(
     }
     let mut bytes = vec![0; length];
     r.read_exact(&mut bytes)?;
-    Ok((status, serde_json::from_slice(&bytes).unwrap_or(Value::Null)))
+    Ok((
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    ))
 }
 
 /// A loopback port nothing listens on (taken by the OS, then let go for ChromeDriver).

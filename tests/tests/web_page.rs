@@ -89,13 +89,24 @@ fn book_in_words(b: &Browser, hour: u8, hint: &str) {
          s.dispatchEvent(new Event('change'));",
         json!([]),
     );
-    b.fill(&b.find("#tool-args [data-field=hour] input"), &hour.to_string());
+    b.fill(
+        &b.find("#tool-args [data-field=hour] input"),
+        &hour.to_string(),
+    );
     b.fill(&b.find("#tool-args [data-field=room_hint] input"), hint);
     b.click(&b.find("#call"));
 }
 
-fn shots() -> Option<PathBuf> {
-    std::env::var_os("REDMARK_SCREENSHOTS").map(PathBuf::from)
+/// With `REDMARK_SCREENSHOTS=DIR`, a PNG of the element `css` (the whole window for `None`)
+/// as `DIR/name`, taken with the page scrolled to the top (Chromium crops an element of a
+/// scrolled page at the wrong place).
+fn shot(b: &Browser, css: Option<&str>, name: &str) {
+    let Some(dir) = std::env::var_os("REDMARK_SCREENSHOTS").map(PathBuf::from) else {
+        return;
+    };
+    b.js("window.scrollTo(0, 0)", json!([]));
+    let e = css.map(|c| b.find(c));
+    b.screenshot(e.as_ref(), &dir.join(name));
 }
 
 #[test]
@@ -123,13 +134,13 @@ fn book_pick_mark_decline_cancel_and_a_second_tab() {
         form_text.contains("'the big room' matches more than one room. Which did you mean?"),
         "{form_text}"
     );
-    assert!(form_text.contains("The Atrium (24 seats)") && form_text.contains("Studio B (12 seats)"));
+    assert!(
+        form_text.contains("The Atrium (24 seats)") && form_text.contains("Studio B (12 seats)")
+    );
     for action in ["Accept", "Decline", "Cancel"] {
         assert!(form_text.contains(action), "no {action} in {form_text}");
     }
-    if let Some(dir) = shots() {
-        b.screenshot(Some(&ask), &dir.join("form.png"));
-    }
+    shot(&b, Some("#ask"), "form.png");
 
     // Accept with no room picked: the server re-asks with the red mark on the field.
     b.click(&b.find("#ask button[data-action=accept]"));
@@ -148,27 +159,48 @@ fn book_pick_mark_decline_cancel_and_a_second_tab() {
         "{marked}"
     );
     assert_eq!(marked[2], true, "the control says aria-invalid: {marked}");
-    assert_eq!(marked[3], true, "the focus is on the marked field: {marked}");
+    assert_eq!(
+        marked[3], true,
+        "the focus is on the marked field: {marked}"
+    );
     assert!(
-        marked[4].as_str().unwrap().starts_with("Room: a value is required."),
+        marked[4]
+            .as_str()
+            .unwrap()
+            .starts_with("Room: a value is required."),
         "{marked}"
     );
     assert_eq!(free_rooms(addr, 9).len(), 3, "nothing is booked yet");
-    if let Some(dir) = shots() {
-        b.screenshot(Some(&b.find("#ask")), &dir.join("red-mark.png"));
-    }
+    shot(&b, Some("#ask"), "red-mark.png");
 
     // Keyboard only: the focus is on the first option; arrow down picks Studio B, Tab reaches
     // Accept, Enter presses it.
     b.keys(&[key::DOWN, key::TAB, key::ENTER]);
-    let said = wait_says(&b, "status", "Booked Studio B (12 seats) on 2099-09-17 at 09:00");
+    let said = wait_says(
+        &b,
+        "status",
+        "Booked Studio B (12 seats) on 2099-09-17 at 09:00",
+    );
     assert!(said.contains("booking bk_1"), "{said}");
     wait_cell(&b, "studio-b", 9, "own");
     wait_cell(&b, "atrium", 9, "free");
     assert_eq!(free_rooms(addr, 9), ["atrium", "nook"]);
-    if let Some(dir) = shots() {
-        b.screenshot(Some(&b.find("#floor")), &dir.join("grid.png"));
-    }
+    // A booking made by another client: the page did not make it, so it shows as booked.
+    let other = post_mcp(
+        addr,
+        &tool_call(
+            2,
+            "book_room",
+            json!({"day": DAY, "hour": 14, "room_id": "atrium"}),
+            true,
+        ),
+        &[],
+    );
+    assert_eq!(other.json()["result"]["structuredContent"]["booked"], true);
+    b.click(&b.find("#show-day"));
+    wait_cell(&b, "atrium", 14, "booked");
+    wait_cell(&b, "studio-b", 9, "own");
+    shot(&b, Some("#floor"), "grid.png");
 
     // The second tab sees it after a refresh.
     b.switch_to(&second);
@@ -212,7 +244,11 @@ fn book_pick_mark_decline_cancel_and_a_second_tab() {
 
     // A free cell books that room at that hour.
     b.click(&b.find("td[data-room=atrium][data-hour='12'] button"));
-    wait_says(&b, "status", "Booked The Atrium (24 seats) on 2099-09-17 at 12:00");
+    wait_says(
+        &b,
+        "status",
+        "Booked The Atrium (24 seats) on 2099-09-17 at 12:00",
+    );
     wait_cell(&b, "atrium", 12, "own");
     assert_eq!(free_rooms(addr, 12), ["studio-b", "nook"]);
 
@@ -225,9 +261,7 @@ fn book_pick_mark_decline_cancel_and_a_second_tab() {
         json!([]),
     );
     assert_eq!(fits, true, "the page is wider than a phone");
-    if let Some(dir) = shots() {
-        b.screenshot(None, &dir.join("phone.png"));
-    }
+    shot(&b, None, "phone.png");
 }
 
 #[test]
@@ -251,7 +285,11 @@ fn errors_are_said_in_words() {
     b.fill(&b.find("#tool-args [data-field=room_hint] input"), "");
     b.fill(&b.find("#tool-args [data-field=room_id] input"), "moon");
     b.click(&b.find("#call"));
-    let said = wait_says(&b, "error", "The tool reported an error: There is no room 'moon'");
+    let said = wait_says(
+        &b,
+        "error",
+        "The tool reported an error: There is no room 'moon'",
+    );
     assert!(said.contains("atrium"), "{said}");
 
     // The server goes away: the next request says so.
@@ -296,4 +334,33 @@ fn a_pasted_token_signs_in_and_stays_in_the_tab() {
     b.click(&b.find("#forget"));
     b.click(&b.find("#show-day"));
     wait_says(&b, "error", "The server needs a bearer token");
+}
+
+#[test]
+#[cfg_attr(not(browser_tools), ignore = "chromium/chromedriver are not installed")]
+fn the_page_echoes_request_state_byte_for_byte() {
+    let data = TempDir::new("web-echo");
+    let s = Server::start(&["--http", "127.0.0.1:0"], data.path());
+    let b = Browser::start(800, 600);
+    b.goto(&page_url(&s));
+    // The page's own client module, run in the browser: the raw token is kept, escapes and all
+    // (a JSON.parse/stringify round trip would give "a/b"), whatever comes around it.
+    let got = b.js(
+        r#"return import('/web/mcp.js').then((m) => [
+            m.rawMember('{"jsonrpc":"2.0","id":1,"result":{"content":[{"a":"}"}],"requestState" : "a\\u002fb","x":1}}', ['result', 'requestState']),
+            m.rawMember('{"result":{"inputRequests":{"requestState":"no"}}}', ['result', 'requestState']),
+            m.headerValue('book_room'),
+            m.headerValue('réserver'),
+        ]);"#,
+        json!([]),
+    );
+    assert_eq!(
+        got,
+        json!([
+            r#""a\u002fb""#,
+            null,
+            "book_room",
+            "=?base64?csOpc2VydmVy?="
+        ])
+    );
 }
