@@ -12,8 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine as _;
+use base64ct::{Base64, Encoding};
 use serde_json::{json, Value};
 
 pub use crate::browser_tools::browser_paths;
@@ -273,9 +272,8 @@ impl Browser {
             None => "/screenshot".into(),
         };
         let b64 = self.cmd("GET", &tail, None);
-        let png = STANDARD
-            .decode(b64.as_str().unwrap_or_default())
-            .expect("screenshot is base64");
+        let png =
+            Base64::decode_vec(b64.as_str().unwrap_or_default()).expect("screenshot is base64");
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).expect("screenshot folder");
         }
