@@ -33,6 +33,16 @@ function fail(e) {
   if (e instanceof McpFailure && e.kind === 'auth') {
     $('signin-h').scrollIntoView();
     $('token').focus();
+    // A 401 may name the metadata (WWW-Authenticate: Bearer resource_metadata="…").
+    const named = /resource_metadata="([^"]+)"/.exec(e.detail || '');
+    if (named) {
+      try {
+        const u = new URL(named[1], location.href);
+        if (u.origin === location.origin) oauthNotice([u.pathname]);
+      } catch {
+        // Not a URL: the usual places were tried at start.
+      }
+    }
   }
 }
 
@@ -194,16 +204,22 @@ async function useToken(token) {
     : 'Anonymous: no token sent. A server on this machine without --tokens lets you in as is.';
 }
 
+/** Where a server publishes its OAuth protected-resource metadata (RFC 9728): the endpoint's
+ * path-suffixed well-known URI first, then the root one, as MCP clients look for it. */
+const RESOURCE_METADATA = ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource'];
+
 /** If the server publishes OAuth protected-resource metadata, says what the user must do. */
-async function oauthNotice() {
-  let meta;
-  try {
-    const r = await fetch('/.well-known/oauth-protected-resource', { cache: 'no-store' });
-    if (r.status !== 200) return;
-    meta = await r.json();
-  } catch {
-    return;
+async function oauthNotice(paths = RESOURCE_METADATA) {
+  let meta = null;
+  for (const path of paths) {
+    try {
+      const r = await fetch(path, { cache: 'no-store' });
+      if (r.status === 200) { meta = await r.json(); break; }
+    } catch {
+      // Not published there (or not JSON): try the next place, else say nothing.
+    }
   }
+  if (!meta || typeof meta !== 'object') return;
   const servers = Array.isArray(meta.authorization_servers) ? meta.authorization_servers : [];
   const scopes = Array.isArray(meta.scopes_supported) ? meta.scopes_supported.join(' ') : '';
   const box = $('oauth');

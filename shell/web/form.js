@@ -46,7 +46,8 @@ export function parseMark(description) {
 
 /** The options of a single- or multi-select schema as [{ value, title }], or null. */
 function optionsOf(s) {
-  if (Array.isArray(s.oneOf)) return s.oneOf.map((o) => ({ value: o.const, title: o.title ?? o.const }));
+  const titled = Array.isArray(s.oneOf) ? s.oneOf : s.anyOf;
+  if (Array.isArray(titled)) return titled.map((o) => ({ value: o.const, title: o.title ?? o.const }));
   if (Array.isArray(s.enum)) {
     const names = Array.isArray(s.enumNames) ? s.enumNames : [];
     return s.enum.map((v, i) => ({ value: v, title: names[i] ?? v }));

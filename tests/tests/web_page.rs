@@ -364,3 +364,89 @@ fn the_page_echoes_request_state_byte_for_byte() {
         ])
     );
 }
+
+#[test]
+#[cfg_attr(not(browser_tools), ignore = "chromium/chromedriver are not installed")]
+fn every_field_kind_renders_labelled_and_reads_back() {
+    let data = TempDir::new("web-kinds");
+    let s = Server::start(&["--http", "127.0.0.1:0"], data.path());
+    let b = Browser::start(800, 600);
+    b.goto(&page_url(&s));
+    // Every PrimitiveSchemaDefinition kind, through the page's own renderer in the browser.
+    let schema = json!({"type": "object", "required": ["name", "ok"], "properties": {
+        "name": {"type": "string", "title": "Name", "minLength": 2, "maxLength": 5, "default": "Al"},
+        "email": {"type": "string", "format": "email"},
+        "when": {"type": "string", "format": "date", "default": "2099-09-17"},
+        "n": {"type": "integer", "minimum": 1, "maximum": 9, "default": 3},
+        "x": {"type": "number"},
+        "ok": {"type": "boolean", "default": true},
+        "color": {"type": "string", "enum": ["red", "green"]},
+        "size": {"type": "string", "oneOf": [{"const": "s", "title": "Small"}, {"const": "l", "title": "Large"}], "default": "l"},
+        "legacy": {"type": "string", "enum": ["a", "b"], "enumNames": ["Apple", "Banana"]},
+        "many": {"type": "string", "enum": ["1", "2", "3", "4", "5", "6"]},
+        "tags": {"type": "array", "items": {"type": "string", "enum": ["x", "y"]}, "default": ["y"]},
+        "fruit": {"type": "array", "items": {"anyOf": [{"const": "p", "title": "Pears"}, {"const": "q", "title": "Quinces"}]}, "maxItems": 2},
+        "note": {"type": "string", "description": "Say more — last answer: 'zzzzzz' is longer than 5 characters"},
+    }});
+    let got = b.js(
+        r#"return import('/web/form.js').then((f) => {
+            const div = document.createElement('div');
+            document.body.append(div);
+            const r = f.renderFields(div, arguments[0], { email: 'a@b.example' }, 't');
+            const before = r.read();
+            const q = (s) => div.querySelector(s);
+            q('[data-field=x] input').value = '2.5';
+            q('[data-field=many] select').value = '6';
+            [...div.querySelectorAll('[data-field=fruit] input')].forEach((c) => { c.checked = true; });
+            q('[data-field=ok] input').checked = false;
+            const unlabelled = [...div.querySelectorAll('input, select, textarea')]
+                .filter((c) => !(c.labels && c.labels.length)).map((c) => c.name);
+            return [before, r.read(), unlabelled,
+                [...div.querySelectorAll('.field')].map((e) => e.className),
+                q('.field.marked').dataset.field, q('.field.marked .mark').textContent,
+                q('[data-field=legacy]').textContent, q('[data-field=name] .hint').textContent];
+        });"#,
+        json!([schema]),
+    );
+    assert_eq!(
+        got[0],
+        json!({"name": "Al", "email": "a@b.example", "when": "2099-09-17", "n": 3, "ok": true,
+               "size": "l", "tags": ["y"]}),
+        "defaults and the values given"
+    );
+    assert_eq!(
+        got[1],
+        json!({"name": "Al", "email": "a@b.example", "when": "2099-09-17", "n": 3, "x": 2.5,
+               "ok": false, "size": "l", "many": "6", "tags": ["y"], "fruit": ["p", "q"]})
+    );
+    assert_eq!(got[2], json!([]), "every control has a label");
+    let kinds: Vec<&str> = got[3]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().split(' ').nth(1).unwrap())
+        .collect();
+    // In the order the schema lists them (this crate's serde_json sorts keys).
+    assert_eq!(
+        kinds,
+        [
+            "field-single",  // color: enum
+            "field-text",    // email
+            "field-multi",   // fruit: items.anyOf
+            "field-single",  // legacy: enum + enumNames
+            "field-single",  // many: a list box
+            "field-number",  // n: integer
+            "field-text",    // name
+            "field-text",    // note
+            "field-boolean", // ok
+            "field-single",  // size: oneOf
+            "field-multi",   // tags: items.enum
+            "field-text",    // when: date
+            "field-number",  // x: number
+        ]
+    );
+    assert_eq!(got[4], "note");
+    assert_eq!(got[5], "✗ 'zzzzzz' is longer than 5 characters");
+    assert!(got[6].as_str().unwrap().contains("Banana"), "{}", got[6]);
+    assert_eq!(got[7], "2 to 5 characters");
+}
