@@ -14,13 +14,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use redmark_tests::browser::{key, Browser};
-use redmark_tests::server::{post_mcp, tool_call, Server, TempDir};
+use redmark_tests::server::{http, post_mcp, tool_call, Server, TempDir};
 use serde_json::{json, Value};
 
 /// The day every test books on: far enough ahead never to have started.
 const DAY: &str = "2099-09-17";
 /// How long the page may take to show what a test waits for.
-const SHOW: Duration = Duration::from_secs(20);
+const SHOW: Duration = Duration::from_secs(30);
 
 fn page_url(s: &Server) -> String {
     format!("http://{}/?day={DAY}", s.http[0])
@@ -449,4 +449,46 @@ fn every_field_kind_renders_labelled_and_reads_back() {
     assert_eq!(got[5], "✗ 'zzzzzz' is longer than 5 characters");
     assert!(got[6].as_str().unwrap().contains("Banana"), "{}", got[6]);
     assert_eq!(got[7], "2 to 5 characters");
+}
+
+/// No browser needed: the page through the real server, its headers, and the same
+/// Host/Origin guard as `/mcp` (no CORS header is added anywhere).
+#[test]
+fn the_page_is_served_behind_the_same_guard() {
+    let data = TempDir::new("web-guard");
+    let s = Server::start(&["--http", "127.0.0.1:0"], data.path());
+    let a = s.http[0];
+    let r = http(a, "GET", "/", &[], b"");
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), Some("text/html; charset=utf-8"));
+    let csp = r.header("content-security-policy").unwrap_or_default();
+    assert!(
+        csp.contains("default-src 'none'") && csp.contains("connect-src 'self'"),
+        "{csp}"
+    );
+    assert!(String::from_utf8_lossy(&r.body).contains("/web/app.js"));
+    let js = http(a, "GET", "/web/mcp.js", &[], b"");
+    assert_eq!(js.status, 200);
+    assert_eq!(
+        js.header("content-type"),
+        Some("text/javascript; charset=utf-8")
+    );
+    let etag = js.header("etag").unwrap().to_string();
+    let again = http(a, "GET", "/web/mcp.js", &[("If-None-Match", &etag)], b"");
+    assert_eq!(again.status, 304);
+    for r in [&r, &js] {
+        assert!(r.header("access-control-allow-origin").is_none());
+    }
+    // DNS rebinding: a foreign Host or Origin is refused for the page as for /mcp.
+    let evil = http(a, "GET", "/", &[("Host", "evil.example")], b"");
+    assert_eq!(evil.status, 403);
+    let evil = http(
+        a,
+        "GET",
+        "/web/app.js",
+        &[("Origin", "http://evil.example")],
+        b"",
+    );
+    assert_eq!(evil.status, 403);
+    assert_eq!(http(a, "GET", "/web/nope.js", &[], b"").status, 404);
 }
