@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The one command that passes all tests on a fresh machine; CI (.ci/run) runs exactly this.
 # It installs what it needs: bare-metal Rust targets, llvm-tools, qemu-system-arm, postgresql
-# (the server binaries; tests start their own throwaway clusters), and (inside
+# (the server binaries; tests start their own throwaway clusters), chromium and chromedriver
+# (scripts/browser.sh, for the booking page's browser tests), and (inside
 # scripts/conformance.sh) Node 22 with the official MCP conformance suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +29,9 @@ if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb 
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql
 fi
 
+step "chromium and chromedriver (the booking page's browser tests)"
+scripts/browser.sh
+
 step "formatting"
 cargo fmt --all -- --check
 for crate in flash-store panel lm3s6965evb microbit; do
@@ -50,9 +54,10 @@ step "2025-11-25 SDK peers (Python and TypeScript clients, pinned) for the dual-
 scripts/legacy-peers.sh
 
 step "tests (unit, golden, property, end-to-end over every transport, QEMU, PostgreSQL, legacy SDK peers)"
-# The panel, PostgreSQL and legacy-peer tests are ignored on a machine without QEMU, PostgreSQL
-# or the peers (tests/build.rs, shell/build.rs); here they must run.
-REDMARK_REQUIRE_PANEL=1 REDMARK_REQUIRE_PG=1 REDMARK_REQUIRE_LEGACY_PEERS=1 cargo test --workspace --locked
+# The panel, PostgreSQL, legacy-peer and browser tests are ignored on a machine without QEMU,
+# PostgreSQL, the peers or Chromium (tests/build.rs, shell/build.rs); here they must run.
+REDMARK_REQUIRE_PANEL=1 REDMARK_REQUIRE_PG=1 REDMARK_REQUIRE_LEGACY_PEERS=1 REDMARK_REQUIRE_BROWSER=1 \
+    cargo test --workspace --locked
 
 step "the panel's flash store on the host (power cut at every write step)"
 cargo test --locked --manifest-path boards/flash-store/Cargo.toml

@@ -4,7 +4,9 @@
 //! `cargo test` on a machine that has only Rust. `REDMARK_REQUIRE_PANEL=1` (set by
 //! `scripts/test-all.sh`) turns a missing tool into a build error, so CI cannot skip them.
 //! Likewise `cfg(pg_tools)` for the PostgreSQL tests (`src/pg_tools.rs`, `REDMARK_REQUIRE_PG`)
-//! and `cfg(legacy_peers)` for the 2025-11-25 SDK peers (`REDMARK_REQUIRE_LEGACY_PEERS`).
+//! and `cfg(legacy_peers)` for the 2025-11-25 SDK peers (`REDMARK_REQUIRE_LEGACY_PEERS`), and
+//! `cfg(browser_tools)` for the booking page's Chromium tests (`src/browser_tools.rs`,
+//! `REDMARK_REQUIRE_BROWSER`).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -13,10 +15,12 @@ use std::process::Command;
 const TARGETS: &[&str] = &["thumbv6m-none-eabi", "thumbv7m-none-eabi"];
 
 include!("src/pg_tools.rs");
+include!("src/browser_tools.rs");
 
 fn main() {
     legacy_peers();
     emit_pg_cfg("src/pg_tools.rs");
+    emit_browser_cfg("src/browser_tools.rs");
     println!("cargo::rustc-check-cfg=cfg(panel_tools)");
     println!("cargo::rerun-if-env-changed=REDMARK_REQUIRE_PANEL");
     println!("cargo::rerun-if-env-changed=PATH");

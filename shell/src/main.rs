@@ -6,6 +6,7 @@ mod legacy;
 mod serve;
 mod store;
 mod transport;
+mod web;
 
 use std::process::ExitCode;
 

@@ -1,5 +1,7 @@
 //! End-to-end tests of redmark.
 
+pub mod browser;
+mod browser_tools;
 pub mod peers;
 pub mod pg;
 mod pg_tools;

@@ -7,7 +7,8 @@
 //!    the `Host`. Else **403**. Off loopback that check cannot stop DNS rebinding (the
 //!    attacker's name is a valid `Host` and `Origin`), which is why `redmark serve` refuses a
 //!    non-loopback address without `--tokens`: there the bearer token is the guard.
-//! 2. Path `/mcp` (else 404); method POST (else **405**, `Allow: POST`).
+//! 2. Path `/mcp` (else 404; `GET /` and `/web/…` are the booking page, [`crate::web`]);
+//!    method POST (else **405**, `Allow: POST`).
 //! 3. `Authorization: Bearer` → principal from `--tokens`; unknown or missing → **401**. With
 //!    no tokens file every request is one anonymous principal.
 //! 4. Body of at most [`MAX_MESSAGE`] bytes, read within the body timeout: larger → **413**
@@ -154,6 +155,10 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
             StatusCode::FORBIDDEN,
             "Forbidden: Host or Origin not allowed\n",
         );
+    }
+    // The booking page (crate::web): `GET /` and its files; same origin as `/mcp`.
+    if let Some(r) = crate::web::page(&parts.method, parts.uri.path(), &parts.headers) {
+        return r;
     }
     if parts.uri.path() != "/mcp" {
         return plain(

@@ -1,0 +1,288 @@
+// The booking page: wires the MCP client, the question forms (the red mark), the day view of
+// the floor, the tool caller and the sign-in together, and says every error in words.
+
+import { McpClient, McpFailure, resultText } from './mcp.js';
+import { el, renderFields, firstControl } from './form.js';
+import { FloorView, OwnBookings, todayUtc } from './floor.js';
+
+/** Wire log entries kept, and characters shown of each. */
+const MAX_WIRE_ENTRIES = 60;
+const MAX_WIRE_CHARS = 4000;
+const TOKEN_KEY = 'redmark.token';
+
+const $ = (id) => document.getElementById(id);
+const client = new McpClient('/mcp');
+const own = new OwnBookings();
+let tools = [];
+let toolForm = null;
+let floor = null;
+
+// ---- saying things ------------------------------------------------------------------------
+
+function say(text) {
+  $('status').textContent = text;
+  $('error').hidden = true;
+  $('error').textContent = '';
+}
+
+function fail(e) {
+  const text = e instanceof McpFailure ? e.message : `Something went wrong in the page: ${e.message || e}`;
+  $('status').textContent = '';
+  $('error').textContent = text;
+  $('error').hidden = false;
+  if (e instanceof McpFailure && e.kind === 'auth') {
+    $('signin-h').scrollIntoView();
+    $('token').focus();
+    // A 401 may name the metadata (WWW-Authenticate: Bearer resource_metadata="…").
+    const named = /resource_metadata="([^"]+)"/.exec(e.detail || '');
+    if (named) {
+      try {
+        const u = new URL(named[1], location.href);
+        if (u.origin === location.origin) oauthNotice([u.pathname]);
+      } catch {
+        // Not a URL: the usual places were tried at start.
+      }
+    }
+  }
+}
+
+client.onWire = (dir, text) => {
+  const list = $('wire');
+  const shown = text.length > MAX_WIRE_CHARS ? `${text.slice(0, MAX_WIRE_CHARS)}…` : text;
+  list.prepend(el('li', {}, el('code', { text: `${dir} ${shown}` })));
+  while (list.children.length > MAX_WIRE_ENTRIES) list.lastElementChild.remove();
+};
+
+// ---- the questions ------------------------------------------------------------------------
+
+/**
+ * An answerer for one tool call: renders each question with Accept, Decline and Cancel and
+ * resolves once every question of the round has an answer. A re-ask keeps the last answers.
+ */
+function makeAsker() {
+  const previous = {};
+  return (questions) => new Promise((resolve) => {
+    const section = $('ask');
+    const forms = $('ask-forms');
+    forms.replaceChildren();
+    const answers = {};
+    let pending = questions.length;
+    let focusTarget = null;
+    for (const q of questions) {
+      const msgId = `q-${q.key}-message`;
+      const form = el('form', { class: 'question', 'aria-labelledby': msgId, 'data-key': q.key, novalidate: true });
+      const fields = el('div', { class: 'fields' });
+      const reader = renderFields(fields, q.schema, previous[q.key] || {}, `q-${q.key}`);
+      const button = (action, label, type = 'button') => el('button', { type, class: `act ${action}`, 'data-action': action, text: label });
+      const accept = button('accept', 'Accept', 'submit');
+      const decline = button('decline', 'Decline');
+      const cancel = button('cancel', 'Cancel');
+      const done = (action) => {
+        if (form.dataset.answered) return;
+        form.dataset.answered = action;
+        if (action === 'accept') {
+          const content = reader.read();
+          previous[q.key] = content;
+          answers[q.key] = { action, content };
+        } else {
+          answers[q.key] = { action };
+        }
+        for (const c of form.querySelectorAll('input, select, textarea, button')) c.disabled = true;
+        if (--pending === 0) {
+          section.hidden = true;
+          forms.replaceChildren();
+          resolve(answers);
+        }
+      };
+      form.addEventListener('submit', (e) => { e.preventDefault(); done('accept'); });
+      decline.addEventListener('click', () => done('decline'));
+      cancel.addEventListener('click', () => done('cancel'));
+      form.addEventListener('keydown', (e) => { if (e.key === 'Escape') { e.preventDefault(); done('cancel'); } });
+      form.append(el('p', { class: 'message', id: msgId, text: q.message }), fields,
+        el('div', { class: 'actions' }, accept, decline, cancel),
+        el('p', { class: 'hint', text: 'Accept sends the answer; Decline says no; Cancel (or Esc) drops the whole request.' }));
+      forms.append(form);
+      if (!focusTarget && reader.firstMarked) focusTarget = firstControl(reader.firstMarked);
+      if (!focusTarget) focusTarget = firstControl(form);
+    }
+    section.hidden = false;
+    say('The server has a question for you: answer it below.');
+    section.scrollIntoView({ block: 'nearest' });
+    (focusTarget || $('ask-h')).focus();
+  });
+}
+
+// ---- calling tools ------------------------------------------------------------------------
+
+async function runTool(name, args) {
+  const back = document.activeElement;
+  document.body.setAttribute('aria-busy', 'true');
+  $('call').disabled = true;
+  say(`Calling ${name}…`);
+  try {
+    const result = await client.callTool(name, args, makeAsker());
+    show(name, result);
+    await remember(name, args, result);
+  } catch (e) {
+    $('ask').hidden = true;
+    $('ask-forms').replaceChildren();
+    fail(e);
+  } finally {
+    document.body.removeAttribute('aria-busy');
+    $('call').disabled = false;
+    if (back && back.isConnected && !back.disabled) back.focus();
+  }
+}
+
+function show(name, result) {
+  const text = resultText(result) || '(no text)';
+  const out = $('result');
+  out.replaceChildren(el('h3', { text: `${name}: ${result.isError ? 'the tool reported an error' : 'done'}` }),
+    el('p', { class: result.isError ? 'error-text' : '', text }));
+  if (result.structuredContent) {
+    out.append(el('details', {}, el('summary', { text: 'structuredContent' }),
+      el('pre', { text: JSON.stringify(result.structuredContent, null, 2) })));
+  }
+  if (result.isError) fail(new McpFailure('tool', `The tool reported an error: ${text}`));
+  else say(text);
+}
+
+/** Keeps the floor and the remembered bookings in step with what a call did. */
+async function remember(name, args, result) {
+  const s = result.structuredContent || {};
+  let day = $('day').value;
+  if (name === 'book_room' && s.booked && s.booking) {
+    if (s.booking.status === 'active') own.add(s.booking);
+    day = s.booking.day;
+  }
+  if (name === 'cancel_booking' && s.booking && s.booking.status === 'cancelled') own.remove(s.booking.id);
+  if (name === 'cancel_booking' && result.isError && /no booking .* of yours/.test(resultText(result))) own.remove(args.booking_id);
+  if (floor && name !== 'list_rooms') {
+    $('day').value = day;
+    await refreshFloor();
+  }
+}
+
+function pickTool() {
+  const tool = tools.find((t) => t.name === $('tool').value);
+  const args = $('tool-args');
+  args.replaceChildren();
+  if (!tool) { toolForm = null; return; }
+  $('tool-desc').textContent = tool.description || '';
+  const values = {};
+  for (const [k, s] of Object.entries((tool.inputSchema && tool.inputSchema.properties) || {})) {
+    if (s && s.format === 'date' && k === 'day') values[k] = $('day').value;
+  }
+  toolForm = renderFields(args, tool.inputSchema || {}, values, 'arg');
+}
+
+// ---- the floor ----------------------------------------------------------------------------
+
+async function refreshFloor() {
+  if (!floor) return;
+  const day = $('day').value || todayUtc();
+  $('grid').setAttribute('aria-busy', 'true');
+  try {
+    await floor.load(day);
+  } catch (e) {
+    $('grid').replaceChildren(el('p', { class: 'error-text', text: `The floor could not be read: ${e.message}` }));
+    if (e instanceof McpFailure) fail(e);
+  } finally {
+    $('grid').removeAttribute('aria-busy');
+  }
+}
+
+// ---- signing in ---------------------------------------------------------------------------
+
+async function useToken(token) {
+  client.token = token || null;
+  if (token) sessionStorage.setItem(TOKEN_KEY, token);
+  else sessionStorage.removeItem(TOKEN_KEY);
+  await own.use(client.token);
+  $('who').textContent = token
+    ? 'Using the bearer token you pasted (kept in this tab only).'
+    : 'Anonymous: no token sent. A server on this machine without --tokens lets you in as is.';
+}
+
+/** Where a server publishes its OAuth protected-resource metadata (RFC 9728): the endpoint's
+ * path-suffixed well-known URI first, then the root one, as MCP clients look for it. */
+const RESOURCE_METADATA = ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource'];
+
+/** If the server publishes OAuth protected-resource metadata, says what the user must do. */
+async function oauthNotice(paths = RESOURCE_METADATA) {
+  let meta = null;
+  for (const path of paths) {
+    try {
+      const r = await fetch(path, { cache: 'no-store' });
+      if (r.status === 200) { meta = await r.json(); break; }
+    } catch {
+      // Not published there (or not JSON): try the next place, else say nothing.
+    }
+  }
+  if (!meta || typeof meta !== 'object') return;
+  const servers = Array.isArray(meta.authorization_servers) ? meta.authorization_servers : [];
+  const scopes = Array.isArray(meta.scopes_supported) ? meta.scopes_supported.join(' ') : '';
+  const box = $('oauth');
+  box.replaceChildren(
+    el('p', { text: 'This server signs people in with OAuth. This page does not run the sign-in itself: ' +
+      `get an access token for ${meta.resource || 'this server'}` +
+      `${scopes ? ` (scopes: ${scopes})` : ''} from its authorization server, then paste it below as the bearer token.` }),
+    el('ul', {}, servers.map((s) => el('li', {}, el('a', { href: s, rel: 'noreferrer', text: s })))));
+  box.hidden = false;
+}
+
+// ---- start --------------------------------------------------------------------------------
+
+async function start() {
+  const q = new URLSearchParams(location.search);
+  $('day').value = /^\d{4}-\d{2}-\d{2}$/.test(q.get('day') || '') ? q.get('day') : todayUtc();
+  await useToken(sessionStorage.getItem(TOKEN_KEY));
+  $('declare-form').addEventListener('change', (e) => { client.declareForm = e.target.checked; });
+  $('token-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    await useToken($('token').value.trim());
+    $('token').value = '';
+    await connect();
+  });
+  $('forget').addEventListener('click', async () => { await useToken(null); say('The token is forgotten.'); });
+  $('day-form').addEventListener('submit', (e) => { e.preventDefault(); refreshFloor(); });
+  $('tool').addEventListener('change', pickTool);
+  $('tool-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    if (toolForm) runTool($('tool').value, toolForm.read());
+  });
+  oauthNotice();
+  await connect();
+}
+
+/** server/discover, tools/list, then the floor. */
+async function connect() {
+  try {
+    const d = await client.discover();
+    const info = (d._meta && d._meta['io.modelcontextprotocol/serverInfo']) || {};
+    $('server-info').textContent = `${info.name || 'server'} ${info.version || ''} · protocol ${(d.supportedVersions || []).join(', ')}`;
+    tools = await client.listTools();
+  } catch (e) {
+    $('server-info').textContent = 'Not connected.';
+    $('grid').replaceChildren(el('p', { text: 'The floor is shown once the server answers.' }));
+    fail(e);
+    return;
+  }
+  const select = $('tool');
+  const chosen = select.value;
+  select.replaceChildren(...tools.map((t) => el('option', { value: t.name, text: t.title ? `${t.title} (${t.name})` : t.name })));
+  if (tools.some((t) => t.name === chosen)) select.value = chosen;
+  pickTool();
+  say('Connected.');
+  if (tools.some((t) => t.name === 'list_rooms') && tools.some((t) => t.name === 'book_room')) {
+    floor = floor || new FloorView(client, own, $('grid'), {
+      onBook: (room, day, hour) => runTool('book_room', { day, hour, room_id: room.id }),
+      onCancel: (b) => runTool('cancel_booking', { booking_id: b.id }),
+    });
+    await refreshFloor();
+  } else {
+    $('grid').replaceChildren(el('p', { text: 'This server has no booking tools (list_rooms, book_room): use “Call a tool” below.' }));
+  }
+}
+
+start().catch(fail);

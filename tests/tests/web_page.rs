@@ -1,0 +1,494 @@
+//! The booking page at `/` of `redmark serve --http`, driven in real headless Chromium over
+//! WebDriver: book "the big room" and pick Studio B in the rendered form, the red mark on an
+//! invalid answer, decline, cancel, one's own booking cancelled through the confirm form, a
+//! second tab, keyboard-only answers, a phone's width, a pasted token, and errors in words.
+//!
+//! What the page shows is checked against the server itself (`list_rooms` over plain HTTP).
+//! With `REDMARK_SCREENSHOTS=DIR` the first test also writes the pictures in the README
+//! (`scripts/screenshots.sh`).
+
+#![cfg_attr(not(browser_tools), allow(dead_code, unused_imports))]
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use redmark_tests::browser::{key, Browser};
+use redmark_tests::server::{http, post_mcp, tool_call, Server, TempDir};
+use serde_json::{json, Value};
+
+/// The day every test books on: far enough ahead never to have started.
+const DAY: &str = "2099-09-17";
+/// How long the page may take to show what a test waits for.
+const SHOW: Duration = Duration::from_secs(30);
+
+fn page_url(s: &Server) -> String {
+    format!("http://{}/?day={DAY}", s.http[0])
+}
+
+/// The rooms the server itself says are free at `hour` of [`DAY`].
+fn free_rooms(addr: SocketAddr, hour: u8) -> Vec<String> {
+    let r = post_mcp(
+        addr,
+        &tool_call(1, "list_rooms", json!({"day": DAY, "hour": hour}), true),
+        &[],
+    );
+    let rooms = r.json()["result"]["structuredContent"]["rooms"].clone();
+    rooms
+        .as_array()
+        .unwrap_or_else(|| panic!("no rooms in {}", String::from_utf8_lossy(&r.body)))
+        .iter()
+        .filter(|x| x["free"] == true)
+        .filter_map(|x| x["id"].as_str().map(String::from))
+        .collect()
+}
+
+/// Waits until the grid's cell for `room` at `hour` is in `state` (free, own, booked, past).
+fn wait_cell(b: &Browser, room: &str, hour: u8, state: &str) {
+    b.wait_js(
+        &format!("{room} at {hour} to be {state}"),
+        &format!(
+            "const c = document.querySelector('td[data-room=\"{room}\"][data-hour=\"{hour}\"]');\
+             return c && c.dataset.state === '{state}';"
+        ),
+        SHOW,
+    );
+}
+
+/// Waits until `#status` (or `#error`, with `error`) says `text` and the page is done with
+/// what it was doing (the floor redrawn); returns what it says.
+fn wait_says(b: &Browser, id: &str, text: &str) -> String {
+    let v = b.wait_js(
+        &format!("#{id} to say {text:?}"),
+        &format!(
+            "const e = document.getElementById('{id}'); const t = e.hidden ? '' : e.textContent;\
+             return t.includes({}) && !document.querySelector('[aria-busy]') ? t : null;",
+            json!(text)
+        ),
+        SHOW,
+    );
+    v.as_str().unwrap_or_default().to_string()
+}
+
+/// Waits for the question form under `key` to be shown.
+fn wait_question(b: &Browser, key: &str) {
+    b.wait_js(
+        &format!("the question {key:?}"),
+        &format!(
+            "return !document.getElementById('ask').hidden && \
+             !!document.querySelector('form.question[data-key=\"{key}\"]');"
+        ),
+        SHOW,
+    );
+}
+
+/// Calls book_room from the tool form with `hour` and the room in words.
+fn book_in_words(b: &Browser, hour: u8, hint: &str) {
+    b.js(
+        "const s = document.getElementById('tool'); s.value = 'book_room';\
+         s.dispatchEvent(new Event('change'));",
+        json!([]),
+    );
+    b.fill(
+        &b.find("#tool-args [data-field=hour] input"),
+        &hour.to_string(),
+    );
+    b.fill(&b.find("#tool-args [data-field=room_hint] input"), hint);
+    b.click(&b.find("#call"));
+}
+
+/// With `REDMARK_SCREENSHOTS=DIR`, a PNG of the element `css` (the whole window for `None`)
+/// as `DIR/name`, taken with the page scrolled to the top (Chromium crops an element of a
+/// scrolled page at the wrong place).
+fn shot(b: &Browser, css: Option<&str>, name: &str) {
+    let Some(dir) = std::env::var_os("REDMARK_SCREENSHOTS").map(PathBuf::from) else {
+        return;
+    };
+    b.js("window.scrollTo(0, 0)", json!([]));
+    let e = css.map(|c| b.find(c));
+    b.screenshot(e.as_ref(), &dir.join(name));
+}
+
+#[test]
+#[cfg_attr(not(browser_tools), ignore = "chromium/chromedriver are not installed")]
+fn book_pick_mark_decline_cancel_and_a_second_tab() {
+    let data = TempDir::new("web-page");
+    let s = Server::start(&["--http", "127.0.0.1:0"], data.path());
+    let addr = s.http[0];
+    let b = Browser::start(1000, 1300);
+    b.goto(&page_url(&s));
+    wait_cell(&b, "studio-b", 9, "free");
+    // A second tab, open before the booking.
+    let first = b.new_tab();
+    b.goto(&page_url(&s));
+    wait_cell(&b, "studio-b", 9, "free");
+    let second = b.handle();
+    b.switch_to(&first);
+
+    // "the big room" fits two rooms: the server asks, the page renders the form.
+    book_in_words(&b, 9, "the big room");
+    wait_question(&b, "room");
+    let ask = b.find("#ask");
+    let form_text = b.text(&ask);
+    assert!(
+        form_text.contains("'the big room' matches more than one room. Which did you mean?"),
+        "{form_text}"
+    );
+    assert!(
+        form_text.contains("The Atrium (24 seats)") && form_text.contains("Studio B (12 seats)")
+    );
+    for action in ["Accept", "Decline", "Cancel"] {
+        assert!(form_text.contains(action), "no {action} in {form_text}");
+    }
+    shot(&b, Some("#ask"), "form.png");
+
+    // Accept with no room picked: the server re-asks with the red mark on the field.
+    b.click(&b.find("#ask button[data-action=accept]"));
+    let marked = b.wait_js(
+        "the red mark",
+        "const f = document.querySelector('#ask .field.marked');\
+         return f && [f.dataset.field, f.querySelector('.mark').textContent,\
+           f.querySelector('[aria-invalid=true]') !== null,\
+           document.activeElement && document.activeElement.closest('.field.marked') === f,\
+           document.querySelector('#ask .message').textContent];",
+        SHOW,
+    );
+    assert_eq!(marked[0], "room_id", "{marked}");
+    assert!(
+        marked[1].as_str().unwrap().contains("a value is required"),
+        "{marked}"
+    );
+    assert_eq!(marked[2], true, "the control says aria-invalid: {marked}");
+    assert_eq!(
+        marked[3], true,
+        "the focus is on the marked field: {marked}"
+    );
+    assert!(
+        marked[4]
+            .as_str()
+            .unwrap()
+            .starts_with("Room: a value is required."),
+        "{marked}"
+    );
+    assert_eq!(free_rooms(addr, 9).len(), 3, "nothing is booked yet");
+    shot(&b, Some("#ask"), "red-mark.png");
+
+    // Keyboard only: the focus is on the first option; arrow down picks Studio B, Tab reaches
+    // Accept, Enter presses it.
+    b.keys(&[key::DOWN, key::TAB, key::ENTER]);
+    let said = wait_says(
+        &b,
+        "status",
+        "Booked Studio B (12 seats) on 2099-09-17 at 09:00",
+    );
+    assert!(said.contains("booking bk_1"), "{said}");
+    wait_cell(&b, "studio-b", 9, "own");
+    wait_cell(&b, "atrium", 9, "free");
+    assert_eq!(free_rooms(addr, 9), ["atrium", "nook"]);
+    // A booking made by another client: the page did not make it, so it shows as booked.
+    let other = post_mcp(
+        addr,
+        &tool_call(
+            2,
+            "book_room",
+            json!({"day": DAY, "hour": 14, "room_id": "atrium"}),
+            true,
+        ),
+        &[],
+    );
+    assert_eq!(other.json()["result"]["structuredContent"]["booked"], true);
+    b.click(&b.find("#show-day"));
+    wait_cell(&b, "atrium", 14, "booked");
+    wait_cell(&b, "studio-b", 9, "own");
+    shot(&b, Some("#floor"), "grid.png");
+
+    // The second tab sees it after a refresh.
+    b.switch_to(&second);
+    wait_cell(&b, "studio-b", 9, "free");
+    b.refresh();
+    wait_cell(&b, "studio-b", 9, "own");
+    b.switch_to(&first);
+
+    // Decline: nothing booked.
+    book_in_words(&b, 10, "the big room");
+    wait_question(&b, "room");
+    b.click(&b.find("#ask button[data-action=decline]"));
+    wait_says(&b, "status", "Not booked: you declined to choose a room.");
+    assert_eq!(free_rooms(addr, 10).len(), 3);
+    wait_cell(&b, "studio-b", 10, "free");
+
+    // Cancel, with Esc: nothing booked either.
+    book_in_words(&b, 11, "the big room");
+    wait_question(&b, "room");
+    b.keys(&[key::ESCAPE]);
+    wait_says(&b, "status", "Cancelled: nothing was booked.");
+    assert_eq!(free_rooms(addr, 11).len(), 3);
+
+    // One's own booking: the grid offers to cancel it, the server asks to confirm.
+    b.click(&b.find("td[data-room=studio-b][data-hour='9'] button"));
+    wait_question(&b, "confirm");
+    let confirm = b.text(&b.find("#ask"));
+    assert!(
+        confirm.contains("Cancel bk_1: Studio B on 2099-09-17 at 09:00"),
+        "{confirm}"
+    );
+    let checked = b.js(
+        "return document.querySelector('#ask input[type=checkbox]').checked",
+        json!([]),
+    );
+    assert_eq!(checked, true, "the default (true) is prefilled");
+    b.click(&b.find("#ask button[data-action=accept]"));
+    wait_says(&b, "status", "bk_1 (Studio B on 2099-09-17 at 09:00");
+    wait_cell(&b, "studio-b", 9, "free");
+    assert_eq!(free_rooms(addr, 9).len(), 3, "cancelled on the server");
+
+    // A free cell books that room at that hour.
+    b.click(&b.find("td[data-room=atrium][data-hour='12'] button"));
+    wait_says(
+        &b,
+        "status",
+        "Booked The Atrium (24 seats) on 2099-09-17 at 12:00",
+    );
+    wait_cell(&b, "atrium", 12, "own");
+    assert_eq!(free_rooms(addr, 12), ["studio-b", "nook"]);
+
+    // A phone's width: nothing wider than the screen.
+    b.resize(390, 844);
+    b.refresh();
+    wait_cell(&b, "atrium", 12, "own");
+    let fits = b.js(
+        "return document.documentElement.scrollWidth <= window.innerWidth",
+        json!([]),
+    );
+    assert_eq!(fits, true, "the page is wider than a phone");
+    shot(&b, None, "phone.png");
+}
+
+#[test]
+#[cfg_attr(not(browser_tools), ignore = "chromium/chromedriver are not installed")]
+fn errors_are_said_in_words() {
+    let data = TempDir::new("web-errors");
+    let mut s = Server::start(&["--http", "127.0.0.1:0"], data.path());
+    let b = Browser::start(1000, 1300);
+    b.goto(&page_url(&s));
+    wait_cell(&b, "studio-b", 9, "free");
+
+    // A client without form elicitation: -32021, in words.
+    b.click(&b.find("#settings summary"));
+    b.click(&b.find("#declare-form"));
+    book_in_words(&b, 9, "the big room");
+    let said = wait_says(&b, "error", "-32021");
+    assert!(said.contains("did not declare: elicitation"), "{said}");
+    b.click(&b.find("#declare-form"));
+
+    // A tool error.
+    b.fill(&b.find("#tool-args [data-field=room_hint] input"), "");
+    b.fill(&b.find("#tool-args [data-field=room_id] input"), "moon");
+    b.click(&b.find("#call"));
+    let said = wait_says(
+        &b,
+        "error",
+        "The tool reported an error: There is no room 'moon'",
+    );
+    assert!(said.contains("atrium"), "{said}");
+
+    // The server goes away: the next request says so.
+    s.kill9();
+    b.click(&b.find("#show-day"));
+    let said = wait_says(&b, "error", "The connection to the server dropped");
+    assert!(said.contains("redmark serve"), "{said}");
+}
+
+#[test]
+#[cfg_attr(not(browser_tools), ignore = "chromium/chromedriver are not installed")]
+fn a_pasted_token_signs_in_and_stays_in_the_tab() {
+    const TOKEN: &str = "alice-token-0123456789";
+    let data = TempDir::new("web-token");
+    let file = data.path().join("tokens.toml");
+    std::fs::write(&file, format!("alice = \"{TOKEN}\"\n")).unwrap();
+    let s = Server::start(
+        &["--http", "127.0.0.1:0", "--tokens", file.to_str().unwrap()],
+        data.path(),
+    );
+    let b = Browser::start(1000, 1300);
+    b.goto(&page_url(&s));
+    wait_says(&b, "error", "The server needs a bearer token");
+    let focused = b.js("return document.activeElement.id", json!([]));
+    assert_eq!(focused, "token", "the focus goes to the token field");
+    b.keys(&[TOKEN, key::ENTER]);
+    wait_says(&b, "status", "Connected.");
+    wait_cell(&b, "nook", 9, "free");
+    b.click(&b.find("td[data-room=nook][data-hour='9'] button"));
+    wait_says(&b, "status", "Booked The Nook (4 seats)");
+    wait_cell(&b, "nook", 9, "own");
+    // Kept in the tab (sessionStorage), never in localStorage; a reload stays signed in.
+    let stored: Value = b.js(
+        "return [sessionStorage.getItem('redmark.token'),\
+          JSON.stringify(Object.entries(localStorage)).includes(arguments[0])]",
+        json!([TOKEN]),
+    );
+    assert_eq!(stored, json!([TOKEN, false]));
+    b.refresh();
+    wait_cell(&b, "nook", 9, "own");
+    // Forgotten: the next request is refused, in words.
+    b.click(&b.find("#forget"));
+    b.click(&b.find("#show-day"));
+    wait_says(&b, "error", "The server needs a bearer token");
+}
+
+#[test]
+#[cfg_attr(not(browser_tools), ignore = "chromium/chromedriver are not installed")]
+fn the_page_echoes_request_state_byte_for_byte() {
+    let data = TempDir::new("web-echo");
+    let s = Server::start(&["--http", "127.0.0.1:0"], data.path());
+    let b = Browser::start(800, 600);
+    b.goto(&page_url(&s));
+    // The page's own client module, run in the browser: the raw token is kept, escapes and all
+    // (a JSON.parse/stringify round trip would give "a/b"), whatever comes around it.
+    let got = b.js(
+        r#"return import('/web/mcp.js').then((m) => [
+            m.rawMember('{"jsonrpc":"2.0","id":1,"result":{"content":[{"a":"}"}],"requestState" : "a\\u002fb","x":1}}', ['result', 'requestState']),
+            m.rawMember('{"result":{"inputRequests":{"requestState":"no"}}}', ['result', 'requestState']),
+            m.headerValue('book_room'),
+            m.headerValue('réserver'),
+        ]);"#,
+        json!([]),
+    );
+    assert_eq!(
+        got,
+        json!([
+            r#""a\u002fb""#,
+            null,
+            "book_room",
+            "=?base64?csOpc2VydmVy?="
+        ])
+    );
+}
+
+#[test]
+#[cfg_attr(not(browser_tools), ignore = "chromium/chromedriver are not installed")]
+fn every_field_kind_renders_labelled_and_reads_back() {
+    let data = TempDir::new("web-kinds");
+    let s = Server::start(&["--http", "127.0.0.1:0"], data.path());
+    let b = Browser::start(800, 600);
+    b.goto(&page_url(&s));
+    // Every PrimitiveSchemaDefinition kind, through the page's own renderer in the browser.
+    let schema = json!({"type": "object", "required": ["name", "ok"], "properties": {
+        "name": {"type": "string", "title": "Name", "minLength": 2, "maxLength": 5, "default": "Al"},
+        "email": {"type": "string", "format": "email"},
+        "when": {"type": "string", "format": "date", "default": "2099-09-17"},
+        "n": {"type": "integer", "minimum": 1, "maximum": 9, "default": 3},
+        "x": {"type": "number"},
+        "ok": {"type": "boolean", "default": true},
+        "color": {"type": "string", "enum": ["red", "green"]},
+        "size": {"type": "string", "oneOf": [{"const": "s", "title": "Small"}, {"const": "l", "title": "Large"}], "default": "l"},
+        "legacy": {"type": "string", "enum": ["a", "b"], "enumNames": ["Apple", "Banana"]},
+        "many": {"type": "string", "enum": ["1", "2", "3", "4", "5", "6"]},
+        "tags": {"type": "array", "items": {"type": "string", "enum": ["x", "y"]}, "default": ["y"]},
+        "fruit": {"type": "array", "items": {"anyOf": [{"const": "p", "title": "Pears"}, {"const": "q", "title": "Quinces"}]}, "maxItems": 2},
+        "note": {"type": "string", "description": "Say more — last answer: 'zzzzzz' is longer than 5 characters"},
+    }});
+    let got = b.js(
+        r#"return import('/web/form.js').then((f) => {
+            const div = document.createElement('div');
+            document.body.append(div);
+            const r = f.renderFields(div, arguments[0], { email: 'a@b.example' }, 't');
+            const before = r.read();
+            const q = (s) => div.querySelector(s);
+            q('[data-field=x] input').value = '2.5';
+            q('[data-field=many] select').value = '6';
+            [...div.querySelectorAll('[data-field=fruit] input')].forEach((c) => { c.checked = true; });
+            q('[data-field=ok] input').checked = false;
+            const unlabelled = [...div.querySelectorAll('input, select, textarea')]
+                .filter((c) => !(c.labels && c.labels.length)).map((c) => c.name);
+            return [before, r.read(), unlabelled,
+                [...div.querySelectorAll('.field')].map((e) => e.className),
+                q('.field.marked').dataset.field, q('.field.marked .mark').textContent,
+                q('[data-field=legacy]').textContent, q('[data-field=name] .hint').textContent];
+        });"#,
+        json!([schema]),
+    );
+    assert_eq!(
+        got[0],
+        json!({"name": "Al", "email": "a@b.example", "when": "2099-09-17", "n": 3, "ok": true,
+               "size": "l", "tags": ["y"]}),
+        "defaults and the values given"
+    );
+    assert_eq!(
+        got[1],
+        json!({"name": "Al", "email": "a@b.example", "when": "2099-09-17", "n": 3, "x": 2.5,
+               "ok": false, "size": "l", "many": "6", "tags": ["y"], "fruit": ["p", "q"]})
+    );
+    assert_eq!(got[2], json!([]), "every control has a label");
+    let kinds: Vec<&str> = got[3]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().split(' ').nth(1).unwrap())
+        .collect();
+    // In the order the schema lists them (this crate's serde_json sorts keys).
+    assert_eq!(
+        kinds,
+        [
+            "field-single",  // color: enum
+            "field-text",    // email
+            "field-multi",   // fruit: items.anyOf
+            "field-single",  // legacy: enum + enumNames
+            "field-single",  // many: a list box
+            "field-number",  // n: integer
+            "field-text",    // name
+            "field-text",    // note
+            "field-boolean", // ok
+            "field-single",  // size: oneOf
+            "field-multi",   // tags: items.enum
+            "field-text",    // when: date
+            "field-number",  // x: number
+        ]
+    );
+    assert_eq!(got[4], "note");
+    assert_eq!(got[5], "✗ 'zzzzzz' is longer than 5 characters");
+    assert!(got[6].as_str().unwrap().contains("Banana"), "{}", got[6]);
+    assert_eq!(got[7], "2 to 5 characters");
+}
+
+/// No browser needed: the page through the real server, its headers, and the same
+/// Host/Origin guard as `/mcp` (no CORS header is added anywhere).
+#[test]
+fn the_page_is_served_behind_the_same_guard() {
+    let data = TempDir::new("web-guard");
+    let s = Server::start(&["--http", "127.0.0.1:0"], data.path());
+    let a = s.http[0];
+    let r = http(a, "GET", "/", &[], b"");
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), Some("text/html; charset=utf-8"));
+    let csp = r.header("content-security-policy").unwrap_or_default();
+    assert!(
+        csp.contains("default-src 'none'") && csp.contains("connect-src 'self'"),
+        "{csp}"
+    );
+    assert!(String::from_utf8_lossy(&r.body).contains("/web/app.js"));
+    let js = http(a, "GET", "/web/mcp.js", &[], b"");
+    assert_eq!(js.status, 200);
+    assert_eq!(
+        js.header("content-type"),
+        Some("text/javascript; charset=utf-8")
+    );
+    let etag = js.header("etag").unwrap().to_string();
+    let again = http(a, "GET", "/web/mcp.js", &[("If-None-Match", &etag)], b"");
+    assert_eq!(again.status, 304);
+    for r in [&r, &js] {
+        assert!(r.header("access-control-allow-origin").is_none());
+    }
+    // DNS rebinding: a foreign Host or Origin is refused for the page as for /mcp.
+    let evil = http(a, "GET", "/", &[("Host", "evil.example")], b"");
+    assert_eq!(evil.status, 403);
+    let evil = http(
+        a,
+        "GET",
+        "/web/app.js",
+        &[("Origin", "http://evil.example")],
+        b"",
+    );
+    assert_eq!(evil.status, 403);
+    assert_eq!(http(a, "GET", "/web/nope.js", &[], b"").status, 404);
+}
