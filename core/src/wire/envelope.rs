@@ -1,7 +1,6 @@
 //! The JSON-RPC 2.0 envelope: `jsonrpc`, `id`, `method`, `params`.
 
-#[cfg(feature = "depth-detail")]
-use super::json::shallow_member;
+use super::json::shallow::shallow_member;
 use super::json::{parse, JsonError, Kind, Value};
 use crate::limits::{MAX_ID, MAX_MESSAGE};
 
@@ -30,9 +29,7 @@ pub enum EnvelopeError {
     Invalid(&'static str),
     /// The id is longer than [`MAX_ID`].
     IdTooLong,
-    /// Well-formed JSON nested deeper than [`MAX_DEPTH`](crate::limits::MAX_DEPTH) (with the
-    /// `depth-detail` feature; without, such a message is a [`EnvelopeError::Parse`]).
-    #[cfg(feature = "depth-detail")]
+    /// Well-formed JSON nested deeper than [`MAX_DEPTH`](crate::limits::MAX_DEPTH).
     TooDeep,
 }
 
@@ -46,7 +43,6 @@ impl EnvelopeError {
             EnvelopeError::Batch => "batches are not supported",
             EnvelopeError::Invalid(why) => why,
             EnvelopeError::IdTooLong => "id too long",
-            #[cfg(feature = "depth-detail")]
             EnvelopeError::TooDeep => "JSON nested too deeply (at most 24 levels)",
         }
     }
@@ -71,7 +67,6 @@ pub fn read(input: &[u8]) -> Result<Envelope<'_>, (EnvelopeError, Option<Value<'
     }
     let doc = parse(input).map_err(|e| match e {
         // Too deep for this parser, not malformed: said so, with the id when it is readable.
-        #[cfg(feature = "depth-detail")]
         JsonError::TooDeep => (EnvelopeError::TooDeep, readable_id(input)),
         e => (EnvelopeError::Parse(e), None),
     })?;
@@ -115,7 +110,6 @@ pub fn read(input: &[u8]) -> Result<Envelope<'_>, (EnvelopeError, Option<Value<'
 }
 
 /// The top-level `id` of a message too deep to parse, when it is a valid id.
-#[cfg(feature = "depth-detail")]
 fn readable_id(input: &[u8]) -> Option<Value<'_>> {
     shallow_member(input, "id")
         .filter(|v| v.kind() == Kind::String || v.as_i64().is_some())
@@ -139,7 +133,6 @@ mod tests {
     /// Valid JSON nested deeper than the limit: "nested too deeply" (not a parse error),
     /// with the id when it was readable.
     #[test]
-    #[cfg(feature = "depth-detail")]
     fn too_deep_is_said_with_the_id() {
         let mut deep = [0u8; 200];
         let head = br#"{"jsonrpc":"2.0","id":"d-1","method":"tools/call","params":{"a":"#;
