@@ -25,6 +25,7 @@ USE_ITEM = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", re.M)
 INLINE_PATH = re.compile(r"\b((?:crate|super|self)(?:::\w+)+)")
 TEST_TAIL = re.compile(r"^#\[cfg\(test\)\]\s*\n(?:\s*#\[[^\n]*\n)*\s*mod\s+\w+\s*\{", re.M)
 COMMENT = re.compile(r"//[^\n]*")
+VISIBILITY = re.compile(r"pub\(in [^)]*\)")
 
 
 def module_files(crate, root_file):
@@ -48,9 +49,10 @@ def module_files(crate, root_file):
 
 
 def strip_tests(text):
-    """The file without its test module at the bottom and without comments (doc links)."""
+    """The file without its test module at the bottom, comments (doc links) and `pub(in …)`
+    paths (a visibility, not an import)."""
     m = TEST_TAIL.search(text)
-    return COMMENT.sub("", text[: m.start()] if m else text)
+    return VISIBILITY.sub("pub", COMMENT.sub("", text[: m.start()] if m else text))
 
 
 def expand_use(tree):
