@@ -13,8 +13,8 @@
 # -32021, garbage, an over-long line, fractional numbers, 300 more requests) and reads the
 # mark after QEMU is ended. lm3s6965evb's thumbv7m and thumbv6m images run on its Cortex-M3
 # (ARMv6-M is a subset), thumbv7em on the same board with -cpu cortex-m4; microbit's on its
-# Cortex-M0. Budgets: flash per image; static RAM + peak stack together (both come out of the
-# same RAM: 16 KiB on the nRF51).
+# Cortex-M0. Budgets: flash per image (64 KiB, 4 KiB of it kept spare); static RAM + peak stack
+# together (both come out of the same RAM: 16 KiB on the nRF51).
 # Heap: the images are no_std with no #[global_allocator]; the script checks that no
 # allocator symbol is linked and that the alloc-canary build (which allocates once) fails to
 # link with rustc's "no global memory allocator found".
@@ -31,9 +31,12 @@ unset REDMARK_PANEL_STATE_TTL
 CHECK=0
 [[ ${1:-} == --check ]] && CHECK=1
 
-# 48 KiB, what issue 16 asks for; the largest image (thumbv6m) measured 48 620 B (README:
-# where the bytes went, cut by cut).
-FLASH_BUDGET=$((48 * 1024))
+# Flash: 64 KiB per image, with at least 4 KiB of it to spare (so an image over 60 KiB fails
+# --check: room for the next feature without a fight over bytes). RAM is what is scarce on
+# these chips (16 KiB on the nRF51), hence the tighter budget on static RAM + peak stack.
+FLASH_BUDGET=$((64 * 1024))
+FLASH_SPARE=$((4 * 1024))
+FLASH_LIMIT=$((FLASH_BUDGET - FLASH_SPARE))
 RAM_STACK_BUDGET=$((14 * 1024))
 # board target cpu
 IMAGES=(
@@ -197,8 +200,8 @@ for image in "${IMAGES[@]}"; do
   peak=${stack%% *}
   [[ $peak =~ ^[0-9]+$ ]] || die "no stack report from $board $t: $stack"
   both=$((ram + peak))
-  ((flash > FLASH_BUDGET || both > RAM_STACK_BUDGET)) && OVER=1
-  ROWS+=("$(printf '%-12s %-22s %7d%s %7d  %7d  %7d%s  %s' "$board" "$t" "$flash" "$(mark "$flash" $FLASH_BUDGET)" \
+  ((flash > FLASH_LIMIT || both > RAM_STACK_BUDGET)) && OVER=1
+  ROWS+=("$(printf '%-12s %-22s %7d%s %7d  %7d  %7d%s  %s' "$board" "$t" "$flash" "$(mark "$flash" $FLASH_LIMIT)" \
     "$ram" "$peak" "$both" "$(mark "$both" $RAM_STACK_BUDGET)" "${stack#* }")")
 done
 HEAP=$(heap_check)
@@ -208,6 +211,7 @@ echo "redmark door panel — bytes (flash = vector table + text + rodata + data;
 echo "static RAM = data + bss incl. all buffers; stack = measured high-water under QEMU)"
 printf '%-12s %-22s %7s  %7s  %7s  %7s   %s\n' board target flash ram stack ram+stack "stack detail"
 printf '%-12s %-22s %7d  %7s  %7s  %7d   %s\n' budget "" $FLASH_BUDGET "" "" $RAM_STACK_BUDGET "(! = over budget)"
+printf '%-12s %-22s %7d  %7s  %7s  %7s   %s\n' "flash limit" "" $FLASH_LIMIT "" "" "" "(budget less $FLASH_SPARE B kept spare)"
 for r in "${ROWS[@]}"; do echo "$r"; done
 echo "$HEAP"
 echo "buffers: line 2048 B, output 3072 B, bookings 32 (flash store, mirrored in RAM)"

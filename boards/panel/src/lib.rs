@@ -23,8 +23,6 @@
 #![no_std]
 
 pub mod diag;
-mod div;
-mod mem;
 pub mod stack;
 
 mod provision {
