@@ -49,6 +49,13 @@ scripts/check-no-std.sh
 step "2025-11-25 SDK peers (Python and TypeScript clients, pinned) for the dual-era tests"
 scripts/legacy-peers.sh
 
+step "Python MCP SDK 2.3 (a 2026-07-28 client, pinned) for the networked panel's test"
+# tests/tests/qemu_net.rs drives it against the panel under QEMU.
+sdk=target/sdk-peers/venv
+if ! "$sdk/bin/python" -c "import sys; from importlib.metadata import version; sys.exit(version('mcp') != '2.3.0')" 2>/dev/null; then
+    python3 -m venv "$sdk" && "$sdk/bin/pip" install -q "mcp==2.3.0"
+fi
+
 step "tests (unit, golden, property, end-to-end over every transport, QEMU, PostgreSQL, legacy SDK peers)"
 # The panel, PostgreSQL and legacy-peer tests are ignored on a machine without QEMU, PostgreSQL
 # or the peers (tests/build.rs, shell/build.rs); here they must run.

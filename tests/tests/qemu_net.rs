@@ -50,10 +50,15 @@ fn atrium() -> Value {
 
 /// Whether `room` is free at `hour` on 2099-09-17, by `list_rooms` over HTTP.
 fn is_free(p: &NetPanel, hour: u8, room: &str) -> bool {
+    is_free_on(p, "2099-09-17", hour, room)
+}
+
+/// Whether `room` is free at `hour` on `day`.
+fn is_free_on(p: &NetPanel, day: &str, hour: u8, room: &str) -> bool {
     let a = p.post(&call(
         90,
         "list_rooms",
-        json!({"day": "2099-09-17", "hour": hour}),
+        json!({"day": day, "hour": hour}),
         None,
         None,
     ));
@@ -300,4 +305,83 @@ fn a_reset_between_question_and_answer_books_once_and_bookings_survive() {
     p.reset();
     assert!(!is_free(&p, 14, "atrium"));
     assert!(p.panel.stderr().contains("requestState rejected"));
+}
+
+/// The official Python SDK 2.3 (a 2026-07-28 client), installed by scripts/test-all.sh into
+/// `target/sdk-peers/venv`: books on the panel over HTTP, its elicitation callback answering
+/// the form.
+const PY_CLIENT: &str = r#"
+import asyncio, json, sys
+from mcp.client import Client
+import mcp.types as types
+
+asked = []
+
+async def elicit(context, params):
+    asked.append(params.message)
+    return types.ElicitResult(action="accept", content={"room_id": "atrium"})
+
+async def main(url, day, hour):
+    async with Client(url, elicitation_callback=elicit, cache=None) as c:
+        r = await c.call_tool("book_room", {"day": day, "hour": hour, "room_hint": "the big room"})
+        out = r.model_dump(mode="json", by_alias=True, exclude_none=True)
+        print(json.dumps({"asked": asked, "result": out}))
+
+asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))
+"#;
+
+/// The Python SDK 2.3's interpreter, if scripts/test-all.sh installed it; a missing one fails
+/// when the panel tests are required (`REDMARK_REQUIRE_PANEL=1`), else skips.
+fn python_sdk() -> Option<std::path::PathBuf> {
+    let py = redmark_tests::qemu::repo_root().join("target/sdk-peers/venv/bin/python");
+    if py.exists() {
+        return Some(py);
+    }
+    assert!(
+        std::env::var_os("REDMARK_REQUIRE_PANEL").is_none_or(|v| v != "1"),
+        "{} is missing: scripts/test-all.sh installs the Python SDK 2.3 there",
+        py.display()
+    );
+    eprintln!(
+        "skipped: no Python SDK 2.3 at {} (scripts/test-all.sh installs it)",
+        py.display()
+    );
+    None
+}
+
+#[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
+fn the_python_sdk_books_over_http() {
+    let Some(py) = python_sdk() else { return };
+    let p = boot();
+    let dir = std::env::temp_dir().join(format!("redmark-py-sdk-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("client.py");
+    std::fs::write(&script, PY_CLIENT).unwrap();
+    let mut cmd = std::process::Command::new(py);
+    cmd.arg(&script).args([&p.url(), "2099-09-20", "11"]);
+    let out = redmark_tests::server::run_bounded(cmd);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(out.code, 0, "{out:?}");
+    let r: Value =
+        serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+    assert_eq!(r["asked"].as_array().map(Vec::len), Some(1), "{r}");
+    let booking = &r["result"]["structuredContent"]["booking"];
+    assert_eq!(booking["room_id"], "atrium", "{r}");
+    assert_eq!(
+        r["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "redmark-panel"
+    );
+    let a = p.post(&call(
+        1,
+        "list_rooms",
+        json!({"day": "2099-09-20", "hour": 11}),
+        None,
+        None,
+    ));
+    assert!(a.body.contains("\"atrium\""), "{a:?}");
+    assert!(!is_free_on(&p, "2099-09-20", 11, "atrium"));
 }
