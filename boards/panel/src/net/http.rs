@@ -24,35 +24,44 @@ use crate::{Panel, PanelHost, LINE_MAX};
 
 /// Largest body accepted (one JSON-RPC message, as on the UART).
 pub const BODY_MAX: usize = LINE_MAX;
-/// Request head and body together.
-pub const REQUEST_MAX: usize = BODY_MAX + 1536;
+/// Request head and body together: what the connection's receive buffer holds.
+pub const REQUEST_MAX: usize = super::BUF;
 
-/// One HTTP connection's state: the request bytes received so far.
+/// One HTTP connection's state. The request itself waits in the socket's receive buffer
+/// until it is whole, and is then copied once into the shared scratch buffer.
 pub struct Conn {
-    buf: [u8; REQUEST_MAX],
-    len: usize,
+    /// Bytes the receive buffer held at the last look (nothing new: nothing to parse).
+    seen: usize,
     /// When the connection last brought a byte (ms since boot); 0: not yet established.
     last_ms: u64,
 }
 
 impl Conn {
     pub const fn new() -> Conn {
-        Conn { buf: [0; REQUEST_MAX], len: 0, last_ms: 0 }
+        Conn { seen: 0, last_ms: 0 }
     }
 
     fn reset(&mut self) {
-        self.len = 0;
+        self.seen = 0;
         self.last_ms = 0;
     }
 }
 
-/// One pass over an HTTP socket: (re)listen, read, answer at most one request.
+/// The buffers one pass lends the connection: the engine's output and the scratch a
+/// request is copied into.
+pub(crate) struct Lent<'a> {
+    pub out: &'a mut [u8],
+    pub scratch: &'a mut [u8; REQUEST_MAX],
+}
+
+/// One pass over an HTTP socket: (re)listen, look at what arrived, answer at most one
+/// request.
 pub(crate) fn serve<F: NorFlash>(
     s: &mut Socket<'_>,
     c: &mut Conn,
     engine: &mut Panel<F>,
     host: &mut PanelHost,
-    out: &mut [u8],
+    lent: Lent<'_>,
     now_ms: u64,
     ip: Ipv4Address,
 ) -> Pass {
@@ -73,37 +82,46 @@ pub(crate) fn serve<F: NorFlash>(
     if s.send_queue() > 0 || !s.may_send() {
         return Pass::Idle;
     }
-    let mut pass = Pass::Idle;
-    if s.can_recv() && c.len < REQUEST_MAX {
-        if let Ok(n) = s.recv_slice(&mut c.buf[c.len..]) {
-            if n > 0 {
-                c.len += n;
-                c.last_ms = now_ms;
-                pass = Pass::Busy;
-            }
+    let queued = s.recv_queue();
+    if queued == c.seen {
+        // Nothing new since the last look.
+        if s.state() == State::CloseWait {
+            return relisten(s, c);
         }
+        if c.last_ms != 0 && now_ms.saturating_sub(c.last_ms) > IDLE_MS {
+            s.abort();
+            c.reset();
+            return Pass::Busy;
+        }
+        return Pass::Idle;
     }
-    match request(s, c, engine, host, out, ip) {
-        Outcome::Wait => {
-            if s.state() == State::CloseWait && !s.can_recv() {
-                // The client closed with no whole request left.
-                return relisten(s, c);
-            }
-            if c.last_ms != 0 && now_ms.saturating_sub(c.last_ms) > IDLE_MS {
-                s.abort();
-                c.reset();
-                return Pass::Busy;
-            }
-            pass
-        }
+    c.seen = queued;
+    c.last_ms = now_ms;
+    let Ok(n) = s.peek_slice(&mut lent.scratch[..]) else { return Pass::Busy };
+    let full = n == REQUEST_MAX;
+    match request(s, &lent.scratch[..n], full, engine, host, lent.out, ip) {
+        Outcome::Wait => Pass::Busy,
         Outcome::Answered { close, used } => {
-            c.buf.copy_within(used..c.len, 0);
-            c.len -= used;
+            discard(s, used);
+            // Look again once the answer has left: a pipelined request may be waiting.
+            c.seen = 0;
             if close {
                 s.close();
-                c.len = 0;
             }
             Pass::Busy
+        }
+    }
+}
+
+/// Drops the first `n` received bytes (the request just answered).
+fn discard(s: &mut Socket<'_>, mut n: usize) {
+    while n > 0 {
+        match s.recv(|b| {
+            let k = b.len().min(n);
+            (k, k)
+        }) {
+            Ok(0) | Err(_) => return,
+            Ok(k) => n -= k,
         }
     }
 }
@@ -199,18 +217,20 @@ fn plain(s: &mut Socket<'_>, status: u16, text: &[u8], close: bool, extra: &[u8]
     let _ = s.send_slice(text);
 }
 
-/// Answers the request at the start of the connection's buffer, if it is whole.
+/// Answers the request at the start of `buf` (what the connection has sent so far; `full`:
+/// its receive buffer is full), if it is whole.
 fn request<F: NorFlash>(
     s: &mut Socket<'_>,
-    c: &mut Conn,
+    buf: &[u8],
+    full: bool,
     engine: &mut Panel<F>,
     host: &mut PanelHost,
     out: &mut [u8],
     ip: Ipv4Address,
 ) -> Outcome {
-    let all = c.len;
-    let head = match request::parse(&c.buf[..c.len]) {
-        Err(HeadError::Incomplete) if c.len < REQUEST_MAX => return Outcome::Wait,
+    let all = buf.len();
+    let head = match request::parse(buf) {
+        Err(HeadError::Incomplete) if !full => return Outcome::Wait,
         Err(HeadError::Incomplete) => {
             plain(s, 431, b"Request head too large\n", true, b"");
             return Outcome::Answered { close: true, used: all };
@@ -226,14 +246,14 @@ fn request<F: NorFlash>(
         return Outcome::Answered { close: true, used: all };
     }
     let body_len = head.content_length.unwrap_or(0);
-    if body_len > BODY_MAX {
+    if body_len > BODY_MAX || head.len + body_len > REQUEST_MAX {
         // The engine writes the id-less "message too large" error; the status says why.
         let h = engine.handle_line(Line::TooLong, &context(host), out);
         send_answer(s, &out[..h.len], 413, true);
         return Outcome::Answered { close: true, used: all };
     }
     let used = head.len + body_len;
-    if used > c.len {
+    if used > all {
         return Outcome::Wait;
     }
     let close = head.close;
@@ -256,7 +276,7 @@ fn request<F: NorFlash>(
         name: head.mcp_name,
         params: &head.params[..head.param_count],
     };
-    let body = &c.buf[head.len..used];
+    let body = &buf[head.len..used];
     let cx = context(host);
     let h = engine.handle_http(body, &cx, &headers, out);
     if let Some(note) = h.note {
@@ -278,7 +298,8 @@ fn request<F: NorFlash>(
 
 /// Sends `answer` (the engine's messages, `\n`-separated) with its head: one message as
 /// `application/json`, several as SSE events. The send buffer is empty and holds
-/// [`super::TX_LEN`] bytes: the head and the answer with its framing fit.
+/// [`super::BUF`] bytes: the head and the answer (at most [`super::ANSWER_MAX`]) with its
+/// framing fit.
 fn send_answer(s: &mut Socket<'_>, answer: &[u8], status: u16, close: bool) {
     let events = answer.iter().filter(|&&b| b == b'\n').count();
     let mut head = [0u8; 256];

@@ -28,7 +28,7 @@ use smoltcp::time::{Duration, Instant};
 use smoltcp::wire::{EthernetAddress, HardwareAddress, IpCidr, Ipv4Address, Ipv4Cidr};
 
 use crate::diag::{self, Piece::Num, Piece::Text};
-use crate::{stack, Bookings, OUT_LEN};
+use crate::{stack, Bookings};
 
 /// The panel's address until (and unless) DHCP gives one.
 pub const STATIC_IP: Ipv4Address = Ipv4Address::new(10, 0, 2, 15);
@@ -40,8 +40,8 @@ pub const GATEWAY: Ipv4Address = Ipv4Address::new(10, 0, 2, 2);
 pub const HTTP_PORT: u16 = 80;
 /// Newline-delimited JSON-RPC over TCP.
 pub const LINE_PORT: u16 = 7000;
-/// HTTP connections served at once.
-pub const HTTP_SOCKETS: usize = 2;
+/// HTTP connections served at once (the official conformance suite opens three at once).
+pub const HTTP_SOCKETS: usize = 3;
 /// TCP line connections served at once.
 pub const LINE_SOCKETS: usize = 2;
 /// A connection that sends nothing for this long (milliseconds) is reset.
@@ -52,10 +52,16 @@ pub const PRINCIPAL: &[u8] = b"panel:eth0";
 
 const SOCKETS: usize = HTTP_SOCKETS + LINE_SOCKETS + 1;
 const TCP_SOCKETS: usize = HTTP_SOCKETS + LINE_SOCKETS;
-/// Receive window per connection, bytes.
-const RX_LEN: usize = 1024;
-/// Send buffer per connection: a whole answer (at most [`OUT_LEN`]) with its HTTP head.
-const TX_LEN: usize = OUT_LEN + 512;
+/// Send buffer per connection, and receive buffer per HTTP connection (which holds a whole
+/// request: head and body), bytes.
+pub const BUF: usize = 2816;
+/// Room kept in the send buffer for the HTTP head and SSE framing.
+const FRAMING: usize = 384;
+/// The largest answer: the engine's output buffer (`tools/list`, the largest, is about
+/// 2.3 KiB; a larger answer becomes the engine's "response too large" error).
+pub const ANSWER_MAX: usize = BUF - FRAMING;
+/// Receive window of a line connection (its `Lines` buffer holds the line).
+const LINE_RX: usize = 512;
 
 /// What the board supplies besides its device.
 pub struct Board {
@@ -74,11 +80,13 @@ pub struct Board {
 // go to .bss (one static holding them all with any non-zero byte would go to .data, which
 // costs as much flash as RAM). Taken once by [`run`] (TAKEN).
 static mut STORAGE: [SocketStorage<'static>; SOCKETS] = [SocketStorage::EMPTY; SOCKETS];
-static mut RX: [[u8; RX_LEN]; TCP_SOCKETS] = [[0; RX_LEN]; TCP_SOCKETS];
-static mut TX: [[u8; TX_LEN]; TCP_SOCKETS] = [[0; TX_LEN]; TCP_SOCKETS];
+static mut HTTP_RX: [[u8; BUF]; HTTP_SOCKETS] = [[0; BUF]; HTTP_SOCKETS];
+static mut LINE_RXS: [[u8; LINE_RX]; LINE_SOCKETS] = [[0; LINE_RX]; LINE_SOCKETS];
+static mut TX: [[u8; BUF]; TCP_SOCKETS] = [[0; BUF]; TCP_SOCKETS];
 static mut HTTP: [http::Conn; HTTP_SOCKETS] = [const { http::Conn::new() }; HTTP_SOCKETS];
 static mut LINES: [line::Conn; LINE_SOCKETS] = [const { line::Conn::new() }; LINE_SOCKETS];
-static mut OUT: [u8; OUT_LEN] = [0; OUT_LEN];
+static mut OUT: [u8; ANSWER_MAX] = [0; ANSWER_MAX];
+static mut SCRATCH: [u8; http::REQUEST_MAX] = [0; http::REQUEST_MAX];
 static TAKEN: AtomicBool = AtomicBool::new(false);
 
 /// What one pass over a connection did.
@@ -97,14 +105,16 @@ pub fn run<D: Device, F: NorFlash>(device: &mut D, board: Board, store: &'static
         diag::fail()
     }
     // SAFETY: taken once (TAKEN above); nothing else names these statics.
-    let (storage, rx, tx, http_conns, lines, out) = unsafe {
+    let (storage, http_rx, line_rx, tx, http_conns, lines, out, scratch) = unsafe {
         (
             &mut *addr_of_mut!(STORAGE),
-            &mut *addr_of_mut!(RX),
+            &mut *addr_of_mut!(HTTP_RX),
+            &mut *addr_of_mut!(LINE_RXS),
             &mut *addr_of_mut!(TX),
             &mut *addr_of_mut!(HTTP),
             &mut *addr_of_mut!(LINES),
             &mut *addr_of_mut!(OUT),
+            &mut *addr_of_mut!(SCRATCH),
         )
     };
 
@@ -116,8 +126,9 @@ pub fn run<D: Device, F: NorFlash>(device: &mut D, board: Board, store: &'static
 
     let mut sockets = SocketSet::new(&mut storage[..]);
     let mut handles = [None::<SocketHandle>; TCP_SOCKETS];
-    for (i, (r, t)) in rx.iter_mut().zip(tx.iter_mut()).enumerate() {
-        let mut s = tcp::Socket::new(tcp::SocketBuffer::new(&mut r[..]), tcp::SocketBuffer::new(&mut t[..]));
+    let rxs = http_rx.iter_mut().map(|r| &mut r[..]).chain(line_rx.iter_mut().map(|r| &mut r[..]));
+    for (i, (r, t)) in rxs.zip(tx.iter_mut()).enumerate() {
+        let mut s = tcp::Socket::new(tcp::SocketBuffer::new(r), tcp::SocketBuffer::new(&mut t[..]));
         // Answer at once: the panel writes a whole answer per message, nothing to coalesce.
         s.set_ack_delay(None);
         s.set_nagle_enabled(false);
@@ -153,7 +164,8 @@ pub fn run<D: Device, F: NorFlash>(device: &mut D, board: Board, store: &'static
             let Some(h) = *h else { continue };
             let s = sockets.get_mut::<tcp::Socket>(h);
             let p = if i < HTTP_SOCKETS {
-                http::serve(s, &mut http_conns[i], &mut engine, &mut host, &mut out[..], ms, ip)
+                let lent = http::Lent { out: &mut out[..], scratch: &mut *scratch };
+                http::serve(s, &mut http_conns[i], &mut engine, &mut host, lent, ms, ip)
             } else {
                 line::serve(s, &mut lines[i - HTTP_SOCKETS], &mut engine, &mut host, &mut out[..], ms)
             };
