@@ -83,5 +83,8 @@ bench/panel-budget.sh --check
 step "official MCP conformance suite"
 scripts/conformance.sh
 
+step "official MCP conformance suite against the networked door panel under QEMU"
+REDMARK_REQUIRE_PANEL=1 cargo test --locked -p redmark-tests --test qemu_net -- --ignored --nocapture conformance
+
 echo
 echo "all checks passed"
