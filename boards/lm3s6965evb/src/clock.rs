@@ -14,7 +14,7 @@ use cortex_m_rt::exception;
 pub const CORE_HZ: u64 = 12_500_000;
 /// SysTick's period, cycles: the largest (2^24, about 1.34 s) on the UART image; 10 ms on the
 /// networked one, whose wrap also wakes the loop for smoltcp's timers (retransmission,
-/// TIME-WAIT) and for frames whose wake-up QEMU's user networking delays (see enet.rs).
+/// keep-alive) and, under QEMU, paces what user networking delivers (see enet.rs).
 #[cfg(not(feature = "net"))]
 const PERIOD: u64 = 1 << 24;
 #[cfg(feature = "net")]

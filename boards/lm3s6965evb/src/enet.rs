@@ -15,9 +15,11 @@
 //!   60 bytes (PADEN) and appends the FCS (CRC).
 //! - Sleep: the receive interrupt (IRQ 42) is the wake-up source of [`idle`]: unmasked in the
 //!   NVIC only around WFI, with PRIMASK set, so its handler never runs. SysTick (every 10 ms in
-//!   the networked image, clock.rs) wakes it too: smoltcp's timers need it, and under QEMU's
-//!   user networking some frames were seen to reach the panel without ending WFI (answers then
-//!   waited for the next 1.34 s wrap; with 10 ms they take 2-10 ms and QEMU stays idle).
+//!   the networked image, clock.rs) wakes it too: smoltcp's timers need it. Under QEMU it also
+//!   paces the answers: what the panel sends through user networking reaches the host socket
+//!   when QEMU's main loop next runs, which an idle guest's next timer deadline decides (with
+//!   the 1.34 s period an answer took 1.3 s; with 10 ms a round trip takes about 10 ms, and
+//!   an idle QEMU still uses next to no host CPU). A real controller sends at once.
 
 use core::ptr::{read_volatile, write_volatile};
 
