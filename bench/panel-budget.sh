@@ -13,8 +13,12 @@
 # -32021, garbage, an over-long line, fractional numbers, 300 more requests) and reads the
 # mark after QEMU is ended. lm3s6965evb's thumbv7m and thumbv6m images run on its Cortex-M3
 # (ARMv6-M is a subset), thumbv7em on the same board with -cpu cortex-m4; microbit's on its
-# Cortex-M0. Budgets: flash per image; static RAM + peak stack together (both come out of the
-# same RAM: 16 KiB on the nRF51).
+# Cortex-M0. Budgets: flash per image (64 KiB, 4 KiB of it kept spare); static RAM + peak stack
+# together (both come out of the same RAM: 16 KiB on the nRF51).
+# The networked image (boards/lm3s6965evb --features net) is built and measured the same way,
+# driven over HTTP and TCP through QEMU's user networking (python3 as the client); its row
+# also reports the round trip of one tools/call over HTTP under QEMU (keep-alive, 200 calls:
+# median and 90th percentile).
 # Heap: the images are no_std with no #[global_allocator]; the script checks that no
 # allocator symbol is linked and that the alloc-canary build (which allocates once) fails to
 # link with rustc's "no global memory allocator found".
@@ -31,10 +35,17 @@ unset REDMARK_PANEL_STATE_TTL
 CHECK=0
 [[ ${1:-} == --check ]] && CHECK=1
 
-# 48 KiB, what issue 16 asks for; the largest image (thumbv6m) measured 48 620 B (README:
-# where the bytes went, cut by cut).
-FLASH_BUDGET=$((48 * 1024))
+# Flash: 64 KiB per image, with at least 4 KiB of it to spare (so an image over 60 KiB fails
+# --check: room for the next feature without a fight over bytes). RAM is what is scarce on
+# these chips (16 KiB on the nRF51), hence the tighter budget on static RAM + peak stack.
+FLASH_BUDGET=$((64 * 1024))
+FLASH_SPARE=$((4 * 1024))
+FLASH_LIMIT=$((FLASH_BUDGET - FLASH_SPARE))
 RAM_STACK_BUDGET=$((14 * 1024))
+# The networked image (lm3s6965evb --features net: smoltcp, its sockets' buffers): the chip
+# has 256 KiB of flash and 64 KiB of RAM (8 KiB of it standing in for the store's flash).
+NET_FLASH_BUDGET=$((128 * 1024))
+NET_RAM_STACK_BUDGET=$((48 * 1024))
 # board target cpu
 IMAGES=(
   "lm3s6965evb thumbv7m-none-eabi cortex-m3"
@@ -62,6 +73,7 @@ build() { # board target [cargo args...]
 }
 
 elf() { echo "$OUT/$1/$2/release/redmark-panel"; } # board target
+NET_OUT=$OUT/net
 
 # Sum of the named sections' sizes in an ELF.
 sections() { # elf section...
@@ -197,20 +209,63 @@ for image in "${IMAGES[@]}"; do
   peak=${stack%% *}
   [[ $peak =~ ^[0-9]+$ ]] || die "no stack report from $board $t: $stack"
   both=$((ram + peak))
-  ((flash > FLASH_BUDGET || both > RAM_STACK_BUDGET)) && OVER=1
-  ROWS+=("$(printf '%-12s %-22s %7d%s %7d  %7d  %7d%s  %s' "$board" "$t" "$flash" "$(mark "$flash" $FLASH_BUDGET)" \
+  ((flash > FLASH_LIMIT || both > RAM_STACK_BUDGET)) && OVER=1
+  ROWS+=("$(printf '%-12s %-22s %7d%s %7d  %7d  %7d%s  %s' "$board" "$t" "$flash" "$(mark "$flash" $FLASH_LIMIT)" \
     "$ram" "$peak" "$both" "$(mark "$both" $RAM_STACK_BUDGET)" "${stack#* }")")
 done
 HEAP=$(heap_check)
+
+# --- the networked image -----------------------------------------------------------------
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+net_row() {
+  (cd "$ROOT/boards/lm3s6965evb" && cargo build --release --quiet --features net \
+    --target thumbv7m-none-eabi --target-dir "$NET_OUT") || die "build of the networked image failed"
+  local e=$NET_OUT/thumbv7m-none-eabi/release/redmark-panel http tcp err pid report
+  http=$(free_port)
+  tcp=$(free_port)
+  err=$(mktemp)
+  qemu-system-arm -M lm3s6965evb -display none -serial null -monitor none \
+    -semihosting-config enable=on,target=native \
+    -nic "user,model=stellaris,hostfwd=tcp:127.0.0.1:$http-:80,hostfwd=tcp:127.0.0.1:$tcp-:7000" \
+    -kernel "$e" 2>"$err" &
+  pid=$!
+  for _ in $(seq 300); do grep -q 'redmark-panel: net: ' "$err" && break; sleep 0.1; done
+  report=$(python3 "$ROOT/bench/panel-net-exchange.py" "$http" "$tcp") || {
+    kill "$pid" 2>/dev/null
+    die "the networked exchange failed: $report (stderr: $(cat "$err"))"
+  }
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  local stack
+  stack=$(grep 'stack high-water' "$err" | tail -n1 | sed 's/^redmark-panel: stack high-water //')
+  rm -f "$err"
+  local flash ram peak both
+  flash=$(sections "$e" .vector_table .text .rodata .data)
+  ram=$(sections "$e" .data .bss .uninit)
+  peak=${stack%% *}
+  [[ $peak =~ ^[0-9]+$ ]] || die "no stack report from the networked image: $stack"
+  both=$((ram + peak))
+  ((flash > NET_FLASH_BUDGET || both > NET_RAM_STACK_BUDGET)) && OVER=1
+  NET_ROW=$(printf '%-12s %-22s %7d%s %7d  %7d  %7d%s  %s' "lm3s6965evb" "net thumbv7m" "$flash" \
+    "$(mark "$flash" $NET_FLASH_BUDGET)" "$ram" "$peak" "$both" "$(mark "$both" $NET_RAM_STACK_BUDGET)" "${stack#* }")
+  NET_RTT=$report
+}
+net_row
 
 echo
 echo "redmark door panel — bytes (flash = vector table + text + rodata + data;"
 echo "static RAM = data + bss incl. all buffers; stack = measured high-water under QEMU)"
 printf '%-12s %-22s %7s  %7s  %7s  %7s   %s\n' board target flash ram stack ram+stack "stack detail"
 printf '%-12s %-22s %7d  %7s  %7s  %7d   %s\n' budget "" $FLASH_BUDGET "" "" $RAM_STACK_BUDGET "(! = over budget)"
+printf '%-12s %-22s %7d  %7s  %7s  %7s   %s\n' "flash limit" "" $FLASH_LIMIT "" "" "" "(budget less $FLASH_SPARE B kept spare)"
 for r in "${ROWS[@]}"; do echo "$r"; done
 echo "$HEAP"
 echo "buffers: line 2048 B, output 3072 B, bookings 32 (flash store, mirrored in RAM)"
+echo
+echo "networked image (--features net: smoltcp, 3 HTTP + 2 TCP connections)"
+printf '%-12s %-22s %7d  %7s  %7s  %7d   %s\n' budget "" $NET_FLASH_BUDGET "" "" $NET_RAM_STACK_BUDGET "(! = over budget)"
+echo "$NET_ROW"
+echo "$NET_RTT"
 if ((CHECK && OVER)); then
   echo "panel-budget: over budget" >&2
   exit 1

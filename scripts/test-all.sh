@@ -53,6 +53,13 @@ scripts/check-no-std.sh
 step "2025-11-25 SDK peers (Python and TypeScript clients, pinned) for the dual-era tests"
 scripts/legacy-peers.sh
 
+step "Python MCP SDK 2.3 (a 2026-07-28 client, pinned) for the networked panel's test"
+# tests/tests/qemu_net.rs drives it against the panel under QEMU.
+sdk=target/sdk-peers/venv
+if ! "$sdk/bin/python" -c "import sys; from importlib.metadata import version; sys.exit(version('mcp') != '2.3.0')" 2>/dev/null; then
+    python3 -m venv "$sdk" && "$sdk/bin/pip" install -q "mcp==2.3.0"
+fi
+
 step "tests (unit, golden, property, end-to-end over every transport, QEMU, PostgreSQL, legacy SDK peers)"
 # The panel, PostgreSQL, legacy-peer and browser tests are ignored on a machine without QEMU,
 # PostgreSQL, the peers or Chromium (tests/build.rs, shell/build.rs); here they must run.
@@ -80,6 +87,9 @@ bench/panel-budget.sh --check
 
 step "official MCP conformance suite"
 scripts/conformance.sh
+
+step "official MCP conformance suite against the networked door panel under QEMU"
+REDMARK_REQUIRE_PANEL=1 cargo test --locked -p redmark-tests --test qemu_net -- --ignored --nocapture conformance
 
 echo
 echo "all checks passed"

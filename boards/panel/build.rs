@@ -35,11 +35,6 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=REDMARK_PANEL_KEY");
     println!("cargo:rerun-if-env-changed=REDMARK_PANEL_STATE_TTL");
-    // ARMv6-M has no divide instruction: src/div.rs then supplies the 32-bit division too.
-    println!("cargo:rustc-check-cfg=cfg(armv6m)");
-    if env::var("TARGET").is_ok_and(|t| t.starts_with("thumbv6m")) {
-        println!("cargo:rustc-cfg=armv6m");
-    }
 
     let dev = env::var_os("CARGO_FEATURE_DEV_KEY").is_some();
     let (hex, is_dev) = match env::var("REDMARK_PANEL_KEY") {

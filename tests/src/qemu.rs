@@ -15,6 +15,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
+pub mod net;
+
 /// A QEMU board and its firmware crate (`boards/<name>`, QEMU machine `<name>`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Board {
@@ -53,24 +55,34 @@ pub struct Build {
     pub board: Board,
     /// `REDMARK_PANEL_STATE_TTL`, seconds (None: the firmware's default).
     pub state_ttl_s: Option<u32>,
+    /// The networked image (feature `net`: MCP over Ethernet instead of the UART).
+    pub net: bool,
 }
 
 impl Build {
     /// The first board's image as shipped (default requestState lifetime).
     pub const STANDARD: Build = Build::standard(LM3S6965EVB);
+    /// The first board's networked image (`--features net`).
+    pub const NET: Build = Build {
+        board: LM3S6965EVB,
+        state_ttl_s: None,
+        net: true,
+    };
 
     /// `board`'s image as shipped.
     pub const fn standard(board: Board) -> Build {
         Build {
             board,
             state_ttl_s: None,
+            net: false,
         }
     }
 
     fn file_name(&self) -> String {
+        let net = if self.net { "-net" } else { "" };
         match self.state_ttl_s {
-            None => format!("{}-standard", self.board.name),
-            Some(t) => format!("{}-ttl{t}", self.board.name),
+            None => format!("{}{net}-standard", self.board.name),
+            Some(t) => format!("{}{net}-ttl{t}", self.board.name),
         }
     }
 }
@@ -181,7 +193,12 @@ fn cargo_firmware_locked(
 
 fn cargo_build(build: Build) -> Result<PathBuf, String> {
     let _one_at_a_time = BUILD_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let out = cargo_firmware_locked(build.board, &[], Some(TEST_KEY), build.state_ttl_s);
+    let features: &[&str] = if build.net {
+        &["--features", "net"]
+    } else {
+        &[]
+    };
+    let out = cargo_firmware_locked(build.board, features, Some(TEST_KEY), build.state_ttl_s);
     if !out.status.success() {
         return Err(format!(
             "building the {} panel firmware failed (is the target installed? rustup target add {}):\n{}",
@@ -233,6 +250,11 @@ impl Panel {
     /// Boots `image` on `board`, with a QMP socket for [`Panel::reset`]. The panel counts its
     /// boots in its own flash: nothing about the boot comes from the host.
     pub fn boot_on(board: Board, image: &Path) -> Panel {
+        Panel::boot_with(board, image, &[])
+    }
+
+    /// [`Panel::boot_on`] with more QEMU arguments (a network card, say).
+    pub fn boot_with(board: Board, image: &Path, extra: &[String]) -> Panel {
         require_qemu();
         let qmp = qmp_path();
         let _ = std::fs::remove_file(&qmp);
@@ -242,6 +264,7 @@ impl Panel {
             ])
             .args(["-semihosting-config", "enable=on,target=native", "-qmp"])
             .arg(format!("unix:{},server=on,wait=off", qmp.display()))
+            .args(extra)
             .arg("-kernel")
             .arg(image)
             .stdin(Stdio::piped())

@@ -399,6 +399,7 @@ fn an_expired_state_is_rejected() {
         &firmware(Build {
             board: BOARD,
             state_ttl_s: Some(2),
+            net: false,
         }),
     );
     let answer = || Some(accept("room", json!({"room_id": "studio-b"})));

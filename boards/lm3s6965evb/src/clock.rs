@@ -12,7 +12,13 @@ use cortex_m_rt::exception;
 
 /// Core clock of QEMU's lm3s6965evb at reset: the 200 MHz PLL divided by SYSDIV+1 = 16.
 pub const CORE_HZ: u64 = 12_500_000;
+/// SysTick's period, cycles: the largest (2^24, about 1.34 s) on the UART image; 10 ms on the
+/// networked one, whose wrap also wakes the loop for smoltcp's timers (retransmission,
+/// keep-alive) and, under QEMU, paces what user networking delivers (see enet.rs).
+#[cfg(not(feature = "net"))]
 const PERIOD: u64 = 1 << 24;
+#[cfg(feature = "net")]
+const PERIOD: u64 = CORE_HZ / 100;
 
 /// SysTick wraps since boot (one execution context: plain loads and stores, no CAS, so this
 /// also builds for thumbv6m).
@@ -58,4 +64,10 @@ pub fn ticks() -> u64 {
 /// Seconds since boot.
 pub fn now_s() -> u64 {
     ticks() / CORE_HZ
+}
+
+/// Milliseconds since boot.
+#[cfg_attr(not(feature = "net"), allow(dead_code))]
+pub fn now_ms() -> u64 {
+    ticks() / (CORE_HZ / 1000)
 }

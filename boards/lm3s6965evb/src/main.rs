@@ -1,11 +1,15 @@
 //! redmark door-panel firmware for QEMU's `lm3s6965evb` (Cortex-M3): the board-independent
 //! panel (`redmark-panel`: engine, booking tools, flash store, boot counter) over this board's
-//! UART0 (PL011), its flash (see [`flash`]) and a SysTick clock.
+//! UART0 (PL011), its flash (see [`flash`]) and a SysTick clock. With feature `net` the panel
+//! serves over the Ethernet controller instead ([`enet`], smoltcp; see docs/panel-network.md).
 #![no_std]
 #![no_main]
 
 mod clock;
+#[cfg(feature = "net")]
+mod enet;
 mod flash;
+#[cfg(not(feature = "net"))]
 mod uart;
 mod vectors;
 
@@ -14,9 +18,14 @@ use redmark_panel::{diag, stack, Bookings};
 
 #[entry]
 fn main() -> ! {
-    // Masked while the UART, the clock and the store's static are set up.
+    // Masked while the peripherals, the clock and the store's static are set up.
     cortex_m::interrupt::disable();
+    #[cfg(not(feature = "net"))]
     let mut uart = uart::Uart::new();
+    #[cfg(feature = "net")]
+    let Some(device) = cortex_m::singleton!(: enet::Enet = enet::Enet::new()) else {
+        diag::fail()
+    };
     stack::paint();
     let Some(cp) = cortex_m::Peripherals::take() else { diag::fail() };
     clock::start(cp.SYST);
@@ -30,7 +39,18 @@ fn main() -> ! {
     // From here on the UART0 handler fills the receive ring and SysTick counts its wraps.
     // SAFETY: both handlers are written for it (uart.rs, clock.rs); nothing else is enabled.
     unsafe { cortex_m::interrupt::enable() };
-    redmark_panel::run(&mut uart, store, clock::now_s)
+    #[cfg(not(feature = "net"))]
+    redmark_panel::run(&mut uart, store, clock::now_s);
+    #[cfg(feature = "net")]
+    {
+        let board = redmark_panel::net::Board {
+            mac: enet::Enet::mac(),
+            now_ms: clock::now_ms,
+            now_s: clock::now_s,
+            idle: enet::idle,
+        };
+        redmark_panel::net::run(device, board, store)
+    }
 }
 
 #[cfg(feature = "alloc-canary")]

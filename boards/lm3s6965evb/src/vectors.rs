@@ -11,8 +11,19 @@ extern "C" {
 #[link_section = ".vector_table.interrupts"]
 #[no_mangle]
 #[used]
-static __INTERRUPTS: [unsafe extern "C" fn(); 16] = {
-    let mut v: [unsafe extern "C" fn(); 16] = [DefaultHandler; 16];
-    v[5] = crate::uart::on_uart0;
+static __INTERRUPTS: [unsafe extern "C" fn(); VECTORS] = {
+    #[allow(unused_mut)]
+    let mut v: [unsafe extern "C" fn(); VECTORS] = [DefaultHandler; VECTORS];
+    #[cfg(not(feature = "net"))]
+    {
+        v[5] = crate::uart::on_uart0;
+    }
     v
 };
+
+/// Device vectors: up to UART0's (IRQ 5) or, networked, Ethernet's (IRQ 42, which only ever
+/// wakes WFI: see enet.rs).
+#[cfg(not(feature = "net"))]
+const VECTORS: usize = 16;
+#[cfg(feature = "net")]
+const VECTORS: usize = 43;

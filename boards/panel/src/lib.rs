@@ -23,8 +23,8 @@
 #![no_std]
 
 pub mod diag;
-mod div;
-mod mem;
+#[cfg(feature = "net")]
+pub mod net;
 pub mod stack;
 
 mod provision {
@@ -66,7 +66,7 @@ const INFO: ServerInfo = ServerInfo {
 };
 
 /// The panel's clock and nonce source.
-struct PanelHost {
+pub(crate) struct PanelHost {
     nonce_secret: [u8; 32],
     epoch: u32,
     counter: u64,
@@ -112,12 +112,15 @@ fn note_text(note: Note) -> &'static str {
     }
 }
 
-type Panel<F> = Engine<BookingApp<'static, &'static mut Bookings<F>>>;
+pub(crate) type Panel<F> = Engine<BookingApp<'static, &'static mut Bookings<F>>>;
 
 /// Loads the store and counts this boot, then builds the engine. Not inlined: its frame
 /// (the key schedule, the engine as built) is gone while serving.
 #[inline(never)]
-fn setup<F: NorFlash>(store: &'static mut Bookings<F>, now_s: fn() -> u64) -> (Panel<F>, PanelHost) {
+pub(crate) fn setup<F: NorFlash>(
+    store: &'static mut Bookings<F>,
+    now_s: fn() -> u64,
+) -> (Panel<F>, PanelHost) {
     let Ok(epoch) = store.load().and_then(|()| store.boot()) else {
         diag::text("the booking store in flash failed");
         diag::fail()
@@ -142,7 +145,15 @@ pub fn run<U: Read + Write, F: NorFlash>(
     let Some(lines) = cortex_m::singleton!(: Lines<LINE_MAX> = Lines::new()) else { diag::fail() };
     let Some(out) = cortex_m::singleton!(: [u8; OUT_LEN] = [0; OUT_LEN]) else { diag::fail() };
     stack::boot_done();
+    announce(&host);
 
+    let _ = serve(&mut engine, uart, lines, out, PRINCIPAL, &mut host);
+    // The UART never ends; reaching here is a fault.
+    diag::fail()
+}
+
+/// The boot line on semihosting: `up: epoch N, ...` (the tests wait for it).
+pub(crate) fn announce(host: &PanelHost) {
     let key = if provision::KEY_IS_DEV { "DEVELOPMENT" } else { "provisioned" };
     diag::line(&[
         Text("up: epoch "),
@@ -155,10 +166,6 @@ pub fn run<U: Read + Write, F: NorFlash>(
         Num(stack::room() as u64),
         Text(" bytes"),
     ]);
-
-    let _ = serve(&mut engine, uart, lines, out, PRINCIPAL, &mut host);
-    // The UART never ends; reaching here is a fault.
-    diag::fail()
 }
 
 /// Reports a panic and ends the emulation. Where it happened is printed only with
