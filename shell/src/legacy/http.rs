@@ -35,7 +35,8 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::session::{names_initialize, Session};
+use super::rpc::names_initialize;
+use super::session::Session;
 use super::stream::{drive, Sent};
 use super::table::{Entry, OpenError, Table};
 use super::LEGACY_VERSIONS;

@@ -6,6 +6,7 @@
 //! `requestState`, until the call completes. [`stream`] and [`http`] hook it into the loops.
 
 pub mod http;
+mod rpc;
 pub mod session;
 mod shape;
 pub mod stream;

@@ -14,6 +14,7 @@ use redmark_core::limits::MAX_MESSAGE;
 use redmark_core::wire::meta::{KEY_CAPS, KEY_VERSION};
 use serde_json::{json, Map, Value};
 
+use super::rpc::{error, is_modern, key_of, names_initialize, result, tool_error};
 use super::shape::legacy_result;
 use super::{
     question_wait, CORE_VERSION, LEGACY_VERSIONS, MAX_CALLS_PER_SESSION, MAX_QUESTIONS_PER_CALL,
@@ -104,37 +105,6 @@ impl Default for Session {
             wait: question_wait(),
         }
     }
-}
-
-/// A JSON-RPC error line.
-fn error(id: &Value, code: i64, message: &str) -> Vec<u8> {
-    json!({"jsonrpc":"2.0","id":id,"error":{"code":code,"message":message}})
-        .to_string()
-        .into_bytes()
-}
-
-/// A JSON-RPC result line.
-fn result(id: &Value, result: Value) -> Vec<u8> {
-    json!({"jsonrpc":"2.0","id":id,"result":result})
-        .to_string()
-        .into_bytes()
-}
-
-/// `id` as the routing key of [`Action`]s.
-fn key_of(id: &Value) -> String {
-    id.to_string()
-}
-
-/// Whether `msg` carries the 2026-07-28 `_meta` (then it is served statelessly).
-fn is_modern(msg: &Value) -> bool {
-    msg.pointer("/params/_meta")
-        .and_then(|m| m.get(KEY_VERSION))
-        .is_some_and(Value::is_string)
-}
-
-/// The `isError` result a bridged call ends with when the bridge gives up.
-fn tool_error(text: &str) -> Value {
-    json!({"content":[{"type":"text","text":text}],"isError":true})
 }
 
 impl Session {
@@ -617,12 +587,6 @@ fn cancel_question(call: &Call, reason: &str) -> Vec<Action> {
     let n = json!({"jsonrpc":"2.0","method":"notifications/cancelled",
         "params":{"requestId":qid,"reason":reason}});
     vec![send(n.to_string().into_bytes(), false, &call.id)]
-}
-
-/// Whether `bytes` hold the JSON string `"initialize"` (the one method that opens a 2025-11-25
-/// session): a byte scan that lets every other message skip the JSON parse.
-pub fn names_initialize(bytes: &[u8]) -> bool {
-    bytes.windows(12).any(|w| w == b"\"initialize\"")
 }
 
 #[cfg(test)]
