@@ -5,6 +5,7 @@
 pub mod accept;
 pub mod http;
 pub mod peer;
+mod pipes;
 pub mod stdio;
 pub mod stream;
 pub mod strict;
