@@ -62,7 +62,7 @@ fi
 
 step "tests (unit, golden, property, end-to-end over every transport, QEMU, PostgreSQL, legacy SDK peers)"
 # The panel, PostgreSQL, legacy-peer and browser tests are ignored on a machine without QEMU,
-# PostgreSQL, the peers or Chromium (tests/build.rs, shell/build.rs); here they must run.
+# PostgreSQL, the peers or Chromium (tests/build.rs; the shell's PostgreSQL tests skip at run time); here they must run.
 REDMARK_REQUIRE_PANEL=1 REDMARK_REQUIRE_PG=1 REDMARK_REQUIRE_LEGACY_PEERS=1 REDMARK_REQUIRE_BROWSER=1 \
     cargo test --workspace --locked
 

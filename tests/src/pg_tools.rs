@@ -1,5 +1,5 @@
 // Where PostgreSQL's server binaries are (`initdb`, `pg_ctl`, `postgres`, `pgbench`): std
-// only, so both build scripts (`tests/build.rs`, `shell/build.rs`) `include!` it and the
+// only, so the build script (`tests/build.rs`) `include!`s it and the
 // `pg` helpers use it at run time.
 
 /// The folder holding `initdb` and `pg_ctl`: the one on `PATH`, else the newest
