@@ -10,6 +10,7 @@ mod answer;
 mod form;
 mod legacy;
 mod mrtr;
+mod token;
 mod transport;
 
 use std::io::IsTerminal;
@@ -135,6 +136,28 @@ pub struct ServerArgs {
     /// Print every wire message to stderr (→ sent, ← received).
     #[arg(long)]
     pub trace: bool,
+    /// With --url: send this OAuth access token (Authorization: Bearer) [default:
+    /// REDMARK_TOKEN]
+    #[arg(long, value_name = "TOKEN", requires = "url", conflicts_with_all = ["token_command", "client_id"])]
+    pub token: Option<String>,
+    /// With --url: run this command (sh -c) and send the first line it prints as the token
+    #[arg(
+        long,
+        value_name = "CMD",
+        requires = "url",
+        conflicts_with = "client_id"
+    )]
+    pub token_command: Option<String>,
+    /// With --url: get a token by the client-credentials grant, as this client, from the
+    /// authorization server the server's metadata names (docs/oauth.md)
+    #[arg(long, value_name = "ID", requires = "url")]
+    pub client_id: Option<String>,
+    /// The secret of --client-id [default: REDMARK_CLIENT_SECRET]
+    #[arg(long, value_name = "SECRET", requires = "client_id")]
+    pub client_secret: Option<String>,
+    /// Scopes to ask for with --client-id (space-separated) [default: those the server lists]
+    #[arg(long, value_name = "SCOPES", requires = "client_id")]
+    pub scope: Option<String>,
 }
 
 /// Options of `redmark call`.
@@ -237,7 +260,7 @@ fn connect(s: &ServerArgs, local: Local<'_>) -> Result<Box<dyn Transport>, Failu
     let t: Box<dyn Transport> = match (&s.stdio, &s.tcp, &s.url) {
         (Some(cmd), _, _) => Box::new(Lines::spawn(cmd, timeout)?),
         (_, Some(addr), _) => Box::new(Lines::connect(addr, timeout)?),
-        (_, _, Some(url)) => Box::new(Http::new(url, timeout)?),
+        (_, _, Some(url)) => Box::new(Http::new(url, timeout)?.with_bearer(token::bearer(s, url)?)),
         _ => match local {
             Local::Scratch => Box::new(InProcess::scratch()?),
             Local::Data(dir) => Box::new(on_data(dir)?),

@@ -54,7 +54,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ADDR")]
     pub tcp: Vec<SocketAddr>,
     /// Serve Streamable HTTP (POST /mcp) on this address; repeatable (a non-loopback address
-    /// needs --tokens)
+    /// needs --tokens or --auth-issuer)
     #[arg(long, value_name = "ADDR")]
     pub http: Vec<SocketAddr>,
     /// Serve stdio as well when --tcp or --http is given (EOF on stdin then stops everything)
@@ -72,6 +72,9 @@ pub struct ServeArgs {
     /// anonymous principal
     #[arg(long, value_name = "FILE")]
     pub tokens: Option<PathBuf>,
+    /// AUTH (crate::auth): OAuth 2.1 resource server on --http.
+    #[command(flatten)]
+    pub auth: crate::auth::AuthArgs,
     /// Where bookings live: a postgres:// or postgresql:// URL (one database shared by any
     /// number of instances), or the folder of bookings.redb [default: REDMARK_STORE, else
     /// --data]
