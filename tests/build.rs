@@ -123,8 +123,8 @@ fn legacy_peers() {
     }
 }
 
-/// Sets `cfg(oauth_peer)` when `scripts/oauth-peer.sh` has installed oidc-provider and the
-/// Python SDK 2.3 under `target/oauth-peer/` and `node` runs; `REDMARK_REQUIRE_OAUTH=1` (set by
+/// Sets `cfg(oauth_peer)` when `scripts/oauth-peer.sh` has installed oidc-provider, its Node
+/// and the Python SDK 2.3 under `target/oauth-peer/`; `REDMARK_REQUIRE_OAUTH=1` (set by
 /// `scripts/test-all.sh`) makes their absence an error.
 fn oauth_peer() {
     println!("cargo::rustc-check-cfg=cfg(oauth_peer)");
@@ -132,6 +132,7 @@ fn oauth_peer() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/oauth-peer");
     let need = [
         dir.join("node_modules/oidc-provider/package.json"),
+        dir.join("node_modules/.bin/node"),
         dir.join("venv/bin/python"),
     ];
     for f in need.iter().filter(|f| f.exists()) {
@@ -140,15 +141,11 @@ fn oauth_peer() {
     if dir.exists() {
         println!("cargo::rerun-if-changed={}", dir.display());
     }
-    let mut missing: Vec<String> = need
+    let missing: Vec<String> = need
         .iter()
         .filter(|f| !f.exists())
         .map(|f| f.display().to_string())
         .collect();
-    let node = Command::new("node").arg("--version").output();
-    if !node.is_ok_and(|o| o.status.success()) {
-        missing.push("node".to_owned());
-    }
     if missing.is_empty() {
         println!("cargo::rustc-cfg=oauth_peer");
         println!("cargo::rustc-env=REDMARK_OAUTH_PEER_DIR={}", dir.display());

@@ -1,6 +1,6 @@
 //! `redmark serve --http` as an OAuth 2.1 resource server against a real authorization server:
-//! oidc-provider (npm, pinned; `scripts/oauth-peer.sh` installs it and the Python SDK 2.3 into
-//! `target/oauth-peer/`; `tests/peers/oauth/server.mjs` configures it with resource indicators,
+//! oidc-provider (npm, pinned; `scripts/oauth-peer.sh` installs it, the Node 22 it runs on and
+//! the Python SDK 2.3 into `target/oauth-peer/`; `tests/peers/oauth/server.mjs` configures it with resource indicators,
 //! JWT access tokens and the client-credentials grant, on loopback). Nothing here signs a token:
 //! the bad tokens come from misconfigured issuers (another issuer URL with the same key, the
 //! same issuer URL with another key, another resource, a 1-second lifetime) or are a real token
@@ -94,7 +94,7 @@ impl Issuer {
     /// Starts oidc-provider with the signing keys in `keys` (made if missing); `extra` are more
     /// `server.mjs` flags.
     fn start(keys: &Path, extra: &[&str]) -> Issuer {
-        let mut cmd = Command::new("node");
+        let mut cmd = Command::new(peer_dir().join("node_modules/.bin/node"));
         cmd.arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("peers/oauth/server.mjs"))
             .arg("--keys")
             .arg(keys)
