@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 
 use base64ct::{Base64UrlUnpadded, Encoding as _};
+use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, AlgorithmFamily, Validation};
 use redmark_core::limits::MAX_PRINCIPAL;
 use serde::Deserialize;
@@ -92,11 +93,18 @@ pub async fn validate(token: &str, rules: &Rules, keys: &Jwks) -> Result<Subject
     };
     let alg = header.alg;
     if alg.family() == AlgorithmFamily::Hmac || !rules.algorithms.contains(&alg) {
-        return no(format!("algorithm {alg:?} not accepted"));
+        return no(format!(
+            "algorithm {alg:?} is not one of {:?} (asymmetric algorithms the issuer announces)",
+            rules.algorithms
+        ));
     }
     let key = match keys.key(header.kid.as_deref()).await {
         Ok(k) => k,
-        Err(Missing::UnknownKid) => return no(format!("unknown kid {:?}", header.kid)),
+        Err(Missing::UnknownKid) => return no(format!(
+            "no key {:?} in the issuer's JWKS (even after fetching it again, at most every {} s)",
+            header.kid,
+            super::jwks::MIN_REFRESH.as_secs()
+        )),
         Err(Missing::NoKid) => return no("no kid, and the JWKS has several keys".into()),
     };
     if key.family != alg.family() || key.alg.is_some_and(|a| a != alg) {
@@ -111,7 +119,7 @@ pub async fn validate(token: &str, rules: &Rules, keys: &Jwks) -> Result<Subject
     v.leeway = rules.leeway;
     let data = match jsonwebtoken::decode::<Claims>(token, &key.decoding, &v) {
         Ok(d) => d,
-        Err(e) => return no(format!("{e}")),
+        Err(e) => return no(explain(e.kind(), token, rules, header.kid.as_deref())),
     };
     let c = data.claims;
     if c.sub.is_empty() {
@@ -129,6 +137,42 @@ pub async fn validate(token: &str, rules: &Rules, keys: &Jwks) -> Result<Subject
         principal: principal(&c.iss, &c.sub),
         scopes,
     })
+}
+
+/// One line saying why a token failed, for the log: the claim and what was expected (claims
+/// are not secrets; the signature is never printed).
+fn explain(kind: &ErrorKind, token: &str, rules: &Rules, kid: Option<&str>) -> String {
+    let claims: Value = token
+        .split('.')
+        .nth(1)
+        .and_then(|p| Base64UrlUnpadded::decode_vec(p).ok())
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or(Value::Null);
+    match kind {
+        ErrorKind::InvalidAudience => format!(
+            "aud {} is not {:?}: the token was issued for another resource (set --resource, or \
+             --audience to what the provider puts in aud)",
+            claims["aud"], rules.audiences
+        ),
+        ErrorKind::InvalidIssuer => format!(
+            "iss {} is not {:?} (--auth-issuer)",
+            claims["iss"], rules.issuer
+        ),
+        ErrorKind::ExpiredSignature => format!(
+            "expired (exp {}, {} s leeway; check the clock)",
+            claims["exp"], rules.leeway
+        ),
+        ErrorKind::ImmatureSignature => format!(
+            "not valid yet (nbf {}, {} s leeway; check the clock)",
+            claims["nbf"], rules.leeway
+        ),
+        ErrorKind::InvalidSignature => format!(
+            "the signature does not verify with the issuer's key {kid:?} (a token from \
+             another issuer or altered)"
+        ),
+        ErrorKind::MissingRequiredClaim(c) => format!("no {c} claim"),
+        other => format!("{other:?}"),
+    }
 }
 
 /// The principal of subject `sub` at issuer `iss`: a fixed-length digest of both, so two
