@@ -100,11 +100,13 @@ pub async fn validate(token: &str, rules: &Rules, keys: &Jwks) -> Result<Subject
     }
     let key = match keys.key(header.kid.as_deref()).await {
         Ok(k) => k,
-        Err(Missing::UnknownKid) => return no(format!(
+        Err(Missing::UnknownKid) => {
+            return no(format!(
             "no key {:?} in the issuer's JWKS (even after fetching it again, at most every {} s)",
             header.kid,
             super::jwks::MIN_REFRESH.as_secs()
-        )),
+        ))
+        }
         Err(Missing::NoKid) => return no("no kid, and the JWKS has several keys".into()),
     };
     if key.family != alg.family() || key.alg.is_some_and(|a| a != alg) {

@@ -127,7 +127,8 @@ pub struct ServerArgs {
     /// Talk newline-delimited JSON over TCP.
     #[arg(long, value_name = "HOST:PORT", conflicts_with = "url")]
     pub tcp: Option<String>,
-    /// Talk Streamable HTTP (2026-07-28) to this MCP endpoint, e.g. http://127.0.0.1:8080/mcp.
+    /// Talk Streamable HTTP (2026-07-28) to this MCP endpoint, e.g. http://127.0.0.1:8080/mcp
+    /// (https:// too).
     #[arg(long, value_name = "URL", value_parser = parse_url)]
     pub url: Option<String>,
     /// Seconds to wait for each response (not for you: forms wait as long as you like).
@@ -235,12 +236,12 @@ pub(crate) fn trace(dir: &str, msg: &str) {
     }
 }
 
-/// `--url`: an `http://` URL (a missing scheme gets a suggestion, not a TLS error later).
+/// `--url`: an `http://` or `https://` URL (a missing scheme gets a suggestion).
 fn parse_url(url: &str) -> Result<String, String> {
     match url.split_once("://") {
-        Some(("http", _)) => Ok(url.to_owned()),
+        Some(("http" | "https", _)) => Ok(url.to_owned()),
         Some((scheme, _)) => Err(format!(
-            "only http:// URLs are supported ({scheme}:// is not; this build has no TLS)"
+            "only http:// and https:// URLs are supported ({scheme}:// is not)"
         )),
         None => Err(format!("no scheme; did you mean http://{url}?")),
     }
@@ -612,9 +613,10 @@ mod tests {
         );
         let e = parse_url("127.0.0.1:8080/mcp").unwrap_err();
         assert!(e.contains("did you mean http://127.0.0.1:8080/mcp?"), "{e}");
-        assert!(parse_url("https://example.com/mcp")
+        assert!(parse_url("https://example.com/mcp").is_ok());
+        assert!(parse_url("ftp://example.com/mcp")
             .unwrap_err()
-            .contains("no TLS"));
+            .contains("only http:// and https://"));
     }
 
     #[test]

@@ -441,11 +441,11 @@ pub struct Http {
 }
 
 impl Http {
-    /// A client of the MCP endpoint at `url` (`http://` only: this build has no TLS).
+    /// A client of the MCP endpoint at `url` (`http://` or `https://`).
     pub fn new(url: &str, timeout: Duration) -> Result<Http, TransportError> {
-        if !url.starts_with("http://") {
+        if !url.starts_with("http://") && !url.starts_with("https://") {
             return Err(TransportError::Io(format!(
-                "'{url}': only http:// URLs are supported (this build has no TLS)"
+                "'{url}': only http:// and https:// URLs are supported"
             )));
         }
         let agent = ureq::Agent::config_builder()
