@@ -31,8 +31,8 @@ pub struct AuthArgs {
     /// are fetched at start); needs --resource. See docs/oauth.md
     #[arg(long, value_name = "URL", requires = "resource")]
     pub auth_issuer: Option<String>,
-    /// This server's resource identifier (RFC 8707/9728), the public URL of its MCP endpoint,
-    /// e.g. https://rooms.example.org/mcp: tokens must be issued for it
+    /// This server's resource identifier (RFC 8707/9728): the public URL of its MCP endpoint
+    /// as clients reach it (behind the TLS proxy); tokens must be issued for it
     #[arg(long, value_name = "URL", requires = "auth_issuer")]
     pub resource: Option<String>,
     /// Accept tokens whose `aud` holds this value instead of --resource (repeatable), for
