@@ -454,8 +454,9 @@ fn bad_tokens_are_refused_and_book_nothing() {
 }
 
 /// A question asked of alice cannot be answered by bob (the sealed `requestState` is bound to
-/// alice at this issuer); alice's own retry books. A 2025-11-25 session opened by alice refuses
-/// bob's token.
+/// alice at this issuer); alice's own retry books, on another instance (same sealing key, same
+/// issuer): any instance maps a token to the same principal. A 2025-11-25 session opened by
+/// alice refuses bob's token.
 #[test]
 #[cfg_attr(
     not(oauth_peer),
@@ -467,6 +468,9 @@ fn a_retry_by_another_subject_is_refused() {
     let data = TempDir::new("oauth-retry-data");
     let s = serve(&issuer, data.path());
     let addr = s.http[0];
+    let data2 = TempDir::new("oauth-retry-data2");
+    let s2 = serve(&issuer, data2.path());
+    let addr2 = s2.http[0];
     let alice = issuer.token("alice", RESOURCE, "rooms:write");
     let bob = issuer.token("bob", RESOURCE, "rooms:write");
 
@@ -481,16 +485,18 @@ fn a_retry_by_another_subject_is_refused() {
     assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
     let state = asked["result"]["requestState"].as_str().expect("state");
     let answer = json!({"room": {"action": "accept", "content": {"room_id": "studio-b"}}});
-    let by_bob = post_mcp(
-        addr,
-        &retry(&ask, 2, answer.clone(), state),
-        &[("Authorization", &bearer(&bob))],
-    );
-    let refused = by_bob.json();
-    assert_eq!(refused["error"]["code"], -32602, "{refused}");
-    assert!(is_free(&rooms(addr, &alice), "studio-b"));
+    for at in [addr, addr2] {
+        let by_bob = post_mcp(
+            at,
+            &retry(&ask, 2, answer.clone(), state),
+            &[("Authorization", &bearer(&bob))],
+        );
+        let refused = by_bob.json();
+        assert_eq!(refused["error"]["code"], -32602, "{refused}");
+        assert!(is_free(&rooms(at, &alice), "studio-b"));
+    }
     let by_alice = post_mcp(
-        addr,
+        addr2,
         &retry(&ask, 3, answer, state),
         &[("Authorization", &bearer(&alice))],
     );
