@@ -184,7 +184,10 @@ pub fn principal(iss: &str, sub: &str) -> Vec<u8> {
     h.update(iss.as_bytes());
     h.update([0]);
     h.update(sub.as_bytes());
-    let p = format!("{PRINCIPAL_PREFIX}{}", Base64UrlUnpadded::encode_string(&h.finalize()));
+    let p = format!(
+        "{PRINCIPAL_PREFIX}{}",
+        Base64UrlUnpadded::encode_string(&h.finalize())
+    );
     debug_assert!(p.len() <= MAX_PRINCIPAL);
     p.into_bytes()
 }
