@@ -69,6 +69,11 @@ the same bookings.redb, so a booking made here is there for the next call and fo
 can hold a data folder: while a redmark serve runs on it, reach that server with --tcp or --url
 (or stop it, or use --scratch or another --data).
 
+An --url server behind an identity provider (docs/oauth.md) takes an access token: --token TOKEN,
+REDMARK_TOKEN, --token-command CMD (the first line it prints), or --client-id ID with
+--client-secret or REDMARK_CLIENT_SECRET (the client-credentials grant, from the authorization
+server the server's metadata names; --scope to ask for less than every scope it lists).
+
 Arguments are KEY=VALUE; VALUE is read as JSON when it parses as JSON (hour=9 is a number,
 notify=true a boolean, tags='[\"a\"]' an array) and as a string otherwise (day=2099-09-17,
 room_hint=\"the big room\"). --arguments JSON gives the whole object; KEY=VALUE pairs override it.
