@@ -1,8 +1,8 @@
 //! The issuer's signing keys (its JWKS), cached: looked up by `kid`, fetched again when a token
-//! names a `kid` not in the cache (at most once per [`MIN_REFRESH`]) or the cache is older than
-//! [`MAX_AGE`]. A failed fetch keeps the keys already held, so an issuer that is down does not
-//! stop tokens its cached keys verify. Fetches run on tokio's blocking pool, never on a runtime
-//! thread.
+//! names a `kid` not in the cache (at most once per [`MIN_REFRESH`]) or, in the background, when
+//! the cache is older than [`MAX_AGE`]. A failed fetch keeps the keys already held, so an issuer
+//! that is down does not stop (or slow) tokens its cached keys verify. Fetches run on tokio's
+//! blocking pool, never on a runtime thread.
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -37,12 +37,17 @@ type KeyMap = HashMap<String, Arc<Key>>;
 
 /// The cache.
 pub struct Jwks {
+    source: Arc<Source>,
+    /// When a fetch was last tried (held while fetching).
+    tried: Arc<tokio::sync::Mutex<Option<Instant>>>,
+}
+
+/// Where the keys come from, and the keys held.
+struct Source {
     uri: String,
     agent: ureq::Agent,
     /// The keys and when they were fetched.
     keys: RwLock<(Arc<KeyMap>, Instant)>,
-    /// When a fetch was last tried (held while fetching).
-    tried: tokio::sync::Mutex<Option<Instant>>,
 }
 
 /// Why a key was not found.
@@ -67,19 +72,13 @@ impl Jwks {
         }
         let now = Instant::now();
         Ok(Jwks {
-            uri: uri.to_owned(),
-            agent,
-            keys: RwLock::new((Arc::new(keys), now)),
-            tried: tokio::sync::Mutex::new(Some(now)),
+            source: Arc::new(Source {
+                uri: uri.to_owned(),
+                agent,
+                keys: RwLock::new((Arc::new(keys), now)),
+            }),
+            tried: Arc::new(tokio::sync::Mutex::new(Some(now))),
         })
-    }
-
-    fn snapshot(&self) -> (Arc<KeyMap>, Instant) {
-        let k = match self.keys.read() {
-            Ok(k) => k,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        (Arc::clone(&k.0), k.1)
     }
 
     fn find(keys: &KeyMap, kid: Option<&str>) -> Result<Arc<Key>, Missing> {
@@ -90,23 +89,59 @@ impl Jwks {
         }
     }
 
-    /// The key `kid` names, fetching the JWKS again if it is unknown or the cache is older
-    /// than [`MAX_AGE`] (at most one fetch per [`MIN_REFRESH`]; a failed fetch keeps the keys).
+    /// The key `kid` names. An unknown `kid` waits for the JWKS to be fetched again (at most
+    /// one fetch per [`MIN_REFRESH`]); keys older than [`MAX_AGE`] are fetched again in the
+    /// background while the cached ones keep answering (so an issuer that is down or slow never
+    /// delays a token its cached keys verify). A failed fetch keeps the keys.
     pub async fn key(&self, kid: Option<&str>) -> Result<Arc<Key>, Missing> {
-        let (keys, at) = self.snapshot();
+        let (keys, at) = self.source.snapshot();
         let found = Self::find(&keys, kid);
-        if found.is_ok() && at.elapsed() <= MAX_AGE {
+        if found.is_ok() {
+            if at.elapsed() > MAX_AGE {
+                self.refresh_in_background();
+            }
             return found;
         }
         // One fetch at a time; whoever waited looks again at what that fetch brought.
         let mut tried = self.tried.lock().await;
-        let (keys, at) = self.snapshot();
-        let found = Self::find(&keys, kid);
-        let stale = at.elapsed() > MAX_AGE;
-        if found.is_ok() && !stale || tried.is_some_and(|t| t.elapsed() < MIN_REFRESH) {
+        let found = Self::find(&self.source.snapshot().0, kid);
+        if found.is_ok() || tried.is_some_and(|t| t.elapsed() < MIN_REFRESH) {
             return found;
         }
         *tried = Some(Instant::now());
+        self.source.refresh().await;
+        Self::find(&self.source.snapshot().0, kid)
+    }
+
+    /// Fetches the keys again on a task of its own, unless a fetch is running or was tried
+    /// less than [`MIN_REFRESH`] ago.
+    fn refresh_in_background(&self) {
+        let Ok(mut tried) = Arc::clone(&self.tried).try_lock_owned() else {
+            return;
+        };
+        if tried.is_some_and(|t| t.elapsed() < MIN_REFRESH) {
+            return;
+        }
+        *tried = Some(Instant::now());
+        let source = Arc::clone(&self.source);
+        tokio::spawn(async move {
+            source.refresh().await;
+            drop(tried);
+        });
+    }
+}
+
+impl Source {
+    fn snapshot(&self) -> (Arc<KeyMap>, Instant) {
+        let k = match self.keys.read() {
+            Ok(k) => k,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        (Arc::clone(&k.0), k.1)
+    }
+
+    /// Fetches the JWKS (on the blocking pool) and replaces the keys if it holds any.
+    async fn refresh(&self) {
         let (agent, uri) = (self.agent.clone(), self.uri.clone());
         match tokio::task::spawn_blocking(move || fetch(&agent, &uri)).await {
             Ok(Ok(keys)) if !keys.is_empty() => {
@@ -126,7 +161,6 @@ impl Jwks {
             Ok(Err(e)) => tracing::warn!("auth: {e}; keeping the cached keys"),
             Err(e) => tracing::warn!("auth: the JWKS fetch stopped: {e}"),
         }
-        Self::find(&self.snapshot().0, kid)
     }
 }
 
@@ -212,6 +246,84 @@ mod tests {
         assert_eq!(keys.len(), 1, "{:?}", keys.keys().collect::<Vec<_>>());
         assert_eq!(keys["a"].alg, Some(Algorithm::RS256));
         assert_eq!(keys["a"].family, AlgorithmFamily::Rsa);
+    }
+
+    /// A loopback HTTP server answering every request with `body` (counted), until dropped.
+    struct JwksServer {
+        url: String,
+        hits: Arc<std::sync::atomic::AtomicUsize>,
+        stop: Arc<std::sync::atomic::AtomicBool>,
+    }
+
+    impl JwksServer {
+        fn start(body: String) -> JwksServer {
+            use std::io::{Read, Write};
+            use std::sync::atomic::Ordering;
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            listener.set_nonblocking(true).unwrap();
+            let url = format!("http://{}/jwks", listener.local_addr().unwrap());
+            let hits = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let (h, st) = (Arc::clone(&hits), Arc::clone(&stop));
+            std::thread::spawn(move || {
+                while !st.load(Ordering::Relaxed) {
+                    let Ok((mut sock, _)) = listener.accept() else {
+                        std::thread::sleep(Duration::from_millis(5));
+                        continue;
+                    };
+                    let _ = sock.set_nonblocking(false);
+                    let mut buf = [0u8; 4096];
+                    let _ = sock.read(&mut buf);
+                    h.fetch_add(1, Ordering::SeqCst);
+                    let _ = write!(
+                        sock,
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                        body.len()
+                    );
+                }
+            });
+            JwksServer { url, hits, stop }
+        }
+
+        fn hits(&self) -> usize {
+            self.hits.load(std::sync::atomic::Ordering::SeqCst)
+        }
+    }
+
+    impl Drop for JwksServer {
+        fn drop(&mut self) {
+            self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    #[test]
+    fn an_unknown_kid_fetches_at_most_once_per_interval_and_a_down_issuer_keeps_the_keys() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let server = JwksServer::start(json!({"keys": [rsa("a")]}).to_string());
+        let jwks = Jwks::load(&server.url).unwrap();
+        assert_eq!(server.hits(), 1);
+        rt.block_on(async {
+            assert!(jwks.key(Some("a")).await.is_ok());
+            // Fetched at start: an unknown kid right after does not fetch again.
+            assert_eq!(jwks.key(Some("b")).await.err(), Some(Missing::UnknownKid));
+            assert_eq!(server.hits(), 1);
+            // Once the interval has passed, it does (once).
+            *jwks.tried.lock().await = Some(Instant::now() - MIN_REFRESH);
+            assert_eq!(jwks.key(Some("b")).await.err(), Some(Missing::UnknownKid));
+            assert_eq!(jwks.key(Some("c")).await.err(), Some(Missing::UnknownKid));
+            assert_eq!(server.hits(), 2);
+        });
+        drop(server);
+        std::thread::sleep(Duration::from_millis(50));
+        rt.block_on(async {
+            // The issuer is gone: a fetch fails, the cached key still verifies.
+            *jwks.tried.lock().await = Some(Instant::now() - MIN_REFRESH);
+            assert_eq!(jwks.key(Some("b")).await.err(), Some(Missing::UnknownKid));
+            assert!(jwks.key(Some("a")).await.is_ok());
+        });
     }
 
     #[test]
