@@ -188,7 +188,9 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
         // owner; naming one without a valid token: the 401, as for a POST (not the 405).
         match caller(&st, &parts.headers).await {
             Ok(who) => {
-                let early = st.legacy.early(&parts.method, &parts.headers, &who.principal);
+                let early = st
+                    .legacy
+                    .early(&parts.method, &parts.headers, &who.principal);
                 if let Some(r) = early {
                     return r;
                 }
