@@ -60,10 +60,15 @@ if ! "$sdk/bin/python" -c "import sys; from importlib.metadata import version; s
     python3 -m venv "$sdk" && "$sdk/bin/pip" install -q "mcp==2.3.0"
 fi
 
+step "OAuth test peers (oidc-provider on Node 22, Python SDK 2.3; pinned) for tests/tests/oauth.rs"
+scripts/oauth-peer.sh
+
 step "tests (unit, golden, property, end-to-end over every transport, QEMU, PostgreSQL, legacy SDK peers)"
-# The panel, PostgreSQL, legacy-peer and browser tests are ignored on a machine without QEMU,
-# PostgreSQL, the peers or Chromium (tests/build.rs; the shell's PostgreSQL tests skip at run time); here they must run.
+# The panel, PostgreSQL, legacy-peer, browser and OAuth tests are ignored on a machine without
+# QEMU, PostgreSQL, the peers or Chromium (tests/build.rs; the shell's PostgreSQL tests skip at
+# run time); here they must run.
 REDMARK_REQUIRE_PANEL=1 REDMARK_REQUIRE_PG=1 REDMARK_REQUIRE_LEGACY_PEERS=1 REDMARK_REQUIRE_BROWSER=1 \
+    REDMARK_REQUIRE_OAUTH=1 \
     cargo test --workspace --locked
 
 step "the panel's flash store on the host (power cut at every write step)"

@@ -3,10 +3,11 @@
 //! them the panel tests are reported as ignored, with the reason, instead of failing a plain
 //! `cargo test` on a machine that has only Rust. `REDMARK_REQUIRE_PANEL=1` (set by
 //! `scripts/test-all.sh`) turns a missing tool into a build error, so CI cannot skip them.
-//! Likewise `cfg(pg_tools)` for the PostgreSQL tests (`src/pg_tools.rs`, `REDMARK_REQUIRE_PG`)
-//! and `cfg(legacy_peers)` for the 2025-11-25 SDK peers (`REDMARK_REQUIRE_LEGACY_PEERS`), and
+//! Likewise `cfg(pg_tools)` for the PostgreSQL tests (`src/pg_tools.rs`, `REDMARK_REQUIRE_PG`),
+//! `cfg(legacy_peers)` for the 2025-11-25 SDK peers (`REDMARK_REQUIRE_LEGACY_PEERS`),
 //! `cfg(browser_tools)` for the booking page's Chromium tests (`src/browser_tools.rs`,
-//! `REDMARK_REQUIRE_BROWSER`).
+//! `REDMARK_REQUIRE_BROWSER`), and `cfg(oauth_peer)` for the authorization server and SDK 2.3
+//! client (`REDMARK_REQUIRE_OAUTH`).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -19,6 +20,7 @@ include!("src/browser_tools.rs");
 
 fn main() {
     legacy_peers();
+    oauth_peer();
     emit_pg_cfg("src/pg_tools.rs");
     emit_browser_cfg("src/browser_tools.rs");
     println!("cargo::rustc-check-cfg=cfg(panel_tools)");
@@ -117,6 +119,44 @@ fn legacy_peers() {
     } else {
         println!(
             "cargo::warning=legacy SDK peer tests will be ignored: run scripts/legacy-peers.sh (scripts/test-all.sh does)"
+        );
+    }
+}
+
+/// Sets `cfg(oauth_peer)` when `scripts/oauth-peer.sh` has installed oidc-provider, its Node
+/// and the Python SDK 2.3 under `target/oauth-peer/`; `REDMARK_REQUIRE_OAUTH=1` (set by
+/// `scripts/test-all.sh`) makes their absence an error.
+fn oauth_peer() {
+    println!("cargo::rustc-check-cfg=cfg(oauth_peer)");
+    println!("cargo::rerun-if-env-changed=REDMARK_REQUIRE_OAUTH");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/oauth-peer");
+    let need = [
+        dir.join("node_modules/oidc-provider/package.json"),
+        dir.join("node_modules/.bin/node"),
+        dir.join("venv/bin/python"),
+    ];
+    for f in need.iter().filter(|f| f.exists()) {
+        println!("cargo::rerun-if-changed={}", f.display());
+    }
+    if dir.exists() {
+        println!("cargo::rerun-if-changed={}", dir.display());
+    }
+    let missing: Vec<String> = need
+        .iter()
+        .filter(|f| !f.exists())
+        .map(|f| f.display().to_string())
+        .collect();
+    if missing.is_empty() {
+        println!("cargo::rustc-cfg=oauth_peer");
+        println!("cargo::rustc-env=REDMARK_OAUTH_PEER_DIR={}", dir.display());
+    } else if std::env::var_os("REDMARK_REQUIRE_OAUTH").is_some_and(|v| v == "1") {
+        panic!(
+            "REDMARK_REQUIRE_OAUTH=1 but the OAuth test peers are missing: {} (run scripts/oauth-peer.sh)",
+            missing.join(", ")
+        );
+    } else {
+        println!(
+            "cargo::warning=OAuth tests will be ignored: run scripts/oauth-peer.sh (scripts/test-all.sh does)"
         );
     }
 }

@@ -1,5 +1,6 @@
 //! `redmark`: serve the booking floor over stdio, TCP and Streamable HTTP, or call a tool.
 
+mod auth;
 mod client;
 mod host;
 mod legacy;

@@ -333,9 +333,9 @@ fn a_url_without_a_scheme_is_a_usage_error() {
             .contains("did you mean http://127.0.0.1:8080/mcp?"),
         "{out:?}"
     );
-    let out = redmark(&cat(&[&["tools", "--url", "https://example.com/mcp"]]));
+    let out = redmark(&cat(&[&["tools", "--url", "ftp://example.com/mcp"]]));
     assert_eq!(out.code, 2, "{out:?}");
-    assert!(out.stderr.contains("no TLS"), "{out:?}");
+    assert!(out.stderr.contains("only http:// and https://"), "{out:?}");
 }
 
 #[test]

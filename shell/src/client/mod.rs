@@ -10,6 +10,7 @@ mod answer;
 mod form;
 mod legacy;
 mod mrtr;
+mod token;
 mod transport;
 
 use std::io::IsTerminal;
@@ -67,6 +68,11 @@ the same bookings.redb, so a booking made here is there for the next call and fo
 --scratch runs a throwaway floor in memory instead (nothing is kept). Only one process at a time
 can hold a data folder: while a redmark serve runs on it, reach that server with --tcp or --url
 (or stop it, or use --scratch or another --data).
+
+An --url server behind an identity provider (docs/oauth.md) takes an access token: --token TOKEN,
+REDMARK_TOKEN, --token-command CMD (the first line it prints), or --client-id ID with
+--client-secret or REDMARK_CLIENT_SECRET (the client-credentials grant, from the authorization
+server the server's metadata names; --scope to ask for less than every scope it lists).
 
 Arguments are KEY=VALUE; VALUE is read as JSON when it parses as JSON (hour=9 is a number,
 notify=true a boolean, tags='[\"a\"]' an array) and as a string otherwise (day=2099-09-17,
@@ -126,7 +132,8 @@ pub struct ServerArgs {
     /// Talk newline-delimited JSON over TCP.
     #[arg(long, value_name = "HOST:PORT", conflicts_with = "url")]
     pub tcp: Option<String>,
-    /// Talk Streamable HTTP (2026-07-28) to this MCP endpoint, e.g. http://127.0.0.1:8080/mcp.
+    /// Talk Streamable HTTP (2026-07-28) to this MCP endpoint, e.g. http://127.0.0.1:8080/mcp
+    /// (https:// too).
     #[arg(long, value_name = "URL", value_parser = parse_url)]
     pub url: Option<String>,
     /// Seconds to wait for each response (not for you: forms wait as long as you like).
@@ -135,6 +142,28 @@ pub struct ServerArgs {
     /// Print every wire message to stderr (→ sent, ← received).
     #[arg(long)]
     pub trace: bool,
+    /// With --url: send this OAuth access token (Authorization: Bearer) [default:
+    /// REDMARK_TOKEN]
+    #[arg(long, value_name = "TOKEN", requires = "url", conflicts_with_all = ["token_command", "client_id"])]
+    pub token: Option<String>,
+    /// With --url: run this command (sh -c) and send the first line it prints as the token
+    #[arg(
+        long,
+        value_name = "CMD",
+        requires = "url",
+        conflicts_with = "client_id"
+    )]
+    pub token_command: Option<String>,
+    /// With --url: get a token by the client-credentials grant, as this client, from the
+    /// authorization server the server's metadata names (docs/oauth.md)
+    #[arg(long, value_name = "ID", requires = "url")]
+    pub client_id: Option<String>,
+    /// The secret of --client-id [default: REDMARK_CLIENT_SECRET]
+    #[arg(long, value_name = "SECRET", requires = "client_id")]
+    pub client_secret: Option<String>,
+    /// Scopes to ask for with --client-id (space-separated) [default: those the server lists]
+    #[arg(long, value_name = "SCOPES", requires = "client_id")]
+    pub scope: Option<String>,
 }
 
 /// Options of `redmark call`.
@@ -212,12 +241,12 @@ pub(crate) fn trace(dir: &str, msg: &str) {
     }
 }
 
-/// `--url`: an `http://` URL (a missing scheme gets a suggestion, not a TLS error later).
+/// `--url`: an `http://` or `https://` URL (a missing scheme gets a suggestion).
 fn parse_url(url: &str) -> Result<String, String> {
     match url.split_once("://") {
-        Some(("http", _)) => Ok(url.to_owned()),
+        Some(("http" | "https", _)) => Ok(url.to_owned()),
         Some((scheme, _)) => Err(format!(
-            "only http:// URLs are supported ({scheme}:// is not; this build has no TLS)"
+            "only http:// and https:// URLs are supported ({scheme}:// is not)"
         )),
         None => Err(format!("no scheme; did you mean http://{url}?")),
     }
@@ -237,7 +266,7 @@ fn connect(s: &ServerArgs, local: Local<'_>) -> Result<Box<dyn Transport>, Failu
     let t: Box<dyn Transport> = match (&s.stdio, &s.tcp, &s.url) {
         (Some(cmd), _, _) => Box::new(Lines::spawn(cmd, timeout)?),
         (_, Some(addr), _) => Box::new(Lines::connect(addr, timeout)?),
-        (_, _, Some(url)) => Box::new(Http::new(url, timeout)?),
+        (_, _, Some(url)) => Box::new(Http::new(url, timeout)?.with_bearer(token::bearer(s, url)?)),
         _ => match local {
             Local::Scratch => Box::new(InProcess::scratch()?),
             Local::Data(dir) => Box::new(on_data(dir)?),
@@ -589,9 +618,10 @@ mod tests {
         );
         let e = parse_url("127.0.0.1:8080/mcp").unwrap_err();
         assert!(e.contains("did you mean http://127.0.0.1:8080/mcp?"), "{e}");
-        assert!(parse_url("https://example.com/mcp")
+        assert!(parse_url("https://example.com/mcp").is_ok());
+        assert!(parse_url("ftp://example.com/mcp")
             .unwrap_err()
-            .contains("no TLS"));
+            .contains("only http:// and https://"));
     }
 
     #[test]

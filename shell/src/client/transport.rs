@@ -436,14 +436,16 @@ pub struct Http {
     timeout: Duration,
     /// The `Mcp-Session-Id` a 2025-11-25 server gave at `initialize`.
     session: Option<String>,
+    /// `Authorization: Bearer` value (an OAuth access token or a `--tokens` token).
+    bearer: Option<String>,
 }
 
 impl Http {
-    /// A client of the MCP endpoint at `url` (`http://` only: this build has no TLS).
+    /// A client of the MCP endpoint at `url` (`http://` or `https://`).
     pub fn new(url: &str, timeout: Duration) -> Result<Http, TransportError> {
-        if !url.starts_with("http://") {
+        if !url.starts_with("http://") && !url.starts_with("https://") {
             return Err(TransportError::Io(format!(
-                "'{url}': only http:// URLs are supported (this build has no TLS)"
+                "'{url}': only http:// and https:// URLs are supported"
             )));
         }
         let agent = ureq::Agent::config_builder()
@@ -457,14 +459,28 @@ impl Http {
             agent,
             timeout,
             session: None,
+            bearer: None,
         })
+    }
+
+    /// Sends `token` as `Authorization: Bearer` on every request.
+    pub fn with_bearer(mut self, token: Option<String>) -> Http {
+        self.bearer = token;
+        self
+    }
+
+    /// `req` with the bearer token, if there is one.
+    fn authorized<B>(&self, req: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
+        match &self.bearer {
+            Some(t) => req.header("Authorization", &format!("Bearer {t}")),
+            None => req,
+        }
     }
 
     /// A POST in a 2025-11-25 session: no 2026-07-28 headers; the session's once it has one.
     fn legacy_post(&self) -> ureq::RequestBuilder<ureq::typestate::WithBody> {
         let mut post = self
-            .agent
-            .post(&self.url)
+            .authorized(self.agent.post(&self.url))
             .header("Content-Type", "application/json")
             .header("Accept", "application/json, text/event-stream");
         if let Some(id) = &self.session {
@@ -496,8 +512,7 @@ impl Drop for Http {
         // A 2025-11-25 session is ended, as its clients should.
         if let Some(id) = self.session.take() {
             let _ = self
-                .agent
-                .delete(&self.url)
+                .authorized(self.agent.delete(&self.url))
                 .header("Mcp-Session-Id", &id)
                 .header("MCP-Protocol-Version", super::legacy::LEGACY_VERSION)
                 .call();
@@ -552,8 +567,7 @@ impl Http {
             return self.exchange_legacy_http(req, serve.take());
         }
         let post = self
-            .agent
-            .post(&self.url)
+            .authorized(self.agent.post(&self.url))
             .header("Content-Type", "application/json")
             .header("Accept", "application/json, text/event-stream")
             .header("MCP-Protocol-Version", PROTOCOL_VERSION)
@@ -621,6 +635,23 @@ impl Http {
             .to_ascii_lowercase();
         if super::tracing() {
             super::trace(" ", &format!("HTTP {status} {ctype}"));
+        }
+        if status == 401 || status == 403 {
+            let challenge = resp
+                .headers()
+                .get("www-authenticate")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("(no WWW-Authenticate)");
+            let hint = if status == 401 {
+                "pass an access token: --token, REDMARK_TOKEN, --token-command, or --client-id \
+                 with --client-secret (docs/oauth.md)"
+            } else {
+                "the token lacks a scope this request needs"
+            };
+            return Err(TransportError::Io(format!(
+                "HTTP {status} from {}: {hint}; the server says: {challenge}",
+                self.url
+            )));
         }
         let body = resp.body_mut();
         if ctype == "text/event-stream" {

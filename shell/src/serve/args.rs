@@ -14,7 +14,8 @@ Transports (combine freely; stdio is the default when neither --tcp nor --http i
 Principals (state minted for one fails for another): stdio and TCP clients are the local
 user (TCP binds loopback addresses only and, on Linux, serves only connections from
 processes of the server's own user); HTTP clients are named by --tokens (Authorization:
-Bearer), or are all one anonymous principal without it (a warning is logged). On loopback,
+Bearer), or by OAuth access tokens from --auth-issuer (their iss and sub; see docs/oauth.md), or
+are all one anonymous principal without either (a warning is logged). On loopback,
 HTTP requests whose Host or Origin is not localhost/127.0.0.1/[::1] get 403. A non-loopback
 --http address is refused unless --tokens is given (there the Host/Origin guard cannot stop DNS
 rebinding, so bearer tokens must); put TLS in front of it.
@@ -54,7 +55,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ADDR")]
     pub tcp: Vec<SocketAddr>,
     /// Serve Streamable HTTP (POST /mcp) on this address; repeatable (a non-loopback address
-    /// needs --tokens)
+    /// needs --tokens or --auth-issuer)
     #[arg(long, value_name = "ADDR")]
     pub http: Vec<SocketAddr>,
     /// Serve stdio as well when --tcp or --http is given (EOF on stdin then stops everything)
@@ -72,6 +73,9 @@ pub struct ServeArgs {
     /// anonymous principal
     #[arg(long, value_name = "FILE")]
     pub tokens: Option<PathBuf>,
+    /// AUTH (crate::auth): OAuth 2.1 resource server on --http.
+    #[command(flatten)]
+    pub auth: crate::auth::AuthArgs,
     /// Where bookings live: a postgres:// or postgresql:// URL (one database shared by any
     /// number of instances), or the folder of bookings.redb [default: REDMARK_STORE, else
     /// --data]

@@ -99,9 +99,9 @@ async fn start(args: ServeArgs, choice: config::StoreChoice) -> Result<(), Strin
         }
     }
     for a in &args.http {
-        if !a.ip().is_loopback() && args.tokens.is_none() {
+        if !a.ip().is_loopback() && args.tokens.is_none() && args.auth.auth_issuer.is_none() {
             return Err(format!(
-                "--http {a}: a non-loopback address needs --tokens (off loopback the Host/Origin \
+                "--http {a}: a non-loopback address needs --tokens or --auth-issuer (off loopback the Host/Origin \
                  guard cannot tell a rebound browser page from a client, so only bearer tokens \
                  keep other sites out)"
             ));
@@ -113,6 +113,18 @@ async fn start(args: ServeArgs, choice: config::StoreChoice) -> Result<(), Strin
         Some(f) => Some(Arc::new(config::Tokens::load(f)?)),
         None => None,
     };
+    // AUTH (crate::auth): the issuer's metadata and keys, fetched off the runtime.
+    if args.auth.auth_issuer.is_some() && args.http.is_empty() {
+        return Err(
+            "--auth-issuer applies to --http only (stdio and TCP clients are the local user)"
+                .into(),
+        );
+    }
+    let auth = args.auth.clone();
+    let oauth = tokio::task::spawn_blocking(move || crate::auth::OAuth::setup(&auth))
+        .await
+        .map_err(|e| format!("--auth-issuer: {e}"))??
+        .map(Arc::new);
     let floor = match &args.rooms {
         Some(f) => config::load_rooms(f)?,
         None => DEFAULT_FLOOR,
@@ -148,7 +160,7 @@ async fn start(args: ServeArgs, choice: config::StoreChoice) -> Result<(), Strin
     let Some(store) = store else {
         eprintln!("redmark: data folder {} ({keys})", data.dir.display());
         let host = Shared::new(|| Fixtures, data.ring, config);
-        return serve(host, &args, tokens).await;
+        return serve(host, &args, tokens, oauth).await;
     };
     let folder = data.dir.display().to_string();
     let booked = |at: &str| eprintln!("redmark: data folder {folder} (bookings in {at}, {keys})");
@@ -156,12 +168,12 @@ async fn start(args: ServeArgs, choice: config::StoreChoice) -> Result<(), Strin
         Bookings::Redb(store, at) => {
             booked(&at);
             let host = booking_host(floor, store, data.ring, config);
-            serve(host, &args, tokens).await
+            serve(host, &args, tokens, oauth).await
         }
         Bookings::Pg(store, at) => {
             booked(&at);
             let host = booking_host(floor, store, data.ring, config);
-            serve(host, &args, tokens).await
+            serve(host, &args, tokens, oauth).await
         }
     }
 }
@@ -246,6 +258,7 @@ async fn serve<A: Hosted>(
     shared: Arc<Shared<A>>,
     args: &ServeArgs,
     tokens: Option<Arc<config::Tokens>>,
+    oauth: Option<Arc<crate::auth::OAuth>>,
 ) -> Result<(), String> {
     let signals = Signals::install();
     let shutdown = CancellationToken::new();
@@ -255,7 +268,7 @@ async fn serve<A: Hosted>(
         idle,
         write_timeout: Some(Duration::from_secs(args.write_timeout)),
     };
-    if !args.http.is_empty() && tokens.is_none() {
+    if !args.http.is_empty() && tokens.is_none() && oauth.is_none() {
         tracing::warn!("no --tokens file: every HTTP client is the one anonymous principal");
     }
     // Bind everything first, so a bad address fails before anything is served.
@@ -286,6 +299,7 @@ async fn serve<A: Hosted>(
     for l in web {
         let cfg = http::HttpConfig {
             tokens: tokens.clone(),
+            oauth: oauth.clone(),
             max_conns: args.max_connections,
             read_timeout: Duration::from_secs(30),
             grace: Duration::from_secs(10),

@@ -9,8 +9,11 @@
 //!    non-loopback address without `--tokens`: there the bearer token is the guard.
 //! 2. Path `/mcp` (else 404; `GET /` and `/web/…` are the booking page, [`crate::web`]);
 //!    method POST (else **405**, `Allow: POST`).
-//! 3. `Authorization: Bearer` → principal from `--tokens`; unknown or missing → **401**. With
-//!    no tokens file every request is one anonymous principal.
+//! 3. `Authorization: Bearer` → principal from `--tokens`, or from a JWT access token when
+//!    `--auth-issuer` is given (`crate::auth`: 401 with `resource_metadata`, 403
+//!    `insufficient_scope` after the body is read); unknown or missing → **401**. With neither
+//!    every request is one anonymous principal. `GET /.well-known/oauth-protected-resource[/mcp]`
+//!    serves RFC 9728 metadata under `--auth-issuer`.
 //! 4. Body of at most [`MAX_MESSAGE`] bytes, read within the body timeout: larger → **413**
 //!    with an id-less JSON-RPC `-32600` "message too large"; too slow → 408.
 //! 5. The engine answers; its `Handled.status` is the HTTP status (400 for -32020/-32021/-32022
@@ -37,6 +40,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use super::accept::{accept_gated, Unauthenticated, Unverified, WriteTimeout};
+use crate::auth::{OAuth, Verdict};
 use crate::host::{Hosted, Msg, OwnedHeaders, Shared};
 use crate::legacy::http::HttpLegacy;
 use crate::serve::config::Tokens;
@@ -47,6 +51,8 @@ pub const ANONYMOUS: &[u8] = b"http:anonymous";
 /// Settings of one HTTP listener.
 pub struct HttpConfig {
     pub tokens: Option<Arc<Tokens>>,
+    /// OAuth (`--auth-issuer`): JWT access tokens accepted too.
+    pub oauth: Option<Arc<OAuth>>,
     pub max_conns: usize,
     /// Time to receive a request's headers, and separately its body.
     pub read_timeout: Duration,
@@ -59,6 +65,7 @@ pub struct HttpConfig {
 struct HttpState<A: Hosted> {
     shared: Arc<Shared<A>>,
     tokens: Option<Arc<Tokens>>,
+    oauth: Option<Arc<OAuth>>,
     loopback: bool,
     read_timeout: Duration,
     anonymous: Arc<[u8]>,
@@ -77,10 +84,12 @@ pub async fn serve_http<A: Hosted>(
         .local_addr()
         .map(|a| a.ip().is_loopback())
         .unwrap_or(false);
-    let st_tokens = cfg.tokens.is_some();
+    // AUTH (crate::auth): with an issuer, too, requests must authenticate.
+    let st_tokens = cfg.tokens.is_some() || cfg.oauth.is_some();
     let state = Arc::new(HttpState {
         shared,
         tokens: cfg.tokens,
+        oauth: cfg.oauth,
         loopback,
         read_timeout: cfg.read_timeout,
         anonymous: Arc::from(ANONYMOUS),
@@ -160,6 +169,14 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
     if let Some(r) = crate::web::page(&parts.method, parts.uri.path(), &parts.headers) {
         return r;
     }
+    // AUTH (crate::auth): RFC 9728 protected-resource metadata.
+    if let Some(r) = st
+        .oauth
+        .as_ref()
+        .and_then(|o| o.well_known(parts.uri.path()))
+    {
+        return r;
+    }
     if parts.uri.path() != "/mcp" {
         return plain(
             StatusCode::NOT_FOUND,
@@ -167,9 +184,21 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
         );
     }
     if parts.method != Method::POST {
-        // LEGACY (dual-era, crate::legacy): GET/DELETE naming a 2025-11-25 session.
-        if let Some(r) = legacy_early(&st, &parts.method, &parts.headers) {
-            return r;
+        // LEGACY (dual-era, crate::legacy): GET/DELETE naming a 2025-11-25 session, for its
+        // owner; naming one without a valid token: the 401, as for a POST (not the 405).
+        match caller(&st, &parts.headers).await {
+            Ok(who) => {
+                let early = st
+                    .legacy
+                    .early(&parts.method, &parts.headers, &who.principal);
+                if let Some(r) = early {
+                    return r;
+                }
+            }
+            Err(r) if crate::legacy::http::names_session(&parts.method, &parts.headers) => {
+                return r
+            }
+            Err(_) => {}
         }
         let mut r = plain(
             StatusCode::METHOD_NOT_ALLOWED,
@@ -179,20 +208,9 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
             .insert(header::ALLOW, HeaderValue::from_static("POST"));
         return r;
     }
-    let principal = match &st.tokens {
-        None => Arc::clone(&st.anonymous),
-        Some(tokens) => match bearer(&parts.headers).and_then(|t| tokens.principal(t)) {
-            Some(p) => Arc::from(p),
-            None => {
-                let mut r = plain(
-                    StatusCode::UNAUTHORIZED,
-                    "Unauthorized: send Authorization: Bearer <token>\n",
-                );
-                r.headers_mut()
-                    .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-                return r;
-            }
-        },
+    let (principal, scopes) = match caller(&st, &parts.headers).await {
+        Ok(who) => (who.principal, who.scopes),
+        Err(r) => return r,
     };
     if let Some(u) = parts.extensions.get::<Arc<Unverified>>() {
         u.authenticated();
@@ -231,6 +249,12 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
         let h = conn.handle(Msg::TooLong, &principal).await;
         return json(StatusCode::PAYLOAD_TOO_LARGE, conn.answer(&h).to_vec());
     };
+    // AUTH (crate::auth): a tool that changes bookings needs the write scope.
+    if let (Some(oauth), Some(scopes)) = (&st.oauth, &scopes) {
+        if let Some(r) = oauth.check_scope(scopes, &body) {
+            return r;
+        }
+    }
     // LEGACY (dual-era, crate::legacy): 2025-11-25 traffic (initialize, or a live session).
     let run = st.shared.run_line(Arc::clone(&principal));
     if let Some(r) = st.legacy.post(&parts.headers, &body, &principal, run).await {
@@ -296,26 +320,57 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
     (StatusCode::OK, headers, sse).into_response()
 }
 
-/// LEGACY (dual-era, crate::legacy): GET/DELETE naming a 2025-11-25 session, for its owner.
-fn legacy_early<A: Hosted>(st: &HttpState<A>, method: &Method, h: &HeaderMap) -> Option<Response> {
-    let principal = match &st.tokens {
-        None => Arc::clone(&st.anonymous),
-        Some(tokens) => match bearer(h).and_then(|t| tokens.principal(t)) {
-            Some(p) => Arc::from(p),
-            // Naming a session without a valid token: 401, as for a POST (not the 405).
-            None if crate::legacy::http::names_session(method, h) => {
-                let mut r = plain(
-                    StatusCode::UNAUTHORIZED,
-                    "Unauthorized: send Authorization: Bearer <token>\n",
-                );
-                r.headers_mut()
-                    .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-                return Some(r);
-            }
-            None => return None,
-        },
+/// Who sent a request: the principal, and the scopes of an OAuth access token (None: a
+/// static token or anonymous, which every tool accepts).
+struct Caller {
+    principal: Arc<[u8]>,
+    scopes: Option<Vec<String>>,
+}
+
+/// The caller named by the `Authorization` header: a `--tokens` token, else (with
+/// `--auth-issuer`) a valid access token; no `--tokens` and no issuer: anonymous. Else the 401.
+async fn caller<A: Hosted>(st: &HttpState<A>, h: &HeaderMap) -> Result<Caller, Response> {
+    let token = bearer(h);
+    let fixed = |principal| Caller {
+        principal,
+        scopes: None,
     };
-    st.legacy.early(method, h, &principal)
+    let Some(tokens) = &st.tokens else {
+        if st.oauth.is_none() {
+            return Ok(fixed(Arc::clone(&st.anonymous)));
+        }
+        return oauth_caller(st, token).await;
+    };
+    if let Some(p) = token.and_then(|t| tokens.principal(t)) {
+        return Ok(fixed(Arc::from(p)));
+    }
+    if st.oauth.is_some() {
+        return oauth_caller(st, token).await;
+    }
+    let mut r = plain(
+        StatusCode::UNAUTHORIZED,
+        "Unauthorized: send Authorization: Bearer <token>\n",
+    );
+    r.headers_mut()
+        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    Err(r)
+}
+
+/// AUTH (crate::auth): the caller a JWT access token names.
+async fn oauth_caller<A: Hosted>(
+    st: &HttpState<A>,
+    token: Option<&str>,
+) -> Result<Caller, Response> {
+    let Some(oauth) = &st.oauth else {
+        return Err(plain(StatusCode::UNAUTHORIZED, "Unauthorized\n"));
+    };
+    match oauth.authenticate(token).await {
+        Verdict::Subject(s) => Ok(Caller {
+            principal: Arc::from(s.principal),
+            scopes: Some(s.scopes),
+        }),
+        Verdict::Refused(r) => Err(r),
+    }
 }
 
 fn json(status: StatusCode, bytes: Vec<u8>) -> Response {

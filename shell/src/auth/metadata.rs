@@ -1,0 +1,244 @@
+//! Fetching OAuth metadata documents (blocking, `ureq`): an authorization server's (RFC 8414,
+//! else OpenID discovery), its JWKS, and a resource's protected-resource metadata (RFC 9728).
+//! The server calls these off its runtime (`spawn_blocking`); `redmark call` calls them directly.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// Largest metadata or JWKS document read (a JWKS of a few dozen RSA keys is ~20 KiB).
+pub const MAX_DOCUMENT: u64 = 256 * 1024;
+/// Time for one metadata, JWKS or token request, connect to last byte.
+pub const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// What redmark needs from an authorization server's metadata.
+#[derive(Debug, Clone)]
+pub struct Issuer {
+    /// `issuer`, identical to the URL it was fetched for (checked).
+    pub issuer: String,
+    /// `jwks_uri`.
+    pub jwks_uri: String,
+    /// `token_endpoint`, if any (for the client-credentials grant).
+    pub token_endpoint: Option<String>,
+    /// `id_token_signing_alg_values_supported` (OpenID), the algorithms the issuer announces.
+    pub signing_algs: Vec<String>,
+    /// Where the document was found.
+    pub from: String,
+}
+
+/// An HTTP agent for metadata: status codes as values, a timeout, no redirects.
+pub fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(FETCH_TIMEOUT))
+        .max_redirects(0)
+        .build()
+        .into()
+}
+
+/// GETs `url` and parses its JSON body (status 200 only).
+pub fn get_json(agent: &ureq::Agent, url: &str) -> Result<Value, String> {
+    let mut resp = agent
+        .get(url)
+        .header("Accept", "application/json")
+        .call()
+        .map_err(|e| format!("GET {url}: {e}"))?;
+    let status = resp.status().as_u16();
+    if status != 200 {
+        return Err(format!("GET {url}: HTTP {status}"));
+    }
+    let text = resp
+        .body_mut()
+        .with_config()
+        .limit(MAX_DOCUMENT)
+        .read_to_string()
+        .map_err(|e| format!("GET {url}: {e}"))?;
+    serde_json::from_str(&text).map_err(|e| format!("GET {url}: not JSON ({e})"))
+}
+
+/// `base` with `/.well-known/<name>` inserted between its authority and its path (RFC 8414
+/// §3.1, RFC 9728 §3.1); a trailing `/` of the path is dropped first.
+pub fn well_known_inserted(base: &str, name: &str) -> Result<String, String> {
+    let (origin, path) = split_url(base)?;
+    let path = path.trim_end_matches('/');
+    Ok(format!("{origin}/.well-known/{name}{path}"))
+}
+
+/// `base` with `/.well-known/<name>` appended to its path (OpenID Connect Discovery §4).
+pub fn well_known_appended(base: &str, name: &str) -> String {
+    format!("{}/.well-known/{name}", base.trim_end_matches('/'))
+}
+
+/// (`scheme://authority`, path) of an absolute http(s) URL without query or fragment.
+pub fn split_url(url: &str) -> Result<(&str, &str), String> {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))
+        .ok_or_else(|| format!("{url:?} is not an http:// or https:// URL"))?;
+    if url.contains(['?', '#']) {
+        return Err(format!("{url:?} has a query or fragment"));
+    }
+    let scheme_len = url.len() - rest.len();
+    let at = rest.find('/').unwrap_or(rest.len());
+    if at == 0 {
+        return Err(format!("{url:?} has no host"));
+    }
+    Ok(url.split_at(scheme_len + at))
+}
+
+/// The authorization server metadata of `issuer`: RFC 8414's well-known URI first, then OpenID
+/// Connect discovery. The document's `issuer` must equal `issuer` exactly (RFC 8414 §3.3).
+pub fn fetch_issuer(agent: &ureq::Agent, issuer: &str) -> Result<Issuer, String> {
+    let rfc8414 = well_known_inserted(issuer, "oauth-authorization-server")?;
+    let openid = well_known_appended(issuer, "openid-configuration");
+    let mut tried = Vec::new();
+    for url in [rfc8414, openid] {
+        match get_json(agent, &url) {
+            Ok(doc) => return parse_issuer(&doc, issuer, &url),
+            Err(e) => tried.push(e),
+        }
+    }
+    Err(format!(
+        "no authorization server metadata for issuer {issuer} ({})",
+        tried.join("; ")
+    ))
+}
+
+fn parse_issuer(doc: &Value, issuer: &str, from: &str) -> Result<Issuer, String> {
+    let text = |k: &str| doc.get(k).and_then(Value::as_str).map(str::to_owned);
+    let named = text("issuer").unwrap_or_default();
+    if named != issuer {
+        return Err(format!(
+            "{from} names issuer {named:?}, not {issuer:?}: give --auth-issuer exactly as the \
+             provider writes it (trailing slash included)"
+        ));
+    }
+    let jwks_uri = text("jwks_uri").ok_or_else(|| format!("{from} has no jwks_uri"))?;
+    let signing_algs = doc
+        .get("id_token_signing_alg_values_supported")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Issuer {
+        issuer: named,
+        jwks_uri,
+        token_endpoint: text("token_endpoint"),
+        signing_algs,
+        from: from.to_owned(),
+    })
+}
+
+/// What a client needs from a resource's protected-resource metadata (RFC 9728).
+#[derive(Debug, Clone)]
+pub struct Resource {
+    /// `resource`: the identifier to ask tokens for (RFC 8707 `resource`).
+    pub resource: String,
+    /// `authorization_servers`.
+    pub authorization_servers: Vec<String>,
+    /// `scopes_supported`.
+    pub scopes: Vec<String>,
+}
+
+/// The protected-resource metadata of the MCP endpoint `endpoint`: the path-suffixed
+/// well-known URI first, then the root one (as MCP clients look for it).
+pub fn fetch_resource(agent: &ureq::Agent, endpoint: &str) -> Result<Resource, String> {
+    let suffixed = well_known_inserted(endpoint, "oauth-protected-resource")?;
+    let (origin, _) = split_url(endpoint)?;
+    let root = format!("{origin}/.well-known/oauth-protected-resource");
+    let mut tried = Vec::new();
+    for url in [suffixed, root] {
+        match get_json(agent, &url) {
+            Ok(doc) => return parse_resource(&doc, &url),
+            Err(e) => tried.push(e),
+        }
+    }
+    Err(format!(
+        "no protected-resource metadata for {endpoint} ({})",
+        tried.join("; ")
+    ))
+}
+
+fn parse_resource(doc: &Value, from: &str) -> Result<Resource, String> {
+    let list = |k: &str| -> Vec<String> {
+        doc.get(k)
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let resource = doc
+        .get("resource")
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("{from} has no resource"))?
+        .to_owned();
+    let authorization_servers = list("authorization_servers");
+    if authorization_servers.is_empty() {
+        return Err(format!("{from} names no authorization_servers"));
+    }
+    Ok(Resource {
+        resource,
+        authorization_servers,
+        scopes: list("scopes_supported"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn well_known_uris_are_formed_as_the_rfcs_say() {
+        assert_eq!(
+            well_known_inserted("https://as.example/realms/x", "oauth-authorization-server")
+                .unwrap(),
+            "https://as.example/.well-known/oauth-authorization-server/realms/x"
+        );
+        assert_eq!(
+            well_known_inserted("http://127.0.0.1:8080/mcp", "oauth-protected-resource").unwrap(),
+            "http://127.0.0.1:8080/.well-known/oauth-protected-resource/mcp"
+        );
+        assert_eq!(
+            well_known_inserted("https://as.example/", "oauth-authorization-server").unwrap(),
+            "https://as.example/.well-known/oauth-authorization-server"
+        );
+        assert_eq!(
+            well_known_appended("https://as.example/realms/x/", "openid-configuration"),
+            "https://as.example/realms/x/.well-known/openid-configuration"
+        );
+        assert!(split_url("ftp://x/").is_err());
+        assert!(split_url("https:///x").is_err());
+        assert!(split_url("https://x/a?b").is_err());
+    }
+
+    #[test]
+    fn issuer_metadata_must_name_the_issuer_exactly() {
+        let doc = json!({"issuer": "https://as.example/", "jwks_uri": "https://as.example/jwks",
+            "id_token_signing_alg_values_supported": ["RS256", "HS256"]});
+        let i = parse_issuer(&doc, "https://as.example/", "u").unwrap();
+        assert_eq!(i.signing_algs, ["RS256", "HS256"]);
+        let e = parse_issuer(&doc, "https://as.example", "u").unwrap_err();
+        assert!(e.contains("trailing slash"), "{e}");
+        assert!(parse_issuer(&json!({"issuer": "a"}), "a", "u").is_err());
+    }
+
+    #[test]
+    fn resource_metadata_needs_a_resource_and_a_server() {
+        let r = parse_resource(
+            &json!({"resource": "r", "authorization_servers": ["a"], "scopes_supported": ["s"]}),
+            "u",
+        )
+        .unwrap();
+        assert_eq!((r.resource.as_str(), r.scopes.len()), ("r", 1));
+        assert!(parse_resource(&json!({"resource": "r"}), "u").is_err());
+    }
+}

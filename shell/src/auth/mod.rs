@@ -1,0 +1,165 @@
+//! Streamable HTTP as an OAuth 2.1 resource server (MCP 2026-07-28 authorization): the
+//! issuer's metadata and keys (`metadata.rs`, `jwks.rs`), JWT access-token validation
+//! (`validate.rs`), and what is said to clients (`challenge.rs`: RFC 9728 metadata, 401 and
+//! 403 challenges). `grant.rs` is the client side: a token by the client-credentials grant.
+//!
+//! `redmark serve --http ADDR --auth-issuer URL --resource URL` turns it on; a token's `iss` +
+//! `sub` become the principal (`validate::principal`). stdio and TCP never use it.
+
+pub mod challenge;
+pub mod grant;
+pub mod jwks;
+pub mod metadata;
+pub mod validate;
+
+use axum::response::Response;
+
+use jwks::Jwks;
+use validate::{Refused, Rules, Subject};
+
+/// Default scope the booking tools need.
+pub const DEFAULT_WRITE_SCOPE: &str = "rooms:write";
+/// Default leeway on `exp` and `nbf`, seconds.
+pub const DEFAULT_LEEWAY: u64 = 30;
+/// Largest leeway allowed, seconds.
+pub const MAX_LEEWAY: u64 = 300;
+
+/// The OAuth options of `redmark serve`.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct AuthArgs {
+    /// Accept OAuth 2.1 JWT access tokens from this issuer on --http (its metadata and JWKS
+    /// are fetched at start); needs --resource. See docs/oauth.md
+    #[arg(long, value_name = "URL", requires = "resource")]
+    pub auth_issuer: Option<String>,
+    /// This server's resource identifier (RFC 8707/9728): the public URL of its MCP endpoint
+    /// as clients reach it (behind the TLS proxy); tokens must be issued for it
+    #[arg(long, value_name = "URL", requires = "auth_issuer")]
+    pub resource: Option<String>,
+    /// Accept tokens whose `aud` holds this value instead of --resource (repeatable), for
+    /// providers that put a client id or an api:// URI in `aud` (Keycloak, Entra ID)
+    #[arg(long, value_name = "AUD", requires = "auth_issuer")]
+    pub audience: Vec<String>,
+    /// The scope book_room and cancel_booking need (list_rooms needs only a valid token)
+    #[arg(long, value_name = "SCOPE", default_value = DEFAULT_WRITE_SCOPE)]
+    pub write_scope: String,
+    /// Seconds of clock skew allowed on a token's exp and nbf
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_LEEWAY,
+          value_parser = clap::value_parser!(u64).range(0..=MAX_LEEWAY))]
+    pub auth_leeway: u64,
+}
+
+/// A configured resource server: the issuer's rules and keys, and what it publishes.
+pub struct OAuth {
+    rules: Rules,
+    keys: Jwks,
+    write_scope: String,
+    /// The absolute URL of the metadata document (the `resource_metadata` of challenges).
+    metadata_url: String,
+    /// Paths the metadata is served at.
+    metadata_paths: Vec<String>,
+    document: Vec<u8>,
+}
+
+/// Who a request is, as the resource server sees it.
+pub enum Verdict {
+    /// A valid token: its subject.
+    Subject(Subject),
+    /// Refused: the 401 to send.
+    Refused(Response),
+}
+
+impl OAuth {
+    /// Sets up from `args` (None when --auth-issuer is absent): fetches the issuer's metadata
+    /// and JWKS. Blocking: call it before the runtime serves anything, or off it. Every error
+    /// is one line naming the flag to fix.
+    pub fn setup(args: &AuthArgs) -> Result<Option<OAuth>, String> {
+        let (Some(issuer), Some(resource)) = (&args.auth_issuer, &args.resource) else {
+            return Ok(None);
+        };
+        let (_, path) = metadata::split_url(resource).map_err(|e| format!("--resource {e}"))?;
+        metadata::split_url(issuer).map_err(|e| format!("--auth-issuer {e}"))?;
+        if args.write_scope.is_empty() || args.write_scope.contains(char::is_whitespace) {
+            return Err("--write-scope: one scope, no spaces".into());
+        }
+        let agent = metadata::agent();
+        let meta = metadata::fetch_issuer(&agent, issuer)
+            .map_err(|e| format!("--auth-issuer {issuer}: {e}"))?;
+        let keys =
+            Jwks::load(&meta.jwks_uri).map_err(|e| format!("--auth-issuer {issuer}: {e}"))?;
+        let algorithms = validate::algorithms(&meta.signing_algs);
+        let audiences = if args.audience.is_empty() {
+            vec![resource.clone()]
+        } else {
+            args.audience.clone()
+        };
+        tracing::info!(
+            "auth: issuer {issuer} (metadata {}), tokens for {}, algorithms {algorithms:?}",
+            meta.from,
+            audiences.join(" or ")
+        );
+        let path = path.trim_end_matches('/');
+        let mut metadata_paths = vec![challenge::WELL_KNOWN.to_owned()];
+        for p in [path, "/mcp"] {
+            let suffixed = format!("{}{p}", challenge::WELL_KNOWN);
+            if !p.is_empty() && !metadata_paths.contains(&suffixed) {
+                metadata_paths.push(suffixed);
+            }
+        }
+        let metadata_url = metadata::well_known_inserted(resource, "oauth-protected-resource")?;
+        let scopes = vec![args.write_scope.clone()];
+        Ok(Some(OAuth {
+            rules: Rules {
+                issuer: meta.issuer,
+                audiences,
+                algorithms,
+                leeway: args.auth_leeway,
+            },
+            keys,
+            write_scope: args.write_scope.clone(),
+            metadata_url,
+            metadata_paths,
+            document: challenge::resource_document(resource, issuer, &scopes),
+        }))
+    }
+
+    /// The metadata document, when `path` is one of its well-known paths.
+    pub fn well_known(&self, path: &str) -> Option<Response> {
+        self.metadata_paths
+            .iter()
+            .any(|p| p == path)
+            .then(|| challenge::metadata_response(&self.document))
+    }
+
+    /// Validates the bearer token `token` (None: no token was sent).
+    pub async fn authenticate(&self, token: Option<&str>) -> Verdict {
+        let Some(token) = token else {
+            return Verdict::Refused(challenge::unauthorized(&self.metadata_url, false));
+        };
+        match validate::validate(token, &self.rules, &self.keys).await {
+            Ok(s) => Verdict::Subject(s),
+            Err(Refused(why)) => {
+                tracing::info!("http: 401 (access token refused: {why})");
+                Verdict::Refused(challenge::unauthorized(&self.metadata_url, true))
+            }
+        }
+    }
+
+    /// The 403 to send when `body` calls a tool whose scope `scopes` lack.
+    pub fn check_scope(&self, scopes: &[String], body: &[u8]) -> Option<Response> {
+        let need = std::slice::from_ref(&self.write_scope);
+        if validate::has_scopes(scopes, need) {
+            return None;
+        }
+        let tool = match challenge::write_tool(body) {
+            Ok(None) => return None,
+            Ok(Some(tool)) => tool,
+            Err(()) => "this request".to_owned(),
+        };
+        tracing::info!("http: 403 ({tool} needs scope {})", self.write_scope);
+        Some(challenge::insufficient_scope(
+            &self.metadata_url,
+            &self.write_scope,
+            &tool,
+        ))
+    }
+}
