@@ -2,9 +2,9 @@
 # Installs what tests/tests/oauth.rs runs against, at pinned versions, into target/oauth-peer/
 # (never committed): the authorization server oidc-provider and the Node 22 it supports (npm's
 # `node` package; the machine's own node may be older), both pinned with their dependencies by
-# tests/peers/oauth/package-lock.json, and the official Python SDK 2.3 client in a venv.
-# Idempotent (npm ci only when the lockfile changed, pip only when the version differs); prints
-# the folder. Needs npm (any Node) and python3 with venv.
+# tests/peers/oauth/package-lock.json; and the official Python SDK 2.3 client
+# (scripts/sdk-peer.sh, into target/sdk-peers/venv). Idempotent (npm ci only when the lockfile
+# changed); prints the folder. Needs npm (any Node) and python3 with venv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=tests/peers/oauth
@@ -15,9 +15,5 @@ if ! cmp -s "$src/package-lock.json" "$dir/package-lock.json" ||
     cp "$src/package.json" "$src/package-lock.json" "$dir/"
     (cd "$dir" && npm ci --silent --no-audit --no-fund)
 fi
-PY_MCP=2.3.0
-if ! "$dir/venv/bin/python" -c "import sys; from importlib.metadata import version; sys.exit(version('mcp') != '$PY_MCP')" 2>/dev/null; then
-    python3 -m venv "$dir/venv"
-    "$dir/venv/bin/pip" install -q "mcp==$PY_MCP"
-fi
+scripts/sdk-peer.sh > /dev/null
 echo "$dir"

@@ -53,12 +53,8 @@ scripts/check-no-std.sh
 step "2025-11-25 SDK peers (Python and TypeScript clients, pinned) for the dual-era tests"
 scripts/legacy-peers.sh
 
-step "Python MCP SDK 2.3 (a 2026-07-28 client, pinned) for the networked panel's test"
-# tests/tests/qemu_net.rs drives it against the panel under QEMU.
-sdk=target/sdk-peers/venv
-if ! "$sdk/bin/python" -c "import sys; from importlib.metadata import version; sys.exit(version('mcp') != '2.3.0')" 2>/dev/null; then
-    python3 -m venv "$sdk" && "$sdk/bin/pip" install -q "mcp==2.3.0"
-fi
+step "Python MCP SDK 2.3 (a 2026-07-28 client, pinned) for the networked panel's and the OAuth tests"
+scripts/sdk-peer.sh
 
 step "OAuth test peers (oidc-provider on Node 22, Python SDK 2.3; pinned) for tests/tests/oauth.rs"
 scripts/oauth-peer.sh

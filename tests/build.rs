@@ -124,7 +124,7 @@ fn legacy_peers() {
 }
 
 /// Sets `cfg(oauth_peer)` when `scripts/oauth-peer.sh` has installed oidc-provider, its Node
-/// and the Python SDK 2.3 under `target/oauth-peer/`; `REDMARK_REQUIRE_OAUTH=1` (set by
+/// under `target/oauth-peer/` and the Python SDK 2.3 under `target/sdk-peers/`; `REDMARK_REQUIRE_OAUTH=1` (set by
 /// `scripts/test-all.sh`) makes their absence an error.
 fn oauth_peer() {
     println!("cargo::rustc-check-cfg=cfg(oauth_peer)");
@@ -133,7 +133,7 @@ fn oauth_peer() {
     let need = [
         dir.join("node_modules/oidc-provider/package.json"),
         dir.join("node_modules/.bin/node"),
-        dir.join("venv/bin/python"),
+        dir.join("../sdk-peers/venv/bin/python"),
     ];
     for f in need.iter().filter(|f| f.exists()) {
         println!("cargo::rerun-if-changed={}", f.display());

@@ -458,7 +458,7 @@ fn python_sdk_client_books_with_a_bearer_token() {
     let url = format!("http://{}/mcp", s.http[0]);
     let token = issuer.token("alice", RESOURCE, "rooms:write");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("peers/oauth/client.py");
-    let mut cmd = Command::new(peer_dir().join("venv/bin/python"));
+    let mut cmd = Command::new(peer_dir().join("../sdk-peers/venv/bin/python"));
     cmd.arg(&script).args([url.as_str(), token.as_str(), DAY]);
     let out = run_json(cmd);
     assert_eq!(out["asked"].as_array().map(Vec::len), Some(1), "{out}");
@@ -470,7 +470,7 @@ fn python_sdk_client_books_with_a_bearer_token() {
         "{out}"
     );
     assert!(!is_free(&out["rooms"], "studio-b"), "{out}");
-    let mut cmd = Command::new(peer_dir().join("venv/bin/python"));
+    let mut cmd = Command::new(peer_dir().join("../sdk-peers/venv/bin/python"));
     cmd.arg(&script).args([url.as_str(), "not-a-token", DAY]);
     let run = run_bounded(cmd);
     assert_ne!(run.code, 0, "{}", run.stdout);
