@@ -111,10 +111,10 @@ fn call(
             Server::There(bridge) => {
                 match legacy::call(bridge.as_mut(), next_id, tool, arguments, answerer)? {
                     Some(called) => Ok(called),
-                    None => first.as_final(),
+                    None => first.into_final(),
                 }
             }
-            Server::Here(_) => first.as_final(),
+            Server::Here(_) => first.into_final(),
         },
     }
 }

@@ -327,7 +327,7 @@ pub enum NotUnderstood {
 impl NotUnderstood {
     /// What the call came to as a 2026-07-28 call, when the server speaks no older revision
     /// (or none is tried).
-    pub fn as_final(self) -> Result<Called, Failure> {
+    pub fn into_final(self) -> Result<Called, Failure> {
         match self {
             NotUnderstood::Refused(e) => Err(Failure::Transport(e)),
             NotUnderstood::Error(err) => Ok(Called {
@@ -493,8 +493,11 @@ mod tests {
             panic!("{a:?}")
         };
         assert_eq!(s.next_id(), 2);
-        let c = n.as_final().unwrap();
-        assert!(matches!(c.outcome, Outcome::Error(_)) && c.rounds == 1, "{c:?}");
+        let c = n.into_final().unwrap();
+        assert!(
+            matches!(c.outcome, Outcome::Error(_)) && c.rounds == 1,
+            "{c:?}"
+        );
     }
 
     #[test]
