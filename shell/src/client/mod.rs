@@ -4,28 +4,45 @@
 //! question (from the command line or a form in the terminal) and calls again with a new id,
 //! the same arguments, the `inputResponses` and the `requestState` echoed byte for byte —
 //! against any 2026-07-28 server: in-process (default: the booking floor on the data folder of
-//! `redmark serve`, or in memory with `--scratch`), `--stdio`, `--tcp` or `--url`.
+//! `redmark serve`, or in memory with `--scratch`), `--stdio`, `--tcp` or `--url`. A stream
+//! server that does not understand the first 2026-07-28 call may be a 2025-11-25 one: this file
+//! then hands the call to `legacy` (spec §7).
+//!
+//! The rooms: `args` (the command line), `mrtr` (requests and the MRTR loop), `answer`,
+//! `prompt` and `form` (who answers a question, the terminal form, its schema), `transport`
+//! (2026-07-28 only: in-process, lines, HTTP), `legacy` (the 2025-11-25 session on top of the
+//! stream transports), `trace` (`--trace`). None of them imports from this file.
 
 mod answer;
+mod args;
 mod form;
 mod legacy;
 mod mrtr;
+mod prompt;
 mod token;
+mod trace;
 mod transport;
 
 use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+pub use args::{CallArgs, ToolsArgs};
+
 use answer::{Answers, Presets};
-use mrtr::{Failure, Outcome, Session};
+use args::{exit, parse_arguments, ServerArgs};
+use legacy::{Bridge, HttpSessions};
+use mrtr::{Attempt, Called, Failure, Outcome, Session};
 use redmark_core::booking::DEFAULT_FLOOR;
 use redmark_core::engine::Config;
-use transport::{Http, InProcess, Lines, Transport, TransportError};
+use trace::{set_tracing, tracing};
+use transport::http::Http;
+use transport::in_process::InProcess;
+use transport::lines::Lines;
+use transport::{Transport, TransportError, PROTOCOL_VERSION};
 
 use crate::serve;
 
@@ -37,221 +54,6 @@ macro_rules! out {
     }};
 }
 
-/// The protocol revision this client speaks.
-pub const PROTOCOL_VERSION: &str = "2026-07-28";
-
-/// Exit statuses of `redmark call` (also in its `--help`).
-pub mod exit {
-    /// The tool completed.
-    pub const COMPLETE: u8 = 0;
-    /// The tool reported an error (`isError: true`).
-    pub const TOOL_ERROR: u8 = 1;
-    /// Bad command line (clap uses 2 as well).
-    pub const USAGE: u8 = 2;
-    /// A question was declined.
-    pub const DECLINED: u8 = 3;
-    /// A question was cancelled.
-    pub const CANCELLED: u8 = 4;
-    /// The server answered with a JSON-RPC error or broke the protocol.
-    pub const PROTOCOL: u8 = 5;
-    /// The server could not be reached, or did not answer in time.
-    pub const TRANSPORT: u8 = 6;
-    /// A question needs an answer, and there is no terminal and no flag giving one.
-    pub const NEED_INPUT: u8 = 7;
-}
-
-const CALL_HELP: &str = "\
-Server: --stdio CMD, --tcp HOST:PORT or --url http://HOST:PORT/mcp name one. Without them, call
-runs the booking floor in this process on the data folder of `redmark serve` (--data DIR, by
-default the platform's data directory, e.g. ~/.local/share/redmark): the same sealing keys and
-the same bookings.redb, so a booking made here is there for the next call and for redmark serve.
---scratch runs a throwaway floor in memory instead (nothing is kept). Only one process at a time
-can hold a data folder: while a redmark serve runs on it, reach that server with --tcp or --url
-(or stop it, or use --scratch or another --data).
-
-An --url server behind an identity provider (docs/oauth.md) takes an access token: --token TOKEN,
-REDMARK_TOKEN, --token-command CMD (the first line it prints), or --client-id ID with
---client-secret or REDMARK_CLIENT_SECRET (the client-credentials grant, from the authorization
-server the server's metadata names; --scope to ask for less than every scope it lists).
-
-Arguments are KEY=VALUE; VALUE is read as JSON when it parses as JSON (hour=9 is a number,
-notify=true a boolean, tags='[\"a\"]' an array) and as a string otherwise (day=2099-09-17,
-room_hint=\"the big room\"). --arguments JSON gives the whole object; KEY=VALUE pairs override it.
-
-Questions (input requests) are answered in the terminal: first \"Answer it? (Y/n)\", one key:
-y or Enter fills in the form, n declines, Esc or Ctrl-C cancels; then a form with arrow keys for
-choices, checks at each field before anything is sent. Without a terminal, or with --no-input,
-answer them on the command line:
-  --answer room.room_id=studio-b   field room_id of question 'room' (defaults fill the rest)
-  --accept KEY                     accept question KEY with its defaults (every required field
-                                   needs a default or an --answer)
-  --decline KEY / --cancel KEY     decline or cancel question KEY
-An --answer, --accept, --decline or --cancel that matches no question asked is reported on
-stderr with the questions that were asked.
-
-Exit status:
-  0  complete            the tool completed
-  1  tool error          the tool reported an error (isError: true)
-  2  usage               bad command line
-  3  declined            a question was declined (the server's final answer is still printed)
-  4  cancelled           a question was cancelled (likewise)
-  5  protocol error      JSON-RPC error response, malformed or unexpected message, an input
-                         request this client did not declare, or too many rounds
-  6  transport error     cannot start or reach the server (or open the data folder), or no
-                         answer in time
-  7  input needed        a question with no terminal and no --answer/--accept/--decline/--cancel
-
-Examples:
-  redmark call book_room day=2099-09-17 hour=9 room_hint=\"the big room\"
-  redmark call --trace --answer room.room_id=studio-b book_room day=2099-09-17 hour=9 room_hint=\"the big room\"
-  redmark call cancel_booking booking_id=bk_1
-  redmark call --scratch list_rooms
-  redmark call --stdio 'redmark serve' list_rooms
-  redmark call --url http://127.0.0.1:8080/mcp --json list_rooms";
-
-const TOOLS_HELP: &str = "\
-Server: --stdio CMD, --tcp HOST:PORT or --url http://HOST:PORT/mcp name one; without them, the
-tools of the built-in booking floor are listed from this process (nothing is opened or stored).
-
-Exit status:
-  0  listed
-  2  usage               bad command line
-  5  protocol error      JSON-RPC error response or a malformed message
-  6  transport error     cannot start or reach the server, or no answer in time
-
-Examples:
-  redmark tools
-  redmark tools --url http://127.0.0.1:8080/mcp --json";
-
-/// Which server to talk to (none of --stdio, --tcp, --url: one in this process).
-#[derive(clap::Args, Debug)]
-pub struct ServerArgs {
-    /// Spawn an MCP server and talk newline-delimited JSON over its stdin/stdout (run with `sh -c`).
-    #[arg(long, value_name = "CMD", conflicts_with_all = ["tcp", "url"])]
-    pub stdio: Option<String>,
-    /// Talk newline-delimited JSON over TCP.
-    #[arg(long, value_name = "HOST:PORT", conflicts_with = "url")]
-    pub tcp: Option<String>,
-    /// Talk Streamable HTTP (2026-07-28) to this MCP endpoint, e.g. http://127.0.0.1:8080/mcp
-    /// (https:// too).
-    #[arg(long, value_name = "URL", value_parser = parse_url)]
-    pub url: Option<String>,
-    /// Seconds to wait for each response (not for you: forms wait as long as you like).
-    #[arg(long, value_name = "SECS", default_value_t = 30)]
-    pub timeout: u64,
-    /// Print every wire message to stderr (→ sent, ← received).
-    #[arg(long)]
-    pub trace: bool,
-    /// With --url: send this OAuth access token (Authorization: Bearer) [default:
-    /// REDMARK_TOKEN]
-    #[arg(long, value_name = "TOKEN", requires = "url", conflicts_with_all = ["token_command", "client_id"])]
-    pub token: Option<String>,
-    /// With --url: run this command (sh -c) and send the first line it prints as the token
-    #[arg(
-        long,
-        value_name = "CMD",
-        requires = "url",
-        conflicts_with = "client_id"
-    )]
-    pub token_command: Option<String>,
-    /// With --url: get a token by the client-credentials grant, as this client, from the
-    /// authorization server the server's metadata names (docs/oauth.md)
-    #[arg(long, value_name = "ID", requires = "url")]
-    pub client_id: Option<String>,
-    /// The secret of --client-id [default: REDMARK_CLIENT_SECRET]
-    #[arg(long, value_name = "SECRET", requires = "client_id")]
-    pub client_secret: Option<String>,
-    /// Scopes to ask for with --client-id (space-separated) [default: those the server lists]
-    #[arg(long, value_name = "SCOPES", requires = "client_id")]
-    pub scope: Option<String>,
-}
-
-/// Options of `redmark call`.
-#[derive(clap::Args, Debug)]
-#[command(after_help = CALL_HELP)]
-pub struct CallArgs {
-    /// The tool to call.
-    pub tool: String,
-    /// Tool arguments, KEY=VALUE (VALUE as JSON when it parses, else a string).
-    #[arg(value_name = "KEY=VALUE")]
-    pub args: Vec<String>,
-    /// The whole arguments object as JSON.
-    #[arg(long, value_name = "JSON")]
-    pub arguments: Option<String>,
-    #[command(flatten)]
-    pub server: ServerArgs,
-    /// Data folder of the in-process server: keys and bookings, as `redmark serve --data`
-    /// [default: the platform's data directory, e.g. ~/.local/share/redmark]
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["stdio", "tcp", "url", "scratch"])]
-    pub data: Option<std::path::PathBuf>,
-    /// Run a throwaway in-process floor in memory (nothing is read or kept)
-    #[arg(long, conflicts_with_all = ["stdio", "tcp", "url"])]
-    pub scratch: bool,
-    /// Answer field FIELD of question KEY (repeatable); FIELD=VALUE answers the one question
-    /// that asks for FIELD (e.g. a question a 2025-11-25 server pushes; those are named q1, q2…)
-    #[arg(long = "answer", value_name = "[KEY.]FIELD=VALUE")]
-    pub answer: Vec<String>,
-    /// Accept question KEY with its defaults (repeatable).
-    #[arg(long = "accept", value_name = "KEY")]
-    pub accept: Vec<String>,
-    /// Decline question KEY (repeatable).
-    #[arg(long = "decline", value_name = "KEY")]
-    pub decline: Vec<String>,
-    /// Cancel question KEY (repeatable).
-    #[arg(long = "cancel", value_name = "KEY")]
-    pub cancel: Vec<String>,
-    /// Never show a form, even in a terminal.
-    #[arg(long)]
-    pub no_input: bool,
-    /// Print the final result (or error) as JSON on stdout.
-    #[arg(long)]
-    pub json: bool,
-    /// Most tools/call requests for one call before giving up (at least 1).
-    #[arg(long, value_name = "N", default_value_t = 10,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
-    pub max_rounds: usize,
-}
-
-/// Options of `redmark tools`.
-#[derive(clap::Args, Debug)]
-#[command(after_help = TOOLS_HELP)]
-pub struct ToolsArgs {
-    #[command(flatten)]
-    pub server: ServerArgs,
-    /// Print the tools as a JSON array on stdout.
-    #[arg(long)]
-    pub json: bool,
-}
-
-static TRACE: AtomicBool = AtomicBool::new(false);
-
-/// Whether `--trace` is on.
-pub(crate) fn tracing() -> bool {
-    TRACE.load(Ordering::Relaxed)
-}
-
-/// Prints one wire message under `--trace`.
-pub(crate) fn trace(dir: &str, msg: &str) {
-    if tracing() {
-        use std::io::Write as _;
-        // One write under the lock: the server's forwarded stderr never lands inside a message.
-        let _ = std::io::stderr()
-            .lock()
-            .write_all(format!("{dir} {msg}\n").as_bytes());
-    }
-}
-
-/// `--url`: an `http://` or `https://` URL (a missing scheme gets a suggestion).
-fn parse_url(url: &str) -> Result<String, String> {
-    match url.split_once("://") {
-        Some(("http" | "https", _)) => Ok(url.to_owned()),
-        Some((scheme, _)) => Err(format!(
-            "only http:// and https:// URLs are supported ({scheme}:// is not)"
-        )),
-        None => Err(format!("no scheme; did you mean http://{url}?")),
-    }
-}
-
 /// The server in this process when no transport flag is given.
 enum Local<'a> {
     /// The booking floor on a data folder (`--data`, or the default one of `redmark serve`).
@@ -260,19 +62,64 @@ enum Local<'a> {
     Scratch,
 }
 
-fn connect(s: &ServerArgs, local: Local<'_>) -> Result<Box<dyn Transport>, Failure> {
-    TRACE.store(s.trace, Ordering::Relaxed);
+/// The server `connect` reached.
+enum Server {
+    /// One in this process: it speaks 2026-07-28.
+    Here(Box<dyn Transport>),
+    /// One over a stream (`--stdio`, `--tcp`, `--url`): it may turn out to speak 2025-11-25.
+    There(Box<dyn Bridge>),
+}
+
+impl Server {
+    /// The 2026-07-28 transport to it.
+    fn transport(&mut self) -> &mut dyn Transport {
+        match self {
+            Server::Here(t) => t.as_mut(),
+            Server::There(b) => b.as_mut(),
+        }
+    }
+}
+
+fn connect(s: &ServerArgs, local: Local<'_>) -> Result<Server, Failure> {
+    set_tracing(s.trace);
     let timeout = Duration::from_secs(s.timeout.max(1));
-    let t: Box<dyn Transport> = match (&s.stdio, &s.tcp, &s.url) {
-        (Some(cmd), _, _) => Box::new(Lines::spawn(cmd, timeout)?),
-        (_, Some(addr), _) => Box::new(Lines::connect(addr, timeout)?),
-        (_, _, Some(url)) => Box::new(Http::new(url, timeout)?.with_bearer(token::bearer(s, url)?)),
+    Ok(match (&s.stdio, &s.tcp, &s.url) {
+        (Some(cmd), _, _) => Server::There(Box::new(Lines::spawn(cmd, timeout)?)),
+        (_, Some(addr), _) => Server::There(Box::new(Lines::connect(addr, timeout)?)),
+        (_, _, Some(url)) => Server::There(Box::new(HttpSessions::over(
+            Http::new(url, timeout)?.with_bearer(token::bearer(s, url)?),
+        ))),
         _ => match local {
-            Local::Scratch => Box::new(InProcess::scratch()?),
-            Local::Data(dir) => Box::new(on_data(dir)?),
+            Local::Scratch => Server::Here(Box::new(InProcess::scratch()?)),
+            Local::Data(dir) => Server::Here(Box::new(on_data(dir)?)),
         },
-    };
-    Ok(t)
+    })
+}
+
+/// Calls the tool; a first request not understood as 2026-07-28 sends a stream transport's
+/// call to a 2025-11-25 session instead (spec §7), when the server speaks that.
+fn call(
+    server: &mut Server,
+    tool: &str,
+    arguments: &Map<String, Value>,
+    answerer: &mut Answers,
+    max_rounds: usize,
+) -> Result<Called, Failure> {
+    let mut session = Session::new(server.transport());
+    let attempt = session.call_tool(tool, arguments, answerer, max_rounds)?;
+    let next_id = session.next_id();
+    match attempt {
+        Attempt::Done(called) => Ok(called),
+        Attempt::NotUnderstood(first) => match server {
+            Server::There(bridge) => {
+                match legacy::call(bridge.as_mut(), next_id, tool, arguments, answerer)? {
+                    Some(called) => Ok(called),
+                    None => first.into_final(),
+                }
+            }
+            Server::Here(_) => first.into_final(),
+        },
+    }
 }
 
 /// The booking floor in this process on a data folder, set up exactly as `redmark serve` does.
@@ -298,28 +145,6 @@ fn on_data(dir: Option<&Path>) -> Result<InProcess<impl crate::host::Hosted>, Fa
         eprintln!("(in-process server on {})", data.dir.display());
     }
     Ok(InProcess::new(&host))
-}
-
-/// Reads `--arguments` and KEY=VALUE pairs into the arguments object.
-pub fn parse_arguments(
-    whole: Option<&str>,
-    pairs: &[String],
-) -> Result<Map<String, Value>, String> {
-    let mut args = match whole {
-        None => Map::new(),
-        Some(j) => match serde_json::from_str(j) {
-            Ok(Value::Object(m)) => m,
-            _ => return Err(format!("--arguments '{j}' is not a JSON object")),
-        },
-    };
-    for p in pairs {
-        let Some((k, v)) = p.split_once('=').filter(|(k, _)| !k.is_empty()) else {
-            return Err(format!("argument '{p}': expected KEY=VALUE, e.g. hour=9"));
-        };
-        let value = serde_json::from_str(v).unwrap_or_else(|_| Value::String(v.to_owned()));
-        args.insert(k.to_owned(), value);
-    }
-    Ok(args)
 }
 
 fn fail(f: Failure) -> ExitCode {
@@ -433,12 +258,18 @@ pub fn run_call(args: CallArgs) -> ExitCode {
     } else {
         Local::Data(args.data.as_deref())
     };
-    let transport = match connect(&args.server, local) {
-        Ok(t) => t,
+    // Kept until the end: a stdio server is stopped and an HTTP session ended after printing.
+    let mut server = match connect(&args.server, local) {
+        Ok(s) => s,
         Err(f) => return fail(f),
     };
-    let mut session = Session::new(transport);
-    let called = session.call_tool(&args.tool, &arguments, &mut answerer, args.max_rounds);
+    let called = call(
+        &mut server,
+        &args.tool,
+        &arguments,
+        &mut answerer,
+        args.max_rounds,
+    );
     for w in answerer.unused() {
         eprintln!("redmark: warning: {w}");
     }
@@ -498,11 +329,11 @@ pub fn run_call(args: CallArgs) -> ExitCode {
 pub fn run_tools(args: ToolsArgs) -> ExitCode {
     // tools/list reads no bookings: the built-in floor in memory lists the same tools without
     // creating or locking a data folder.
-    let transport = match connect(&args.server, Local::Scratch) {
-        Ok(t) => t,
+    let mut server = match connect(&args.server, Local::Scratch) {
+        Ok(s) => s,
         Err(f) => return fail(f),
     };
-    let mut session = Session::new(transport);
+    let mut session = Session::new(server.transport());
     let mut tools = Vec::new();
     let mut cursor: Option<Value> = None;
     let mut server = None;
@@ -588,41 +419,6 @@ pub fn run_tools(args: ToolsArgs) -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn key_value_arguments() {
-        let pairs = [
-            "day=2026-09-17",
-            "hour=9",
-            "room_hint=the big room",
-            "x=true",
-            "n=null",
-            "e=",
-        ]
-        .map(str::to_owned);
-        let a = parse_arguments(Some(r#"{"hour": 8, "attendees": 3}"#), &pairs).unwrap();
-        assert_eq!(
-            Value::Object(a),
-            json!({"hour": 9, "attendees": 3, "day": "2026-09-17", "room_hint": "the big room", "x": true, "n": null, "e": ""})
-        );
-        assert!(parse_arguments(None, &["nokey".into()]).is_err());
-        assert!(parse_arguments(Some("[1]"), &[]).is_err());
-    }
-
-    #[test]
-    fn urls_need_the_http_scheme() {
-        assert_eq!(
-            parse_url("http://127.0.0.1:8080/mcp").unwrap(),
-            "http://127.0.0.1:8080/mcp"
-        );
-        let e = parse_url("127.0.0.1:8080/mcp").unwrap_err();
-        assert!(e.contains("did you mean http://127.0.0.1:8080/mcp?"), "{e}");
-        assert!(parse_url("https://example.com/mcp").is_ok());
-        assert!(parse_url("ftp://example.com/mcp")
-            .unwrap_err()
-            .contains("only http:// and https://"));
-    }
 
     #[test]
     fn a_data_folder_in_use_is_named_with_a_way_out() {

@@ -7,8 +7,8 @@ use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 use super::form::Form;
-use super::transport::{Outgoing, Serve, Transport, TransportError};
-use super::{trace, PROTOCOL_VERSION};
+use super::trace::trace;
+use super::transport::{Outgoing, Transport, TransportError, PROTOCOL_VERSION};
 
 /// How one question was answered.
 #[derive(Debug, Clone, PartialEq)]
@@ -68,9 +68,9 @@ pub trait Answerer {
 }
 
 /// A connection to one server: numbering, `_meta`, tracing.
-pub struct Session {
-    pub(super) transport: Box<dyn Transport>,
-    pub(super) next_id: u64,
+pub struct Session<'t> {
+    transport: &'t mut dyn Transport,
+    next_id: u64,
 }
 
 #[derive(Serialize)]
@@ -124,13 +124,21 @@ pub struct Response {
     pub text: String,
 }
 
-impl Session {
-    /// A session over `transport`.
-    pub fn new(transport: Box<dyn Transport>) -> Session {
-        Session {
-            transport,
-            next_id: 1,
-        }
+impl<'t> Session<'t> {
+    /// A session over `transport`, numbering requests from 1.
+    pub fn new(transport: &'t mut dyn Transport) -> Session<'t> {
+        Session::resuming(transport, 1)
+    }
+
+    /// A session over `transport` whose first request has id `next_id` (one that goes on
+    /// from another's requests).
+    pub fn resuming(transport: &'t mut dyn Transport, next_id: u64) -> Session<'t> {
+        Session { transport, next_id }
+    }
+
+    /// The id the next request gets.
+    pub fn next_id(&self) -> u64 {
+        self.next_id
     }
 
     /// Sends one request whose params serialize from `params`; returns its response.
@@ -159,31 +167,6 @@ impl Session {
         response(got)
     }
 
-    /// Sends a request with exactly these `params` (no `_meta` added), answering any server
-    /// request meanwhile with `serve` (a 2025-11-25 session).
-    pub(super) fn send_legacy(
-        &mut self,
-        method: &str,
-        params: Value,
-        serve: &mut Serve<'_>,
-    ) -> Result<Response, Failure> {
-        let id = self.next_id;
-        self.next_id += 1;
-        let body = serde_json::json!({"jsonrpc":"2.0","id":id,"method":method,"params":params})
-            .to_string();
-        trace("→", &body);
-        let got = self.transport.exchange_legacy(
-            &Outgoing {
-                id,
-                method,
-                name: None,
-                body: &body,
-            },
-            serve,
-        )?;
-        response(got)
-    }
-
     /// Sends `method` with only `_meta` (and `extra` members) as params.
     pub fn request(
         &mut self,
@@ -196,13 +179,14 @@ impl Session {
     }
 
     /// Calls a tool and runs the MRTR loop for at most `max_rounds` requests.
+    /// [`Attempt::NotUnderstood`]: the first request was not understood as a 2026-07-28 one.
     pub fn call_tool(
         &mut self,
         name: &str,
         arguments: &Map<String, Value>,
         answerer: &mut dyn Answerer,
         max_rounds: usize,
-    ) -> Result<Called, Failure> {
+    ) -> Result<Attempt, Failure> {
         let mut responses: Option<Map<String, Value>> = None;
         let mut state: Option<Box<RawValue>> = None;
         let mut declined = false;
@@ -219,30 +203,23 @@ impl Session {
             let resp = match self.send("tools/call", Some(name), params) {
                 Ok(r) => r,
                 // Over HTTP a 2025-11-25 server refuses a request without a session (400).
-                Err(Failure::Transport(e @ TransportError::Protocol(_)))
-                    if round == 1 && self.transport.legacy_capable() =>
-                {
-                    return match self.legacy_call(name, arguments, answerer)? {
-                        Some(called) => Ok(called),
-                        None => Err(Failure::Transport(e)),
-                    };
+                Err(Failure::Transport(e @ TransportError::Protocol(_))) if round == 1 => {
+                    return Ok(Attempt::NotUnderstood(NotUnderstood::Refused(e)));
                 }
                 Err(e) => return Err(e),
             };
             if let Some(err) = resp.msg.get("error") {
-                // A server that did not understand a 2026-07-28 request may be a 2025-11-25
-                // one (spec §7): probe it, and if so call again in a 2025-11-25 session.
-                if round == 1 && self.transport.legacy_capable() && !is_modern_error(err) {
-                    if let Some(called) = self.legacy_call(name, arguments, answerer)? {
-                        return Ok(called);
-                    }
+                // A server that did not understand a 2026-07-28 request may be an older one
+                // (spec §7): the caller may try another revision.
+                if round == 1 && !is_modern_error(err) {
+                    return Ok(Attempt::NotUnderstood(NotUnderstood::Error(err.clone())));
                 }
-                return Ok(Called {
+                return Ok(Attempt::Done(Called {
                     outcome: Outcome::Error(err.clone()),
                     declined,
                     cancelled,
                     rounds: round,
-                });
+                }));
             }
             let Some(result) = resp.msg.get("result").filter(|r| r.is_object()) else {
                 return Err(Failure::Protocol(format!(
@@ -287,19 +264,19 @@ impl Session {
                     "the result's content is not an array".into(),
                 ));
             }
-            return Ok(Called {
+            return Ok(Attempt::Done(Called {
                 outcome: Outcome::Complete(result.clone()),
                 declined,
                 cancelled,
                 rounds: round,
-            });
+            }));
         }
         Err(Failure::TooManyRounds(max_rounds, asked))
     }
 }
 
 /// The response among the messages an exchange returned (the last), checked to be JSON-RPC 2.0.
-fn response(got: Vec<String>) -> Result<Response, Failure> {
+pub(crate) fn response(got: Vec<String>) -> Result<Response, Failure> {
     let text = got
         .into_iter()
         .last()
@@ -327,6 +304,42 @@ pub struct Called {
     pub rounds: usize,
 }
 
+/// What [`Session::call_tool`] came to.
+#[derive(Debug)]
+pub enum Attempt {
+    /// The server understood the call; this is where it ended.
+    Done(Called),
+    /// The first request was not understood as a 2026-07-28 one: the server may speak an older
+    /// revision (spec §7).
+    NotUnderstood(NotUnderstood),
+}
+
+/// How the first `tools/call` was not understood.
+#[derive(Debug)]
+pub enum NotUnderstood {
+    /// Refused below JSON-RPC (over HTTP, a 2025-11-25 server answers a request without a
+    /// session with 400).
+    Refused(TransportError),
+    /// A JSON-RPC error no 2026-07-28 server would send for it.
+    Error(Value),
+}
+
+impl NotUnderstood {
+    /// What the call came to as a 2026-07-28 call, when the server speaks no older revision
+    /// (or none is tried).
+    pub fn into_final(self) -> Result<Called, Failure> {
+        match self {
+            NotUnderstood::Refused(e) => Err(Failure::Transport(e)),
+            NotUnderstood::Error(err) => Ok(Called {
+                outcome: Outcome::Error(err),
+                declined: false,
+                cancelled: false,
+                rounds: 1,
+            }),
+        }
+    }
+}
+
 /// The server's final word on a call.
 #[derive(Debug)]
 pub enum Outcome {
@@ -340,7 +353,7 @@ type Questions = Vec<(String, Form)>;
 
 /// Whether a JSON-RPC error is one only a 2026-07-28 server sends (then it is no reason to
 /// try 2025-11-25): a version, header or capability error, or one naming supported versions.
-pub(super) fn is_modern_error(err: &Value) -> bool {
+pub(crate) fn is_modern_error(err: &Value) -> bool {
     let code = err.get("code").and_then(Value::as_i64);
     let data = err.get("data");
     matches!(code, Some(-32022..=-32020))
@@ -411,7 +424,7 @@ fn read_input_required(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::transport::InProcess;
+    use crate::client::transport::in_process::InProcess;
 
     struct Pick(&'static str);
 
@@ -431,6 +444,14 @@ mod tests {
         }
     }
 
+    /// The end of a call the in-process server understood.
+    fn done(a: Result<Attempt, Failure>) -> Called {
+        match a.unwrap() {
+            Attempt::Done(c) => c,
+            other => panic!("{other:?}"),
+        }
+    }
+
     fn args() -> Map<String, Value> {
         json!({"day": "2099-09-17", "hour": 9, "room_hint": "the big room"})
             .as_object()
@@ -440,10 +461,9 @@ mod tests {
 
     #[test]
     fn books_after_one_question() {
-        let mut s = Session::new(Box::new(InProcess::scratch().unwrap()));
-        let c = s
-            .call_tool("book_room", &args(), &mut Pick("studio-b"), 10)
-            .unwrap();
+        let mut t = InProcess::scratch().unwrap();
+        let mut s = Session::new(&mut t);
+        let c = done(s.call_tool("book_room", &args(), &mut Pick("studio-b"), 10));
         assert_eq!(c.rounds, 2);
         let Outcome::Complete(r) = c.outcome else {
             panic!("{:?}", c.outcome)
@@ -454,20 +474,36 @@ mod tests {
 
     #[test]
     fn decline_and_cancel_are_reported() {
-        let mut s = Session::new(Box::new(InProcess::scratch().unwrap()));
-        let c = s
-            .call_tool("book_room", &args(), &mut Pick("decline"), 10)
-            .unwrap();
+        let mut t = InProcess::scratch().unwrap();
+        let mut s = Session::new(&mut t);
+        let c = done(s.call_tool("book_room", &args(), &mut Pick("decline"), 10));
         assert!(c.declined);
-        let c = s
-            .call_tool("book_room", &args(), &mut Pick("cancel"), 10)
-            .unwrap();
+        let c = done(s.call_tool("book_room", &args(), &mut Pick("cancel"), 10));
         assert!(c.cancelled);
+    }
+
+    /// An error no 2026-07-28 server would send for a first call is handed back, not final:
+    /// the caller decides whether an older revision is worth a try.
+    #[test]
+    fn a_first_error_of_an_older_kind_is_not_understood() {
+        let mut t = InProcess::scratch().unwrap();
+        let mut s = Session::new(&mut t);
+        let a = s.call_tool("no_such_tool", &args(), &mut Pick("studio-b"), 10);
+        let Ok(Attempt::NotUnderstood(n @ NotUnderstood::Error(_))) = a else {
+            panic!("{a:?}")
+        };
+        assert_eq!(s.next_id(), 2);
+        let c = n.into_final().unwrap();
+        assert!(
+            matches!(c.outcome, Outcome::Error(_)) && c.rounds == 1,
+            "{c:?}"
+        );
     }
 
     #[test]
     fn rounds_are_bounded() {
-        let mut s = Session::new(Box::new(InProcess::scratch().unwrap()));
+        let mut t = InProcess::scratch().unwrap();
+        let mut s = Session::new(&mut t);
         let e = s
             .call_tool("book_room", &args(), &mut Pick("studio-b"), 1)
             .unwrap_err();

@@ -4,8 +4,9 @@
 
 use std::process::{Command, Stdio};
 
+use super::args::ServerArgs;
+use super::trace::trace;
 use super::transport::TransportError;
-use super::ServerArgs;
 use crate::auth::grant;
 
 /// The environment variable holding a token when `--token` is absent.
@@ -38,7 +39,7 @@ pub fn bearer(s: &ServerArgs, url: &str) -> Result<Option<String>, TransportErro
             secret: &secret,
             scope: s.scope.as_deref(),
         };
-        super::trace(" ", &format!("client-credentials grant for {url}"));
+        trace(" ", &format!("client-credentials grant for {url}"));
         return grant::client_credentials(url, &creds)
             .map(Some)
             .map_err(|e| io(format!("getting a token: {e}")));

@@ -7,30 +7,61 @@
 //! [`Answerer`] (terminal form or command-line flags). A pushed question has no key: the n-th
 //! of the call is named `qN` (`--decline q1`); `--answer FIELD=VALUE` answers it by field.
 
+mod bridge;
+mod http;
+mod lines;
+
+pub use bridge::Bridge;
+pub use http::HttpSessions;
+
 use serde_json::{json, Map, Value};
 
 use super::form::Form;
-use super::mrtr::{Answerer, Called, Failure, Outcome, Reply, Session};
-use super::transport::TransportError;
+use super::mrtr::{
+    is_modern_error, response, Answerer, Called, Failure, Outcome, Reply, Response, Session,
+};
+use super::trace::trace;
+use super::transport::{Outgoing, TransportError};
+use bridge::{Serve, LEGACY_VERSION};
 
-/// The revision this client speaks to servers that need `initialize`.
-pub const LEGACY_VERSION: &str = "2025-11-25";
+/// Probes the server behind `bridge` and, if it speaks 2025-11-25, calls `name` in a
+/// 2025-11-25 session; request ids go on from `next_id`. `Ok(None)`: it is not such a server
+/// (the caller reports what it got before).
+pub fn call(
+    bridge: &mut dyn Bridge,
+    next_id: u64,
+    name: &str,
+    arguments: &Map<String, Value>,
+    answerer: &mut dyn Answerer,
+) -> Result<Option<Called>, Failure> {
+    let mut probe = Session::resuming(&mut *bridge, next_id);
+    let probed = probe.request("server/discover", Map::new());
+    let mut legacy = Legacy {
+        next_id: probe.next_id(),
+        bridge,
+    };
+    legacy.call(probed, name, arguments, answerer)
+}
 
-impl Session {
-    /// Probes the server and, if it speaks 2025-11-25, calls `name` in a 2025-11-25 session.
-    /// `Ok(None)`: it is not such a server (the caller reports what it got before).
-    pub(super) fn legacy_call(
+/// A 2025-11-25 session being opened over a bridge.
+struct Legacy<'b> {
+    bridge: &'b mut dyn Bridge,
+    next_id: u64,
+}
+
+impl Legacy<'_> {
+    /// [`call`], once `server/discover` has been `probed`.
+    fn call(
         &mut self,
+        probed: Result<Response, Failure>,
         name: &str,
         arguments: &Map<String, Value>,
         answerer: &mut dyn Answerer,
     ) -> Result<Option<Called>, Failure> {
         // A 2026-07-28 server answers server/discover; then the first error stands.
-        match self.request("server/discover", Map::new()) {
+        match probed {
             Ok(r) if r.msg.get("result").is_some() => return Ok(None),
-            Ok(r) if r.msg.get("error").is_some_and(super::mrtr::is_modern_error) => {
-                return Ok(None)
-            }
+            Ok(r) if r.msg.get("error").is_some_and(is_modern_error) => return Ok(None),
             Ok(_) | Err(Failure::Transport(TransportError::Protocol(_))) => {}
             Err(_) => return Ok(None),
         }
@@ -56,8 +87,8 @@ impl Session {
             )));
         }
         let note = json!({"jsonrpc":"2.0","method":"notifications/initialized"}).to_string();
-        super::trace("→", &note);
-        self.transport.notify(&note)?;
+        trace("→", &note);
+        self.bridge.notify(&note)?;
         let mut pushed = 0usize;
         let (mut declined, mut cancelled) = (false, false);
         let mut failure = None;
@@ -118,6 +149,30 @@ impl Session {
             cancelled,
             rounds: 1,
         }))
+    }
+
+    /// Sends a request with exactly these `params` (no `_meta` added), answering any server
+    /// request meanwhile with `serve`.
+    fn send_legacy(
+        &mut self,
+        method: &str,
+        params: Value,
+        serve: &mut Serve<'_>,
+    ) -> Result<Response, Failure> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let body = json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string();
+        trace("→", &body);
+        let got = self.bridge.exchange_serving(
+            &Outgoing {
+                id,
+                method,
+                name: None,
+                body: &body,
+            },
+            serve,
+        )?;
+        response(got)
     }
 }
 
