@@ -98,6 +98,8 @@ pub struct Shared<A> {
     config: Config,
     /// The store's group committer (none without durable writes), closed on drop.
     committer: Option<Committer>,
+    /// The store's reads may block the thread ([`SharedStore::reads_block`]).
+    reads_block: bool,
 }
 
 impl<A: Hosted> Shared<A> {
@@ -112,7 +114,13 @@ impl<A: Hosted> Shared<A> {
             keys,
             config,
             committer: None,
+            reads_block: false,
         })
+    }
+
+    /// Whether a message's reads may block the thread it runs on (a network database).
+    pub fn reads_block(&self) -> bool {
+        self.reads_block
     }
 
     /// A new engine (cheap: the app's parts, the keys and the configuration are copied).
@@ -157,6 +165,7 @@ impl<S: SharedStore> Shared<BookingApp<'static, View<S>>> {
         keys: KeyRing,
         config: Config,
     ) -> Arc<Self> {
+        let reads_block = store.reads_block();
         let store = Arc::new(store);
         let committer = Committer::new(Arc::clone(&store));
         Arc::new(Shared {
@@ -164,6 +173,7 @@ impl<S: SharedStore> Shared<BookingApp<'static, View<S>>> {
             keys,
             config,
             committer: Some(committer),
+            reads_block,
         })
     }
 }

@@ -33,7 +33,7 @@ use crate::host::group::View;
 use crate::host::{panics, Hosted, Shared};
 use crate::store::{pg, redb, SharedStore};
 use crate::transport::stream::StreamLimits;
-use crate::transport::{http, listen, stdio, tcp};
+use crate::transport::{http, lanes, listen, stdio, tcp};
 pub use args::ServeArgs;
 
 pub use crate::store::redb::STORE_FILE;
@@ -44,8 +44,9 @@ pub fn run(args: ServeArgs) -> ExitCode {
     panics::install_hook();
     let env = std::env::var(config::STORE_ENV).ok();
     let choice = config::store_choice(args.store.as_deref(), env.as_deref());
-    // One runtime design for every store and transport: tokio's work-stealing scheduler, a
-    // worker per core.
+    // The main runtime is tokio's work-stealing scheduler, a worker per core, for every store
+    // (PostgreSQL's reads need its block_in_place); TCP and HTTP connections of a store whose
+    // reads never block move to the lanes (transport/lanes.rs).
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -285,10 +286,17 @@ async fn serve<A: Hosted>(
     for a in &args.http {
         web.push(http::bind(*a).await?);
     }
+    // TCP and HTTP connections: on a thread per core when the store allows (transport/lanes.rs).
+    let lanes = Arc::new(if tcp.is_empty() && web.is_empty() {
+        lanes::Lanes::Here
+    } else {
+        lanes::for_server(shared.reads_block())
+    });
     for l in tcp {
         let t = tracker.clone();
         tracker.spawn(tcp::serve_tcp(
             Arc::clone(&shared),
+            Arc::clone(&lanes),
             l,
             args.max_connections,
             limits,
@@ -307,6 +315,7 @@ async fn serve<A: Hosted>(
         };
         tracker.spawn(http::serve_http(
             Arc::clone(&shared),
+            Arc::clone(&lanes),
             l,
             cfg,
             shutdown.clone(),

@@ -40,6 +40,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use super::accept::{accept_gated, Unauthenticated, Unverified, WriteTimeout};
+use super::lanes::Lanes;
 use crate::auth::{OAuth, Verdict};
 use crate::host::{Hosted, Msg, OwnedHeaders, Shared};
 use crate::legacy::http::HttpLegacy;
@@ -76,6 +77,7 @@ struct HttpState<A: Hosted> {
 /// Serves HTTP on `listener` until shutdown, then lets open requests finish (up to the grace).
 pub async fn serve_http<A: Hosted>(
     shared: Arc<Shared<A>>,
+    lanes: Arc<Lanes>,
     listener: TcpListener,
     cfg: HttpConfig,
     shutdown: CancellationToken,
@@ -119,7 +121,7 @@ pub async fn serve_http<A: Hosted>(
             });
             let watcher = graceful.watcher();
             let (read_timeout, write_timeout) = (cfg.read_timeout, cfg.write_timeout);
-            tokio::spawn(async move {
+            lanes.spawn(sock, None, move |sock| async move {
                 // A client that sends requests and never reads the answers is closed after the
                 // write timeout, as over TCP (hyper itself would wait on a full socket forever).
                 let io = WriteTimeout::new(sock, Some(write_timeout));

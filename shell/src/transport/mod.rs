@@ -4,6 +4,7 @@
 
 pub mod accept;
 pub mod http;
+pub mod lanes;
 pub mod peer;
 mod pipes;
 pub mod stdio;

@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::accept::{accept_loop, WriteTimeout};
+use super::lanes::Lanes;
 use super::peer::{PeerUids, Verdict};
 use super::stream::{serve_stream, End, Socket, StreamLimits};
 use crate::host::{Hosted, Shared, LOCAL_PRINCIPAL};
@@ -17,6 +18,7 @@ use crate::host::{Hosted, Shared, LOCAL_PRINCIPAL};
 /// `max_conns` at once (further ones are closed on accept, and logged).
 pub async fn serve_tcp<A: Hosted>(
     shared: Arc<Shared<A>>,
+    lanes: Arc<Lanes>,
     listener: TcpListener,
     max_conns: usize,
     limits: StreamLimits,
@@ -40,7 +42,7 @@ pub async fn serve_tcp<A: Hosted>(
                 return;
             }
             let (shared, shutdown) = (Arc::clone(&shared), shutdown.clone());
-            tracker.spawn(async move {
+            lanes.spawn(sock, Some(&tracker), move |sock| async move {
                 let (r, w) = sock.into_split();
                 let sink = Socket(WriteTimeout::new(w, limits.write_timeout));
                 let end = serve_stream(&shared, r, sink, LOCAL_PRINCIPAL, limits, &shutdown).await;
