@@ -114,16 +114,7 @@ fn parse_issuer(doc: &Value, issuer: &str, from: &str) -> Result<Issuer, String>
         ));
     }
     let jwks_uri = text("jwks_uri").ok_or_else(|| format!("{from} has no jwks_uri"))?;
-    let signing_algs = doc
-        .get("id_token_signing_alg_values_supported")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default();
+    let signing_algs = strings(doc, "id_token_signing_alg_values_supported");
     Ok(Issuer {
         issuer: named,
         jwks_uri,
@@ -163,18 +154,21 @@ pub fn fetch_resource(agent: &ureq::Agent, endpoint: &str) -> Result<Resource, S
     ))
 }
 
+/// The strings of the array member `key` of `doc` (none when it is missing or not an array).
+fn strings(doc: &Value, key: &str) -> Vec<String> {
+    doc.get(key)
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn parse_resource(doc: &Value, from: &str) -> Result<Resource, String> {
-    let list = |k: &str| -> Vec<String> {
-        doc.get(k)
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
+    let list = |k: &str| strings(doc, k);
     let resource = doc
         .get("resource")
         .and_then(Value::as_str)
