@@ -54,29 +54,34 @@ pub(super) async fn cancel_booking<L: Link>(
             },
         ));
     }
-    let message = Msg(format_args!(
-        "Cancel {}: {}?",
-        BookingRef(&booking),
-        Described(&booking, room)
-    ));
-    let fields = [Field {
-        name: "confirm",
-        title: "Yes, cancel it",
-        description: None,
-        required: true,
-        kind: FieldKind::Boolean {
-            default: Some(true),
-        },
-    }];
-    let question = Question {
-        key: CONFIRM_KEY,
-        form: Form {
-            message: &message,
-            fields: &fields,
-            mark: None,
-        },
+    // The question (its message borrows formatting state that may not cross threads) is
+    // gone before the store is awaited.
+    let elicited = {
+        let message = Msg(format_args!(
+            "Cancel {}: {}?",
+            BookingRef(&booking),
+            Described(&booking, room)
+        ));
+        let fields = [Field {
+            name: "confirm",
+            title: "Yes, cancel it",
+            description: None,
+            required: true,
+            kind: FieldKind::Boolean {
+                default: Some(true),
+            },
+        }];
+        let question = Question {
+            key: CONFIRM_KEY,
+            form: Form {
+                message: &message,
+                fields: &fields,
+                mark: None,
+            },
+        };
+        reply.elicit(call, &question, &[])?
     };
-    match reply.elicit(call, &question, &[])? {
+    match elicited {
         Elicited::Accepted(c, reply)
             if c.get("confirm").and_then(|v| v.as_bool()) == Some(true) =>
         {

@@ -22,15 +22,14 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use redmark_core::booking::{BookingApp, Floor, DEFAULT_FLOOR};
+use redmark_core::booking::{Floor, DEFAULT_FLOOR};
 use redmark_core::engine::{Config, ServerInfo};
 use redmark_core::fixtures::Fixtures;
 use redmark_core::seal::KeyRing;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::host::group::View;
-use crate::host::{panics, Hosted, Shared};
+use crate::host::{panics, Booking, Hosted, Shared};
 use crate::store::{pg, redb, SharedStore};
 use crate::transport::stream::StreamLimits;
 use crate::transport::{http, lanes, listen, stdio, tcp};
@@ -242,7 +241,7 @@ pub fn booking_host<S: SharedStore>(
     store: S,
     ring: KeyRing,
     config: Config,
-) -> Arc<Shared<BookingApp<'static, View<S>>>> {
+) -> Arc<Shared<Booking>> {
     let info = ServerInfo {
         name: "redmark",
         version: env!("CARGO_PKG_VERSION"),

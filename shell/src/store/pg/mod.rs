@@ -37,13 +37,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use redmark_core::booking::{
-    Booking, BookingId, Commit, Holder, NewBooking, RoomId, Slot, Store, StoreError,
+    Booking, BookingId, Commit, Holder, NewBooking, Outcome, RoomId, Slot, Store, StoreError,
+    StoreOp,
 };
 use redmark_core::seal::Nonce;
 use tokio::sync::{mpsc, oneshot, Mutex};
 use tokio_postgres::Config;
 
-use super::{SharedStore, Write, Written};
+use super::{Reading, SharedStore, Write, Written};
 use sql::{connect, migrate};
 use worker::BATCH_TIMEOUT;
 use worker::{worker, Job, Op, Reply};
@@ -221,6 +222,37 @@ impl SharedStore for PgStore {
                 (Write::Cancel(..), Err(e)) => Written::Cancel(Err(e)),
             })
             .collect()
+    }
+
+    fn read(&self, op: &StoreOp) -> Reading {
+        let op = match op {
+            StoreOp::Get(id) => Op::Get(*id),
+            StoreOp::MadeBy(holder, nonce) => Op::MadeBy(*holder, *nonce),
+            StoreOp::Occupant(room, slot) => Op::Occupant(room.clone(), *slot),
+            StoreOp::Commit(_) | StoreOp::Cancel(..) => {
+                return Reading::Now(Outcome::Booking(Err(StoreError::Io)))
+            }
+        };
+        // Awaited by the handling's host: a worker runs it; no thread blocks meanwhile.
+        let jobs = self.jobs.clone();
+        Reading::Later(Box::pin(async move {
+            let (reply, answer) = oneshot::channel();
+            let got = match jobs
+                .send(Job {
+                    ops: vec![op],
+                    reply,
+                })
+                .await
+            {
+                Ok(()) => answer.await.ok().and_then(|mut got| got.pop()),
+                Err(_) => None,
+            };
+            Outcome::Booking(match got {
+                Some(Ok(Reply::Booking(b))) => Ok(b),
+                Some(Err(e)) => Err(e),
+                Some(Ok(Reply::Commit(_))) | None => Err(StoreError::Io),
+            })
+        }))
     }
 
     fn reads_block(&self) -> bool {
