@@ -119,7 +119,7 @@ impl Hosted for BookingApp<'static, HostLink> {
 }
 
 /// The booking app as the shell hosts it: its tools wait for the shared store.
-pub type Booking = BookingApp<'static, HostLink>;
+pub type HostedBooking = BookingApp<'static, HostLink>;
 
 /// The answer [`Shared::run_line`] gives a line, to come.
 pub type LineAnswer = Pin<Box<dyn Future<Output = Option<Vec<u8>>> + Send>>;
@@ -192,13 +192,14 @@ impl<A: Hosted> Shared<A> {
     }
 }
 
-impl Shared<Booking> {
-    /// The booking floor over `store`, its writes group-committed by a thread of its own
-    /// (started by the first write).
-    pub fn booking<S: SharedStore>(
-        floor: Floor<'static>,
+impl<A: Hosted> Shared<A> {
+    /// Engines hosting the apps `make` builds, whose store operations (left on
+    /// [`Hosted::link`]) are answered from `store`: reads at once (or awaited, for a store
+    /// across the network), writes group-committed by a thread of its own (started by the
+    /// first write).
+    pub fn with_store<S: SharedStore>(
+        make: impl Fn() -> A + Send + Sync + 'static,
         store: S,
-        info: ServerInfo,
         keys: KeyRing,
         config: Config,
     ) -> Arc<Self> {
@@ -206,13 +207,27 @@ impl Shared<Booking> {
         let store = Arc::new(store);
         let committer = Committer::new(Arc::clone(&store));
         Arc::new(Shared {
-            make: Box::new(move || BookingApp::with_link(floor, HostLink::default(), info)),
+            make: Box::new(make),
             keys,
             config,
             committer: Some(committer),
             store: Some(store),
             reads_block,
         })
+    }
+}
+
+impl Shared<HostedBooking> {
+    /// The booking floor over `store` ([`Shared::with_store`]).
+    pub fn booking<S: SharedStore>(
+        floor: Floor<'static>,
+        store: S,
+        info: ServerInfo,
+        keys: KeyRing,
+        config: Config,
+    ) -> Arc<Self> {
+        let make = move || BookingApp::with_link(floor, HostLink::default(), info);
+        Self::with_store(make, store, keys, config)
     }
 }
 
@@ -483,112 +498,4 @@ fn log_note(note: Note) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::host::group::Locked;
-    use crate::store::{Write, Written};
-    use redmark_core::booking::{
-        Booking, BookingId, Holder, MemStore, Slot, StoreError, DEFAULT_FLOOR,
-    };
-    use redmark_core::seal::{Key, Nonce};
-    use std::sync::mpsc;
-    use std::time::Duration;
-
-    /// A store whose group commits wait until the test lets them through.
-    struct Gated {
-        store: Locked<MemStore<8>>,
-        open: std::sync::Mutex<mpsc::Receiver<()>>,
-    }
-
-    impl SharedStore for Gated {
-        fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
-            self.store.get(id)
-        }
-        fn made_by(&self, h: &Holder, n: &Nonce) -> Result<Option<Booking>, StoreError> {
-            self.store.made_by(h, n)
-        }
-        fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
-            self.store.occupant(room, slot)
-        }
-        fn write_group(&self, writes: &[Write]) -> Vec<Written> {
-            let _ = self
-                .open
-                .lock()
-                .unwrap()
-                .recv_timeout(Duration::from_secs(30));
-            self.store.write_group(writes)
-        }
-    }
-
-    const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
-
-    /// No lock is shared by connections: while one connection's booking waits for its commit,
-    /// another connection is answered, and the booking is answered once the commit is made.
-    #[test]
-    fn a_booking_waiting_for_its_commit_holds_up_no_other_connection() {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let (open, gate) = mpsc::channel();
-        let store = Gated {
-            store: Locked::new(MemStore::new()),
-            open: std::sync::Mutex::new(gate),
-        };
-        let info = ServerInfo {
-            name: "t",
-            version: "0",
-            instructions: None,
-        };
-        let key = Key::new(1, &[7u8; 32]).unwrap();
-        let host = Shared::booking(
-            DEFAULT_FLOOR,
-            store,
-            info,
-            KeyRing::new(key),
-            Config::default(),
-        );
-        rt.block_on(async {
-            let book = format!(
-                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"2099-01-01","hour":9,"room_id":"nook"}},{META}}}}}"#
-            );
-            let h = Arc::clone(&host);
-            let booking = tokio::spawn(async move {
-                let mut a = h.connection();
-                let got = a.handle(Msg::Line(book.as_bytes()), b"a").await;
-                String::from_utf8_lossy(a.answer(&got)).into_owned()
-            });
-            let list = format!(
-                r#"{{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{{{META}}}}}"#
-            );
-            let mut b = host.connection();
-            for _ in 0..3 {
-                let got = tokio::time::timeout(
-                    Duration::from_secs(10),
-                    b.handle(Msg::Line(list.as_bytes()), b"b"),
-                )
-                .await
-                .expect("held up by the other connection's commit");
-                assert!(String::from_utf8_lossy(b.answer(&got)).contains("book_room"));
-            }
-            assert!(!booking.is_finished(), "answered before its commit was made");
-            open.send(()).unwrap();
-            let answer = tokio::time::timeout(Duration::from_secs(10), booking)
-                .await
-                .expect("the booking is answered once committed")
-                .unwrap();
-            assert!(answer.contains("Booked"), "{answer}");
-        });
-    }
-
-    /// Bulk-fetched nonces are all different across many refills.
-    #[test]
-    fn nonces_from_the_pool_never_repeat() {
-        let mut seen = std::collections::HashSet::new();
-        for _ in 0..ENTROPY_BATCH * 40 {
-            let n = ENTROPY.with_borrow_mut(Entropy::next);
-            assert!(seen.insert(n), "a nonce came twice");
-        }
-    }
-}
+mod tests;

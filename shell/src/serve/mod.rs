@@ -29,7 +29,7 @@ use redmark_core::seal::KeyRing;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::host::{panics, Booking, Hosted, Shared};
+use crate::host::{panics, Hosted, HostedBooking, Shared};
 use crate::store::{pg, redb, SharedStore};
 use crate::transport::stream::StreamLimits;
 use crate::transport::{http, lanes, listen, stdio, tcp};
@@ -241,7 +241,7 @@ pub fn booking_host<S: SharedStore>(
     store: S,
     ring: KeyRing,
     config: Config,
-) -> Arc<Shared<Booking>> {
+) -> Arc<Shared<HostedBooking>> {
     let info = ServerInfo {
         name: "redmark",
         version: env!("CARGO_PKG_VERSION"),

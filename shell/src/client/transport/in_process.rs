@@ -10,7 +10,7 @@ use redmark_core::seal::{Key, KeyRing};
 use super::{Outgoing, Transport, TransportError};
 use crate::client::trace::trace;
 use crate::host::group::Locked;
-use crate::host::{Booking, Conn, Hosted, Msg, Shared};
+use crate::host::{Conn, Hosted, HostedBooking, Msg, Shared};
 
 /// A redmark server inside this process: nothing else needs to run. `redmark call` runs the
 /// booking floor on the data folder `redmark serve` uses ([`crate::serve::booking_host`]);
@@ -21,7 +21,7 @@ pub struct InProcess<A: Hosted> {
     runtime: tokio::runtime::Runtime,
 }
 
-impl InProcess<Booking> {
+impl InProcess<HostedBooking> {
     /// The default floor with bookings in memory and a random sealing key: gone on exit.
     pub fn scratch() -> Result<Self, TransportError> {
         let mut secret = [0u8; 32];
