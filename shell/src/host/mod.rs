@@ -7,8 +7,8 @@
 //! each connection makes its own [`Conn`]: an engine and a reused answer buffer. The engine
 //! keeps no state between requests (an open question travels in the client's sealed
 //! `requestState`), so engines need no lock, and a message is answered on the task that read
-//! it. Only a durable write leaves that task: it goes to the group committer and the message
-//! runs again with its outcome (see `group.rs`).
+//! it. A handling that waits for its store keeps its place (see `drive.rs`): a durable write
+//! goes to the group committer (`group.rs`) and the same handling resumes with the outcome.
 //!
 //! Every request gets an answer: a panic while the engine handles it (a bug, or a library
 //! meeting damage it did not expect) is caught here, logged, and answered with a JSON-RPC
@@ -133,8 +133,6 @@ pub struct Shared<A> {
     committer: Option<Committer>,
     /// The store, for reads (none without a store).
     store: Option<Arc<dyn SharedStore>>,
-    /// The store's reads wait on the network ([`SharedStore::reads_block`]).
-    reads_block: bool,
 }
 
 impl<A: Hosted> Shared<A> {
@@ -150,13 +148,7 @@ impl<A: Hosted> Shared<A> {
             config,
             committer: None,
             store: None,
-            reads_block: false,
         })
-    }
-
-    /// Whether a message's reads wait on the network (a network database).
-    pub fn reads_block(&self) -> bool {
-        self.reads_block
     }
 
     /// A new engine (cheap: the app's parts, the keys and the configuration are copied).
@@ -203,7 +195,6 @@ impl<A: Hosted> Shared<A> {
         keys: KeyRing,
         config: Config,
     ) -> Arc<Self> {
-        let reads_block = store.reads_block();
         let store = Arc::new(store);
         let committer = Committer::new(Arc::clone(&store));
         Arc::new(Shared {
@@ -212,7 +203,6 @@ impl<A: Hosted> Shared<A> {
             config,
             committer: Some(committer),
             store: Some(store),
-            reads_block,
         })
     }
 }

@@ -86,9 +86,4 @@ pub trait SharedStore: Send + Sync + 'static {
             StoreOp::Commit(_) | StoreOp::Cancel(..) => Err(StoreError::Io),
         }))
     }
-    /// Whether reads wait on the network (PostgreSQL): its connections are then served on the
-    /// main runtime rather than per-core lanes.
-    fn reads_block(&self) -> bool {
-        false
-    }
 }

@@ -57,9 +57,10 @@ pub const MAX_QUEUED: usize = 8192;
 pub const IDLE_IN_TRANSACTION: Duration = Duration::from_secs(10);
 /// How long connecting may take.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
-/// Bookings in PostgreSQL: a cheap handle (clone it freely); every method blocks the calling
-/// thread until its transaction committed, so call it from a blocking thread, never from
-/// async code.
+/// Bookings in PostgreSQL: a cheap handle (clone it freely). The host reads through
+/// [`SharedStore::read`] (awaited, no thread blocks) and writes through its group committer's
+/// thread; the [`Store`] methods block the calling thread until their transaction committed,
+/// so call them from a blocking thread (tests, tools), never from async code.
 #[derive(Clone)]
 pub struct PgStore {
     jobs: mpsc::Sender<Job>,
@@ -255,9 +256,6 @@ impl SharedStore for PgStore {
         }))
     }
 
-    fn reads_block(&self) -> bool {
-        true
-    }
 }
 
 #[cfg(test)]
