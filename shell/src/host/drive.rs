@@ -53,6 +53,15 @@ impl HostLink {
     }
 }
 
+/// The link of an app that never waits: nothing is ever left on it.
+struct Unlinked;
+
+impl Link for Unlinked {
+    fn with<R>(&self, f: impl FnOnce(&mut Exchange) -> R) -> R {
+        f(&mut Exchange::new())
+    }
+}
+
 /// The clock, entropy and principal of one message.
 pub struct Cx<'p> {
     pub now: u64,
@@ -119,8 +128,13 @@ pub async fn drive<A: Hosted>(
         }
     };
     let mut handling = pin!(engine.handling(message, &context, out));
-    let unlinked = HostLink::default();
-    let link = link.as_ref().unwrap_or(&unlinked);
+    let Some(link) = &link else {
+        // An app without a link never waits.
+        return match guarded(msg, || step(handling.as_mut(), &Unlinked))? {
+            Step::Done(h) => Ok(h),
+            Step::Pending(_) => Err(Panicked),
+        };
+    };
     let mut at = guarded(msg, || step(handling.as_mut(), link))?;
     let mut wrote = false;
     for _ in 0..MAX_STORE_OPS {

@@ -255,7 +255,6 @@ impl SharedStore for PgStore {
             })
         }))
     }
-
 }
 
 #[cfg(test)]
