@@ -192,10 +192,9 @@ mod tests {
         drop(lanes);
     }
 
-    /// A store whose reads block keeps its connections on the accepting runtime.
+    /// Every server's connections get lanes of their own.
     #[test]
-    fn blocking_reads_stay_here() {
-        assert!(matches!(for_server(true), Lanes::Here));
-        assert!(matches!(for_server(false), Lanes::Cores(_)));
+    fn a_server_gets_lanes() {
+        assert!(matches!(for_server(), Lanes::Cores(_)));
     }
 }
