@@ -14,10 +14,13 @@ use redmark_core::booking::{
 };
 use redmark_core::engine::Message;
 use redmark_core::wire::lines::Line;
-use redmark_core::{Context, Engine, Handled, HttpHeaders};
+use redmark_core::{App, Context, Engine, Handled, HttpHeaders};
 
-use super::{Hosted, Msg, Shared};
-use crate::store::{Reading, Write};
+use super::entropy::next_entropy;
+use super::group::Committer;
+use super::msg::Msg;
+use super::panics::inject_panic;
+use crate::store::{Reading, SharedStore, Write};
 
 /// A booking app's link to its host, any thread may take it: a handling waiting for its store
 /// can be resumed on another worker.
@@ -62,6 +65,14 @@ impl Link for Unlinked {
     }
 }
 
+/// What answers a handling's store operations: the group committer (writes) and the store
+/// (reads); either may be absent (then the operation fails).
+#[derive(Clone, Copy)]
+pub struct Backing<'a> {
+    pub committer: Option<&'a Committer>,
+    pub store: Option<&'a dyn SharedStore>,
+}
+
 /// The clock, entropy and principal of one message.
 pub struct Cx<'p> {
     pub now: u64,
@@ -76,7 +87,7 @@ impl<'p> Cx<'p> {
             now: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
-            entropy: super::next_entropy(),
+            entropy: next_entropy(),
             principal,
         }
     }
@@ -93,15 +104,15 @@ pub struct Panicked;
 /// Handles `msg` on `engine` to its end. `fenced`: this connection has earlier messages whose
 /// writes are still in flight, so a read before this message's own first write waits until
 /// the connection resumes it (by then those writes are made, and it sees them).
-pub async fn drive<A: Hosted>(
+pub async fn drive<A: App>(
     engine: &mut Engine<A>,
+    link: Option<HostLink>,
     msg: Msg<'_>,
     cx: &Cx<'_>,
     out: &mut [u8],
-    shared: &Shared<A>,
+    backing: Backing<'_>,
     fenced: bool,
 ) -> Result<Handled, Panicked> {
-    let link = engine.app().link().cloned();
     let context = Context {
         now: cx.now,
         principal: cx.principal,
@@ -147,7 +158,7 @@ pub async fn drive<A: Hosted>(
                     link.hold(false);
                 }
                 wrote |= p.is_write();
-                let answered = perform(p, shared).await;
+                let answered = perform(p, backing).await;
                 at = guarded(msg, || resume(handling.as_mut(), link, answered))?;
             }
         }
@@ -163,14 +174,14 @@ pub async fn drive<A: Hosted>(
 
 /// Performs one store operation: a read on the store (at once, or awaited for a store across
 /// the network), a write through the group committer (never blocking the thread).
-async fn perform<A>(p: Pending, shared: &Shared<A>) -> Answered {
+async fn perform(p: Pending, backing: Backing<'_>) -> Answered {
     let (op, asked) = p.into_op();
     // The committer or the store went away: the operation fails, nothing is acknowledged.
     let lost = || match op {
         StoreOp::Commit(_) => Outcome::Commit(Err(StoreError::Io)),
         _ => Outcome::Booking(Err(StoreError::Io)),
     };
-    let outcome = match (Write::of(&op), &shared.committer, &shared.store) {
+    let outcome = match (Write::of(&op), backing.committer, backing.store) {
         (Some(w), Some(c), _) => c.submit(w).await.map_or_else(|_| lost(), |w| w.outcome()),
         (None, _, Some(store)) => match store.read(&op) {
             Reading::Now(o) => o,
@@ -185,7 +196,7 @@ async fn perform<A>(p: Pending, shared: &Shared<A>) -> Answered {
 /// `host` for why the engine stays usable). The panic hook has logged where it happened.
 fn guarded(msg: Msg<'_>, f: impl FnOnce() -> Step<Handled>) -> Result<Step<Handled>, Panicked> {
     panic::catch_unwind(AssertUnwindSafe(|| {
-        super::inject_panic(msg);
+        inject_panic(msg);
         f()
     }))
     .map_err(|_| Panicked)

@@ -33,41 +33,19 @@ use redmark_core::seal::KeyRing;
 use redmark_core::{App, Engine, Handled};
 
 pub mod drive;
+pub mod entropy;
 pub mod group;
+pub mod msg;
 pub mod panics;
 pub mod tidy;
 
-use crate::serve::keys::entropy;
 use crate::store::SharedStore;
-pub use drive::{Cx, HostLink, Panicked};
+pub use drive::{Backing, Cx, HostLink, Panicked};
 use group::Committer;
+pub use msg::{Msg, OwnedHeaders};
 
 /// The principal of stdio and TCP clients: the local user.
 pub const LOCAL_PRINCIPAL: &[u8] = b"local";
-
-/// One message for the engine, borrowed from the transport's buffers.
-#[derive(Clone, Copy)]
-pub enum Msg<'a> {
-    /// One framed line from a byte stream (blank lines are ignored).
-    Line(&'a [u8]),
-    /// A line or body longer than the framing limit (answered with an id-less -32600).
-    TooLong,
-    /// One HTTP body with its MCP headers.
-    Http {
-        body: &'a [u8],
-        headers: &'a OwnedHeaders,
-    },
-}
-
-/// `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and every `Mcp-Param-*` as received.
-#[derive(Default)]
-pub struct OwnedHeaders {
-    pub version: Option<String>,
-    pub method: Option<String>,
-    pub name: Option<String>,
-    /// `(name after "Mcp-Param-", value)`.
-    pub params: Vec<(String, String)>,
-}
 
 /// An app the shell can host.
 pub trait Hosted: App + Send + Sized + 'static {
@@ -102,7 +80,9 @@ macro_rules! hosted_drive {
             shared: &'a Shared<Self>,
             fenced: bool,
         ) -> Driving<'a> {
-            Box::pin(drive::drive(engine, msg, cx, out, shared, fenced))
+            let link = Hosted::link(engine.app()).cloned();
+            let backing = shared.backing();
+            Box::pin(drive::drive(engine, link, msg, cx, out, backing, fenced))
         }
     };
 }
@@ -149,6 +129,14 @@ impl<A: Hosted> Shared<A> {
             committer: None,
             store: None,
         })
+    }
+
+    /// What answers the store operations of this host's engines.
+    pub fn backing(&self) -> Backing<'_> {
+        Backing {
+            committer: self.committer.as_ref(),
+            store: self.store.as_deref(),
+        }
     }
 
     /// A new engine (cheap: the app's parts, the keys and the configuration are copied).
@@ -287,7 +275,7 @@ impl<A: Hosted> Conn<A> {
     /// resumed in the order they were begun.
     pub fn begin(&mut self, line: Option<&[u8]>, principal: &[u8], fenced: bool) -> Begun<A> {
         let engine = self.spare.pop().unwrap_or_else(|| self.shared.engine());
-        let link = engine.app().link().cloned();
+        let link = Hosted::link(engine.app()).cloned();
         let line = line.map(<[u8]>::to_vec);
         let len = line.as_ref().map_or(0, Vec::len);
         let (principal, shared) = (principal.to_vec(), Arc::clone(&self.shared));
@@ -389,48 +377,6 @@ impl Drop for OutBuf {
     }
 }
 
-/// 8 fresh bytes of the OS's generator (from this thread's batch).
-pub(crate) fn next_entropy() -> [u8; 8] {
-    ENTROPY.with_borrow_mut(Entropy::next)
-}
-
-/// Nonces fetched from the OS in bulk per thread: each is still 8 fresh bytes of the OS's
-/// generator, for one `getrandom` call every [`ENTROPY_BATCH`] messages instead of one each.
-struct Entropy {
-    bytes: [u8; ENTROPY_BATCH * 8],
-    used: usize,
-}
-
-/// Nonces per `getrandom` call.
-const ENTROPY_BATCH: usize = 64;
-
-impl Entropy {
-    fn next(&mut self) -> [u8; 8] {
-        if self.used == ENTROPY_BATCH {
-            if getrandom::fill(&mut self.bytes).is_err() {
-                // Never seen on Linux: the one-at-a-time source has its own fallback.
-                return entropy();
-            }
-            self.used = 0;
-        }
-        let mut n = [0; 8];
-        n.copy_from_slice(&self.bytes[self.used * 8..][..8]);
-        // Used bytes are wiped: a nonce is never handed out twice.
-        self.bytes[self.used * 8..][..8].fill(0);
-        self.used += 1;
-        n
-    }
-}
-
-thread_local! {
-    static ENTROPY: RefCell<Entropy> = const {
-        RefCell::new(Entropy {
-            bytes: [0; ENTROPY_BATCH * 8],
-            used: ENTROPY_BATCH,
-        })
-    };
-}
-
 /// The `-32603` line for when even [`fault`] panicked: no id, since reading it is what failed.
 const FAULT_WITHOUT_ID: &[u8] =
     br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}"#;
@@ -454,29 +400,6 @@ fn fault(msg: Msg<'_>, out: &mut [u8]) -> Handled {
         }
     })
 }
-
-/// With the `test-hooks` feature only (the end-to-end tests build the binary with it):
-/// `REDMARK_TEST_PANIC=<method>` makes every request of that method panic where the engine
-/// would run, so the tests can check that a panicking request is answered on every transport.
-#[cfg(feature = "test-hooks")]
-pub(crate) fn inject_panic(input: Msg<'_>) {
-    use std::sync::OnceLock;
-    static METHOD: OnceLock<Option<String>> = OnceLock::new();
-    let Some(method) = METHOD.get_or_init(|| std::env::var("REDMARK_TEST_PANIC").ok()) else {
-        return;
-    };
-    let (Msg::Line(b) | Msg::Http { body: b, .. }) = input else {
-        return;
-    };
-    if let Ok(env) = redmark_core::wire::envelope::read(b) {
-        if env.method.eq_str(method) {
-            panic!("REDMARK_TEST_PANIC: injected panic for {method}");
-        }
-    }
-}
-
-#[cfg(not(feature = "test-hooks"))]
-pub(crate) fn inject_panic(_: Msg<'_>) {}
 
 fn log_note(note: Note) {
     match note {

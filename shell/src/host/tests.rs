@@ -99,16 +99,6 @@ fn a_booking_waiting_for_its_commit_holds_up_no_other_connection() {
     });
 }
 
-/// Bulk-fetched nonces are all different across many refills.
-#[test]
-fn nonces_from_the_pool_never_repeat() {
-    let mut seen = std::collections::HashSet::new();
-    for _ in 0..ENTROPY_BATCH * 40 {
-        let n = ENTROPY.with_borrow_mut(Entropy::next);
-        assert!(seen.insert(n), "a nonce came twice");
-    }
-}
-
 /// The booking app, counting how often its tools are entered per operation (a message run
 /// twice would enter twice with the same nonce).
 struct Counted {
