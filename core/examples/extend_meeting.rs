@@ -154,7 +154,7 @@ impl App for Panel {
         TOOLS
     }
 
-    fn call_tool(
+    async fn call_tool(
         &mut self,
         tool: PanelTool,
         call: &Call<'_>,

@@ -133,3 +133,69 @@ fn thousands_of_mixed_messages_allocate_nothing() {
         "the engine allocated"
     );
 }
+
+/// A host that answers the store later: every booking stops with a pending write, the host
+/// performs it on its own store and resumes the same handling; nothing touches the heap.
+#[test]
+fn bookings_through_pending_writes_allocate_nothing() {
+    use core::pin::pin;
+    use redmark_core::booking::{resume, step, LocalLink, Pending, Step};
+    use redmark_core::engine::Message;
+
+    const BOOKINGS: usize = 200;
+    let link = LocalLink::default();
+    let mut store = MemStore::<BOOKINGS>::new();
+    let mut engine = Engine::new(
+        BookingApp::with_link(DEFAULT_FLOOR, &link, common::INFO),
+        KeyRing::new(Key::new(1, &[0x42; 32]).unwrap()),
+        Config::default(),
+    );
+    let mut out = vec![0u8; OUT];
+    let mut msg = [0u8; 512];
+    let (mut writes, mut reads, mut booked) = (0usize, 0usize, 0usize);
+    COUNTING.with(|c| c.set(true));
+    for i in 0..BOOKINGS as u64 * 2 {
+        // Each slot twice: the second finds it taken (and reads which rooms are free).
+        let k = i / 2;
+        let n = {
+            let mut w = &mut msg[..];
+            let _ = write!(
+                w,
+                r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"2026-10-{:02}","hour":{},"room_id":"nook"}},{META}}}}}"#,
+                1 + k / 24,
+                k % 24
+            );
+            512 - w.len()
+        };
+        let cx = Context {
+            now: 1_790_000_000,
+            principal: b"alice",
+            entropy: i.to_be_bytes(),
+        };
+        let mut handling = pin!(engine.handling(Message::Plain(&msg[..n]), &cx, &mut out));
+        let mut at = step(handling.as_mut(), &link);
+        let handled = loop {
+            match at {
+                Step::Done(h) => break h,
+                Step::Pending(p) => {
+                    match &p {
+                        Pending::Commit(_) | Pending::Cancel(_) => writes += 1,
+                        _ => reads += 1,
+                    }
+                    at = resume(handling.as_mut(), &link, p.answer_with(&mut store));
+                }
+            }
+        };
+        assert!(handled.responded);
+        booked += (i % 2 == 0) as usize;
+    }
+    COUNTING.with(|c| c.set(false));
+    assert_eq!(writes, BOOKINGS * 2, "every booking waited for its write");
+    assert!(reads >= BOOKINGS, "a taken slot reads which rooms are free");
+    assert_eq!(store.bookings().len(), booked);
+    assert_eq!(
+        ALLOCATIONS.load(Ordering::SeqCst),
+        0,
+        "the engine allocated"
+    );
+}

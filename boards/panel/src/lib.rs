@@ -37,7 +37,7 @@ use cortex_m_rt::{exception, ExceptionFrame};
 use diag::Piece::{Hex, Num, Text};
 use embedded_io::{Read, Write};
 use embedded_storage::nor_flash::NorFlash;
-use redmark_core::booking::{BookingApp, DEFAULT_FLOOR};
+use redmark_core::booking::{BookingApp, Immediate, DEFAULT_FLOOR};
 use redmark_core::engine::{Config, Note, ServerInfo};
 use redmark_core::seal::{Key, KeyRing};
 use redmark_core::serve::{serve, Host};
@@ -112,7 +112,7 @@ fn note_text(note: Note) -> &'static str {
     }
 }
 
-pub(crate) type Panel<F> = Engine<BookingApp<'static, &'static mut Bookings<F>>>;
+pub(crate) type Panel<F> = Engine<BookingApp<'static, Immediate<&'static mut Bookings<F>>>>;
 
 /// Loads the store and counts this boot, then builds the engine. Not inlined: its frame
 /// (the key schedule, the engine as built) is gone while serving.

@@ -4,9 +4,10 @@ use heapless::{String, Vec};
 
 use super::answer::{complete, fail, Text, UNREADABLE};
 use super::floor::{Floor, Mask, Room};
+use super::link::{Desk, Link};
 use super::read::{find, int, required, slot, text, Unreadable};
 use super::report::{Booked, Earliest, NotBooked, RoomQuestion, Taken, TooSmall, UnknownRoom};
-use super::store::{holder, Commit, NewBooking, Store, StoreError};
+use super::store::{holder, Commit, NewBooking, StoreError};
 use super::tools::BOOK_ARGS;
 use super::vacancy::free_at;
 use crate::engine::{Call, CallError, Done, Elicited, Msg, Reply};
@@ -52,10 +53,9 @@ impl<'s> BookArgs<'s> {
 
 /// Books the room `call` names or hints at for the slot it names, asking which room first if
 /// the hint fits more than one.
-#[inline(never)]
-pub(super) fn book_room<S: Store>(
+pub(super) async fn book_room<L: Link>(
     floor: Floor<'_>,
-    store: &mut S,
+    store: &Desk<L>,
     call: &Call<'_>,
     reply: Reply<'_, '_>,
 ) -> Result<Done, CallError> {
@@ -80,7 +80,10 @@ pub(super) fn book_room<S: Store>(
     if slot.is_past(call.now) {
         // A replayed final retry of a booking this operation made is reported, even once
         // its hour has started: at most once means the same answer every time.
-        if let Some(b) = store.made_by(&holder(call.principal), &call.operation())? {
+        if let Some(b) = store
+            .made_by(&holder(call.principal), &call.operation())
+            .await?
+        {
             let room = floor
                 .by_id(&b.new.room)
                 .ok_or(CallError::Internal("booked room not on the floor"))?;
@@ -150,7 +153,7 @@ pub(super) fn book_room<S: Store>(
         holder: holder(call.principal),
         nonce: call.operation(),
     };
-    match store.commit(&new) {
+    match store.commit(&new).await {
         Ok(Commit::Created(b)) => Ok(complete(reply, &Booked { room, booking: &b })),
         // The operation had already booked: report that booking, whatever room this
         // replay names.
@@ -159,7 +162,7 @@ pub(super) fn book_room<S: Store>(
             Ok(complete(reply, &Booked { room, booking: &b }))
         }
         Ok(Commit::Taken(_)) => {
-            let free = free_at(floor, &*store, slot, people)?;
+            let free = free_at(floor, store, slot, people).await?;
             Ok(fail(
                 reply,
                 &Taken {

@@ -2,9 +2,10 @@
 
 use super::answer::{complete, fail, Text, UNREADABLE};
 use super::floor::Floor;
+use super::link::{Desk, Link};
 use super::read::{find, required, text};
 use super::report::{BookingRef, Cancelled, Described};
-use super::store::{holder, Status, Store};
+use super::store::{holder, Status};
 use super::tools::CANCEL_ARGS;
 use crate::engine::{Call, CallError, Done, Elicited, Msg, Reply};
 use crate::limits::{MAX_BOOKING_ID_ARG, UTF8_MAX};
@@ -13,10 +14,9 @@ use crate::mrtr::{Field, FieldKind, Form, Question};
 const CONFIRM_KEY: &str = "confirm";
 
 /// Cancels the caller's booking `call` names, once the caller confirms.
-#[inline(never)]
-pub(super) fn cancel_booking<S: Store>(
+pub(super) async fn cancel_booking<L: Link>(
     floor: Floor<'_>,
-    store: &mut S,
+    store: &Desk<L>,
     call: &Call<'_>,
     reply: Reply<'_, '_>,
 ) -> Result<Done, CallError> {
@@ -31,7 +31,7 @@ pub(super) fn cancel_booking<S: Store>(
     };
     let id = booking_id.strip_prefix("bk_").and_then(|n| n.parse().ok());
     let booking = match id {
-        Some(id) => store.get(id)?,
+        Some(id) => store.get(id).await?,
         None => None,
     };
     let Some(booking) = booking.filter(|b| b.new.holder == holder(call.principal)) else {
@@ -54,33 +54,38 @@ pub(super) fn cancel_booking<S: Store>(
             },
         ));
     }
-    let message = Msg(format_args!(
-        "Cancel {}: {}?",
-        BookingRef(&booking),
-        Described(&booking, room)
-    ));
-    let fields = [Field {
-        name: "confirm",
-        title: "Yes, cancel it",
-        description: None,
-        required: true,
-        kind: FieldKind::Boolean {
-            default: Some(true),
-        },
-    }];
-    let question = Question {
-        key: CONFIRM_KEY,
-        form: Form {
-            message: &message,
-            fields: &fields,
-            mark: None,
-        },
+    // The question (its message borrows formatting state that may not cross threads) is
+    // gone before the store is awaited.
+    let elicited = {
+        let message = Msg(format_args!(
+            "Cancel {}: {}?",
+            BookingRef(&booking),
+            Described(&booking, room)
+        ));
+        let fields = [Field {
+            name: "confirm",
+            title: "Yes, cancel it",
+            description: None,
+            required: true,
+            kind: FieldKind::Boolean {
+                default: Some(true),
+            },
+        }];
+        let question = Question {
+            key: CONFIRM_KEY,
+            form: Form {
+                message: &message,
+                fields: &fields,
+                mark: None,
+            },
+        };
+        reply.elicit(call, &question, &[])?
     };
-    match reply.elicit(call, &question, &[])? {
+    match elicited {
         Elicited::Accepted(c, reply)
             if c.get("confirm").and_then(|v| v.as_bool()) == Some(true) =>
         {
-            let b = store.cancel(booking.id, &booking.new.holder)?;
+            let b = store.cancel(booking.id, &booking.new.holder).await?;
             let b = b.ok_or(CallError::Internal("booking vanished"))?;
             Ok(complete(
                 reply,

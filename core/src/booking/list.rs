@@ -2,9 +2,9 @@
 
 use super::answer::{complete, fail, Text, UNREADABLE};
 use super::floor::Floor;
+use super::link::{Desk, Link};
 use super::read::{find, int, slot, text, Unreadable};
 use super::report::RoomList;
-use super::store::Store;
 use super::tools::LIST_ARGS;
 use super::vacancy::free_at;
 use crate::engine::{Call, CallError, Done, Reply};
@@ -34,10 +34,9 @@ impl<'s> ListArgs<'s> {
 }
 
 /// Lists the rooms with enough seats and, given a day and hour, which of them are free.
-#[inline(never)]
-pub(super) fn list_rooms<S: Store>(
+pub(super) async fn list_rooms<L: Link>(
     floor: Floor<'_>,
-    store: &S,
+    store: &Desk<L>,
     call: &Call<'_>,
     reply: Reply<'_, '_>,
 ) -> Result<Done, CallError> {
@@ -69,7 +68,7 @@ pub(super) fn list_rooms<S: Store>(
     let free = match slot {
         // Only hours still to come are free: a past hour shows every room as not free.
         Some(_) if past => 0,
-        Some(s) => free_at(floor, store, s, people)?,
+        Some(s) => free_at(floor, store, s, people).await?,
         None => shown,
     };
     Ok(complete(

@@ -1,4 +1,5 @@
-//! Room booking: the floor, the store trait, and the `book_room`, `cancel_booking` and
+//! Room booking: the floor, the store (a [`Store`] answering at once, or a [`Link`] the host
+//! answers later), and the `book_room`, `cancel_booking` and
 //! `list_rooms` tools, hosted by the panel and the desktop alike.
 
 mod answer;
@@ -6,8 +7,10 @@ mod app;
 mod book;
 mod cancel;
 mod floor;
+mod link;
 mod list;
 mod mem_store;
+mod pending;
 mod read;
 mod report;
 mod slot;
@@ -17,7 +20,9 @@ mod vacancy;
 
 pub use app::BookingApp;
 pub use floor::{Floor, Room, DEFAULT_FLOOR};
+pub use link::{Desk, Exchange, Immediate, Link, LocalLink, Outcome, StoreOp};
 pub use mem_store::MemStore;
+pub use pending::{resume, run, step, Answered, Ask, Asked, Pending, Step};
 pub use slot::{Day, Slot, CLOCK_SET_FROM};
 pub use store::{
     Booking, BookingId, Commit, Holder, NewBooking, RoomId, Status, Store, StoreError,

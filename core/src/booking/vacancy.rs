@@ -2,22 +2,21 @@
 //! a `book_room` whose room is taken).
 
 use super::floor::{Floor, Mask};
+use super::link::{Desk, Link};
 use super::slot::Slot;
-use super::store::Store;
 use crate::engine::CallError;
 use crate::limits::MAX_ROOMS;
 
 /// The rooms of `floor` with at least `people` seats that nobody holds at `slot`.
-#[inline(never)]
-pub(super) fn free_at<S: Store>(
+pub(super) async fn free_at<L: Link>(
     floor: Floor<'_>,
-    store: &S,
+    store: &Desk<L>,
     slot: Slot,
     people: u16,
 ) -> Result<Mask, CallError> {
     let mut free = 0;
     for (i, r) in floor.rooms.iter().take(MAX_ROOMS).enumerate() {
-        let taken = store.occupant(r.id, slot)?;
+        let taken = store.occupant(r.id, slot).await?;
         if taken.is_none() && r.seats >= people {
             free |= 1 << i;
         }

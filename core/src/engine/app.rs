@@ -1,6 +1,8 @@
 //! What the engine hosts: the [`App`] trait and what it declares (tools, prompts, resources,
 //! completions).
 
+use core::future::Future;
+
 use super::{Call, CallError, Done, Reply};
 use crate::limits::MAX_COMPLETIONS;
 use crate::wire::json::Value;
@@ -179,12 +181,15 @@ pub trait App {
     /// The tool table, in `tools/list` order (names unique).
     fn tools(&self) -> &[ToolEntry<Self::Tool>];
     /// Runs `tool` (the entry of [`App::tools`] the call named) and answers through `reply`.
+    /// Write it as an `async fn`: it may await its store (a booking tool's
+    /// [`Desk`](crate::booking::Desk)), and the host resumes it with the outcome; it awaits
+    /// nothing else.
     fn call_tool(
         &mut self,
         tool: Self::Tool,
         call: &Call<'_>,
         reply: Reply<'_, '_>,
-    ) -> Result<Done, CallError>;
+    ) -> impl Future<Output = Result<Done, CallError>>;
 
     /// The prompts, in `prompts/list` order (none: prompts are not served).
     fn prompts(&self) -> &[PromptInfo] {

@@ -21,7 +21,7 @@ pub(crate) enum Outcome<'a> {
     Error(Option<Value<'a>>, RpcError<'a>),
 }
 
-pub(crate) fn dispatch<'a, A: App>(
+pub(crate) async fn dispatch<'a, A: App>(
     eng: &mut Engine<A>,
     input: &'a [u8],
     cx: &Context<'_>,
@@ -48,7 +48,7 @@ pub(crate) fn dispatch<'a, A: App>(
         params: env.params,
         http,
     };
-    match request(eng, call, cx, w, note, progress) {
+    match request(eng, call, cx, w, note, progress).await {
         Ok(()) => Outcome::Result(id),
         Err(e) => Outcome::Error(Some(id), e),
     }
@@ -62,7 +62,7 @@ struct Request<'a, 'h> {
     http: Option<&'h HttpHeaders<'h>>,
 }
 
-fn request<'a, A: App>(
+async fn request<'a, A: App>(
     eng: &mut Engine<A>,
     req: Request<'a, '_>,
     cx: &Context<'_>,
@@ -130,9 +130,9 @@ fn request<'a, A: App>(
                 progress,
             };
             return match m {
-                Method::ToolsCall => tools_call(&mut inv, params),
-                Method::PromptsGet => prompts_get(&mut inv, params),
-                _ => resources_read(&mut inv, params),
+                Method::ToolsCall => tools_call(&mut inv, params).await,
+                Method::PromptsGet => prompts_get(&mut inv, params).await,
+                _ => resources_read(&mut inv, params).await,
             };
         }
         Method::Complete => return complete(eng, id, params, w, note),

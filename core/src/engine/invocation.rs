@@ -6,7 +6,7 @@ use super::error::RpcError;
 use super::lists::{cache_hints, open_result};
 use super::reply::{Answered, Progress, Sealer};
 use super::{App, Context, Engine, Note};
-use super::{Call, CallError, CompletionRef, CompletionRequest, Completions, Done, Reply};
+use super::{Call, CompletionRef, CompletionRequest, Completions, Reply};
 use crate::limits::MAX_STR;
 use crate::mrtr::InputResponses;
 use crate::seal::{self, Binding, Origin};
@@ -56,14 +56,24 @@ fn mrtr_params<'a>(
     Ok((responses, state))
 }
 
+/// The app code an [`invoke`] runs.
+enum Handler<'u, T> {
+    /// [`App::call_tool`] (the one that may wait for its store).
+    Tool(T),
+    /// [`App::get_prompt`] of this index.
+    Prompt(usize),
+    /// [`App::read_resource`] of this (decoded) URI.
+    Resource(&'u str),
+}
+
 /// Verifies any `requestState`, lends the handler a [`Call`] and a [`Reply`], and maps its
 /// error. Sealing, capability checks and progress live here, once for every method.
-fn invoke<'a, A: App>(
+async fn invoke<'a, A: App>(
     inv: &mut Invocation<'_, 'a, '_, '_, A>,
     target: Target<'a>,
     responses: InputResponses<'a>,
     state: Option<Value<'a>>,
-    run: impl FnOnce(&mut A, &Call<'_>, Reply<'_, '_>) -> Result<Done, CallError>,
+    handler: Handler<'_, A::Tool>,
 ) -> Result<Answered, RpcError<'a>> {
     let (eng, cx) = (&mut *inv.eng, inv.cx);
     let origin = Origin {
@@ -131,7 +141,13 @@ fn invoke<'a, A: App>(
         sealer,
         progress,
     };
-    match run(&mut eng.app, &call, reply) {
+    let app = &mut eng.app;
+    let ran = match handler {
+        Handler::Tool(tool) => app.call_tool(tool, &call, reply).await,
+        Handler::Prompt(index) => app.get_prompt(index, &call, reply),
+        Handler::Resource(uri) => app.read_resource(uri, &call, reply),
+    };
+    match ran {
         Ok(done) => Ok(done.0),
         Err(e) => {
             *inv.note = e.note().or(*inv.note);
@@ -141,7 +157,7 @@ fn invoke<'a, A: App>(
     }
 }
 
-pub(super) fn tools_call<'a, A: App>(
+pub(super) async fn tools_call<'a, A: App>(
     inv: &mut Invocation<'_, 'a, '_, '_, A>,
     params: Option<Value<'a>>,
 ) -> Result<(), RpcError<'a>> {
@@ -169,13 +185,11 @@ pub(super) fn tools_call<'a, A: App>(
         salient: entry.info.salient,
         answers_need_state: entry.info.answers_need_state,
     };
-    invoke(inv, target, responses, state, |app, call, reply| {
-        app.call_tool(entry.tool, call, reply)
-    })?;
+    invoke(inv, target, responses, state, Handler::Tool(entry.tool)).await?;
     Ok(())
 }
 
-pub(super) fn prompts_get<'a, A: App>(
+pub(super) async fn prompts_get<'a, A: App>(
     inv: &mut Invocation<'_, 'a, '_, '_, A>,
     params: Option<Value<'a>>,
 ) -> Result<(), RpcError<'a>> {
@@ -212,13 +226,11 @@ pub(super) fn prompts_get<'a, A: App>(
         salient: None,
         answers_need_state: prompt.answers_need_state,
     };
-    invoke(inv, target, responses, state, |app, call, reply| {
-        app.get_prompt(index, call, reply)
-    })?;
+    invoke(inv, target, responses, state, Handler::Prompt(index)).await?;
     Ok(())
 }
 
-pub(super) fn resources_read<'a, A: App>(
+pub(super) async fn resources_read<'a, A: App>(
     inv: &mut Invocation<'_, 'a, '_, '_, A>,
     params: Option<Value<'a>>,
 ) -> Result<(), RpcError<'a>> {
@@ -237,9 +249,7 @@ pub(super) fn resources_read<'a, A: App>(
         salient: None,
         answers_need_state: false,
     };
-    let answered = invoke(inv, target, responses, state, |app, call, reply| {
-        app.read_resource(decoded, call, reply)
-    })?;
+    let answered = invoke(inv, target, responses, state, Handler::Resource(decoded)).await?;
     if answered == Answered::Complete {
         cache_hints(inv.eng, inv.w);
     }

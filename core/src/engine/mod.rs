@@ -193,9 +193,11 @@ impl<A: App> Engine<A> {
 
     /// Handles one message and writes the answer into `out` (at least [`MIN_OUT`] bytes).
     /// No header is checked: this is for transports without headers (see
-    /// [`Engine::handle_http`]).
+    /// [`Engine::handle_http`]). For an app whose store answers at once (the booking app
+    /// over a [`Store`](crate::booking::Store), the fixtures); an app that waits for its store
+    /// is driven with [`Engine::handling`].
     pub fn handle(&mut self, input: &[u8], cx: &Context<'_>, out: &mut [u8]) -> Handled {
-        self.handle_message(input, cx, None, out)
+        self.at_once(Message::Plain(input), cx, out)
     }
 
     /// [`Engine::handle`] for a Streamable HTTP request: `headers` are checked against the
@@ -210,10 +212,60 @@ impl<A: App> Engine<A> {
         headers: &HttpHeaders<'_>,
         out: &mut [u8],
     ) -> Handled {
-        self.handle_message(input, cx, Some(headers), out)
+        self.at_once(Message::Http(input, headers), cx, out)
     }
 
-    fn handle_message(
+    /// Handles one message as a future that finishes with the [`Handled`] once every store
+    /// operation the app waits for has been answered: the host drives it with
+    /// [`step`](crate::booking::step) and [`resume`](crate::booking::resume) (or polls it
+    /// from any executor, answering the app's link between polls). The message is parsed and
+    /// run once, however long the store takes.
+    pub async fn handling(
+        &mut self,
+        message: Message<'_>,
+        cx: &Context<'_>,
+        out: &mut [u8],
+    ) -> Handled {
+        match message {
+            Message::Plain(m) => self.handle_message(m, cx, None, out).await,
+            Message::Http(m, headers) => self.handle_message(m, cx, Some(headers), out).await,
+            Message::Line(Line::Message(m)) if m.iter().all(u8::is_ascii_whitespace) => Handled {
+                len: 0,
+                status: 202,
+                responded: false,
+                note: None,
+            },
+            Message::Line(Line::Message(m)) => self.handle_message(m, cx, None, out).await,
+            Message::Line(Line::TooLong) => {
+                error_answer(None, &RpcError::Envelope(EnvelopeError::TooLarge), out)
+            }
+        }
+    }
+
+    /// Runs `message` to its end in one poll; an app that waits for its store instead is
+    /// answered `-32603` (its host must use [`Engine::handling`]).
+    fn at_once(&mut self, message: Message<'_>, cx: &Context<'_>, out: &mut [u8]) -> Handled {
+        {
+            let mut handling = core::pin::pin!(self.handling(message, cx, &mut *out));
+            let mut poll = core::task::Context::from_waker(core::task::Waker::noop());
+            if let core::task::Poll::Ready(h) =
+                core::future::Future::poll(handling.as_mut(), &mut poll)
+            {
+                return h;
+            }
+        }
+        let input = match message {
+            Message::Plain(m) | Message::Http(m, _) | Message::Line(Line::Message(m)) => Some(m),
+            Message::Line(Line::TooLong) => None,
+        };
+        let mut h = fault_answer(input, out);
+        h.note = Some(Note::Internal(
+            "the app waited for its store: drive it with Engine::handling",
+        ));
+        h
+    }
+
+    async fn handle_message(
         &mut self,
         input: &[u8],
         cx: &Context<'_>,
@@ -231,7 +283,8 @@ impl<A: App> Engine<A> {
         let mut w = Writer::new(&mut *out);
         let mut note = None;
         let mut progress = reply::Progress::default();
-        let outcome = dispatch::dispatch(self, input, cx, http, &mut w, &mut note, &mut progress);
+        let outcome =
+            dispatch::dispatch(self, input, cx, http, &mut w, &mut note, &mut progress).await;
         let (id, status) = match outcome {
             dispatch::Outcome::Notification => {
                 return Handled {
@@ -287,17 +340,19 @@ impl<A: App> Engine<A> {
     /// Handles one framed line from a byte-stream transport: a message, or an over-long line
     /// that gets a `-32600` error without id. Blank lines are ignored.
     pub fn handle_line(&mut self, line: Line<'_>, cx: &Context<'_>, out: &mut [u8]) -> Handled {
-        match line {
-            Line::Message(m) if m.iter().all(u8::is_ascii_whitespace) => Handled {
-                len: 0,
-                status: 202,
-                responded: false,
-                note: None,
-            },
-            Line::Message(m) => self.handle(m, cx, out),
-            Line::TooLong => error_answer(None, &RpcError::Envelope(EnvelopeError::TooLarge), out),
-        }
+        self.at_once(Message::Line(line), cx, out)
     }
+}
+
+/// One message for [`Engine::handling`], as its transport framed it.
+#[derive(Clone, Copy, Debug)]
+pub enum Message<'i> {
+    /// The bytes of one message, no headers (see [`Engine::handle`]).
+    Plain(&'i [u8]),
+    /// One framed line of a byte stream (see [`Engine::handle_line`]).
+    Line(Line<'i>),
+    /// One Streamable HTTP body and its headers (see [`Engine::handle_http`]).
+    Http(&'i [u8], &'i HttpHeaders<'i>),
 }
 
 /// The answer a host gives when handling `input` failed outside the engine's own answers (it

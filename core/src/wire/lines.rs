@@ -2,7 +2,7 @@
 //! every byte-stream transport so none of them frames on its own.
 
 /// One framed input.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Line<'a> {
     /// A complete line (without `\n` or a trailing `\r`), possibly empty.
     Message(&'a [u8]),

@@ -144,7 +144,7 @@ fn on_data(dir: Option<&Path>) -> Result<InProcess<impl crate::host::Hosted>, Fa
     if tracing() {
         eprintln!("(in-process server on {})", data.dir.display());
     }
-    Ok(InProcess::new(&host))
+    InProcess::new(&host).map_err(Failure::Transport)
 }
 
 fn fail(f: Failure) -> ExitCode {

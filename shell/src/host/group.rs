@@ -1,25 +1,16 @@
 //! Group commit: every connection owns its engine, bookings from all of them share one writer.
 //!
-//! The core's [`Store`] is synchronous and a booking's `commit` must be durable when it
-//! returns. A connection's engine gets a [`View`] of the shared store instead of the store:
-//! reads go straight to the store (redb read transactions, safe from any thread), but a write
-//! (`commit`, `cancel`) is only *recorded* and answered with an error. The host (see
-//! the host, `host/mod.rs`) then discards that run's answer, hands the write to the [`Committer`] — one
-//! thread that takes every write waiting and applies them in arrival order in one transaction
-//! with one fsync ([`SharedStore::write_group`]) — waits for its outcome without blocking a
-//! worker, and runs the message again with a view that returns that outcome. Handlers are
-//! idempotent by design (a multi-round-trip request re-runs them anyway), and the second run
-//! sees the same clock, entropy and principal, so it asks for the same write.
-//!
-//! At-most-once (holder, nonce) and "slot taken" are decided inside the committing transaction,
-//! in order, so any interleaving of connections gives the same outcomes a single lock would.
+//! A handling that reaches a durable write (`commit`, `cancel`) waits for it (see
+//! `drive.rs`): the host hands the write to the [`Committer`] — one thread that takes every
+//! write waiting and applies them in arrival order in one transaction with one fsync
+//! ([`SharedStore::write_group`]) — and resumes the handling with its outcome, without
+//! blocking a worker. At-most-once (holder, nonce) and "slot taken" are decided inside the
+//! committing transaction, in order, so any interleaving of connections gives the same
+//! outcomes a single lock would.
 
-use std::cell::RefCell;
 use std::sync::{Arc, Mutex};
 
-use redmark_core::booking::{
-    Booking, BookingId, Commit, Holder, NewBooking, Slot, Store, StoreError,
-};
+use redmark_core::booking::{Booking, BookingId, Holder, Slot, Store, StoreError};
 use redmark_core::seal::Nonce;
 use tokio::sync::{mpsc, oneshot};
 
@@ -28,15 +19,10 @@ use crate::store::{SharedStore, Write, Written};
 /// Most writes one transaction takes; more wait for the next one.
 pub const MAX_GROUP: usize = 1024;
 
-/// Most durable writes one message may make (the booking tools make one).
-pub const MAX_WRITES_PER_MESSAGE: usize = 4;
-
-/// Any core [`Store`] as a [`SharedStore`], for the host's tests: one lock, each write its
-/// own commit.
-#[cfg(test)]
+/// Any core [`Store`] as a [`SharedStore`] (the in-memory floor of `redmark call --scratch`,
+/// and the host's tests): one lock, each write its own commit.
 pub struct Locked<S>(Mutex<S>);
 
-#[cfg(test)]
 impl<S> Locked<S> {
     /// Shares `store`.
     pub fn new(store: S) -> Self {
@@ -51,7 +37,6 @@ impl<S> Locked<S> {
     }
 }
 
-#[cfg(test)]
 impl<S: Store + Send + 'static> SharedStore for Locked<S> {
     fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
         self.with(|s| s.get(id))
@@ -70,9 +55,6 @@ impl<S: Store + Send + 'static> SharedStore for Locked<S> {
                 Write::Cancel(id, h) => Written::Cancel(self.with(|s| s.cancel(*id, h))),
             })
             .collect()
-    }
-    fn reads_block(&self) -> bool {
-        true
     }
 }
 
@@ -195,176 +177,11 @@ fn commit_loop<S: SharedStore>(store: &S, mut rx: mpsc::UnboundedReceiver<Job>) 
     }
 }
 
-/// A read a run made, as asked.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Read {
-    Get(BookingId),
-    MadeBy(Holder, Nonce),
-    Occupant(String, Slot),
-}
-
-/// The store calls of the message being handled: the reads the first run made and the outcomes
-/// of writes already made (both replayed in order on the next run, so it sees the store as the
-/// run that asked for the write saw it), and the write the last run asked for.
-#[derive(Default)]
-pub struct Log {
-    done: Vec<Written>,
-    next: usize,
-    wanted: Option<Write>,
-    reads: Vec<(Read, Result<Option<Booking>, StoreError>)>,
-    next_read: usize,
-}
-
-impl Log {
-    /// The write the last run asked for (then it is no longer wanted); the next run starts
-    /// replaying from the first outcome.
-    pub fn take_wanted(&mut self) -> Option<Write> {
-        self.next = 0;
-        self.next_read = 0;
-        self.wanted.take()
-    }
-
-    /// Records the outcome of the wanted write, replayed by the next run.
-    pub fn push(&mut self, w: Written) {
-        self.done.push(w);
-    }
-
-    /// How many writes this message has made.
-    pub fn writes(&self) -> usize {
-        self.done.len()
-    }
-
-    /// Forgets this message's writes (before the next message).
-    pub fn clear(&mut self) {
-        self.done.clear();
-        self.next = 0;
-        self.wanted = None;
-        self.reads.clear();
-        self.next_read = 0;
-    }
-
-    /// What the earlier run's read at this point returned if it asked the same, else what
-    /// `read` returns now (recorded for the next run). A run that goes on past the writes it
-    /// replayed reads the store as it is after them.
-    fn read(
-        &mut self,
-        what: Read,
-        read: impl FnOnce() -> Result<Option<Booking>, StoreError>,
-    ) -> Result<Option<Booking>, StoreError> {
-        if self.wanted.is_some() {
-            // This run's answer is discarded: what it reads after its write is not replayed.
-            return read();
-        }
-        if let Some((asked, got)) = self.reads.get(self.next_read) {
-            if *asked == what {
-                self.next_read += 1;
-                return got.clone();
-            }
-            // Not the same run (not expected): forget the rest, read afresh.
-            self.reads.truncate(self.next_read);
-        }
-        let got = read();
-        self.reads.push((what, got.clone()));
-        self.next_read += 1;
-        got
-    }
-
-    /// The next recorded outcome, or records `want` and fails the call.
-    fn replay(&mut self, want: Write) -> Option<Written> {
-        let got = self.done.get(self.next).cloned();
-        if got.is_some() {
-            self.next += 1;
-        } else if self.wanted.is_none() {
-            self.wanted = Some(want);
-        }
-        got
-    }
-}
-
-/// A connection's view of a shared store: reads pass through, writes are deferred (see the
-/// module doc).
-pub struct View<S> {
-    store: Arc<S>,
-    /// The store's reads may block the thread ([`SharedStore::reads_block`]).
-    blocks: bool,
-    /// This message's writes (a cell so the host reaches it through the engine's `&App`).
-    pub log: RefCell<Log>,
-}
-
-impl<S> View<S> {
-    /// A view of `store`.
-    pub fn new(store: Arc<S>) -> Self
-    where
-        S: SharedStore,
-    {
-        View {
-            blocks: store.reads_block(),
-            store,
-            log: RefCell::new(Log::default()),
-        }
-    }
-
-    /// Runs a store read; one that may block is run where a runtime worker may block (its
-    /// other tasks move to another worker meanwhile). Only the messages that read pay that:
-    /// a booking that finds its slot free reads nothing.
-    fn fetch<T>(&self, read: impl FnOnce() -> T) -> T {
-        let multi_thread = || {
-            tokio::runtime::Handle::try_current()
-                .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread)
-        };
-        if self.blocks && multi_thread() {
-            tokio::task::block_in_place(read)
-        } else {
-            read()
-        }
-    }
-}
-
-impl<S: SharedStore> Store for View<S> {
-    fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
-        match self.log.get_mut().replay(Write::Book(new.clone())) {
-            Some(Written::Book(r)) => r,
-            // Not yet made (the host makes it and runs the message again), or a second run that
-            // asks for something else than the first (not expected): fail the call.
-            _ => Err(StoreError::Io),
-        }
-    }
-
-    fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
-        self.log
-            .borrow_mut()
-            .read(Read::Get(id), || self.fetch(|| self.store.get(id)))
-    }
-
-    fn made_by(&self, holder: &Holder, nonce: &Nonce) -> Result<Option<Booking>, StoreError> {
-        self.log
-            .borrow_mut()
-            .read(Read::MadeBy(*holder, *nonce), || {
-                self.fetch(|| self.store.made_by(holder, nonce))
-            })
-    }
-
-    fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
-        self.log
-            .borrow_mut()
-            .read(Read::Occupant(room.to_owned(), slot), || {
-                self.fetch(|| self.store.occupant(room, slot))
-            })
-    }
-
-    fn cancel(&mut self, id: BookingId, holder: &Holder) -> Result<Option<Booking>, StoreError> {
-        match self.log.get_mut().replay(Write::Cancel(id, *holder)) {
-            Some(Written::Cancel(r)) => r,
-            _ => Err(StoreError::Io),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::store::redb::RedbStore;
-    use redmark_core::booking::{Day, RoomId};
+    use redmark_core::booking::{Commit, Day, NewBooking, RoomId};
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     fn new(hour: u8, holder: u8, nonce: u16) -> NewBooking {

@@ -7,8 +7,8 @@
 //! each connection makes its own [`Conn`]: an engine and a reused answer buffer. The engine
 //! keeps no state between requests (an open question travels in the client's sealed
 //! `requestState`), so engines need no lock, and a message is answered on the task that read
-//! it. Only a durable write leaves that task: it goes to the group committer and the message
-//! runs again with its outcome (see `group.rs`).
+//! it. A handling that waits for its store keeps its place (see `drive.rs`): a durable write
+//! goes to the group committer (`group.rs`) and the same handling resumes with the outcome.
 //!
 //! Every request gets an answer: a panic while the engine handles it (a bug, or a library
 //! meeting damage it did not expect) is caught here, logged, and answered with a JSON-RPC
@@ -23,70 +23,83 @@ use std::future::Future;
 use std::panic::{self, AssertUnwindSafe};
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::task::{Context as TaskContext, Poll, Waker};
 
-use redmark_core::booking::{BookingApp, Floor, MemStore};
+use redmark_core::booking::{BookingApp, Floor};
 use redmark_core::engine::{fault_answer, Config, Note, ServerInfo};
 use redmark_core::fixtures::Fixtures;
 use redmark_core::limits::OUT;
 use redmark_core::seal::KeyRing;
-use redmark_core::wire::lines::Line;
-use redmark_core::{App, Context, Engine, Handled, HttpHeaders};
+use redmark_core::{App, Engine, Handled};
 
+pub mod drive;
+pub mod entropy;
 pub mod group;
+pub mod msg;
 pub mod panics;
 pub mod tidy;
 
-use crate::serve::keys::entropy;
-use crate::store::{SharedStore, Write, Written};
-use group::{Committer, Log, View, MAX_WRITES_PER_MESSAGE};
-use tokio::sync::oneshot;
+use crate::store::SharedStore;
+pub use drive::{Backing, Cx, HostLink, Panicked};
+use group::Committer;
+pub use msg::{Msg, OwnedHeaders};
 
 /// The principal of stdio and TCP clients: the local user.
 pub const LOCAL_PRINCIPAL: &[u8] = b"local";
 
-/// One message for the engine, borrowed from the transport's buffers.
-#[derive(Clone, Copy)]
-pub enum Msg<'a> {
-    /// One framed line from a byte stream (blank lines are ignored).
-    Line(&'a [u8]),
-    /// A line or body longer than the framing limit (answered with an id-less -32600).
-    TooLong,
-    /// One HTTP body with its MCP headers.
-    Http {
-        body: &'a [u8],
-        headers: &'a OwnedHeaders,
-    },
-}
-
-/// `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and every `Mcp-Param-*` as received.
-#[derive(Default)]
-pub struct OwnedHeaders {
-    pub version: Option<String>,
-    pub method: Option<String>,
-    pub name: Option<String>,
-    /// `(name after "Mcp-Param-", value)`.
-    pub params: Vec<(String, String)>,
-}
-
-/// An app the shell can host: where its deferred writes are logged, if it makes any.
-pub trait Hosted: App + Send + 'static {
-    /// The write log of the app's store view (`None`: the app writes nothing durable through
-    /// the committer).
-    fn log(&self) -> Option<&RefCell<Log>> {
+/// An app the shell can host.
+pub trait Hosted: App + Send + Sized + 'static {
+    /// The link the app's tools leave store operations on (`None`: it never waits).
+    fn link(&self) -> Option<&HostLink> {
         None
     }
+
+    /// [`drive::drive`] on this app, as a future that may move between threads. Written per
+    /// app type ([`hosted!`]), where the compiler sees that the app's handling is `Send`.
+    fn drive<'a>(
+        engine: &'a mut Engine<Self>,
+        msg: Msg<'a>,
+        cx: &'a Cx<'a>,
+        out: &'a mut [u8],
+        shared: &'a Shared<Self>,
+        fenced: bool,
+    ) -> Driving<'a>;
 }
 
-impl Hosted for Fixtures {}
+/// A message being driven ([`Hosted::drive`]).
+pub type Driving<'a> = Pin<Box<dyn Future<Output = Result<Handled, Panicked>> + Send + 'a>>;
 
-impl<const N: usize> Hosted for BookingApp<'static, MemStore<N>> {}
+/// [`Hosted::drive`] for one concrete app type.
+macro_rules! hosted_drive {
+    () => {
+        fn drive<'a>(
+            engine: &'a mut Engine<Self>,
+            msg: Msg<'a>,
+            cx: &'a Cx<'a>,
+            out: &'a mut [u8],
+            shared: &'a Shared<Self>,
+            fenced: bool,
+        ) -> Driving<'a> {
+            let link = Hosted::link(engine.app()).cloned();
+            let backing = shared.backing();
+            Box::pin(drive::drive(engine, link, msg, cx, out, backing, fenced))
+        }
+    };
+}
 
-impl<S: SharedStore> Hosted for BookingApp<'static, View<S>> {
-    fn log(&self) -> Option<&RefCell<Log>> {
-        Some(&self.store().log)
+impl Hosted for Fixtures {
+    hosted_drive!();
+}
+
+impl Hosted for BookingApp<'static, HostLink> {
+    fn link(&self) -> Option<&HostLink> {
+        Some(BookingApp::link(self))
     }
+    hosted_drive!();
 }
+
+/// The booking app as the shell hosts it: its tools wait for the shared store.
+pub type HostedBooking = BookingApp<'static, HostLink>;
 
 /// The answer [`Shared::run_line`] gives a line, to come.
 pub type LineAnswer = Pin<Box<dyn Future<Output = Option<Vec<u8>>> + Send>>;
@@ -98,8 +111,8 @@ pub struct Shared<A> {
     config: Config,
     /// The store's group committer (none without durable writes), closed on drop.
     committer: Option<Committer>,
-    /// The store's reads may block the thread ([`SharedStore::reads_block`]).
-    reads_block: bool,
+    /// The store, for reads (none without a store).
+    store: Option<Arc<dyn SharedStore>>,
 }
 
 impl<A: Hosted> Shared<A> {
@@ -114,13 +127,16 @@ impl<A: Hosted> Shared<A> {
             keys,
             config,
             committer: None,
-            reads_block: false,
+            store: None,
         })
     }
 
-    /// Whether a message's reads may block the thread it runs on (a network database).
-    pub fn reads_block(&self) -> bool {
-        self.reads_block
+    /// What answers the store operations of this host's engines.
+    pub fn backing(&self) -> Backing<'_> {
+        Backing {
+            committer: self.committer.as_ref(),
+            store: self.store.as_deref(),
+        }
     }
 
     /// A new engine (cheap: the app's parts, the keys and the configuration are copied).
@@ -132,6 +148,7 @@ impl<A: Hosted> Shared<A> {
     pub fn connection(self: &Arc<Self>) -> Conn<A> {
         Conn {
             engine: self.engine(),
+            spare: Vec::new(),
             shared: Arc::clone(self),
             answer: Vec::new(),
         }
@@ -155,26 +172,40 @@ impl<A: Hosted> Shared<A> {
     }
 }
 
-impl<S: SharedStore> Shared<BookingApp<'static, View<S>>> {
-    /// The booking floor over `store`, its writes group-committed by a thread of its own
-    /// (started by the first write).
-    pub fn booking(
+impl<A: Hosted> Shared<A> {
+    /// Engines hosting the apps `make` builds, whose store operations (left on
+    /// [`Hosted::link`]) are answered from `store`: reads at once (or awaited, for a store
+    /// across the network), writes group-committed by a thread of its own (started by the
+    /// first write).
+    pub fn with_store<S: SharedStore>(
+        make: impl Fn() -> A + Send + Sync + 'static,
+        store: S,
+        keys: KeyRing,
+        config: Config,
+    ) -> Arc<Self> {
+        let store = Arc::new(store);
+        let committer = Committer::new(Arc::clone(&store));
+        Arc::new(Shared {
+            make: Box::new(make),
+            keys,
+            config,
+            committer: Some(committer),
+            store: Some(store),
+        })
+    }
+}
+
+impl Shared<HostedBooking> {
+    /// The booking floor over `store` ([`Shared::with_store`]).
+    pub fn booking<S: SharedStore>(
         floor: Floor<'static>,
         store: S,
         info: ServerInfo,
         keys: KeyRing,
         config: Config,
     ) -> Arc<Self> {
-        let reads_block = store.reads_block();
-        let store = Arc::new(store);
-        let committer = Committer::new(Arc::clone(&store));
-        Arc::new(Shared {
-            make: Box::new(move || BookingApp::new(floor, View::new(Arc::clone(&store)), info)),
-            keys,
-            config,
-            committer: Some(committer),
-            reads_block,
-        })
+        let make = move || BookingApp::with_link(floor, HostLink::default(), info);
+        Self::with_store(make, store, keys, config)
     }
 }
 
@@ -190,99 +221,120 @@ impl<A> Drop for Shared<A> {
 /// One connection's engine and answer buffer.
 pub struct Conn<A: Hosted> {
     engine: Engine<A>,
+    /// Engines of messages that finished while waiting (one each is in flight at a time).
+    spare: Vec<Engine<A>>,
     shared: Arc<Shared<A>>,
-    /// The last answer (as long as the longest so far; the engine writes into [`SCRATCH`]).
+    /// The last answer (as long as the longest so far).
     answer: Vec<u8>,
 }
 
-thread_local! {
-    /// The buffer the engine writes an answer into: one per thread rather than one per
-    /// connection (an idle connection holds only its last answer's bytes).
-    static SCRATCH: RefCell<Box<[u8]>> = RefCell::new(vec![0u8; OUT].into_boxed_slice());
-}
-
 /// What [`Conn::begin`] came to.
-pub enum Begun<'p> {
+pub enum Begun<A: Hosted> {
     /// Answered: see [`Conn::answer`].
     Done(Handled),
-    /// Waiting for a durable write: finish it with [`Conn::resume`].
-    Writing(Pending<'p>),
+    /// Waiting for its store: finish it with [`Conn::resume`].
+    Waiting(InFlight<A>),
 }
 
-/// A message waiting for its durable write.
-pub struct Pending<'p> {
-    outcome: oneshot::Receiver<Written>,
-    cx: Cx<'p>,
+/// A message waiting for its store, owning all it needs (its own engine, a copy of its line,
+/// its answer buffer), so the connection goes on with the next line meanwhile.
+pub struct InFlight<A: Hosted> {
+    handling: Pin<Box<dyn Future<Output = Finished<A>> + Send>>,
+    link: Option<HostLink>,
+    /// Bytes of its line.
+    pub len: usize,
 }
 
-/// The clock, entropy and principal of one message (the same for every run of it).
-struct Cx<'p> {
-    now: u64,
-    entropy: [u8; 8],
-    principal: &'p [u8],
+impl<A: Hosted> InFlight<A> {
+    /// Whether it waits to read until the connection's earlier writes are made.
+    pub fn held(&self) -> bool {
+        self.link.as_ref().is_some_and(HostLink::held)
+    }
+}
+
+/// A begun message at its end.
+struct Finished<A: Hosted> {
+    engine: Engine<A>,
+    line: Option<Vec<u8>>,
+    out: OutBuf,
+    ran: Result<Handled, Panicked>,
 }
 
 impl<A: Hosted> Conn<A> {
     /// Answers `msg` from `principal`; the answer is [`Conn::answer`]`(&handled)`.
     pub async fn handle(&mut self, msg: Msg<'_>, principal: &[u8]) -> Handled {
-        match self.begin(msg, principal) {
-            Begun::Done(h) => h,
-            Begun::Writing(p) => self.resume(msg, p).await,
-        }
+        let cx = Cx::new(principal);
+        let mut out = OutBuf::take();
+        let ran = A::drive(&mut self.engine, msg, &cx, &mut out.0, &self.shared, false).await;
+        self.finish(msg, ran, &mut out.0)
     }
 
-    /// Runs `msg` once: its answer, or the durable write it needs, already sent to the
-    /// committer. Several messages may be begun before the first is resumed; resume them in
-    /// the order they were begun.
-    pub fn begin<'p>(&mut self, msg: Msg<'_>, principal: &'p [u8]) -> Begun<'p> {
-        let cx = Cx::new(principal);
-        match self.step(msg, &cx) {
-            Ok(h) => Begun::Done(h),
-            Err(w) => Begun::Writing(Pending {
-                outcome: self.submit(w),
-                cx,
+    /// Starts `line` (`None`: a line over the framing limit) and runs it until it finishes or
+    /// waits for its store. `fenced`: earlier messages of this connection are still in flight
+    /// (a read before its own first write then waits until it is resumed). Messages begun are
+    /// resumed in the order they were begun.
+    pub fn begin(&mut self, line: Option<&[u8]>, principal: &[u8], fenced: bool) -> Begun<A> {
+        let engine = self.spare.pop().unwrap_or_else(|| self.shared.engine());
+        let link = Hosted::link(engine.app()).cloned();
+        let line = line.map(<[u8]>::to_vec);
+        let len = line.as_ref().map_or(0, Vec::len);
+        let (principal, shared) = (principal.to_vec(), Arc::clone(&self.shared));
+        let mut handling: Pin<Box<dyn Future<Output = Finished<A>> + Send>> =
+            Box::pin(async move {
+                let (mut engine, mut out) = (engine, OutBuf::take());
+                let cx = Cx::new(&principal);
+                let msg = line.as_deref().map_or(Msg::TooLong, Msg::Line);
+                let ran = A::drive(&mut engine, msg, &cx, &mut out.0, &shared, fenced).await;
+                Finished {
+                    engine,
+                    line,
+                    out,
+                    ran,
+                }
+            });
+        let mut poll = TaskContext::from_waker(Waker::noop());
+        match handling.as_mut().poll(&mut poll) {
+            Poll::Ready(f) => Begun::Done(self.finished(f)),
+            Poll::Pending => Begun::Waiting(InFlight {
+                handling,
+                link,
+                len,
             }),
         }
     }
 
-    /// Finishes a message [`Conn::begin`] left writing: waits for the write's outcome (without
-    /// blocking the thread) and runs the message again with it.
-    pub async fn resume(&mut self, msg: Msg<'_>, p: Pending<'_>) -> Handled {
-        let mut outcome = p.outcome;
-        loop {
-            let got = outcome.await.unwrap_or(Written::Lost);
-            self.record(got);
-            match self.step(msg, &p.cx) {
-                Ok(h) => return h,
-                Err(w) => outcome = self.submit(w),
-            }
-        }
+    /// Finishes a message [`Conn::begin`] left waiting (without blocking the thread).
+    pub async fn resume(&mut self, p: InFlight<A>) -> Handled {
+        let f = p.handling.await;
+        self.finished(f)
     }
 
-    /// Sends `w` to the committer; its outcome comes back on the receiver.
-    fn submit(&self, w: Write) -> oneshot::Receiver<Written> {
-        match &self.shared.committer {
-            Some(c) => c.submit(w),
-            None => {
-                let (tx, rx) = oneshot::channel();
-                let _ = tx.send(Written::Lost);
-                rx
-            }
-        }
+    fn finished(&mut self, mut f: Finished<A>) -> Handled {
+        let msg = f.line.as_deref().map_or(Msg::TooLong, Msg::Line);
+        let h = self.finish(msg, f.ran, &mut f.out.0);
+        self.spare.push(f.engine);
+        h
     }
 
-    /// [`Conn::handle`] for a caller outside the async runtime (the in-process client).
-    pub fn handle_blocking(&mut self, msg: Msg<'_>, principal: &[u8]) -> Handled {
-        let cx = Cx::new(principal);
-        loop {
-            match self.step(msg, &cx) {
-                Ok(h) => return h,
-                Err(w) => {
-                    let got = self.submit(w).blocking_recv();
-                    self.record(got.unwrap_or(Written::Lost));
+    /// The answer of `ran` kept as [`Conn::answer`]; a panic answered `-32603`.
+    fn finish(&mut self, msg: Msg<'_>, ran: Result<Handled, Panicked>, out: &mut [u8]) -> Handled {
+        let h = match ran {
+            Ok(h) => {
+                if let Some(note) = h.note {
+                    log_note(note);
                 }
+                h
             }
+            Err(Panicked) => {
+                tracing::error!("a request panicked in the engine; answered with -32603");
+                fault(msg, out)
+            }
+        };
+        self.answer.clear();
+        if h.responded {
+            self.answer.extend_from_slice(&out[..h.len]);
         }
+        h
     }
 
     /// The answer bytes of `h` (lines joined by `\n`; empty unless `h.responded`).
@@ -293,141 +345,35 @@ impl<A: Hosted> Conn<A> {
             &[]
         }
     }
-
-    fn record(&mut self, got: Written) {
-        if let Some(log) = self.engine.app().log() {
-            log.borrow_mut().push(got);
-        }
-    }
-
-    /// One run of the engine: the answer, or the durable write it needs made first.
-    fn step(&mut self, msg: Msg<'_>, cx: &Cx<'_>) -> Result<Handled, Write> {
-        SCRATCH.with_borrow_mut(|out| {
-            let done = self.step_into(msg, cx, out);
-            if let Ok(h) = &done {
-                self.answer.clear();
-                if h.responded {
-                    self.answer.extend_from_slice(&out[..h.len]);
-                }
-            }
-            done
-        })
-    }
-
-    fn step_into(&mut self, msg: Msg<'_>, cx: &Cx<'_>, out: &mut [u8]) -> Result<Handled, Write> {
-        let engine = &mut self.engine;
-        // A panic is answered, not propagated (see the module doc for why the engine stays
-        // usable); the panic hook has logged where it happened.
-        let ran = panic::catch_unwind(AssertUnwindSafe(|| {
-            inject_panic(msg);
-            run(engine, msg, cx, out)
-        }));
-        let log = self.engine.app().log();
-        let wanted = log.and_then(|l| l.borrow_mut().take_wanted());
-        let handled = match (ran, wanted) {
-            (Ok(_), Some(w))
-                if log.is_some_and(|l| l.borrow().writes() < MAX_WRITES_PER_MESSAGE) =>
-            {
-                return Err(w)
-            }
-            (Ok(_), Some(_)) => {
-                tracing::error!(
-                    "a message asked for more than {MAX_WRITES_PER_MESSAGE} durable writes; \
-                     answered with -32603"
-                );
-                fault(msg, out)
-            }
-            (Ok(h), None) => {
-                if let Some(note) = h.note {
-                    log_note(note);
-                }
-                h
-            }
-            (Err(_), _) => {
-                tracing::error!("a request panicked in the engine; answered with -32603");
-                fault(msg, out)
-            }
-        };
-        if let Some(l) = self.engine.app().log() {
-            l.borrow_mut().clear();
-        }
-        Ok(handled)
-    }
 }
 
-impl<'p> Cx<'p> {
-    fn new(principal: &'p [u8]) -> Self {
-        Cx {
-            now: SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs()),
-            entropy: ENTROPY.with_borrow_mut(Entropy::next),
-            principal,
-        }
-    }
-}
+/// An answer buffer of [`OUT`] bytes, taken from (and given back to) its thread's pool: an
+/// idle connection holds none.
+struct OutBuf(Box<[u8]>);
 
-/// Nonces fetched from the OS in bulk per thread: each is still 8 fresh bytes of the OS's
-/// generator, for one `getrandom` call every [`ENTROPY_BATCH`] messages instead of one each.
-struct Entropy {
-    bytes: [u8; ENTROPY_BATCH * 8],
-    used: usize,
-}
-
-/// Nonces per `getrandom` call.
-const ENTROPY_BATCH: usize = 64;
-
-impl Entropy {
-    fn next(&mut self) -> [u8; 8] {
-        if self.used == ENTROPY_BATCH {
-            if getrandom::fill(&mut self.bytes).is_err() {
-                // Never seen on Linux: the one-at-a-time source has its own fallback.
-                return entropy();
-            }
-            self.used = 0;
-        }
-        let mut n = [0; 8];
-        n.copy_from_slice(&self.bytes[self.used * 8..][..8]);
-        // Used bytes are wiped: a nonce is never handed out twice.
-        self.bytes[self.used * 8..][..8].fill(0);
-        self.used += 1;
-        n
-    }
-}
+/// Spare answer buffers kept per thread.
+const SPARE_OUT: usize = 16;
 
 thread_local! {
-    static ENTROPY: RefCell<Entropy> = const {
-        RefCell::new(Entropy {
-            bytes: [0; ENTROPY_BATCH * 8],
-            used: ENTROPY_BATCH,
-        })
-    };
+    static OUT_POOL: RefCell<Vec<Box<[u8]>>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Runs the engine once on `msg`.
-fn run<A: App>(engine: &mut Engine<A>, msg: Msg<'_>, cx: &Cx<'_>, out: &mut [u8]) -> Handled {
-    let context = Context {
-        now: cx.now,
-        principal: cx.principal,
-        entropy: cx.entropy,
-    };
-    match msg {
-        Msg::Line(l) => engine.handle_line(Line::Message(l), &context, out),
-        Msg::TooLong => engine.handle_line(Line::TooLong, &context, out),
-        Msg::Http { body, headers: h } => {
-            let params: Vec<(&str, &str)> = h
-                .params
-                .iter()
-                .map(|(n, v)| (n.as_str(), v.as_str()))
-                .collect();
-            let headers = HttpHeaders {
-                version: h.version.as_deref(),
-                method: h.method.as_deref(),
-                name: h.name.as_deref(),
-                params: &params,
-            };
-            engine.handle_http(body, &context, &headers, out)
-        }
+impl OutBuf {
+    fn take() -> Self {
+        let spare = OUT_POOL.with_borrow_mut(Vec::pop);
+        OutBuf(spare.unwrap_or_else(|| vec![0u8; OUT].into_boxed_slice()))
+    }
+}
+
+impl Drop for OutBuf {
+    fn drop(&mut self) {
+        let buf = std::mem::take(&mut self.0);
+        let _ = OUT_POOL.try_with(|p| {
+            let mut p = p.borrow_mut();
+            if p.len() < SPARE_OUT {
+                p.push(buf);
+            }
+        });
     }
 }
 
@@ -455,29 +401,6 @@ fn fault(msg: Msg<'_>, out: &mut [u8]) -> Handled {
     })
 }
 
-/// With the `test-hooks` feature only (the end-to-end tests build the binary with it):
-/// `REDMARK_TEST_PANIC=<method>` makes every request of that method panic where the engine
-/// would run, so the tests can check that a panicking request is answered on every transport.
-#[cfg(feature = "test-hooks")]
-fn inject_panic(input: Msg<'_>) {
-    use std::sync::OnceLock;
-    static METHOD: OnceLock<Option<String>> = OnceLock::new();
-    let Some(method) = METHOD.get_or_init(|| std::env::var("REDMARK_TEST_PANIC").ok()) else {
-        return;
-    };
-    let (Msg::Line(b) | Msg::Http { body: b, .. }) = input else {
-        return;
-    };
-    if let Ok(env) = redmark_core::wire::envelope::read(b) {
-        if env.method.eq_str(method) {
-            panic!("REDMARK_TEST_PANIC: injected panic for {method}");
-        }
-    }
-}
-
-#[cfg(not(feature = "test-hooks"))]
-fn inject_panic(_: Msg<'_>) {}
-
 fn log_note(note: Note) {
     match note {
         Note::StateRejected(why) => tracing::info!("requestState rejected: {why}"),
@@ -488,111 +411,4 @@ fn log_note(note: Note) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::host::group::Locked;
-    use redmark_core::booking::{
-        Booking, BookingId, Holder, MemStore, Slot, StoreError, DEFAULT_FLOOR,
-    };
-    use redmark_core::seal::{Key, Nonce};
-    use std::sync::mpsc;
-    use std::time::Duration;
-
-    /// A store whose group commits wait until the test lets them through.
-    struct Gated {
-        store: Locked<MemStore<8>>,
-        open: std::sync::Mutex<mpsc::Receiver<()>>,
-    }
-
-    impl SharedStore for Gated {
-        fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
-            self.store.get(id)
-        }
-        fn made_by(&self, h: &Holder, n: &Nonce) -> Result<Option<Booking>, StoreError> {
-            self.store.made_by(h, n)
-        }
-        fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
-            self.store.occupant(room, slot)
-        }
-        fn write_group(&self, writes: &[Write]) -> Vec<Written> {
-            let _ = self
-                .open
-                .lock()
-                .unwrap()
-                .recv_timeout(Duration::from_secs(30));
-            self.store.write_group(writes)
-        }
-    }
-
-    const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
-
-    /// No lock is shared by connections: while one connection's booking waits for its commit,
-    /// another connection is answered, and the booking is answered once the commit is made.
-    #[test]
-    fn a_booking_waiting_for_its_commit_holds_up_no_other_connection() {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let (open, gate) = mpsc::channel();
-        let store = Gated {
-            store: Locked::new(MemStore::new()),
-            open: std::sync::Mutex::new(gate),
-        };
-        let info = ServerInfo {
-            name: "t",
-            version: "0",
-            instructions: None,
-        };
-        let key = Key::new(1, &[7u8; 32]).unwrap();
-        let host = Shared::booking(
-            DEFAULT_FLOOR,
-            store,
-            info,
-            KeyRing::new(key),
-            Config::default(),
-        );
-        rt.block_on(async {
-            let book = format!(
-                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"2099-01-01","hour":9,"room_id":"nook"}},{META}}}}}"#
-            );
-            let h = Arc::clone(&host);
-            let booking = tokio::spawn(async move {
-                let mut a = h.connection();
-                let got = a.handle(Msg::Line(book.as_bytes()), b"a").await;
-                String::from_utf8_lossy(a.answer(&got)).into_owned()
-            });
-            let list = format!(
-                r#"{{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{{{META}}}}}"#
-            );
-            let mut b = host.connection();
-            for _ in 0..3 {
-                let got = tokio::time::timeout(
-                    Duration::from_secs(10),
-                    b.handle(Msg::Line(list.as_bytes()), b"b"),
-                )
-                .await
-                .expect("held up by the other connection's commit");
-                assert!(String::from_utf8_lossy(b.answer(&got)).contains("book_room"));
-            }
-            assert!(!booking.is_finished(), "answered before its commit was made");
-            open.send(()).unwrap();
-            let answer = tokio::time::timeout(Duration::from_secs(10), booking)
-                .await
-                .expect("the booking is answered once committed")
-                .unwrap();
-            assert!(answer.contains("Booked"), "{answer}");
-        });
-    }
-
-    /// Bulk-fetched nonces are all different across many refills.
-    #[test]
-    fn nonces_from_the_pool_never_repeat() {
-        let mut seen = std::collections::HashSet::new();
-        for _ in 0..ENTROPY_BATCH * 40 {
-            let n = ENTROPY.with_borrow_mut(Entropy::next);
-            assert!(seen.insert(n), "a nonce came twice");
-        }
-    }
-}
+mod tests;

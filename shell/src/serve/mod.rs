@@ -22,15 +22,14 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use redmark_core::booking::{BookingApp, Floor, DEFAULT_FLOOR};
+use redmark_core::booking::{Floor, DEFAULT_FLOOR};
 use redmark_core::engine::{Config, ServerInfo};
 use redmark_core::fixtures::Fixtures;
 use redmark_core::seal::KeyRing;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::host::group::View;
-use crate::host::{panics, Hosted, Shared};
+use crate::host::{panics, Hosted, HostedBooking, Shared};
 use crate::store::{pg, redb, SharedStore};
 use crate::transport::stream::StreamLimits;
 use crate::transport::{http, lanes, listen, stdio, tcp};
@@ -44,9 +43,8 @@ pub fn run(args: ServeArgs) -> ExitCode {
     panics::install_hook();
     let env = std::env::var(config::STORE_ENV).ok();
     let choice = config::store_choice(args.store.as_deref(), env.as_deref());
-    // The main runtime is tokio's work-stealing scheduler, a worker per core, for every store
-    // (PostgreSQL's reads need its block_in_place); TCP and HTTP connections of a store whose
-    // reads never block move to the lanes (transport/lanes.rs).
+    // The main runtime is tokio's work-stealing scheduler, a worker per core (stdio, the
+    // PostgreSQL workers); TCP and HTTP connections move to the lanes (transport/lanes.rs).
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -242,7 +240,7 @@ pub fn booking_host<S: SharedStore>(
     store: S,
     ring: KeyRing,
     config: Config,
-) -> Arc<Shared<BookingApp<'static, View<S>>>> {
+) -> Arc<Shared<HostedBooking>> {
     let info = ServerInfo {
         name: "redmark",
         version: env!("CARGO_PKG_VERSION"),
@@ -290,7 +288,7 @@ async fn serve<A: Hosted>(
     let lanes = Arc::new(if tcp.is_empty() && web.is_empty() {
         lanes::Lanes::Here
     } else {
-        lanes::for_server(shared.reads_block())
+        lanes::for_server()
     });
     for l in tcp {
         let t = tracker.clone();

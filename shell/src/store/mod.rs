@@ -6,8 +6,12 @@ pub mod outage;
 pub mod pg;
 pub mod redb;
 
-use redmark_core::booking::{Booking, BookingId, Commit, Holder, NewBooking, Slot, StoreError};
+use redmark_core::booking::{
+    Booking, BookingId, Commit, Holder, NewBooking, Outcome, Slot, StoreError, StoreOp,
+};
 use redmark_core::seal::Nonce;
+use std::future::Future;
+use std::pin::Pin;
 
 /// A durable write a message asked for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,6 +20,17 @@ pub enum Write {
     Book(NewBooking),
     /// [`redmark_core::booking::Store::cancel`] by a holder.
     Cancel(BookingId, Holder),
+}
+
+impl Write {
+    /// `op` as a write, if it is one.
+    pub fn of(op: &StoreOp) -> Option<Write> {
+        match op {
+            StoreOp::Commit(new) => Some(Write::Book(new.clone())),
+            StoreOp::Cancel(id, holder) => Some(Write::Cancel(*id, *holder)),
+            _ => None,
+        }
+    }
 }
 
 /// The outcome of a [`Write`], as the store's method would have returned it.
@@ -30,6 +45,25 @@ pub enum Written {
     Lost,
 }
 
+impl Written {
+    /// The outcome as the core's tools take it (a lost write fails with [`StoreError::Io`]).
+    pub fn outcome(self) -> Outcome {
+        match self {
+            Written::Book(r) => Outcome::Commit(r),
+            Written::Cancel(r) => Outcome::Booking(r),
+            Written::Lost => Outcome::Booking(Err(StoreError::Io)),
+        }
+    }
+}
+
+/// A read's outcome: known at once, or on its way from across the network.
+pub enum Reading {
+    /// Read on the calling thread.
+    Now(Outcome),
+    /// Comes when this finishes (the store answers across the network).
+    Later(Pin<Box<dyn Future<Output = Outcome> + Send>>),
+}
+
 /// A store every connection shares: reads from any thread, writes applied in groups.
 pub trait SharedStore: Send + Sync + 'static {
     /// [`redmark_core::booking::Store::get`].
@@ -41,10 +75,15 @@ pub trait SharedStore: Send + Sync + 'static {
     /// Applies `writes` in order, each decided as if alone after the ones before it, and makes
     /// them durable before returning; one outcome per write, in order.
     fn write_group(&self, writes: &[Write]) -> Vec<Written>;
-    /// Whether reads may block the calling thread for long (a network database): a
-    /// [`View`](crate::host::group::View)
-    /// then makes each read where blocking is allowed.
-    fn reads_block(&self) -> bool {
-        false
+    /// Reads what `op` asks (a read: [`StoreOp::is_write`] false). By default at once, on the
+    /// calling thread; a store across the network answers [`Reading::Later`] instead of
+    /// blocking the thread.
+    fn read(&self, op: &StoreOp) -> Reading {
+        Reading::Now(Outcome::Booking(match op {
+            StoreOp::Get(id) => self.get(*id),
+            StoreOp::MadeBy(holder, nonce) => self.made_by(holder, nonce),
+            StoreOp::Occupant(room, slot) => self.occupant(room, *slot),
+            StoreOp::Commit(_) | StoreOp::Cancel(..) => Err(StoreError::Io),
+        }))
     }
 }

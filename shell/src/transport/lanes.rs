@@ -1,14 +1,12 @@
 //! Where TCP and HTTP connections run: on a few single-threaded runtimes, one per core.
 //!
-//! With a store whose reads never block (redb, memory), each connection lives on one of a few
-//! single-threaded runtimes, one per core, handed out in turn ([`Lanes::Cores`]). A request
+//! Each connection lives on one of a few single-threaded runtimes, one per core, handed out in
+//! turn ([`Lanes::Cores`]); a handling that waits for its store (a group commit, a PostgreSQL
+//! read) waits on its lane without blocking it. A request
 //! then wakes only the thread that serves its connection: one context switch per lock-step
 //! request, where the work-stealing runtime also woke a second worker to look for work (two).
 //! Connections spread over the lanes keep every core busy, and no lock or queue is shared
 //! between them (a booking still goes to the one group committer).
-//!
-//! A store whose reads block (PostgreSQL) needs `block_in_place`, which only the work-stealing
-//! runtime has, so its connections stay on it ([`Lanes::Here`]).
 //!
 //! Measured (bench/compare.sh --quick --rounds=3 --baseline against the work-stealing runtime
 //! alone): lock-step `tools/list` from 8 clients is about a fifth faster this way, over TCP and
@@ -39,13 +37,9 @@ pub struct Cores {
     threads: Vec<JoinHandle<()>>,
 }
 
-/// The lanes for a server: one per core (at most [`MAX_LANES`]) when connections may stay on
-/// one thread (`reads_block` false), else [`Lanes::Here`]. A lane that cannot start is logged
-/// and the server keeps the runtime it has.
-pub fn for_server(reads_block: bool) -> Lanes {
-    if reads_block {
-        return Lanes::Here;
-    }
+/// The lanes for a server: one per core (at most [`MAX_LANES`]). A lane that cannot start is
+/// logged and the server keeps the runtime it has.
+pub fn for_server() -> Lanes {
     let n = std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_LANES));
     match Cores::start(n) {
         Ok(c) => Lanes::Cores(c),
@@ -198,10 +192,9 @@ mod tests {
         drop(lanes);
     }
 
-    /// A store whose reads block keeps its connections on the accepting runtime.
+    /// Every server's connections get lanes of their own.
     #[test]
-    fn blocking_reads_stay_here() {
-        assert!(matches!(for_server(true), Lanes::Here));
-        assert!(matches!(for_server(false), Lanes::Cores(_)));
+    fn a_server_gets_lanes() {
+        assert!(matches!(for_server(), Lanes::Cores(_)));
     }
 }

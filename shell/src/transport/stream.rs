@@ -28,7 +28,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::host::{Begun, Conn, Hosted, Msg, Pending, Shared};
+use crate::host::{Begun, Conn, Hosted, InFlight, Msg, Shared};
 use crate::legacy::stream::StreamLegacy;
 
 /// Bytes of one read from a stream.
@@ -150,7 +150,10 @@ where
             // LEGACY: in order, after the bookings this connection is still committing.
             if let Msg::Line(m) = msg {
                 if legacy.takes(m) {
-                    if let Err(e) = writing.drain(&mut conn, &mut batch, &mut sink).await {
+                    if let Err(e) = writing
+                        .drain(&mut conn, principal, &mut batch, &mut sink)
+                        .await
+                    {
                         return End::Io(format!("write: {e}"));
                     }
                     let run = shared.run_line(Arc::from(principal));
@@ -161,41 +164,38 @@ where
                     continue;
                 }
             }
-            // In flight: finish it even if shutdown starts meanwhile.
-            let handled = match conn.begin(msg, principal) {
-                Begun::Done(h) if writing.is_empty() => h,
-                Begun::Done(_) => {
-                    // Its reads may have missed this connection's writes still in flight:
-                    // answer those first, then run it again.
-                    if let Err(e) = writing.drain(&mut conn, &mut batch, &mut sink).await {
-                        return End::Io(format!("write: {e}"));
-                    }
-                    conn.handle(msg, principal).await
-                }
-                // Only a message asks for a write; anything else is finished here, in order.
-                Begun::Writing(p) if !matches!(msg, Msg::Line(_)) => {
-                    if let Err(e) = writing.drain(&mut conn, &mut batch, &mut sink).await {
-                        return End::Io(format!("write: {e}"));
-                    }
-                    conn.resume(msg, p).await
-                }
-                Begun::Writing(p) => {
-                    // Its write is decided in the committing transaction, in order: go on
-                    // with the next line while it is made (answers still go out in order).
-                    if let Msg::Line(m) = msg {
-                        writing.push(m, p);
-                    }
-                    if writing.is_full() {
-                        if let Err(e) = writing.drain(&mut conn, &mut batch, &mut sink).await {
-                            return End::Io(format!("write: {e}"));
+            // In flight: finish it even if shutdown starts meanwhile. While an earlier message
+            // waits to read until the writes before it are made, later ones are not started
+            // (their writes must not overtake its own).
+            let line = match msg {
+                Msg::Line(m) => Some(m),
+                _ => None,
+            };
+            if writing.blocked() {
+                writing.push(Queued::Later(line.map(<[u8]>::to_vec)));
+            } else {
+                let fenced = !writing.is_empty();
+                match conn.begin(line, principal, fenced) {
+                    Begun::Done(h) if !fenced => {
+                        if h.responded {
+                            batch.extend_from_slice(conn.answer(&h));
+                            batch.push(b'\n');
                         }
                     }
-                    continue;
+                    // Answered already, but after the answers still to come.
+                    Begun::Done(h) => writing.push(Queued::Answered(
+                        h.responded.then(|| conn.answer(&h).to_vec()),
+                    )),
+                    Begun::Waiting(p) => writing.push(Queued::Waiting(p)),
                 }
-            };
-            if handled.responded {
-                batch.extend_from_slice(conn.answer(&handled));
-                batch.push(b'\n');
+            }
+            if writing.is_full() {
+                if let Err(e) = writing
+                    .drain(&mut conn, principal, &mut batch, &mut sink)
+                    .await
+                {
+                    return End::Io(format!("write: {e}"));
+                }
             }
             if batch.len() >= MAX_BATCH {
                 if let Err(e) = sink.send(&mut batch).await {
@@ -210,7 +210,10 @@ where
                     return End::Io(format!("write: {e}"));
                 }
             }
-            if let Err(e) = writing.drain(&mut conn, &mut batch, &mut sink).await {
+            if let Err(e) = writing
+                .drain(&mut conn, principal, &mut batch, &mut sink)
+                .await
+            {
                 return End::Io(format!("write: {e}"));
             }
         }
@@ -222,21 +225,28 @@ where
     }
 }
 
-/// The messages of one connection waiting for their durable writes, in arrival order, with
-/// copies of their lines (buffers reused).
-struct Writing<'p> {
-    waiting: VecDeque<(Vec<u8>, Pending<'p>)>,
-    /// Bytes of the lines waiting.
-    bytes: usize,
-    spare: Vec<Vec<u8>>,
+/// One message of a connection in its queue, in arrival order.
+enum Queued<A: Hosted> {
+    /// Waiting for its store.
+    Waiting(InFlight<A>),
+    /// Answered (with these bytes, if it has an answer) behind messages still waiting.
+    Answered(Option<Vec<u8>>),
+    /// Not started: it comes after a message that waits to read (`None`: an over-long line).
+    Later(Option<Vec<u8>>),
 }
 
-impl<'p> Writing<'p> {
+/// The messages of one connection that are not answered yet, in arrival order.
+struct Writing<A: Hosted> {
+    waiting: VecDeque<Queued<A>>,
+    /// Bytes of the lines and answers held.
+    bytes: usize,
+}
+
+impl<A: Hosted> Writing<A> {
     fn new() -> Self {
         Writing {
             waiting: VecDeque::new(),
             bytes: 0,
-            spare: Vec::new(),
         }
     }
 
@@ -248,30 +258,63 @@ impl<'p> Writing<'p> {
         self.waiting.len() >= MAX_WRITING || self.bytes >= MAX_WRITING_BYTES
     }
 
-    fn push(&mut self, line: &[u8], p: Pending<'p>) {
-        let mut copy = self.spare.pop().unwrap_or_default();
-        copy.extend_from_slice(line);
-        self.bytes += line.len();
-        self.waiting.push_back((copy, p));
+    /// Whether later messages must wait to start: one queued waits to read, or is not started.
+    fn blocked(&self) -> bool {
+        self.waiting.iter().any(|q| match q {
+            Queued::Waiting(p) => p.held(),
+            Queued::Later(_) => true,
+            Queued::Answered(_) => false,
+        })
     }
 
-    /// Finishes every waiting message in order, their answers appended to `batch` (written
-    /// out whenever it reaches [`MAX_BATCH`]).
-    async fn drain<A: Hosted, W: Sink>(
+    fn push(&mut self, q: Queued<A>) {
+        self.bytes += Self::size(&q);
+        self.waiting.push_back(q);
+    }
+
+    fn size(q: &Queued<A>) -> usize {
+        match q {
+            Queued::Waiting(p) => p.len,
+            Queued::Answered(a) | Queued::Later(a) => a.as_ref().map_or(0, Vec::len),
+        }
+    }
+
+    /// Finishes every queued message in order, their answers appended to `batch` (written out
+    /// whenever it reaches [`MAX_BATCH`]).
+    async fn drain<W: Sink>(
         &mut self,
         conn: &mut Conn<A>,
+        principal: &[u8],
         batch: &mut Vec<u8>,
         sink: &mut W,
     ) -> io::Result<()> {
-        while let Some((mut line, p)) = self.waiting.pop_front() {
-            let h = conn.resume(Msg::Line(&line), p).await;
-            if h.responded {
-                batch.extend_from_slice(conn.answer(&h));
+        while let Some(q) = self.waiting.pop_front() {
+            self.bytes -= Self::size(&q);
+            let answer = match q {
+                Queued::Waiting(p) => {
+                    let h = conn.resume(p).await;
+                    h.responded.then(|| conn.answer(&h))
+                }
+                Queued::Answered(a) => {
+                    if let Some(a) = a {
+                        batch.extend_from_slice(&a);
+                        batch.push(b'\n');
+                    }
+                    None
+                }
+                Queued::Later(line) => {
+                    // Everything before it is answered: nothing to wait for.
+                    let h = match conn.begin(line.as_deref(), principal, false) {
+                        Begun::Done(h) => h,
+                        Begun::Waiting(p) => conn.resume(p).await,
+                    };
+                    h.responded.then(|| conn.answer(&h))
+                }
+            };
+            if let Some(a) = answer {
+                batch.extend_from_slice(a);
                 batch.push(b'\n');
             }
-            self.bytes -= line.len();
-            line.clear();
-            self.spare.push(line);
             if batch.len() >= MAX_BATCH {
                 sink.send(batch).await?;
             }

@@ -3,22 +3,25 @@
 
 use std::sync::Arc;
 
-use redmark_core::booking::{BookingApp, MemStore, DEFAULT_FLOOR};
+use redmark_core::booking::{MemStore, DEFAULT_FLOOR};
 use redmark_core::engine::{Config, ServerInfo};
 use redmark_core::seal::{Key, KeyRing};
 
 use super::{Outgoing, Transport, TransportError};
 use crate::client::trace::trace;
-use crate::host::{Conn, Hosted, Msg, Shared};
+use crate::host::group::Locked;
+use crate::host::{Conn, Hosted, HostedBooking, Msg, Shared};
 
 /// A redmark server inside this process: nothing else needs to run. `redmark call` runs the
 /// booking floor on the data folder `redmark serve` uses ([`crate::serve::booking_host`]);
 /// [`InProcess::scratch`] is a throwaway floor in memory.
 pub struct InProcess<A: Hosted> {
     conn: Conn<A>,
+    /// Where the host's futures run (this process's one thread: the client is synchronous).
+    runtime: tokio::runtime::Runtime,
 }
 
-impl InProcess<BookingApp<'static, MemStore<64>>> {
+impl InProcess<HostedBooking> {
     /// The default floor with bookings in memory and a random sealing key: gone on exit.
     pub fn scratch() -> Result<Self, TransportError> {
         let mut secret = [0u8; 32];
@@ -31,30 +34,39 @@ impl InProcess<BookingApp<'static, MemStore<64>>> {
             version: env!("CARGO_PKG_VERSION"),
             instructions: None,
         };
-        let make = move || BookingApp::new(DEFAULT_FLOOR, MemStore::<64>::new(), info);
-        Ok(InProcess::new(&Shared::new(
-            make,
+        let store = Locked::new(MemStore::<64>::new());
+        let host = Shared::booking(
+            DEFAULT_FLOOR,
+            store,
+            info,
             KeyRing::new(key),
             Config::default(),
-        )))
+        );
+        InProcess::new(&host)
     }
 }
 
 impl<A: Hosted> InProcess<A> {
     /// Serves one connection of `host` in this process, driven as `redmark serve` drives its
     /// transports (the same clock, entropy, principal, notes and panic answers).
-    pub fn new(host: &Arc<Shared<A>>) -> Self {
-        InProcess {
+    pub fn new(host: &Arc<Shared<A>>) -> Result<Self, TransportError> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| TransportError::Io(format!("cannot start the in-process host: {e}")))?;
+        Ok(InProcess {
             conn: host.connection(),
-        }
+            runtime,
+        })
     }
 }
 
 impl<A: Hosted> Transport for InProcess<A> {
     fn exchange(&mut self, req: &Outgoing<'_>) -> Result<Vec<String>, TransportError> {
+        let msg = Msg::Line(req.body.as_bytes());
         let h = self
-            .conn
-            .handle_blocking(Msg::Line(req.body.as_bytes()), crate::host::LOCAL_PRINCIPAL);
+            .runtime
+            .block_on(self.conn.handle(msg, crate::host::LOCAL_PRINCIPAL));
         if !h.responded {
             return Err(TransportError::Protocol(
                 "the in-process server did not answer".into(),

@@ -37,13 +37,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use redmark_core::booking::{
-    Booking, BookingId, Commit, Holder, NewBooking, RoomId, Slot, Store, StoreError,
+    Booking, BookingId, Commit, Holder, NewBooking, Outcome, RoomId, Slot, Store, StoreError,
+    StoreOp,
 };
 use redmark_core::seal::Nonce;
 use tokio::sync::{mpsc, oneshot, Mutex};
 use tokio_postgres::Config;
 
-use super::{SharedStore, Write, Written};
+use super::{Reading, SharedStore, Write, Written};
 use sql::{connect, migrate};
 use worker::BATCH_TIMEOUT;
 use worker::{worker, Job, Op, Reply};
@@ -56,9 +57,10 @@ pub const MAX_QUEUED: usize = 8192;
 pub const IDLE_IN_TRANSACTION: Duration = Duration::from_secs(10);
 /// How long connecting may take.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
-/// Bookings in PostgreSQL: a cheap handle (clone it freely); every method blocks the calling
-/// thread until its transaction committed, so call it from a blocking thread, never from
-/// async code.
+/// Bookings in PostgreSQL: a cheap handle (clone it freely). The host reads through
+/// [`SharedStore::read`] (awaited, no thread blocks) and writes through its group committer's
+/// thread; the [`Store`] methods block the calling thread until their transaction committed,
+/// so call them from a blocking thread (tests, tools), never from async code.
 #[derive(Clone)]
 pub struct PgStore {
     jobs: mpsc::Sender<Job>,
@@ -223,8 +225,35 @@ impl SharedStore for PgStore {
             .collect()
     }
 
-    fn reads_block(&self) -> bool {
-        true
+    fn read(&self, op: &StoreOp) -> Reading {
+        let op = match op {
+            StoreOp::Get(id) => Op::Get(*id),
+            StoreOp::MadeBy(holder, nonce) => Op::MadeBy(*holder, *nonce),
+            StoreOp::Occupant(room, slot) => Op::Occupant(room.clone(), *slot),
+            StoreOp::Commit(_) | StoreOp::Cancel(..) => {
+                return Reading::Now(Outcome::Booking(Err(StoreError::Io)))
+            }
+        };
+        // Awaited by the handling's host: a worker runs it; no thread blocks meanwhile.
+        let jobs = self.jobs.clone();
+        Reading::Later(Box::pin(async move {
+            let (reply, answer) = oneshot::channel();
+            let got = match jobs
+                .send(Job {
+                    ops: vec![op],
+                    reply,
+                })
+                .await
+            {
+                Ok(()) => answer.await.ok().and_then(|mut got| got.pop()),
+                Err(_) => None,
+            };
+            Outcome::Booking(match got {
+                Some(Ok(Reply::Booking(b))) => Ok(b),
+                Some(Err(e)) => Err(e),
+                Some(Ok(Reply::Commit(_))) | None => Err(StoreError::Io),
+            })
+        }))
     }
 }
 
