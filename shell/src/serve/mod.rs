@@ -133,6 +133,7 @@ async fn start(args: ServeArgs, choice: config::StoreChoice) -> Result<(), Strin
     let dir = data_dir(args.data.as_deref())?;
     // The store first: a refused store leaves nothing else behind (no new key file) and is
     // the only line printed.
+    let mut owner = None;
     let store = match (&choice, args.fixtures) {
         (_, true) => None,
         (config::StoreChoice::Postgres(url), false) => Some(Bookings::Pg(
@@ -141,10 +142,20 @@ async fn start(args: ServeArgs, choice: config::StoreChoice) -> Result<(), Strin
         )),
         (config::StoreChoice::Redb(at), false) => {
             let at = at.as_deref().unwrap_or(&dir);
-            Some(Bookings::Redb(
-                open_store(at, args.repair)?,
-                at.join(STORE_FILE).display().to_string(),
-            ))
+            // FOLDER (crate::folder): a store another process holds is reached through it.
+            match crate::folder::relay::open_or_relay(at, args.repair, may_relay(&args)).await? {
+                crate::folder::relay::Opened::Relayed => return Ok(()),
+                crate::folder::relay::Opened::Store(store, stdio) => {
+                    owner = Some(crate::folder::Owner {
+                        at: at.to_path_buf(),
+                        stdio,
+                    });
+                    Some(Bookings::Redb(
+                        store,
+                        at.join(STORE_FILE).display().to_string(),
+                    ))
+                }
+            }
         }
     };
     let data = open_keys(dir, args.rotate_key)?;
@@ -161,7 +172,7 @@ async fn start(args: ServeArgs, choice: config::StoreChoice) -> Result<(), Strin
     let Some(store) = store else {
         eprintln!("redmark: data folder {} ({keys})", data.dir.display());
         let host = Shared::new(|| Fixtures, data.ring, config);
-        return serve(host, &args, tokens, oauth).await;
+        return serve(host, &args, tokens, oauth, None).await;
     };
     let folder = data.dir.display().to_string();
     let booked = |at: &str| eprintln!("redmark: data folder {folder} (bookings in {at}, {keys})");
@@ -169,14 +180,29 @@ async fn start(args: ServeArgs, choice: config::StoreChoice) -> Result<(), Strin
         Bookings::Redb(store, at) => {
             booked(&at);
             let host = booking_host(floor, store, data.ring, config);
-            serve(host, &args, tokens, oauth).await
+            serve(host, &args, tokens, oauth, owner).await
         }
         Bookings::Pg(store, at) => {
             booked(&at);
             let host = booking_host(floor, store, data.ring, config);
-            serve(host, &args, tokens, oauth).await
+            serve(host, &args, tokens, oauth, None).await
         }
     }
+}
+
+/// FOLDER: whether this `serve` may relay to the process holding its store (stdio only:
+/// TCP and HTTP listeners, a repair or a key rotation need the store itself).
+fn may_relay(args: &ServeArgs) -> Result<(), &'static str> {
+    if !args.tcp.is_empty() || !args.http.is_empty() {
+        return Err(
+            "a --tcp or --http server needs the store itself (several stdio servers \
+                    share one folder; point TCP and HTTP clients at one server)",
+        );
+    }
+    if args.repair || args.rotate_key {
+        return Err("--repair and --rotate-key need the store itself: stop the other process");
+    }
+    Ok(())
 }
 
 /// The store `serve` opened, and where it is (no password).
@@ -260,6 +286,7 @@ async fn serve<A: Hosted>(
     args: &ServeArgs,
     tokens: Option<Arc<config::Tokens>>,
     oauth: Option<Arc<crate::auth::OAuth>>,
+    mut owner: Option<crate::folder::Owner>,
 ) -> Result<(), String> {
     let signals = Signals::install();
     let shutdown = CancellationToken::new();
@@ -329,11 +356,25 @@ async fn serve<A: Hosted>(
              usually starts this command itself. Ctrl-D (end of input) or Ctrl-C stops it."
         );
     }
+    // FOLDER (crate::folder): the data folder's other processes reach this one's store.
+    let handed = owner.as_mut().and_then(|o| o.stdio.take());
+    if let Some(o) = owner {
+        let (shared, shutdown) = (Arc::clone(&shared), shutdown.clone());
+        let max = args.max_connections;
+        tracker.spawn(crate::folder::listen::serve_if_bound(
+            shared,
+            o.at,
+            max,
+            shutdown,
+            tracker.clone(),
+        ));
+    }
     if stdio {
         let (shared, shutdown) = (Arc::clone(&shared), shutdown.clone());
+        let ends = handed.unwrap_or_else(stdio::StdioEnds::open);
         // On the tracker like every connection: shutdown waits for the request in flight.
         tracker.spawn(async move {
-            stdio::serve_stdio(shared, shutdown.clone()).await;
+            stdio::serve_stdio_on(shared, ends, shutdown.clone()).await;
             // The client that launched us is gone: stop everything.
             shutdown.cancel();
         });
