@@ -390,3 +390,62 @@ fn redmark_call_books_through_the_server_holding_the_folder() {
     ));
     assert_eq!(r["result"]["isError"], true, "{r}");
 }
+
+/// The pieces of a handover one at a time: a request the owner never answered (stopped, then
+/// killed) gets the relay's error with its id; half a line sent meanwhile reaches the relay's
+/// own engine whole once it has taken the store over (past the dead owner's socket file).
+#[test]
+fn a_request_in_flight_when_the_owner_dies_gets_an_error_and_the_relay_takes_over() {
+    let data = TempDir::new("handover");
+    let mut owner = Server::start_with(&[], data.path(), &[]);
+    assert!(
+        owner.wait_stderr("reach this one through"),
+        "{}",
+        owner.stderr()
+    );
+    let mut relay = Server::start_with(&[], data.path(), &[]);
+    assert!(
+        relay.wait_stderr("passing this one's messages"),
+        "{}",
+        relay.stderr()
+    );
+    let mut c = relay.stdio();
+    let book = |id: &str, hour: u64| {
+        let mut r = tool_call(
+            0,
+            "book_room",
+            json!({"day": "2099-07-01", "hour": hour, "room_id": "atrium"}),
+            false,
+        );
+        r["id"] = json!(id);
+        r
+    };
+    let r = c.request(&book("through", 9));
+    assert!(booking(&r).is_some(), "booked through the owner: {r}");
+    // The owner stops reading; a request and half of the next go to the relay.
+    owner.signal("STOP");
+    c.send(&book("in-flight", 10));
+    let next = format!("{}\n", book("after", 11));
+    let (head, tail) = next.split_at(next.len() / 2);
+    c.send_raw(head.as_bytes()).unwrap();
+    thread::sleep(Duration::from_millis(200));
+    owner.kill9();
+    let lost = c.recv();
+    assert_eq!(lost["id"], "in-flight", "{lost}");
+    assert!(is_lost(&lost), "{lost}");
+    c.send_raw(tail.as_bytes()).unwrap();
+    let r = c.recv();
+    assert_eq!(r["id"], "after", "{r}");
+    assert!(
+        booking(&r).is_some(),
+        "booked by the relay become owner: {r}"
+    );
+    assert!(
+        relay.stderr().contains("this one serves it now"),
+        "{}",
+        relay.stderr()
+    );
+    // The first booking is still there, once: its slot is taken.
+    let r = c.request(&book("again", 9));
+    assert_eq!(r["result"]["isError"], true, "{r}");
+}

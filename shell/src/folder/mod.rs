@@ -24,15 +24,35 @@
 //! Nothing changes on disk: a folder from before keeps its bookings and its keys. The owner's
 //! sealing keys come from the folder's key file (or `REDMARK_KEY`), so a `requestState` sealed
 //! by one owner opens at the next.
+//!
+//! Unix only for now: elsewhere a second process on a folder is refused ("in use"), saying so.
 
+#[cfg(unix)]
 pub mod listen;
 pub mod pending;
+#[cfg(unix)]
 pub mod relay;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::host::{Hosted, Shared};
 use crate::store::redb::RedbStore;
+use crate::transport::stdio::StdioEnds;
+
+/// A connection to the owner (none outside Unix).
+#[cfg(unix)]
+pub type Connection = std::os::unix::net::UnixStream;
+/// A connection to the owner (none outside Unix).
+#[cfg(not(unix))]
+pub type Connection = std::convert::Infallible;
+
+/// Why a second process on a folder is refused outside Unix.
+#[cfg_attr(unix, allow(dead_code))]
+pub const UNIX_ONLY: &str = "several redmark processes on one data folder are Unix-only for now";
 
 /// The owner's socket, in the store's folder.
 pub const SOCKET_FILE: &str = "redmark.sock";
@@ -60,7 +80,56 @@ pub struct Owner {
     /// The store's folder (where the socket goes).
     pub at: PathBuf,
     /// stdin and stdout, when this process relayed before it took the store over.
-    pub stdio: Option<crate::transport::stdio::StdioEnds>,
+    pub stdio: Option<StdioEnds>,
+}
+
+/// How `serve` gets its store.
+pub enum Opened {
+    /// This process owns the store; `stdio` is set when it was a relay first (its stdin and
+    /// stdout, with the start of a line already read put back).
+    Store(RedbStore, Option<StdioEnds>),
+    /// This process relayed until its client left: nothing more to do.
+    Relayed,
+}
+
+/// Opens the store of folder `at` (with `--repair` if `repair`); if another process holds
+/// it and `relay` is `Ok`, relays this process's stdio to it (see the module doc); `Err(why)`
+/// says why this process cannot relay (then "in use" is the error, with that reason).
+pub async fn open_or_relay(
+    at: &Path,
+    repair: bool,
+    relay: Result<(), &str>,
+) -> Result<Opened, String> {
+    let dir = at.to_path_buf();
+    let first = tokio::task::spawn_blocking(move || crate::serve::open_store(&dir, repair))
+        .await
+        .map_err(|e| format!("opening the store stopped: {e}"))?;
+    match first {
+        Ok(store) => Ok(Opened::Store(store, None)),
+        Err(e) if is_in_use(&e) => match relay {
+            #[cfg(unix)]
+            Ok(()) => relay::run(at).await,
+            #[cfg(not(unix))]
+            Ok(()) => Err(format!("{e}; {UNIX_ONLY}")),
+            Err(why) => Err(format!("{e}; {why}")),
+        },
+        Err(e) => Err(e),
+    }
+}
+
+/// Serves the folder's other processes from the owner `owner` of the store `shared` runs on,
+/// until shutdown (nothing outside Unix).
+pub async fn serve_owner<A: Hosted>(
+    shared: std::sync::Arc<Shared<A>>,
+    owner: Owner,
+    max_conns: usize,
+    shutdown: CancellationToken,
+    tracker: TaskTracker,
+) {
+    #[cfg(unix)]
+    listen::serve_if_bound(shared, owner.at, max_conns, shutdown, tracker).await;
+    #[cfg(not(unix))]
+    let _ = (shared, owner, max_conns, shutdown, tracker);
 }
 
 /// What a process found on a store folder.
@@ -74,6 +143,7 @@ pub enum Reached<S> {
 /// Takes the store of folder `at` (with `open`) or connects to its owner (with `connect`),
 /// trying again every [`RETRY_PAUSE`] until `wait` has passed; then the last "in use" error,
 /// with the reason nothing answered.
+#[cfg_attr(not(unix), allow(dead_code))]
 fn reach_with<S>(
     at: &Path,
     wait: Duration,
@@ -107,10 +177,8 @@ fn reach_with<S>(
 }
 
 /// [`reach_with`] for `redmark call`: blocking, the store opened as `redmark serve` opens it.
-pub fn reach_blocking(
-    at: &Path,
-    wait: Duration,
-) -> Result<Reached<std::os::unix::net::UnixStream>, String> {
+#[cfg(unix)]
+pub fn reach_blocking(at: &Path, wait: Duration) -> Result<Reached<Connection>, String> {
     reach_with(
         at,
         wait,
@@ -120,7 +188,18 @@ pub fn reach_blocking(
     )
 }
 
+/// Outside Unix: the store, or "in use" saying why there is no owner to reach.
+#[cfg(not(unix))]
+pub fn reach_blocking(at: &Path, _wait: Duration) -> Result<Reached<Connection>, String> {
+    match crate::serve::open_store(at, false) {
+        Ok(store) => Ok(Reached::Owner(store)),
+        Err(e) if is_in_use(&e) => Err(format!("{e}; {UNIX_ONLY}")),
+        Err(e) => Err(e),
+    }
+}
+
 /// [`reach_with`] for `redmark serve`, off the runtime's workers (opening checks the store).
+#[cfg(unix)]
 pub async fn reach(at: &Path, wait: Duration) -> Result<Reached<tokio::net::UnixStream>, String> {
     let at = at.to_path_buf();
     let reached = tokio::task::spawn_blocking(move || reach_blocking(&at, wait))
@@ -139,5 +218,5 @@ pub async fn reach(at: &Path, wait: Duration) -> Result<Reached<tokio::net::Unix
     })
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests;

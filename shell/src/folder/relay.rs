@@ -9,8 +9,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::UnixStream;
 
 use super::pending::{InFlight, LineSplitter, MAX_IN_FLIGHT};
-use super::{is_in_use, reach, socket_path, Reached, REACH_WAIT};
-use crate::store::redb::RedbStore;
+use super::{reach, socket_path, Opened, Reached, REACH_WAIT};
 use crate::transport::stdio::StdioEnds;
 use crate::transport::stream::Sink;
 
@@ -24,40 +23,9 @@ pub const MAX_TO_OWNER: usize = 256 * 1024;
 /// stdout); an answer longer than this is passed on as it comes.
 pub const MAX_ANSWER_HELD: usize = 1024 * 1024;
 
-/// How `serve` gets its store.
-pub enum Opened {
-    /// This process owns the store; `stdio` is set when it was a relay first (its stdin and
-    /// stdout, with the start of a line already read put back).
-    Store(RedbStore, Option<StdioEnds>),
-    /// This process relayed until its client left: nothing more to do.
-    Relayed,
-}
-
-/// Opens the store of folder `at` (with `--repair` if `repair`); if another process holds
-/// it and `relay` is `Ok`, relays this process's stdio to it (see [`super`]); `Err(why)`
-/// says why this process cannot relay (then "in use" is the error, with that reason).
-pub async fn open_or_relay(
-    at: &Path,
-    repair: bool,
-    relay: Result<(), &str>,
-) -> Result<Opened, String> {
-    let dir = at.to_path_buf();
-    let first = tokio::task::spawn_blocking(move || crate::serve::open_store(&dir, repair))
-        .await
-        .map_err(|e| format!("opening the store stopped: {e}"))?;
-    match first {
-        Ok(store) => Ok(Opened::Store(store, None)),
-        Err(e) if is_in_use(&e) => match relay {
-            Ok(()) => run(at).await,
-            Err(why) => Err(format!("{e}; {why}")),
-        },
-        Err(e) => Err(e),
-    }
-}
-
 /// Relays stdio to the owner of `at`'s store until the client leaves (or this process takes
 /// the store over).
-async fn run(at: &Path) -> Result<Opened, String> {
+pub async fn run(at: &Path) -> Result<Opened, String> {
     let mut ends = StdioEnds::open();
     let sock = socket_path(at);
     let mut conn = match reach(at, REACH_WAIT).await? {

@@ -143,9 +143,9 @@ async fn start(args: ServeArgs, choice: config::StoreChoice) -> Result<(), Strin
         (config::StoreChoice::Redb(at), false) => {
             let at = at.as_deref().unwrap_or(&dir);
             // FOLDER (crate::folder): a store another process holds is reached through it.
-            match crate::folder::relay::open_or_relay(at, args.repair, may_relay(&args)).await? {
-                crate::folder::relay::Opened::Relayed => return Ok(()),
-                crate::folder::relay::Opened::Store(store, stdio) => {
+            match crate::folder::open_or_relay(at, args.repair, may_relay(&args)).await? {
+                crate::folder::Opened::Relayed => return Ok(()),
+                crate::folder::Opened::Store(store, stdio) => {
                     owner = Some(crate::folder::Owner {
                         at: at.to_path_buf(),
                         stdio,
@@ -361,9 +361,9 @@ async fn serve<A: Hosted>(
     if let Some(o) = owner {
         let (shared, shutdown) = (Arc::clone(&shared), shutdown.clone());
         let max = args.max_connections;
-        tracker.spawn(crate::folder::listen::serve_if_bound(
+        tracker.spawn(crate::folder::serve_owner(
             shared,
-            o.at,
+            o,
             max,
             shutdown,
             tracker.clone(),

@@ -85,8 +85,9 @@ impl Lines {
 
     /// FOLDER (crate::folder): talks to the process holding a data folder's store over its
     /// socket.
+    #[cfg(unix)]
     pub fn over_socket(
-        stream: std::os::unix::net::UnixStream,
+        stream: crate::folder::Connection,
         timeout: Duration,
     ) -> Result<Lines, TransportError> {
         let read = stream
@@ -99,12 +100,23 @@ impl Lines {
             timeout,
         })
     }
+
+    /// No connection to a data folder's owner outside Unix.
+    #[cfg(not(unix))]
+    pub fn over_socket(
+        stream: crate::folder::Connection,
+        _timeout: Duration,
+    ) -> Result<Lines, TransportError> {
+        match stream {}
+    }
 }
 
 /// A Unix socket shut down both ways when dropped (its reading clone would otherwise keep it
 /// open, and the server would never see the end).
+#[cfg(unix)]
 struct ClosedOnDrop(std::os::unix::net::UnixStream);
 
+#[cfg(unix)]
 impl Write for ClosedOnDrop {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.0.write(buf)
@@ -115,6 +127,7 @@ impl Write for ClosedOnDrop {
     }
 }
 
+#[cfg(unix)]
 impl Drop for ClosedOnDrop {
     fn drop(&mut self) {
         let _ = self.0.shutdown(std::net::Shutdown::Both);
