@@ -449,3 +449,60 @@ fn a_request_in_flight_when_the_owner_dies_gets_an_error_and_the_relay_takes_ove
     let r = c.request(&book("again", 9));
     assert_eq!(r["result"]["isError"], true, "{r}");
 }
+
+/// 2025-11-25 clients (most installed hosts) keep their sessions across a handover: the
+/// relays open them again at the next owner, whichever of them it is, and the clients see no
+/// second `initialize` answer.
+#[test]
+fn legacy_sessions_survive_the_owner() {
+    let data = TempDir::new("legacy-handover");
+    let mut owner = Server::start_with(&[], data.path(), &[]);
+    assert!(
+        owner.wait_stderr("reach this one through"),
+        "{}",
+        owner.stderr()
+    );
+    let mut relays: Vec<_> = (0..2)
+        .map(|_| {
+            let s = Server::start_with(&[], data.path(), &[]);
+            assert!(
+                s.wait_stderr("passing this one's messages"),
+                "{}",
+                s.stderr()
+            );
+            s
+        })
+        .collect();
+    let mut clients: Vec<_> = relays.iter_mut().map(Server::stdio).collect();
+    for c in &mut clients {
+        let init = c.request(&json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
+            "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"hand","version":"1"}}}));
+        assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
+        c.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+        let list = c.request(&json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}));
+        assert!(list["result"]["tools"].is_array(), "{list}");
+    }
+    owner.kill9();
+    for (i, c) in clients.iter_mut().enumerate() {
+        // Without its session this would be a 2026-07-28 request missing its _meta (-32602).
+        let id = 10 + i as u64;
+        let r = c.request(
+            &json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{
+            "name":"book_room","arguments":{"day":"2099-08-01","hour":9 + i,"room_id":"nook"}}}),
+        );
+        assert_eq!(r["id"], id, "no stray initialize answer first: {r}");
+        assert_eq!(
+            r["result"]["structuredContent"]["booking"]["room_id"], "nook",
+            "{r}"
+        );
+        assert!(
+            r["result"].get("resultType").is_none(),
+            "2025-11-25 shape: {r}"
+        );
+    }
+    let took_over = relays
+        .iter()
+        .filter(|s| s.stderr().contains("this one serves it now"))
+        .count();
+    assert_eq!(took_over, 1);
+}

@@ -18,6 +18,7 @@
 //!   answered by the relay with a JSON-RPC error ([`pending::OWNER_LOST_CODE`]): it was never
 //!   acknowledged, and the client may retry (a retry with the same `requestState` books at
 //!   most once; a first-round booking retried finds its slot taken if the first one was made).
+//!   A 2025-11-25 client's session is opened again at the next owner ([`replay`]).
 //! - `redmark call` without a transport flag runs the floor in its own process when the store
 //!   is free, and otherwise talks to the owner through the same socket.
 //!
@@ -32,6 +33,7 @@ pub mod listen;
 pub mod pending;
 #[cfg(unix)]
 pub mod relay;
+pub mod replay;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

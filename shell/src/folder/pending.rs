@@ -8,6 +8,8 @@ use std::collections::VecDeque;
 use redmark_core::limits::MAX_MESSAGE;
 use serde_json::{Map, Value};
 
+use super::replay::Hello;
+
 /// The JSON-RPC error code of a request whose serving process stopped before answering it.
 pub const OWNER_LOST_CODE: i64 = -32603;
 
@@ -75,6 +77,8 @@ impl LineSplitter {
 #[derive(Default)]
 pub struct InFlight {
     ids: VecDeque<String>,
+    /// The client's 2025-11-25 session opening, if it sent one.
+    pub hello: Hello,
 }
 
 impl InFlight {
@@ -82,6 +86,7 @@ impl InFlight {
     pub fn sent(&mut self, line: &[u8]) {
         match serde_json::from_slice::<Map<String, Value>>(line) {
             Ok(m) => {
+                self.hello.note(line, &m);
                 // A request (method and id) gets an answer; a notification or a response the
                 // client sends (to a 2025-11-25 question) gets none.
                 if let (Some(_), Some(id)) = (m.get("method"), m.get("id")) {

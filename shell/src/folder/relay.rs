@@ -9,7 +9,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::UnixStream;
 
 use super::pending::{InFlight, LineSplitter, MAX_IN_FLIGHT};
-use super::{reach, socket_path, Opened, Reached, REACH_WAIT};
+use super::{reach, replay, socket_path, Opened, Reached, REACH_WAIT};
 use crate::transport::stdio::StdioEnds;
 use crate::transport::stream::Sink;
 
@@ -41,6 +41,7 @@ pub async fn run(at: &Path) -> Result<Opened, String> {
     let mut lines = LineSplitter::default();
     let mut inflight = InFlight::default();
     let mut stdin_open = true;
+    let mut skip = None;
     loop {
         let ended = pass(
             &mut ends,
@@ -48,6 +49,7 @@ pub async fn run(at: &Path) -> Result<Opened, String> {
             &mut lines,
             &mut inflight,
             &mut stdin_open,
+            skip.take(),
         )
         .await;
         let mut lost = inflight.lost();
@@ -63,6 +65,10 @@ pub async fn run(at: &Path) -> Result<Opened, String> {
                     at.display()
                 );
                 ends.source.unread(&lines.take_partial());
+                if let Some(r) = inflight.hello.replay() {
+                    ends.source.unread(&r.lines);
+                    ends.skip_answer = Some(r.answer_id);
+                }
                 return Ok(Opened::Store(store, Some(ends)));
             }
             Reached::Relay(c) => {
@@ -72,6 +78,11 @@ pub async fn run(at: &Path) -> Result<Opened, String> {
                     at.display()
                 );
                 conn = c;
+                if let Some(r) = inflight.hello.replay() {
+                    if conn.write_all(&r.lines).await.is_ok() {
+                        skip = Some(r.answer_id);
+                    }
+                }
             }
         }
     }
@@ -93,6 +104,7 @@ async fn pass(
     lines: &mut LineSplitter,
     inflight: &mut InFlight,
     stdin_open: &mut bool,
+    skip: Option<String>,
 ) -> Ended {
     let (mut from_owner, mut to_owner) = conn.split();
     let mut stdin_chunk = vec![0u8; CHUNK];
@@ -100,7 +112,10 @@ async fn pass(
     let mut outgoing: Vec<u8> = Vec::new();
     let mut written = 0;
     let mut done = Vec::new();
-    let mut answers = Answers::default();
+    let mut answers = Answers {
+        skip,
+        ..Answers::default()
+    };
     let mut batch = Vec::new();
     loop {
         let read_stdin =
@@ -158,6 +173,8 @@ struct Answers {
     held: Vec<u8>,
     /// The held bytes continue a line already partly passed on (not noted).
     torn: bool,
+    /// The id of an answer to drop (to a replayed `initialize`, see [`super::replay`]).
+    skip: Option<String>,
 }
 
 impl Answers {
@@ -172,14 +189,20 @@ impl Answers {
             return;
         };
         let rest = self.held.split_off(last + 1);
-        for (i, line) in self.held.split(|b| *b == b'\n').enumerate() {
+        for (i, line) in self.held.split_inclusive(|b| *b == b'\n').enumerate() {
             let tail_of_torn = i == 0 && self.torn;
-            if !tail_of_torn && !line.is_empty() {
+            if !tail_of_torn {
+                if let Some(id) = &self.skip {
+                    if replay::is_answer_to(line, id) {
+                        self.skip = None;
+                        continue;
+                    }
+                }
                 inflight.answered(line);
             }
+            out.extend_from_slice(line);
         }
         self.torn = false;
-        out.append(&mut self.held);
         self.held = rest;
     }
 }
@@ -203,6 +226,24 @@ mod tests {
         out.clear();
         a.push(b"\"result\":{}}\n", &mut f, &mut out);
         assert_eq!(out, b"{\"id\":2,\"result\":{}}\n");
+        assert_eq!(f.len(), 0);
+    }
+
+    #[test]
+    fn the_answer_to_a_replayed_initialize_is_dropped() {
+        let mut f = InFlight::default();
+        f.sent(br#"{"id":3,"method":"tools/list"}"#);
+        let mut a = Answers {
+            skip: Some("0".into()),
+            ..Answers::default()
+        };
+        let mut out = Vec::new();
+        a.push(
+            b"{\"id\":0,\"result\":{}}\n{\"id\":3,\"result\":{}}\n{\"id\":0,\"result\":{}}\n",
+            &mut f,
+            &mut out,
+        );
+        assert_eq!(out, b"{\"id\":3,\"result\":{}}\n{\"id\":0,\"result\":{}}\n");
         assert_eq!(f.len(), 0);
     }
 

@@ -21,6 +21,9 @@ pub struct StdioEnds {
     pub source: StdIn,
     /// stdout.
     pub sink: StdOut,
+    /// FOLDER (crate::folder::replay): the id of an answer not to write (to an `initialize`
+    /// a relay replayed when it took the store over).
+    pub skip_answer: Option<String>,
 }
 
 impl StdioEnds {
@@ -34,7 +37,11 @@ impl StdioEnds {
             Some(p) => StdOut::Pipe(p),
             None => StdOut::Tokio(Socket(tokio::io::stdout())),
         };
-        StdioEnds { source, sink }
+        StdioEnds {
+            source,
+            sink,
+            skip_answer: None,
+        }
     }
 }
 
@@ -49,7 +56,12 @@ pub async fn serve_stdio_on<A: Hosted>(
         idle: None,
         write_timeout: None,
     };
-    let StdioEnds { source, sink } = ends;
+    let StdioEnds {
+        source,
+        sink,
+        skip_answer,
+    } = ends;
+    let sink = crate::folder::replay::SkipAnswer::new(sink, skip_answer);
     let end = serve_stream(&shared, source, sink, LOCAL_PRINCIPAL, limits, &shutdown).await;
     match end {
         End::Eof | End::Shutdown => tracing::info!("stdio: {end:?}"),
