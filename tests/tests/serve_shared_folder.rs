@@ -504,3 +504,51 @@ fn legacy_sessions_survive_the_owner() {
         .count();
     assert_eq!(took_over, 1);
 }
+
+/// Started at the same instant on a folder that does not exist yet (a host opening several
+/// windows at once): one creates the store and owns it, the others relay, all of them book.
+#[test]
+fn servers_started_at_once_on_a_new_folder_agree_on_one_owner() {
+    let parent = TempDir::new("at-once");
+    let data = parent.path().join("new");
+    let starting: Vec<_> = (0..4)
+        .map(|_| {
+            let d = data.clone();
+            thread::spawn(move || Server::start_with(&[], &d, &[]))
+        })
+        .collect();
+    let mut servers: Vec<Server> = starting.into_iter().map(|t| t.join().unwrap()).collect();
+    let mut clients: Vec<_> = servers.iter_mut().map(Server::stdio).collect();
+    for (i, c) in clients.iter_mut().enumerate() {
+        let r = c.request(&tool_call(
+            i as u64,
+            "book_room",
+            json!({"day": "2099-09-01", "hour": 9 + i, "room_id": "atrium"}),
+            false,
+        ));
+        assert!(
+            booking(&r).is_some(),
+            "server {i}: {r}\n{}",
+            servers[i].stderr()
+        );
+    }
+    // (stderr is read on threads: give the last lines a moment to arrive.)
+    let count = |what: &str| servers.iter().filter(|s| s.stderr().contains(what)).count();
+    let deadline = Instant::now() + WAIT;
+    while count("reach this one through") + count("passing this one's messages") < 4
+        && Instant::now() < deadline
+    {
+        thread::sleep(Duration::from_millis(20));
+    }
+    let owners = count("reach this one through");
+    let relays = count("passing this one's messages");
+    assert_eq!((owners, relays), (1, 3));
+    drop(clients);
+    for s in &mut servers {
+        assert!(
+            s.wait_exit().is_some_and(|st| st.success()),
+            "{}",
+            s.stderr()
+        );
+    }
+}
