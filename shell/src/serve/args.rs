@@ -95,7 +95,8 @@ pub struct ServeArgs {
     /// commit), say what it did, then serve as usual
     #[arg(long)]
     pub repair: bool,
-    /// Most connections open at once per TCP or HTTP listener; more are closed on accept
+    /// Most connections open at once per TCP or HTTP listener (and on the data folder's socket);
+    /// more are closed on accept
     #[arg(long, value_name = "N", default_value_t = 1024)]
     pub max_connections: usize,
     /// Close a TCP connection that completes no message for this many seconds (0: never)
