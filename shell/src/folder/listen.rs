@@ -139,8 +139,9 @@ pub async fn serve_if_bound<A: Hosted>(
             return;
         }
     };
-    tracing::info!(
-        "other redmark processes on this data folder reach this one through {}",
+    // Said whatever REDMARK_LOG is, like the data folder line: who serves the folder.
+    eprintln!(
+        "redmark: other redmark processes on this data folder reach this one through {}",
         socket.path().display()
     );
     serve_folder(shared, socket, max_conns, shutdown, tracker).await;
