@@ -2,6 +2,7 @@
 
 mod auth;
 mod client;
+mod folder;
 mod host;
 mod legacy;
 mod serve;

@@ -233,19 +233,17 @@ fn scratch_keeps_nothing() {
     assert_eq!(out.code, 2, "{out:?}");
 }
 
+/// A data folder a server holds is reached through that server (issue 34; the booking side is
+/// in serve_shared_folder.rs, a folder held by a process that serves no socket in the shell's
+/// unit tests).
 #[test]
-fn a_data_folder_held_by_serve_is_named_with_a_way_out() {
+fn a_data_folder_held_by_serve_is_reached_through_it() {
     let data = TempDir::new("call-busy");
     let _serve = redmark_tests::server::Server::start(&["--tcp", "127.0.0.1:0"], data.path());
     let d = data.path().to_str().unwrap();
     let out = redmark(&cat(&[&["call", "--data", d, "list_rooms"]]));
-    assert_eq!(out.code, 6, "{out:?}");
-    assert!(out.stderr.contains("is in use"), "{out:?}");
-    assert!(out.stderr.contains("redmark serve"), "{out:?}");
-    assert!(
-        out.stderr.contains("--tcp") && out.stderr.contains("--scratch"),
-        "{out:?}"
-    );
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("Studio B"), "{out:?}");
 }
 
 #[test]

@@ -28,9 +28,9 @@ Server: --stdio CMD, --tcp HOST:PORT or --url http://HOST:PORT/mcp name one. Wit
 runs the booking floor in this process on the data folder of `redmark serve` (--data DIR, by
 default the platform's data directory, e.g. ~/.local/share/redmark): the same sealing keys and
 the same bookings.redb, so a booking made here is there for the next call and for redmark serve.
---scratch runs a throwaway floor in memory instead (nothing is kept). Only one process at a time
-can hold a data folder: while a redmark serve runs on it, reach that server with --tcp or --url
-(or stop it, or use --scratch or another --data).
+--scratch runs a throwaway floor in memory instead (nothing is kept). While a redmark serve holds
+the data folder, call books through it (its socket DIR/redmark.sock, Unix); a folder held by
+another call that is still asking is waited for (up to --timeout, at most 30 s).
 
 An --url server behind an identity provider (docs/oauth.md) takes an access token: --token TOKEN,
 REDMARK_TOKEN, --token-command CMD (the first line it prints), or --client-id ID with

@@ -91,7 +91,7 @@ fn connect(s: &ServerArgs, local: Local<'_>) -> Result<Server, Failure> {
         ))),
         _ => match local {
             Local::Scratch => Server::Here(Box::new(InProcess::scratch()?)),
-            Local::Data(dir) => Server::Here(Box::new(on_data(dir)?)),
+            Local::Data(dir) => Server::Here(on_data(dir, timeout)?),
         },
     })
 }
@@ -122,29 +122,41 @@ fn call(
     }
 }
 
-/// The booking floor in this process on a data folder, set up exactly as `redmark serve` does.
-fn on_data(dir: Option<&Path>) -> Result<InProcess<impl crate::host::Hosted>, Failure> {
+/// The booking floor on a data folder: in this process, set up exactly as `redmark serve`
+/// does, or (FOLDER, crate::folder) through the process that holds the folder's store, waiting
+/// at most `timeout` (and [`crate::folder::REACH_WAIT`]) for it.
+fn on_data(dir: Option<&Path>, timeout: Duration) -> Result<Box<dyn Transport>, Failure> {
     crate::host::panics::install_hook();
     let io = |m: String| Failure::Transport(TransportError::Io(m));
     let dir = serve::data_dir(dir).map_err(io)?;
-    let store = serve::open_store(&dir, false).map_err(|e| {
-        if e.contains(" is in use ") {
-            io(format!(
-                "{e}\n  a running `redmark serve` (or another `redmark call` still asking) holds \
-                     this data folder: reach that server with --tcp HOST:PORT or --url \
-                     http://HOST:PORT/mcp if it listens on one, or stop it; --scratch runs a \
-                     throwaway floor, --data DIR another folder"
-            ))
-        } else {
-            io(e)
+    let wait = timeout.min(crate::folder::REACH_WAIT);
+    let store = match crate::folder::reach_blocking(&dir, wait) {
+        Ok(crate::folder::Reached::Owner(store)) => store,
+        Ok(crate::folder::Reached::Relay(sock)) => {
+            if tracing() {
+                eprintln!(
+                    "(through the redmark process serving {}, on {})",
+                    dir.display(),
+                    crate::folder::socket_path(&dir).display()
+                );
+            }
+            return Ok(Box::new(Lines::over_socket(sock, timeout)?));
         }
-    })?;
+        Err(e) if crate::folder::is_in_use(&e) => {
+            return Err(io(format!(
+                "{e}\n  reach a server with --tcp HOST:PORT or --url http://HOST:PORT/mcp if it \
+                 listens on one, or stop it; --scratch runs a throwaway floor, --data DIR \
+                 another folder"
+            )))
+        }
+        Err(e) => return Err(io(e)),
+    };
     let data = serve::open_keys(dir, false).map_err(io)?;
     let host = serve::booking_host(DEFAULT_FLOOR, store, data.ring, Config::default());
     if tracing() {
         eprintln!("(in-process server on {})", data.dir.display());
     }
-    InProcess::new(&host).map_err(Failure::Transport)
+    Ok(Box::new(InProcess::new(&host).map_err(Failure::Transport)?))
 }
 
 fn fail(f: Failure) -> ExitCode {
@@ -421,21 +433,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_data_folder_in_use_is_named_with_a_way_out() {
+    fn a_data_folder_held_without_a_socket_is_named_with_a_way_out() {
         let dir = std::env::temp_dir().join(format!("redmark-inuse-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let held = on_data(Some(&dir)).unwrap();
-        let Err(Failure::Transport(e)) = on_data(Some(&dir)) else {
+        let short = Duration::from_millis(100);
+        let held = on_data(Some(&dir), short).unwrap();
+        let Err(Failure::Transport(e)) = on_data(Some(&dir), short) else {
             panic!("a second open of one data folder succeeded")
         };
         let e = e.to_string();
         assert!(e.contains(" is in use "), "{e}");
-        assert!(
-            e.contains("redmark serve") && e.contains("--scratch"),
-            "{e}"
-        );
+        assert!(e.contains("redmark call") && e.contains("--scratch"), "{e}");
         drop(held);
-        assert!(on_data(Some(&dir)).is_ok(), "free again once closed");
+        assert!(on_data(Some(&dir), short).is_ok(), "free again once closed");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -32,8 +32,12 @@ keeps the previous ones for verifying. A key file that group or others can read 
 (run chmod 600 on it).
 
 Bookings: DIR/bookings.redb (redb, fsynced before a booking is acknowledged); DIR/store-id
-marks a folder that holds a store. One process holds it at a time; `redmark call` without a
-transport flag uses the same DIR (see its --help). Every start says on stderr which DIR it
+marks a folder that holds a store. One process holds it at a time and serves the folder's
+other processes on DIR/redmark.sock (Unix; mode 0600, the same user only): a further stdio
+`redmark serve` on DIR passes its messages to it, and when it exits or is killed one of them
+takes over (a request in flight then gets a -32603 error: never acknowledged, safe to retry).
+`redmark call` without a transport flag uses the same DIR, through the socket while a server
+holds it (see its --help). Every start says on stderr which DIR it
 uses; started by hand in a terminal, it also says that it speaks MCP on stdin/stdout (stdout
 carries nothing else) and how to stop it. The store is checked at start (redb's checksums,
 every record): a damaged store, or one missing or empty where DIR/store-id says there was one,
@@ -62,7 +66,7 @@ pub struct ServeArgs {
     #[arg(long)]
     pub stdio: bool,
     /// Directory of the sealing keys and the bookings [default: the platform's data directory,
-    /// e.g. ~/.local/share/redmark]
+    /// e.g. ~/.local/share/redmark]; several stdio servers may share one (see Bookings below)
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
     /// The floor of rooms, TOML `[[room]]` entries with id, name, seats, aliases [default: the
@@ -91,7 +95,8 @@ pub struct ServeArgs {
     /// commit), say what it did, then serve as usual
     #[arg(long)]
     pub repair: bool,
-    /// Most connections open at once per TCP or HTTP listener; more are closed on accept
+    /// Most connections open at once per TCP or HTTP listener (and on the data folder's socket);
+    /// more are closed on accept
     #[arg(long, value_name = "N", default_value_t = 1024)]
     pub max_connections: usize,
     /// Close a TCP connection that completes no message for this many seconds (0: never)

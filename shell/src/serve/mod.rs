@@ -14,6 +14,7 @@
 
 mod args;
 pub mod config;
+pub mod data;
 pub mod keys;
 
 use std::io::IsTerminal;
@@ -131,6 +132,7 @@ async fn start(args: ServeArgs, choice: config::StoreChoice) -> Result<(), Strin
     let dir = data_dir(args.data.as_deref())?;
     // The store first: a refused store leaves nothing else behind (no new key file) and is
     // the only line printed.
+    let mut owner = None;
     let store = match (&choice, args.fixtures) {
         (_, true) => None,
         (config::StoreChoice::Postgres(url), false) => Some(Bookings::Pg(
@@ -139,10 +141,20 @@ async fn start(args: ServeArgs, choice: config::StoreChoice) -> Result<(), Strin
         )),
         (config::StoreChoice::Redb(at), false) => {
             let at = at.as_deref().unwrap_or(&dir);
-            Some(Bookings::Redb(
-                open_store(at, args.repair)?,
-                at.join(STORE_FILE).display().to_string(),
-            ))
+            // FOLDER (crate::folder): a store another process holds is reached through it.
+            match crate::folder::open_or_relay(at, args.repair, may_relay(&args)).await? {
+                crate::folder::Opened::Relayed => return Ok(()),
+                crate::folder::Opened::Store(store, stdio) => {
+                    owner = Some(crate::folder::Owner {
+                        at: at.to_path_buf(),
+                        stdio,
+                    });
+                    Some(Bookings::Redb(
+                        store,
+                        at.join(STORE_FILE).display().to_string(),
+                    ))
+                }
+            }
         }
     };
     let data = open_keys(dir, args.rotate_key)?;
@@ -159,7 +171,7 @@ async fn start(args: ServeArgs, choice: config::StoreChoice) -> Result<(), Strin
     let Some(store) = store else {
         eprintln!("redmark: data folder {} ({keys})", data.dir.display());
         let host = Shared::new(|| Fixtures, data.ring, config);
-        return serve(host, &args, tokens, oauth).await;
+        return serve(host, &args, tokens, oauth, None).await;
     };
     let folder = data.dir.display().to_string();
     let booked = |at: &str| eprintln!("redmark: data folder {folder} (bookings in {at}, {keys})");
@@ -167,14 +179,29 @@ async fn start(args: ServeArgs, choice: config::StoreChoice) -> Result<(), Strin
         Bookings::Redb(store, at) => {
             booked(&at);
             let host = booking_host(floor, store, data.ring, config);
-            serve(host, &args, tokens, oauth).await
+            serve(host, &args, tokens, oauth, owner).await
         }
         Bookings::Pg(store, at) => {
             booked(&at);
             let host = booking_host(floor, store, data.ring, config);
-            serve(host, &args, tokens, oauth).await
+            serve(host, &args, tokens, oauth, None).await
         }
     }
+}
+
+/// FOLDER: whether this `serve` may relay to the process holding its store (stdio only:
+/// TCP and HTTP listeners, a repair or a key rotation need the store itself).
+fn may_relay(args: &ServeArgs) -> Result<(), &'static str> {
+    if !args.tcp.is_empty() || !args.http.is_empty() {
+        return Err(
+            "a --tcp or --http server needs the store itself (several stdio servers \
+                    share one folder; point TCP and HTTP clients at one server)",
+        );
+    }
+    if args.repair || args.rotate_key {
+        return Err("--repair and --rotate-key need the store itself: stop the other process");
+    }
+    Ok(())
 }
 
 /// The store `serve` opened, and where it is (no password).
@@ -203,21 +230,6 @@ pub struct Data {
     pub keys_from_env: bool,
 }
 
-/// Opens the bookings store of the data directory `dir` (created mode 0700 if missing),
-/// checked first (see [`crate::store::redb`]); with `repair`, redb's repair runs before and says what it
-/// did. Shared by `redmark serve` and the in-process server of `redmark call`; open it before
-/// the keys ([`open_keys`]) so a refused store leaves no new key file behind.
-pub fn open_store(dir: &Path, repair: bool) -> Result<redb::RedbStore, String> {
-    keys::ensure_dir(dir)?;
-    if repair {
-        eprintln!("redmark serve: {}", redb::repair(dir).map_err(|e| e.0)?);
-    }
-    let key_file = dir.join(keys::KEY_FILE).exists();
-    let store = redb::RedbStore::open_checked(dir, key_file).map_err(|e| e.0)?;
-    tracing::info!("bookings: {}", dir.join(STORE_FILE).display());
-    Ok(store)
-}
-
 /// Opens the sealing keys of the data directory `dir` (created mode 0700 if missing; keys
 /// created on first start, rotated first if `rotate`; `REDMARK_KEY` overrides them). Shared by
 /// `redmark serve` and the in-process server of `redmark call`.
@@ -232,7 +244,7 @@ pub fn open_keys(dir: PathBuf, rotate: bool) -> Result<Data, String> {
     })
 }
 
-/// The booking floor's host over a bookings store ([`open_store`], or PostgreSQL); its
+/// The booking floor's host over a bookings store ([`data::open_store`], or PostgreSQL); its
 /// bookings are group-committed. Shared by `redmark serve` and the
 /// in-process server of `redmark call`.
 pub fn booking_host<S: SharedStore>(
@@ -258,6 +270,7 @@ async fn serve<A: Hosted>(
     args: &ServeArgs,
     tokens: Option<Arc<config::Tokens>>,
     oauth: Option<Arc<crate::auth::OAuth>>,
+    mut owner: Option<crate::folder::Owner>,
 ) -> Result<(), String> {
     let signals = Signals::install();
     let shutdown = CancellationToken::new();
@@ -327,11 +340,25 @@ async fn serve<A: Hosted>(
              usually starts this command itself. Ctrl-D (end of input) or Ctrl-C stops it."
         );
     }
+    // FOLDER (crate::folder): the data folder's other processes reach this one's store.
+    let handed = owner.as_mut().and_then(|o| o.stdio.take());
+    if let Some(o) = owner {
+        let (shared, shutdown) = (Arc::clone(&shared), shutdown.clone());
+        let max = args.max_connections;
+        tracker.spawn(crate::folder::serve_owner(
+            shared,
+            o,
+            max,
+            shutdown,
+            tracker.clone(),
+        ));
+    }
     if stdio {
         let (shared, shutdown) = (Arc::clone(&shared), shutdown.clone());
+        let ends = handed.unwrap_or_else(stdio::StdioEnds::open);
         // On the tracker like every connection: shutdown waits for the request in flight.
         tracker.spawn(async move {
-            stdio::serve_stdio(shared, shutdown.clone()).await;
+            stdio::serve_stdio_on(shared, ends, shutdown.clone()).await;
             // The client that launched us is gone: stop everything.
             shutdown.cancel();
         });

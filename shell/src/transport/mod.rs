@@ -6,7 +6,7 @@ pub mod accept;
 pub mod http;
 pub mod lanes;
 pub mod peer;
-mod pipes;
+pub mod pipes;
 pub mod stdio;
 pub mod stream;
 pub mod strict;

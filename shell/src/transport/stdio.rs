@@ -14,20 +14,54 @@ use super::pipes::{PipeIn, PipeOut};
 use super::stream::{serve_stream, End, Sink, Socket, StreamLimits};
 use crate::host::{Hosted, Shared, LOCAL_PRINCIPAL};
 
-/// Serves stdin/stdout for the local user until EOF or shutdown.
-pub async fn serve_stdio<A: Hosted>(shared: Arc<Shared<A>>, shutdown: CancellationToken) {
+/// stdin and stdout, opened once: a relay (crate::folder) reads and writes them first and hands
+/// them, with the start of a line it had read, to the server it becomes.
+pub struct StdioEnds {
+    /// stdin.
+    pub source: StdIn,
+    /// stdout.
+    pub sink: StdOut,
+    /// FOLDER (crate::folder::replay): the id of an answer not to write (to an `initialize`
+    /// a relay replayed when it took the store over).
+    pub skip_answer: Option<String>,
+}
+
+impl StdioEnds {
+    /// This process's stdin and stdout.
+    pub fn open() -> Self {
+        let source = match PipeIn::stdin() {
+            Some(p) => StdIn::Pipe(p, Vec::new()),
+            None => StdIn::Tokio(tokio::io::stdin(), Vec::new()),
+        };
+        let sink = match PipeOut::stdout() {
+            Some(p) => StdOut::Pipe(p),
+            None => StdOut::Tokio(Socket(tokio::io::stdout())),
+        };
+        StdioEnds {
+            source,
+            sink,
+            skip_answer: None,
+        }
+    }
+}
+
+/// Serves stdin/stdout ([`StdioEnds::open`], or a relay's) for the local user until EOF or
+/// shutdown.
+pub async fn serve_stdio_on<A: Hosted>(
+    shared: Arc<Shared<A>>,
+    ends: StdioEnds,
+    shutdown: CancellationToken,
+) {
     let limits = StreamLimits {
         idle: None,
         write_timeout: None,
     };
-    let source = match PipeIn::stdin() {
-        Some(p) => StdIn::Pipe(p),
-        None => StdIn::Tokio(tokio::io::stdin()),
-    };
-    let sink = match PipeOut::stdout() {
-        Some(p) => StdOut::Pipe(p),
-        None => StdOut::Tokio(Socket(tokio::io::stdout())),
-    };
+    let StdioEnds {
+        source,
+        sink,
+        skip_answer,
+    } = ends;
+    let sink = crate::folder::replay::SkipAnswer::new(sink, skip_answer);
     let end = serve_stream(&shared, source, sink, LOCAL_PRINCIPAL, limits, &shutdown).await;
     match end {
         End::Eof | End::Shutdown => tracing::info!("stdio: {end:?}"),
@@ -35,27 +69,43 @@ pub async fn serve_stdio<A: Hosted>(shared: Arc<Shared<A>>, shutdown: Cancellati
     }
 }
 
-/// stdin: a polled pipe, or tokio's.
-enum StdIn {
-    Pipe(PipeIn),
-    Tokio(tokio::io::Stdin),
+/// stdin: a polled pipe, or tokio's; each after bytes read from it before (given back with
+/// [`StdIn::unread`], read first).
+pub enum StdIn {
+    Pipe(PipeIn, Vec<u8>),
+    Tokio(tokio::io::Stdin, Vec<u8>),
+}
+
+impl StdIn {
+    /// Puts `bytes` back in front of what is still to be read.
+    pub fn unread(&mut self, bytes: &[u8]) {
+        let (StdIn::Pipe(_, back) | StdIn::Tokio(_, back)) = self;
+        back.splice(0..0, bytes.iter().copied());
+    }
 }
 
 impl tokio::io::AsyncRead for StdIn {
     fn poll_read(
-        self: std::pin::Pin<&mut Self>,
+        mut self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
         buf: &mut tokio::io::ReadBuf<'_>,
     ) -> std::task::Poll<std::io::Result<()>> {
+        let (StdIn::Pipe(_, back) | StdIn::Tokio(_, back)) = &mut *self;
+        if !back.is_empty() {
+            let n = back.len().min(buf.remaining());
+            buf.put_slice(&back[..n]);
+            back.drain(..n);
+            return std::task::Poll::Ready(Ok(()));
+        }
         match self.get_mut() {
-            StdIn::Pipe(p) => std::pin::Pin::new(p).poll_read(cx, buf),
-            StdIn::Tokio(t) => std::pin::Pin::new(t).poll_read(cx, buf),
+            StdIn::Pipe(p, _) => std::pin::Pin::new(p).poll_read(cx, buf),
+            StdIn::Tokio(t, _) => std::pin::Pin::new(t).poll_read(cx, buf),
         }
     }
 }
 
 /// stdout: a polled pipe, or tokio's.
-enum StdOut {
+pub enum StdOut {
     Pipe(PipeOut),
     Tokio(Socket<tokio::io::Stdout>),
 }

@@ -82,6 +82,56 @@ impl Lines {
             timeout,
         })
     }
+
+    /// FOLDER (crate::folder): talks to the process holding a data folder's store over its
+    /// socket.
+    #[cfg(unix)]
+    pub fn over_socket(
+        stream: crate::folder::Connection,
+        timeout: Duration,
+    ) -> Result<Lines, TransportError> {
+        let read = stream
+            .try_clone()
+            .map_err(|e| TransportError::Io(format!("cannot use the data folder's socket: {e}")))?;
+        Ok(Lines {
+            writer: Box::new(ClosedOnDrop(stream)),
+            lines: reader(read),
+            child: None,
+            timeout,
+        })
+    }
+
+    /// No connection to a data folder's owner outside Unix.
+    #[cfg(not(unix))]
+    pub fn over_socket(
+        stream: crate::folder::Connection,
+        _timeout: Duration,
+    ) -> Result<Lines, TransportError> {
+        match stream {}
+    }
+}
+
+/// A Unix socket shut down both ways when dropped (its reading clone would otherwise keep it
+/// open, and the server would never see the end).
+#[cfg(unix)]
+struct ClosedOnDrop(std::os::unix::net::UnixStream);
+
+#[cfg(unix)]
+impl Write for ClosedOnDrop {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+#[cfg(unix)]
+impl Drop for ClosedOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.shutdown(std::net::Shutdown::Both);
+    }
 }
 
 /// Reads lines (each at most [`MAX_MESSAGE`] bytes) on a thread, so waits can time out.

@@ -1,0 +1,165 @@
+//! A 2025-11-25 client's session across a handover: its session lives in the owner's memory,
+//! so the relay keeps the client's `initialize` and `notifications/initialized` lines and sends
+//! them first to the next owner (or puts them back in front of its own stdin when it takes the
+//! store over), and drops that owner's answer to the replayed `initialize`, which the client
+//! already has. A call in flight at the handover still gets the relay's error.
+
+use serde_json::{Map, Value};
+
+use crate::transport::stream::Sink;
+
+/// The lines that open a client's 2025-11-25 session, as it sent them.
+#[derive(Default)]
+pub struct Hello {
+    initialize: Option<(Vec<u8>, String)>,
+    initialized: Option<Vec<u8>>,
+}
+
+/// What to send a new owner first, and the id of the answer to drop.
+pub struct Replay {
+    /// The lines, each with its `\n`.
+    pub lines: Vec<u8>,
+    /// JSON text of the replayed `initialize`'s id.
+    pub answer_id: String,
+}
+
+impl Hello {
+    /// Notes a client line (with its `\n`) going to the owner, parsed as `msg` if it is an
+    /// object.
+    pub fn note(&mut self, line: &[u8], msg: &Map<String, Value>) {
+        match msg.get("method").and_then(Value::as_str) {
+            Some("initialize") => {
+                let id = msg
+                    .get("id")
+                    .map_or_else(|| "null".to_owned(), Value::to_string);
+                self.initialize = Some((line.to_vec(), id));
+                self.initialized = None;
+            }
+            Some("notifications/initialized") if self.initialize.is_some() => {
+                self.initialized = Some(line.to_vec());
+            }
+            _ => {}
+        }
+    }
+
+    /// The session's opening for a new owner, if the client opened one.
+    pub fn replay(&self) -> Option<Replay> {
+        let (init, id) = self.initialize.as_ref()?;
+        let mut lines = init.clone();
+        if let Some(done) = &self.initialized {
+            lines.extend_from_slice(done);
+        }
+        Some(Replay {
+            lines,
+            answer_id: id.clone(),
+        })
+    }
+}
+
+/// Whether `line` is a response (not a request) with the id whose JSON text is `id`.
+pub fn is_answer_to(line: &[u8], id: &str) -> bool {
+    let Ok(m) = serde_json::from_slice::<Map<String, Value>>(line) else {
+        return false;
+    };
+    let answer = !m.contains_key("method") && (m.contains_key("result") || m.contains_key("error"));
+    answer
+        && m.get("id")
+            .map_or_else(|| "null".to_owned(), Value::to_string)
+            == id
+}
+
+/// A [`Sink`] that drops the first answer to one id (the replayed `initialize`'s), passing
+/// everything else on.
+pub struct SkipAnswer<S> {
+    inner: S,
+    skip: Option<String>,
+}
+
+impl<S> SkipAnswer<S> {
+    /// `inner`, dropping the first answer to `skip` if set.
+    pub fn new(inner: S, skip: Option<String>) -> Self {
+        SkipAnswer { inner, skip }
+    }
+}
+
+impl<S: Sink + Send> Sink for SkipAnswer<S> {
+    async fn send(&mut self, batch: &mut Vec<u8>) -> std::io::Result<()> {
+        if let Some(id) = &self.skip {
+            let mut at = 0;
+            while let Some(n) = batch[at..].iter().position(|b| *b == b'\n') {
+                if is_answer_to(&batch[at..at + n], id) {
+                    batch.drain(at..=at + n);
+                    self.skip = None;
+                    break;
+                }
+                at += n + 1;
+            }
+            if batch.is_empty() {
+                return Ok(());
+            }
+        }
+        self.inner.send(batch).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn note(h: &mut Hello, line: &str) {
+        let m: Map<String, Value> = serde_json::from_str(line).unwrap();
+        h.note(format!("{line}\n").as_bytes(), &m);
+    }
+
+    #[test]
+    fn the_session_opening_is_kept_for_the_next_owner() {
+        let mut h = Hello::default();
+        assert!(
+            h.replay().is_none(),
+            "a 2026-07-28 client has nothing to replay"
+        );
+        note(
+            &mut h,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        );
+        assert!(h.replay().is_none());
+        note(
+            &mut h,
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#,
+        );
+        note(
+            &mut h,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        );
+        note(&mut h, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+        let r = h.replay().unwrap();
+        assert_eq!(r.answer_id, "0");
+        let lines: Vec<&str> = std::str::from_utf8(&r.lines).unwrap().lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert!(lines[0].contains("initialize") && lines[1].contains("initialized"));
+    }
+
+    struct Collect(Vec<u8>);
+
+    impl Sink for Collect {
+        async fn send(&mut self, batch: &mut Vec<u8>) -> std::io::Result<()> {
+            self.0.append(batch);
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn the_replayed_answer_is_dropped_once() {
+        let mut s = SkipAnswer::new(Collect(Vec::new()), Some("0".into()));
+        let mut b =
+            b"{\"id\":0,\"method\":\"x\"}\n{\"id\":0,\"result\":{}}\n{\"id\":5,\"result\":{}}\n"
+                .to_vec();
+        s.send(&mut b).await.unwrap();
+        let mut again = b"{\"id\":0,\"result\":{}}\n".to_vec();
+        s.send(&mut again).await.unwrap();
+        assert_eq!(
+            String::from_utf8(s.inner.0).unwrap(),
+            "{\"id\":0,\"method\":\"x\"}\n{\"id\":5,\"result\":{}}\n{\"id\":0,\"result\":{}}\n"
+        );
+    }
+}
