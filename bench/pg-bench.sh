@@ -19,7 +19,7 @@ CLIENTS=${2:-96}
 BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 [ -x "$BIN/initdb" ] || { echo "PostgreSQL is not installed (apt-get install postgresql)"; exit 1; }
 cargo build --release -q -p redmark
-cargo test --release -q -p redmark --bin redmark --no-run 2>/dev/null
+cargo test --release -q -p redmark --lib --no-run 2>/dev/null
 (cd bench/peers && cargo build --release -q --locked -p booker --target-dir ../../target/peers)
 REDMARK=target/release/redmark
 
@@ -68,7 +68,7 @@ PGBENCH_TPS=$(PGOPTIONS="-c synchronous_commit=on" "$BIN/pgbench" -n -c "$CLIENT
 
 REDMARK_RATE=$(target/peers/release/booker "$SECS" "$CLIENTS" "${ADDRS[@]}")
 STORE_RATE=$(REDMARK_PG_BENCH_URL="$URL" REDMARK_PG_BENCH_SECS="$SECS" REDMARK_PG_BENCH_CALLERS="$CLIENTS" \
-    cargo test --release -q -p redmark --bin redmark store_throughput -- --ignored --nocapture 2>/dev/null \
+    cargo test --release -q -p redmark --lib store_throughput -- --ignored --nocapture 2>/dev/null \
     | sed -n 's/^pg store, .*: \([0-9]*\) bookings\/s$/\1/p')
 RATE=${REDMARK_RATE% *}
 FAILED=${REDMARK_RATE#* }
