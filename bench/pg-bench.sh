@@ -12,16 +12,18 @@
 # run as root), stopped at the end. Not a timed test; keep SECS short on a shared machine.
 #
 #   bench/pg-bench.sh [SECS=5] [CLIENTS=96]
+#   REDMARK_BIN=path/to/redmark bench/pg-bench.sh ...   the instances run that binary (e.g. an
+#                                  older build, to compare); the rest is this tree's
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECS=${1:-5}
 CLIENTS=${2:-96}
 BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 [ -x "$BIN/initdb" ] || { echo "PostgreSQL is not installed (apt-get install postgresql)"; exit 1; }
-cargo build --release -q -p redmark
+[ -n "${REDMARK_BIN:-}" ] || cargo build --release -q -p redmark
 cargo test --release -q -p redmark --lib --no-run 2>/dev/null
 (cd bench/peers && cargo build --release -q --locked -p booker --target-dir ../../target/peers)
-REDMARK=target/release/redmark
+REDMARK=${REDMARK_BIN:-target/release/redmark}
 
 TMP=$(mktemp -d /tmp/redmark-pg-bench-XXXXXX)
 PIDS=()
