@@ -12,16 +12,18 @@
 # run as root), stopped at the end. Not a timed test; keep SECS short on a shared machine.
 #
 #   bench/pg-bench.sh [SECS=5] [CLIENTS=96]
+#   REDMARK_BIN=path/to/redmark bench/pg-bench.sh ...   the instances run that binary (e.g. an
+#                                  older build, to compare); the rest is this tree's
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECS=${1:-5}
 CLIENTS=${2:-96}
 BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 [ -x "$BIN/initdb" ] || { echo "PostgreSQL is not installed (apt-get install postgresql)"; exit 1; }
-cargo build --release -q -p redmark
-cargo test --release -q -p redmark --bin redmark --no-run 2>/dev/null
+[ -n "${REDMARK_BIN:-}" ] || cargo build --release -q -p redmark
+cargo test --release -q -p redmark --lib --no-run 2>/dev/null
 (cd bench/peers && cargo build --release -q --locked -p booker --target-dir ../../target/peers)
-REDMARK=target/release/redmark
+REDMARK=${REDMARK_BIN:-target/release/redmark}
 
 TMP=$(mktemp -d /tmp/redmark-pg-bench-XXXXXX)
 PIDS=()
@@ -68,7 +70,7 @@ PGBENCH_TPS=$(PGOPTIONS="-c synchronous_commit=on" "$BIN/pgbench" -n -c "$CLIENT
 
 REDMARK_RATE=$(target/peers/release/booker "$SECS" "$CLIENTS" "${ADDRS[@]}")
 STORE_RATE=$(REDMARK_PG_BENCH_URL="$URL" REDMARK_PG_BENCH_SECS="$SECS" REDMARK_PG_BENCH_CALLERS="$CLIENTS" \
-    cargo test --release -q -p redmark --bin redmark store_throughput -- --ignored --nocapture 2>/dev/null \
+    cargo test --release -q -p redmark --lib store_throughput -- --ignored --nocapture 2>/dev/null \
     | sed -n 's/^pg store, .*: \([0-9]*\) bookings\/s$/\1/p')
 RATE=${REDMARK_RATE% *}
 FAILED=${REDMARK_RATE#* }

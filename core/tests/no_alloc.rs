@@ -199,3 +199,28 @@ fn bookings_through_pending_writes_allocate_nothing() {
         "the engine allocated"
     );
 }
+
+/// The whole state of a handling waiting for its store is the future itself: its size is
+/// fixed at compile time, and bounded here (docs: `Engine::handling`).
+#[test]
+fn a_waiting_handling_fits_in_a_bounded_size() {
+    use redmark_core::booking::LocalLink;
+    use redmark_core::engine::Message;
+
+    let link = LocalLink::default();
+    let mut engine = Engine::new(
+        BookingApp::with_link(DEFAULT_FLOOR, &link, common::INFO),
+        KeyRing::new(Key::new(1, &[0x42; 32]).unwrap()),
+        Config::default(),
+    );
+    let cx = Context {
+        now: 1_790_000_000,
+        principal: b"alice",
+        entropy: [0; 8],
+    };
+    let mut out = [0u8; 64];
+    let handling = engine.handling(Message::Plain(b"{}"), &cx, &mut out);
+    let size = core::mem::size_of_val(&handling);
+    println!("a handling of the booking app: {size} bytes (64-bit host)");
+    assert!(size <= redmark_core::limits::MAX_HANDLING, "{size} bytes");
+}

@@ -1,16 +1,8 @@
 //! `redmark`: serve the booking floor over stdio, TCP and Streamable HTTP, or call a tool.
 
-mod auth;
-mod client;
-mod folder;
-mod host;
-mod legacy;
-mod serve;
-mod store;
-mod transport;
-mod web;
-
 use std::process::ExitCode;
+
+use redmark::{client, serve};
 
 use clap::{Parser, Subcommand};
 

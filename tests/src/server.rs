@@ -50,6 +50,17 @@ fn build() -> Result<PathBuf, String> {
     if let Some(p) = std::env::var_os("REDMARK_BIN") {
         return Ok(PathBuf::from(p));
     }
+    cargo_build(&["--bin", "redmark", "--features", "test-hooks"], "redmark")
+}
+
+/// The example server `name` of the shell (`shell/examples/NAME.rs`), built with
+/// `cargo build -p redmark --example NAME`.
+pub fn example_bin(name: &str) -> PathBuf {
+    cargo_build(&["--example", name], name).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// `cargo build -q -p redmark ARGS…`; the executable of target `name` as cargo reports it.
+fn cargo_build(args: &[&str], name: &str) -> Result<PathBuf, String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -57,18 +68,8 @@ fn build() -> Result<PathBuf, String> {
         .to_path_buf();
     let out = Command::new(cargo)
         .current_dir(&root)
-        .args([
-            "build",
-            "-q",
-            "-p",
-            "redmark",
-            "--bin",
-            "redmark",
-            "--features",
-            "test-hooks",
-            "--message-format",
-            "json",
-        ])
+        .args(["build", "-q", "-p", "redmark", "--message-format", "json"])
+        .args(args)
         .stderr(Stdio::inherit())
         .output()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
@@ -79,10 +80,10 @@ fn build() -> Result<PathBuf, String> {
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|v| v["target"]["name"] == "redmark")
+        .filter(|v| v["target"]["name"] == name)
         .filter_map(|v| v["executable"].as_str().map(PathBuf::from))
         .next_back()
-        .ok_or_else(|| "cargo did not report the redmark executable".into())
+        .ok_or_else(|| format!("cargo did not report the {name} executable"))
 }
 
 /// A fresh directory under the system temp dir, removed on drop.
@@ -132,7 +133,19 @@ impl Server {
     /// Like [`Server::start`] with extra environment (`REDMARK_KEY` is not set for you).
     pub fn start_with(args: &[&str], data: &Path, env: &[(&str, &str)]) -> Server {
         let mut cmd = Command::new(redmark_bin());
-        cmd.arg("serve").arg("--data").arg(data).args(args);
+        cmd.arg("serve");
+        Self::start_program(cmd, args, data, env)
+    }
+
+    /// Like [`Server::start_with`] for another server program built on the shell (`cmd`
+    /// takes `redmark serve`'s options: `--data DATA ARGS…` are added).
+    pub fn start_program(
+        mut cmd: Command,
+        args: &[&str],
+        data: &Path,
+        env: &[(&str, &str)],
+    ) -> Server {
+        cmd.arg("--data").arg(data).args(args);
         cmd.env_remove("REDMARK_KEY").env_remove("REDMARK_OLD_KEYS");
         cmd.envs(env.iter().copied());
         cmd.stdin(Stdio::piped())

@@ -219,7 +219,9 @@ impl<A: App> Engine<A> {
     /// operation the app waits for has been answered: the host drives it with
     /// [`step`](crate::booking::step) and [`resume`](crate::booking::resume) (or polls it
     /// from any executor, answering the app's link between polls). The message is parsed and
-    /// run once, however long the store takes.
+    /// run once, however long the store takes. The future is all the state a waiting message
+    /// keeps: about 3 KiB for the booking app on a 64-bit host, at most
+    /// [`MAX_HANDLING`](crate::limits::MAX_HANDLING) (a test holds it there).
     pub async fn handling(
         &mut self,
         message: Message<'_>,

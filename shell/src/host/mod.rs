@@ -69,34 +69,45 @@ pub trait Hosted: App + Send + Sized + 'static {
 /// A message being driven ([`Hosted::drive`]).
 pub type Driving<'a> = Pin<Box<dyn Future<Output = Result<Handled, Panicked>> + Send + 'a>>;
 
-/// [`Hosted::drive`] for one concrete app type.
-macro_rules! hosted_drive {
-    () => {
+/// Makes an app type [`Hosted`]: `redmark::hosted!(MyApp);` for an app whose tools never wait
+/// for a store, `redmark::hosted!(MyApp, link)` for one whose tools leave their store
+/// operations on the [`HostLink`] its method `link(&self) -> &HostLink` returns. Written per
+/// type, where the compiler sees that the app's handling may move between threads.
+#[macro_export]
+macro_rules! hosted {
+    ($app:ty) => {
+        impl $crate::host::Hosted for $app {
+            $crate::hosted!(@drive);
+        }
+    };
+    ($app:ty, $link:ident) => {
+        impl $crate::host::Hosted for $app {
+            fn link(&self) -> ::core::option::Option<&$crate::host::HostLink> {
+                ::core::option::Option::Some(<$app>::$link(self))
+            }
+            $crate::hosted!(@drive);
+        }
+    };
+    (@drive) => {
         fn drive<'a>(
-            engine: &'a mut Engine<Self>,
-            msg: Msg<'a>,
-            cx: &'a Cx<'a>,
+            engine: &'a mut $crate::core::Engine<Self>,
+            msg: $crate::host::Msg<'a>,
+            cx: &'a $crate::host::Cx<'a>,
             out: &'a mut [u8],
-            shared: &'a Shared<Self>,
+            shared: &'a $crate::host::Shared<Self>,
             fenced: bool,
-        ) -> Driving<'a> {
-            let link = Hosted::link(engine.app()).cloned();
+        ) -> $crate::host::Driving<'a> {
+            let link = $crate::host::Hosted::link(engine.app()).cloned();
             let backing = shared.backing();
-            Box::pin(drive::drive(engine, link, msg, cx, out, backing, fenced))
+            ::std::boxed::Box::pin($crate::host::drive::drive(
+                engine, link, msg, cx, out, backing, fenced,
+            ))
         }
     };
 }
 
-impl Hosted for Fixtures {
-    hosted_drive!();
-}
-
-impl Hosted for BookingApp<'static, HostLink> {
-    fn link(&self) -> Option<&HostLink> {
-        Some(BookingApp::link(self))
-    }
-    hosted_drive!();
-}
+crate::hosted!(Fixtures);
+crate::hosted!(HostedBooking, link);
 
 /// The booking app as the shell hosts it: its tools wait for the shared store.
 pub type HostedBooking = BookingApp<'static, HostLink>;

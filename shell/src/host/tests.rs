@@ -133,12 +133,13 @@ impl App for Counted {
     }
 }
 
-impl Hosted for Counted {
-    fn link(&self) -> Option<&HostLink> {
-        Some(self.app.link())
+impl Counted {
+    fn link(&self) -> &HostLink {
+        self.app.link()
     }
-    hosted_drive!();
 }
+
+crate::hosted!(Counted, link);
 
 /// Pipelined bookings on 8 connections (every slot asked twice, so half find it taken and
 /// read which rooms are free), each line begun while earlier ones wait for their group

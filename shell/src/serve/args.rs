@@ -110,3 +110,22 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     pub state_ttl: u32,
 }
+
+/// A server of its own: the program's command line is `redmark serve`'s options.
+#[derive(clap::Parser)]
+#[command(
+    version,
+    about = "An MCP server on redmark's shell (the options of `redmark serve`)."
+)]
+struct OwnServer {
+    #[command(flatten)]
+    serve: ServeArgs,
+}
+
+impl ServeArgs {
+    /// The options from this program's command line (exits with clap's help or error
+    /// otherwise): for a server of its own built on the shell.
+    pub fn from_command_line() -> ServeArgs {
+        <OwnServer as clap::Parser>::parse().serve
+    }
+}

@@ -40,12 +40,27 @@ pub use crate::store::redb::STORE_FILE;
 
 /// Runs the server.
 pub fn run(args: ServeArgs) -> ExitCode {
-    init_tracing();
-    panics::install_hook();
     let env = std::env::var(config::STORE_ENV).ok();
     let choice = config::store_choice(args.store.as_deref(), env.as_deref());
-    // The main runtime is tokio's work-stealing scheduler, a worker per core (stdio, the
-    // PostgreSQL workers); TCP and HTTP connections move to the lanes (transport/lanes.rs).
+    on_runtime(start(args, choice, None::<fn() -> Fixtures>))
+}
+
+/// Serves the apps `make` builds (one per connection) as `redmark serve` serves the booking
+/// floor: every transport, flag and default, sealing keys in the data folder. The flags of
+/// the booking floor (`--store`, `--rooms`, `--fixtures`, `--repair`) are refused.
+pub fn run_app<A: Hosted>(
+    args: ServeArgs,
+    make: impl Fn() -> A + Send + Sync + 'static,
+) -> ExitCode {
+    on_runtime(start(args, config::StoreChoice::Redb(None), Some(make)))
+}
+
+/// Runs `start` on the main runtime: tokio's work-stealing scheduler, a worker per core
+/// (stdio, the PostgreSQL workers); TCP and HTTP connections move to the lanes
+/// (transport/lanes.rs).
+fn on_runtime(start: impl std::future::Future<Output = Result<(), String>>) -> ExitCode {
+    init_tracing();
+    panics::install_hook();
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -53,7 +68,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return fail(format!("cannot start the runtime: {e}")),
     };
-    let outcome = rt.block_on(start(args, choice));
+    let outcome = rt.block_on(start);
     // Blocking stdin reads never return on their own: do not wait for them.
     rt.shutdown_timeout(Duration::from_millis(500));
     match outcome {
@@ -88,8 +103,13 @@ fn init_tracing() {
         .try_init();
 }
 
-/// Opens what `args` names (bookings where `choice` says) and serves until EOF or a signal.
-async fn start(args: ServeArgs, choice: config::StoreChoice) -> Result<(), String> {
+/// Opens what `args` names (bookings where `choice` says) and serves until EOF or a signal:
+/// the booking floor, or the apps `app` makes.
+async fn start<A: Hosted>(
+    args: ServeArgs,
+    choice: config::StoreChoice,
+    app: Option<impl Fn() -> A + Send + Sync + 'static>,
+) -> Result<(), String> {
     for a in &args.tcp {
         if !a.ip().is_loopback() {
             return Err(format!(
@@ -125,6 +145,27 @@ async fn start(args: ServeArgs, choice: config::StoreChoice) -> Result<(), Strin
         .await
         .map_err(|e| format!("--auth-issuer: {e}"))??
         .map(Arc::new);
+    let config = Config {
+        state_ttl_s: args.state_ttl,
+        ..Config::default()
+    };
+    if let Some(make) = app {
+        if args.store.is_some() || args.rooms.is_some() || args.fixtures || args.repair {
+            return Err(
+                "--store, --rooms, --fixtures and --repair belong to the booking floor; \
+                        this server hosts its own tools"
+                    .into(),
+            );
+        }
+        let data = open_keys(data_dir(args.data.as_deref())?, args.rotate_key)?;
+        eprintln!(
+            "redmark: data folder {} ({})",
+            data.dir.display(),
+            keys_said(&data)
+        );
+        let host = Shared::new(make, data.ring, config);
+        return serve(host, &args, tokens, oauth, None).await;
+    }
     let floor = match &args.rooms {
         Some(f) => config::load_rooms(f)?,
         None => DEFAULT_FLOOR,
@@ -158,16 +199,8 @@ async fn start(args: ServeArgs, choice: config::StoreChoice) -> Result<(), Strin
         }
     };
     let data = open_keys(dir, args.rotate_key)?;
-    let config = Config {
-        state_ttl_s: args.state_ttl,
-        ..Config::default()
-    };
     // Said on every start, whatever REDMARK_LOG is: where this server's state lives.
-    let keys = if data.keys_from_env {
-        "sealing keys from REDMARK_KEY".to_owned()
-    } else {
-        format!("sealing keys in {}", keys::KEY_FILE)
-    };
+    let keys = keys_said(&data);
     let Some(store) = store else {
         eprintln!("redmark: data folder {} ({keys})", data.dir.display());
         let host = Shared::new(|| Fixtures, data.ring, config);
@@ -186,6 +219,15 @@ async fn start(args: ServeArgs, choice: config::StoreChoice) -> Result<(), Strin
             let host = booking_host(floor, store, data.ring, config);
             serve(host, &args, tokens, oauth, None).await
         }
+    }
+}
+
+/// Where the sealing keys came from, as every start says it.
+fn keys_said(data: &Data) -> String {
+    if data.keys_from_env {
+        "sealing keys from REDMARK_KEY".to_owned()
+    } else {
+        format!("sealing keys in {}", keys::KEY_FILE)
     }
 }
 
