@@ -64,10 +64,17 @@ pub trait Hosted: App + Send + Sized + 'static {
         shared: &'a Shared<Self>,
         fenced: bool,
     ) -> Driving<'a>;
+
+    /// [`run_job`] on this app, boxed as a future that may move between threads (one
+    /// allocation per begun message; written by [`hosted!`] like [`Hosted::drive`]).
+    fn begin(job: Job<Self>) -> Begin<Self>;
 }
 
 /// A message being driven ([`Hosted::drive`]).
 pub type Driving<'a> = Pin<Box<dyn Future<Output = Result<Handled, Panicked>> + Send + 'a>>;
+
+/// A begun message on its way ([`Hosted::begin`]).
+pub type Begin<A> = Pin<Box<dyn Future<Output = Finished<A>> + Send>>;
 
 /// Makes an app type [`Hosted`]: `redmark::hosted!(MyApp);` for an app whose tools never wait
 /// for a store, `redmark::hosted!(MyApp, link)` for one whose tools leave their store
@@ -102,6 +109,9 @@ macro_rules! hosted {
             ::std::boxed::Box::pin($crate::host::drive::drive(
                 engine, link, msg, cx, out, backing, fenced,
             ))
+        }
+        fn begin(job: $crate::host::Job<Self>) -> $crate::host::Begin<Self> {
+            ::std::boxed::Box::pin($crate::host::run_job(job))
         }
     };
 }
@@ -160,6 +170,8 @@ impl<A: Hosted> Shared<A> {
         Conn {
             engine: self.engine(),
             spare: Vec::new(),
+            lines: Vec::new(),
+            principal: None,
             shared: Arc::clone(self),
             answer: Vec::new(),
         }
@@ -232,12 +244,20 @@ impl<A> Drop for Shared<A> {
 /// One connection's engine and answer buffer.
 pub struct Conn<A: Hosted> {
     engine: Engine<A>,
-    /// Engines of messages that finished while waiting (one each is in flight at a time).
-    spare: Vec<Engine<A>>,
+    /// Engines for begun messages (each has its own while in flight), boxed so a message
+    /// takes and returns one by pointer.
+    spare: Vec<Box<Engine<A>>>,
+    /// Buffers for the copies of begun lines.
+    lines: Vec<Vec<u8>>,
+    /// The principal of the last message begun (the same for every line of a connection).
+    principal: Option<Arc<[u8]>>,
     shared: Arc<Shared<A>>,
     /// The last answer (as long as the longest so far).
     answer: Vec<u8>,
 }
+
+/// Spare engines and line buffers a connection keeps (more in flight are made and dropped).
+const SPARE: usize = 8;
 
 /// What [`Conn::begin`] came to.
 pub enum Begun<A: Hosted> {
@@ -250,7 +270,7 @@ pub enum Begun<A: Hosted> {
 /// A message waiting for its store, owning all it needs (its own engine, a copy of its line,
 /// its answer buffer), so the connection goes on with the next line meanwhile.
 pub struct InFlight<A: Hosted> {
-    handling: Pin<Box<dyn Future<Output = Finished<A>> + Send>>,
+    handling: Begin<A>,
     link: Option<HostLink>,
     /// Bytes of its line.
     pub len: usize,
@@ -263,12 +283,45 @@ impl<A: Hosted> InFlight<A> {
     }
 }
 
-/// A begun message at its end.
-struct Finished<A: Hosted> {
-    engine: Engine<A>,
+/// A message begun on its own ([`Conn::begin`]): all it owns while it waits.
+pub struct Job<A: Hosted> {
+    engine: Box<Engine<A>>,
+    /// A copy of its line (`None`: a line over the framing limit).
+    line: Option<Vec<u8>>,
+    principal: Arc<[u8]>,
+    shared: Arc<Shared<A>>,
+    fenced: bool,
+}
+
+/// A begun message at its end, with what it owned.
+pub struct Finished<A: Hosted> {
+    engine: Box<Engine<A>>,
     line: Option<Vec<u8>>,
     out: OutBuf,
     ran: Result<Handled, Panicked>,
+}
+
+/// Drives a begun message to its end ([`drive::drive`] on what the job owns).
+pub async fn run_job<A: Hosted>(job: Job<A>) -> Finished<A> {
+    let Job {
+        mut engine,
+        line,
+        principal,
+        shared,
+        fenced,
+    } = job;
+    let mut out = OutBuf::take();
+    let cx = Cx::new(&principal);
+    let msg = line.as_deref().map_or(Msg::TooLong, Msg::Line);
+    let link = Hosted::link(engine.app()).cloned();
+    let backing = shared.backing();
+    let ran = drive::drive(&mut engine, link, msg, &cx, &mut out.0, backing, fenced).await;
+    Finished {
+        engine,
+        line,
+        out,
+        ran,
+    }
 }
 
 impl<A: Hosted> Conn<A> {
@@ -285,24 +338,28 @@ impl<A: Hosted> Conn<A> {
     /// (a read before its own first write then waits until it is resumed). Messages begun are
     /// resumed in the order they were begun.
     pub fn begin(&mut self, line: Option<&[u8]>, principal: &[u8], fenced: bool) -> Begun<A> {
-        let engine = self.spare.pop().unwrap_or_else(|| self.shared.engine());
+        let engine = match self.spare.pop() {
+            Some(e) => e,
+            None => Box::new(self.shared.engine()),
+        };
         let link = Hosted::link(engine.app()).cloned();
-        let line = line.map(<[u8]>::to_vec);
+        let line = line.map(|l| {
+            let mut copy = self.lines.pop().unwrap_or_default();
+            copy.extend_from_slice(l);
+            copy
+        });
         let len = line.as_ref().map_or(0, Vec::len);
-        let (principal, shared) = (principal.to_vec(), Arc::clone(&self.shared));
-        let mut handling: Pin<Box<dyn Future<Output = Finished<A>> + Send>> =
-            Box::pin(async move {
-                let (mut engine, mut out) = (engine, OutBuf::take());
-                let cx = Cx::new(&principal);
-                let msg = line.as_deref().map_or(Msg::TooLong, Msg::Line);
-                let ran = A::drive(&mut engine, msg, &cx, &mut out.0, &shared, fenced).await;
-                Finished {
-                    engine,
-                    line,
-                    out,
-                    ran,
-                }
-            });
+        let principal = match &self.principal {
+            Some(p) if **p == *principal => Arc::clone(p),
+            _ => Arc::clone(self.principal.insert(Arc::from(principal))),
+        };
+        let mut handling = A::begin(Job {
+            engine,
+            line,
+            principal,
+            shared: Arc::clone(&self.shared),
+            fenced,
+        });
         let mut poll = TaskContext::from_waker(Waker::noop());
         match handling.as_mut().poll(&mut poll) {
             Poll::Ready(f) => Begun::Done(self.finished(f)),
@@ -323,7 +380,13 @@ impl<A: Hosted> Conn<A> {
     fn finished(&mut self, mut f: Finished<A>) -> Handled {
         let msg = f.line.as_deref().map_or(Msg::TooLong, Msg::Line);
         let h = self.finish(msg, f.ran, &mut f.out.0);
-        self.spare.push(f.engine);
+        if self.spare.len() < SPARE {
+            self.spare.push(f.engine);
+        }
+        if let Some(mut line) = f.line.filter(|_| self.lines.len() < SPARE) {
+            line.clear();
+            self.lines.push(line);
+        }
         h
     }
 
