@@ -38,6 +38,7 @@ impl Http {
             .http_status_as_error(false)
             .timeout_global(Some(timeout))
             .max_redirects(0)
+            .tls_config(crate::platform::tls::config())
             .build()
             .into();
         Ok(Http {
