@@ -1,6 +1,7 @@
 //! The Windows build (`x86_64-pc-windows-gnu`) under Wine: `redmark.exe serve` books a room
-//! over stdio and over Streamable HTTP (loopback) for the Linux `redmark call`, and a second
-//! process on a data folder held by the first is refused, saying why (docs/platforms.md).
+//! over stdio and over Streamable HTTP (loopback) for the Linux `redmark call`; a second
+//! process on a data folder held by the first is refused, saying why, and so is `--tcp`
+//! without `--tcp-any-local-user` (no peer-user check there; docs/platforms.md).
 //! Ignored without Wine and mingw-w64 (tests/build.rs); `REDMARK_REQUIRE_WINE=1` makes that a
 //! failure.
 #![cfg_attr(not(wine_tools), allow(dead_code, unused_imports))]
@@ -142,5 +143,22 @@ fn windows_build_books_over_http_and_keeps_its_folder_to_itself() {
     assert!(
         server.stop(),
         "redmark.exe stops by itself when stdin closes"
+    );
+}
+
+#[test]
+#[cfg_attr(not(wine_tools), ignore = "Wine or mingw-w64 is not installed")]
+fn windows_build_refuses_tcp_without_the_peer_check_unless_told() {
+    let data = TempDir::new("wine-tcp");
+    let mut tcp = wine(&windows_exe());
+    tcp.args(["serve", "--tcp", "127.0.0.1:0", "--data"])
+        .arg(windows_path(data.path()));
+    let refused = run_bounded(tcp);
+    assert_eq!(refused.code, 1, "{refused:?}");
+    assert!(
+        refused.stderr.contains("peer-user check is Linux-only")
+            && refused.stderr.contains("--tcp-any-local-user"),
+        "{}",
+        refused.stderr
     );
 }
