@@ -376,15 +376,37 @@ mod tests {
         );
     }
 
+    /// A command-line answer the form check refuses is sent as written, so the server's red
+    /// mark comes back: both reasons are then one usage error; a server that takes it anyway
+    /// leaves a warning (the two checks disagree).
     #[test]
-    fn bad_presets_are_usage_errors() {
+    fn a_refused_preset_is_sent_for_the_servers_reason_too() {
         let p = Presets {
             answers: vec![("room.room_id".into(), "ballroom".into())],
             ..Default::default()
         };
+        let mut a = answers(p.clone());
         assert!(
-            matches!(answers(p).answer("room", &form()), Err(Failure::Usage(m)) if m.contains("atrium, studio-b"))
+            matches!(a.answer("room", &form()), Ok(Reply::Accept(c)) if c["room_id"] == "ballroom")
         );
+        let mut reask = form();
+        reask.message = "Room: 'ballroom' is not one of the options offered.".into();
+        let both = a.answer("room", &reask);
+        assert!(
+            matches!(&both, Err(Failure::Usage(m)) if m.contains("atrium, studio-b")
+                && m.contains("the server says: Room: 'ballroom'")),
+            "{both:?}"
+        );
+        let mut taken = answers(p);
+        assert!(taken.refused_here_only().is_none());
+        let _ = taken.answer("room", &form());
+        assert!(taken
+            .refused_here_only()
+            .is_some_and(|w| w.contains("the server accepted")));
+    }
+
+    #[test]
+    fn bad_presets_are_usage_errors() {
         let p = Presets {
             answers: vec![("room.rooom".into(), "x".into())],
             ..Default::default()
