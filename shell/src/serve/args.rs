@@ -126,9 +126,10 @@ fn socket_addr(s: &str) -> Result<SocketAddr, String> {
         Ok(port) => format!(
             "a port alone is not an address: write 127.0.0.1:{port} (loopback) or [::1]:{port}"
         ),
-        Err(_) => format!(
+        Err(_) => {
             "not an address: write IP:PORT, e.g. 127.0.0.1:8080 or [::1]:8080 (no host names)"
-        ),
+                .to_owned()
+        }
     })
 }
 
