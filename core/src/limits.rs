@@ -55,4 +55,4 @@ pub const READ_CHUNK: usize = 64;
 /// Bytes of the booking app's handling of one message on a 64-bit host (the future
 /// [`Engine::handling`](crate::Engine::handling) returns: all a message waiting for its store
 /// keeps, in the caller's frame or box); `core/tests/no_alloc.rs` holds it to this bound.
-pub const MAX_HANDLING: usize = 4 * 1024;
+pub const MAX_HANDLING: usize = 3 * 1024;

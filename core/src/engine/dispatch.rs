@@ -4,7 +4,10 @@
 
 use super::error::RpcError;
 use super::headers::{check_headers, check_param_headers, notification_headers};
-use super::invocation::{complete, prompts_get, resources_read, tools_call, Invocation};
+use super::http::Sent;
+use super::invocation::{
+    complete, invoke_tool, prompts_get, resources_read, tools_call, Invocation, ToolCall,
+};
 use super::lists::{discover, prompts_list, resources_list, templates_list, tools_list};
 use super::method::Method;
 use super::reply::Progress;
@@ -14,6 +17,7 @@ use crate::wire::json::Value;
 use crate::wire::meta;
 use crate::wire::write::Writer;
 
+/// How a message ended.
 pub(crate) enum Outcome<'a> {
     Notification,
     /// A result object was written and left open for the engine to close.
@@ -21,26 +25,40 @@ pub(crate) enum Outcome<'a> {
     Error(Option<Value<'a>>, RpcError<'a>),
 }
 
-pub(crate) async fn dispatch<'a, A: App>(
+/// Where dispatching a message left it.
+pub(crate) enum Dispatched<'a, T> {
+    /// Answered (or refused).
+    Done(Outcome<'a>),
+    /// A checked `tools/call` of the request with this id, for [`run_tool`].
+    Tool(Value<'a>, ToolCall<'a, T>),
+}
+
+/// Checks one message and answers it, except a `tools/call`, whose handler may wait for its
+/// store: that one comes back checked, for the engine to await with [`run_tool`]. Only that
+/// await is async, so a waiting handling holds nothing of the checks.
+pub(crate) fn dispatch<'a, 'h, A: App>(
     eng: &mut Engine<A>,
     input: &'a [u8],
     cx: &Context<'_>,
-    http: Option<&HttpHeaders<'_>>,
+    sent: impl Sent<'h>,
     w: &mut Writer<'_>,
     note: &mut Option<Note>,
     progress: &mut Progress<'a>,
-) -> Outcome<'a> {
+) -> Dispatched<'a, A::Tool> {
+    let http = sent.http();
     let env = match envelope::read(input) {
         Ok(env) => env,
-        Err((e, id)) => return Outcome::Error(id, RpcError::Envelope(e)),
+        Err((e, id)) => return Dispatched::Done(Outcome::Error(id, RpcError::Envelope(e))),
     };
     let Some(id) = env.id else {
         // Over HTTP a notification is checked like a request: headers present and equal to
         // the body (a rejected one gets an id-less -32020 and 400, not 202).
-        return match http.map(|h| notification_headers(h, env.method, env.params)) {
-            Some(Err(e)) => Outcome::Error(None, e),
-            _ => Outcome::Notification,
-        };
+        return Dispatched::Done(
+            match http.map(|h| notification_headers(h, env.method, env.params)) {
+                Some(Err(e)) => Outcome::Error(None, e),
+                _ => Outcome::Notification,
+            },
+        );
     };
     let call = Request {
         id,
@@ -48,7 +66,33 @@ pub(crate) async fn dispatch<'a, A: App>(
         params: env.params,
         http,
     };
-    match request(eng, call, cx, w, note, progress).await {
+    match request(eng, call, cx, w, note, progress) {
+        Ok(None) => Dispatched::Done(Outcome::Result(id)),
+        Ok(Some(tool)) => Dispatched::Tool(id, tool),
+        Err(e) => Dispatched::Done(Outcome::Error(Some(id), e)),
+    }
+}
+
+/// Runs the tool a dispatched `tools/call` named: the one await of a handling.
+pub(crate) async fn run_tool<'a, A: App>(
+    eng: &mut Engine<A>,
+    id: Value<'a>,
+    call: &ToolCall<'a, A::Tool>,
+    cx: &Context<'_>,
+    w: &mut Writer<'_>,
+    note: &mut Option<Note>,
+    progress: &mut Progress<'a>,
+) -> Outcome<'a> {
+    let mut inv = Invocation {
+        eng,
+        id,
+        meta: call.meta(),
+        cx,
+        w,
+        note,
+        progress,
+    };
+    match invoke_tool(&mut inv, call).await {
         Ok(()) => Outcome::Result(id),
         Err(e) => Outcome::Error(Some(id), e),
     }
@@ -62,14 +106,15 @@ struct Request<'a, 'h> {
     http: Option<&'h HttpHeaders<'h>>,
 }
 
-async fn request<'a, A: App>(
+/// Validates a request in the pipeline's order and runs it, except a `tools/call` (returned).
+fn request<'a, A: App>(
     eng: &mut Engine<A>,
     req: Request<'a, '_>,
     cx: &Context<'_>,
     w: &mut Writer<'_>,
     note: &mut Option<Note>,
     progress: &mut Progress<'a>,
-) -> Result<(), RpcError<'a>> {
+) -> Result<Option<ToolCall<'a, A::Tool>>, RpcError<'a>> {
     let Request {
         id,
         method,
@@ -119,7 +164,8 @@ async fn request<'a, A: App>(
             )?;
             templates_list(eng, w, id)
         }
-        Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
+        Method::ToolsCall => return tools_call(eng, meta, params).map(Some),
+        Method::PromptsGet | Method::ResourcesRead => {
             let mut inv = Invocation {
                 eng,
                 id,
@@ -129,15 +175,14 @@ async fn request<'a, A: App>(
                 note,
                 progress,
             };
-            return match m {
-                Method::ToolsCall => tools_call(&mut inv, params).await,
-                Method::PromptsGet => prompts_get(&mut inv, params).await,
-                _ => resources_read(&mut inv, params).await,
-            };
+            match m {
+                Method::PromptsGet => prompts_get(&mut inv, params)?,
+                _ => resources_read(&mut inv, params)?,
+            }
         }
-        Method::Complete => return complete(eng, id, params, w, note),
+        Method::Complete => complete(eng, id, params, w, note)?,
     }
-    Ok(())
+    Ok(None)
 }
 
 fn one_page(params: Option<Value<'_>>, why: &'static str) -> Result<(), RpcError<'static>> {

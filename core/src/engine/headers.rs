@@ -146,6 +146,7 @@ impl ToolInfo {
 
 /// Compares a header value (possibly `=?base64?…?=`) with a JSON string, number or boolean.
 /// Optional whitespace around the value is not part of it (RFC 9110 §5.5).
+#[inline(never)]
 fn header_eq(header: &str, v: Value<'_>) -> bool {
     let header = header.trim_matches([' ', '\t']);
     let encoded = header

@@ -1,17 +1,18 @@
-//! The methods that run app code: `tools/call`, `prompts/get`, `resources/read` (through one
-//! [`invoke`]: state verified, [`Call`] and [`Reply`] lent, errors mapped) and
-//! `completion/complete`.
+//! The methods that run app code: `tools/call`, `prompts/get`, `resources/read` (state
+//! verified, [`Call`] and [`Reply`] lent, errors mapped, in [`invoke_tool`] and [`invoke_now`])
+//! and `completion/complete`.
 
+use super::error::CallError;
 use super::error::RpcError;
 use super::lists::{cache_hints, open_result};
 use super::reply::{Answered, Progress, Sealer};
-use super::{App, Context, Engine, Note};
+use super::{App, Config, Context, Done, Engine, Note};
 use super::{Call, CompletionRef, CompletionRequest, Completions, Reply};
 use crate::limits::MAX_STR;
 use crate::mrtr::InputResponses;
-use crate::seal::{self, Binding, Origin};
+use crate::seal::{self, Binding, KeyRing, Opened, Origin, SealError};
 use crate::wire::json::{Kind, Value};
-use crate::wire::meta::RequestMeta;
+use crate::wire::meta::{ClientCaps, RequestMeta};
 use crate::wire::write::Writer;
 
 /// Everything one MRTR-capable request (`tools/call`, `prompts/get`, `resources/read`)
@@ -56,26 +57,34 @@ fn mrtr_params<'a>(
     Ok((responses, state))
 }
 
-/// The app code an [`invoke`] runs.
-enum Handler<'u, T> {
-    /// [`App::call_tool`] (the one that may wait for its store).
-    Tool(T),
+/// The app code that runs at once (it cannot wait for a store): a prompt or a resource.
+enum Now<'u> {
     /// [`App::get_prompt`] of this index.
     Prompt(usize),
     /// [`App::read_resource`] of this (decoded) URI.
     Resource(&'u str),
 }
 
-/// Verifies any `requestState`, lends the handler a [`Call`] and a [`Reply`], and maps its
-/// error. Sealing, capability checks and progress live here, once for every method.
-async fn invoke<'a, A: App>(
-    inv: &mut Invocation<'_, 'a, '_, '_, A>,
-    target: Target<'a>,
-    responses: InputResponses<'a>,
-    state: Option<Value<'a>>,
-    handler: Handler<'_, A::Tool>,
-) -> Result<Answered, RpcError<'a>> {
-    let (eng, cx) = (&mut *inv.eng, inv.cx);
+/// What a handler is lent besides the request: the verified state, and what sealing a new one
+/// takes. Kept by the caller while the handler runs ([`Reply`] borrows its [`Sealer`]).
+struct Lent<'e> {
+    opened: Option<Opened>,
+    sealer: Sealer<'e>,
+    now: u64,
+}
+
+/// Verifies any `requestState` against the request it must come back with (`target`), and
+/// makes what the handler is lent. Not generic, and kept out of line: one copy for every app
+/// and method.
+#[inline(never)]
+fn lend<'e>(
+    keys: &'e KeyRing,
+    config: &Config,
+    cx: &Context<'e>,
+    caps: ClientCaps,
+    target: &Target<'e>,
+    state: Option<Value<'e>>,
+) -> Result<Lent<'e>, SealError> {
     let origin = Origin {
         method: target.method,
         name: target.name,
@@ -90,77 +99,173 @@ async fn invoke<'a, A: App>(
             digest = Some(request);
             let bind = Binding {
                 principal: cx.principal,
-                epoch: eng.config.epoch,
+                epoch: config.epoch,
                 request,
             };
             // base64url never needs escapes, so the raw body is the token itself.
             let token = s.str_escaped().unwrap_or(b"");
-            match seal::open(&eng.keys, &bind, cx.now, token) {
-                Ok(o) => Some(o),
-                Err(e) => {
-                    *inv.note = Some(Note::StateRejected(e));
-                    return Err(RpcError::BadState);
-                }
-            }
+            Some(seal::open(keys, &bind, cx.now, token)?)
         }
     };
-    // One logical operation keeps one nonce across rounds (at-most-once is keyed on it).
-    let nonce = opened.as_ref().map_or(cx.entropy, |o| o.nonce);
-    let call = Call {
-        args: target.args,
-        responses,
-        state: opened.as_ref(),
-        caps: inv.meta.caps,
-        principal: cx.principal,
-        now: cx.now,
-        nonce,
-        answers_need_state: target.answers_need_state,
-    };
-    let expires = cx
-        .now
-        .saturating_add(eng.config.state_ttl_s.into())
-        .min(u32::MAX.into()) as u32;
+    let expires = cx.now.saturating_add(config.state_ttl_s.into());
     let sealer = Sealer {
-        ring: &eng.keys,
+        ring: keys,
         principal: cx.principal,
-        epoch: eng.config.epoch,
+        epoch: config.epoch,
         origin,
         digest,
-        expires,
-        nonce,
-        caps: inv.meta.caps,
+        expires: expires.min(u32::MAX.into()) as u32,
+        // One logical operation keeps one nonce across rounds (at-most-once is keyed on it).
+        nonce: opened.as_ref().map_or(cx.entropy, |o| o.nonce),
+        caps,
     };
-    inv.progress.token = inv.meta.progress_token;
-    let progress = match inv.progress.token {
-        Some(_) => Some(&mut inv.progress.log),
+    Ok(Lent {
+        opened,
+        sealer,
+        now: cx.now,
+    })
+}
+
+impl<'e> Lent<'e> {
+    /// The call as the handler sees it.
+    fn call(&self, target: &Target<'e>, responses: InputResponses<'e>) -> Call<'_> {
+        Call {
+            args: target.args,
+            responses,
+            state: self.opened.as_ref(),
+            caps: self.sealer.caps,
+            principal: self.sealer.principal,
+            now: self.now,
+            nonce: self.sealer.nonce,
+            answers_need_state: target.answers_need_state,
+        }
+    }
+}
+
+/// The handler's [`Reply`]: it writes the result into `w`, progress into `progress` (when the
+/// request carried a `progressToken`), and seals with `sealer`.
+fn reply<'w, 'b, 'a: 'w>(
+    w: &'w mut Writer<'b>,
+    id: Value<'w>,
+    progress: &'w mut Progress<'a>,
+    meta: &RequestMeta<'a>,
+    sealer: &'w Sealer<'w>,
+) -> Reply<'w, 'b> {
+    progress.token = meta.progress_token;
+    let progress = match progress.token {
+        Some(_) => Some(&mut progress.log),
         None => None,
     };
-    let reply = Reply {
-        w: &mut *inv.w,
-        id: inv.id,
+    Reply {
+        w,
+        id,
         sealer,
         progress,
-    };
-    let app = &mut eng.app;
-    let ran = match handler {
-        Handler::Tool(tool) => app.call_tool(tool, &call, reply).await,
-        Handler::Prompt(index) => app.get_prompt(index, &call, reply),
-        Handler::Resource(uri) => app.read_resource(uri, &call, reply),
-    };
+    }
+}
+
+/// A refused `requestState`: the reason for the log, one error for the wire.
+fn rejected(note: &mut Option<Note>, e: SealError) -> RpcError<'static> {
+    *note = Some(Note::StateRejected(e));
+    RpcError::BadState
+}
+
+/// The handler's error as the request's answer (`resources/read` names the URI).
+fn finish<'a>(
+    note: &mut Option<Note>,
+    target: &Target<'a>,
+    ran: Result<Done, CallError>,
+) -> Result<Answered, RpcError<'a>> {
     match ran {
         Ok(done) => Ok(done.0),
         Err(e) => {
-            *inv.note = e.note().or(*inv.note);
+            *note = e.note().or(*note);
             let uri = (target.method == "resources/read").then_some(target.name);
             Err(e.rpc(uri))
         }
     }
 }
 
-pub(super) async fn tools_call<'a, A: App>(
+/// Runs a prompt or a resource with a [`Call`] and a [`Reply`] lent (state verified, errors
+/// mapped): at once, so these methods never hold a waiting handling.
+#[inline(never)]
+fn invoke_now<'a, A: App>(
     inv: &mut Invocation<'_, 'a, '_, '_, A>,
-    params: Option<Value<'a>>,
+    target: Target<'a>,
+    responses: InputResponses<'a>,
+    state: Option<Value<'a>>,
+    handler: Now<'_>,
+) -> Result<Answered, RpcError<'a>> {
+    let eng = &mut *inv.eng;
+    let lent = lend(
+        &eng.keys,
+        &eng.config,
+        inv.cx,
+        inv.meta.caps,
+        &target,
+        state,
+    );
+    let lent = lent.map_err(|e| rejected(inv.note, e))?;
+    let call = lent.call(&target, responses);
+    let reply = reply(
+        &mut *inv.w,
+        inv.id,
+        &mut *inv.progress,
+        inv.meta,
+        &lent.sealer,
+    );
+    let ran = match handler {
+        Now::Prompt(index) => eng.app.get_prompt(index, &call, reply),
+        Now::Resource(uri) => eng.app.read_resource(uri, &call, reply),
+    };
+    finish(inv.note, &target, ran)
+}
+
+/// Runs a checked `tools/call` ([`invoke_now`] for a tool, which may wait for its store): the
+/// one await of a handling. `inv.meta` is `call`'s.
+pub(super) async fn invoke_tool<'a, A: App>(
+    inv: &mut Invocation<'_, 'a, '_, '_, A>,
+    call: &ToolCall<'a, A::Tool>,
 ) -> Result<(), RpcError<'a>> {
+    let target = &call.target;
+    let eng = &mut *inv.eng;
+    let lent = lend(
+        &eng.keys,
+        &eng.config,
+        inv.cx,
+        inv.meta.caps,
+        target,
+        call.state,
+    );
+    let lent = lent.map_err(|e| rejected(inv.note, e))?;
+    let args = lent.call(target, call.responses);
+    let reply = reply(
+        &mut *inv.w,
+        inv.id,
+        &mut *inv.progress,
+        inv.meta,
+        &lent.sealer,
+    );
+    let ran = eng.app.call_tool(call.tool, &args, reply).await;
+    finish(inv.note, target, ran).map(|_| ())
+}
+
+/// A `tools/call` checked and ready to run: the one request whose handler may wait, so the
+/// one thing a waiting handling holds besides the response being written.
+pub(crate) struct ToolCall<'a, T> {
+    meta: RequestMeta<'a>,
+    target: Target<'a>,
+    responses: InputResponses<'a>,
+    state: Option<Value<'a>>,
+    tool: T,
+}
+
+/// Checks a `tools/call`'s params and finds its tool.
+pub(super) fn tools_call<'a, A: App>(
+    eng: &Engine<A>,
+    meta: RequestMeta<'a>,
+    params: Option<Value<'a>>,
+) -> Result<ToolCall<'a, A::Tool>, RpcError<'a>> {
     let params = params.ok_or(RpcError::InvalidParams("tools/call needs params"))?;
     let [name, args, responses, state] = pick_params(params);
     let name = name.filter(|n| n.kind() == Kind::String);
@@ -171,12 +276,7 @@ pub(super) async fn tools_call<'a, A: App>(
         ));
     }
     let (responses, state) = mrtr_params(responses, state)?;
-    let entry = inv
-        .eng
-        .app
-        .tools()
-        .iter()
-        .find(|t| name.eq_str(t.info.name));
+    let entry = eng.app.tools().iter().find(|t| name.eq_str(t.info.name));
     let entry = *entry.ok_or(RpcError::UnknownTool(name))?;
     let target = Target {
         method: "tools/call",
@@ -185,11 +285,24 @@ pub(super) async fn tools_call<'a, A: App>(
         salient: entry.info.salient,
         answers_need_state: entry.info.answers_need_state,
     };
-    invoke(inv, target, responses, state, Handler::Tool(entry.tool)).await?;
-    Ok(())
+    Ok(ToolCall {
+        meta,
+        target,
+        responses,
+        state,
+        tool: entry.tool,
+    })
 }
 
-pub(super) async fn prompts_get<'a, A: App>(
+impl<'a, T> ToolCall<'a, T> {
+    /// The request's `_meta`.
+    pub(super) fn meta(&self) -> &RequestMeta<'a> {
+        &self.meta
+    }
+}
+
+#[inline(never)]
+pub(super) fn prompts_get<'a, A: App>(
     inv: &mut Invocation<'_, 'a, '_, '_, A>,
     params: Option<Value<'a>>,
 ) -> Result<(), RpcError<'a>> {
@@ -226,11 +339,12 @@ pub(super) async fn prompts_get<'a, A: App>(
         salient: None,
         answers_need_state: prompt.answers_need_state,
     };
-    invoke(inv, target, responses, state, Handler::Prompt(index)).await?;
+    invoke_now(inv, target, responses, state, Now::Prompt(index))?;
     Ok(())
 }
 
-pub(super) async fn resources_read<'a, A: App>(
+#[inline(never)]
+pub(super) fn resources_read<'a, A: App>(
     inv: &mut Invocation<'_, 'a, '_, '_, A>,
     params: Option<Value<'a>>,
 ) -> Result<(), RpcError<'a>> {
@@ -249,7 +363,7 @@ pub(super) async fn resources_read<'a, A: App>(
         salient: None,
         answers_need_state: false,
     };
-    let answered = invoke(inv, target, responses, state, Handler::Resource(decoded)).await?;
+    let answered = invoke_now(inv, target, responses, state, Now::Resource(decoded))?;
     if answered == Answered::Complete {
         cache_hints(inv.eng, inv.w);
     }

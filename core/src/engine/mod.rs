@@ -9,6 +9,7 @@ mod elicit;
 mod error;
 mod handled;
 mod headers;
+mod http;
 mod invocation;
 mod lists;
 mod method;
@@ -26,8 +27,11 @@ pub use call::{ArgsError, Call};
 pub use elicit::Elicited;
 pub use error::{CallError, RpcError};
 pub use handled::{Handled, Note};
+pub use http::HttpHeaders;
 pub use reply::{Done, Msg, Reply, Report};
 pub use versions::SUPPORTED_VERSIONS;
+
+use core::future::Future;
 
 use crate::limits::MIN_OUT;
 use crate::seal::KeyRing;
@@ -36,6 +40,7 @@ use crate::wire::json::Value;
 use crate::wire::lines::Line;
 use crate::wire::meta::KEY_SERVER_INFO;
 use crate::wire::write::Writer;
+use http::Sent;
 use response::write_error;
 
 /// Settings fixed for the engine's life.
@@ -57,33 +62,6 @@ impl Default for Config {
             epoch: 0,
             list_ttl_ms: 300_000,
         }
-    }
-}
-
-/// The MCP headers of one Streamable HTTP request, as the transport saw them; the engine
-/// checks them against the body (`-32020` on a mismatch). `None` fields are headers that were
-/// absent. Only [`Engine::handle_http`] takes them, so only HTTP is held to them.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct HttpHeaders<'a> {
-    /// `MCP-Protocol-Version`.
-    pub version: Option<&'a str>,
-    /// `Mcp-Method`.
-    pub method: Option<&'a str>,
-    /// `Mcp-Name`.
-    pub name: Option<&'a str>,
-    /// Every `Mcp-Param-*` header (SEP-2243), in any order: the name after `Mcp-Param-` and
-    /// the raw value. Checked against the tool arguments its [`ToolInfo::param_headers`]
-    /// declares.
-    pub params: &'a [(&'a str, &'a str)],
-}
-
-impl<'a> HttpHeaders<'a> {
-    /// The value of `Mcp-Param-{name}` (name matched case-insensitively), if sent.
-    pub fn param(&self, name: &str) -> Option<&'a str> {
-        self.params
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| *v)
     }
 }
 
@@ -197,7 +175,8 @@ impl<A: App> Engine<A> {
     /// over a [`Store`](crate::booking::Store), the fixtures); an app that waits for its store
     /// is driven with [`Engine::handling`].
     pub fn handle(&mut self, input: &[u8], cx: &Context<'_>, out: &mut [u8]) -> Handled {
-        self.at_once(Message::Plain(input), cx, out)
+        let handling = self.handle_message(input, cx, (), &mut *out);
+        at_once(handling).unwrap_or_else(|| waited(Some(input), out))
     }
 
     /// [`Engine::handle`] for a Streamable HTTP request: `headers` are checked against the
@@ -212,7 +191,8 @@ impl<A: App> Engine<A> {
         headers: &HttpHeaders<'_>,
         out: &mut [u8],
     ) -> Handled {
-        self.at_once(Message::Http(input, headers), cx, out)
+        let handling = self.handle_message(input, cx, headers, &mut *out);
+        at_once(handling).unwrap_or_else(|| waited(Some(input), out))
     }
 
     /// Handles one message as a future that finishes with the [`Handled`] once every store
@@ -220,7 +200,7 @@ impl<A: App> Engine<A> {
     /// [`step`](crate::booking::step) and [`resume`](crate::booking::resume) (or polls it
     /// from any executor, answering the app's link between polls). The message is parsed and
     /// run once, however long the store takes. The future is all the state a waiting message
-    /// keeps: about 3 KiB for the booking app on a 64-bit host, at most
+    /// keeps: about 2 KiB for the booking app on a 64-bit host, at most
     /// [`MAX_HANDLING`](crate::limits::MAX_HANDLING) (a test holds it there).
     pub async fn handling(
         &mut self,
@@ -229,49 +209,33 @@ impl<A: App> Engine<A> {
         out: &mut [u8],
     ) -> Handled {
         match message {
-            Message::Plain(m) => self.handle_message(m, cx, None, out).await,
-            Message::Http(m, headers) => self.handle_message(m, cx, Some(headers), out).await,
-            Message::Line(Line::Message(m)) if m.iter().all(u8::is_ascii_whitespace) => Handled {
+            Message::Plain(m) => self.handle_message(m, cx, (), out).await,
+            Message::Http(m, headers) => self.handle_message(m, cx, headers, out).await,
+            Message::Line(line) => self.line_handling(line, cx, out).await,
+        }
+    }
+
+    /// [`Engine::handling`] of one framed line: a blank one is ignored, an over-long one
+    /// refused.
+    async fn line_handling(&mut self, line: Line<'_>, cx: &Context<'_>, out: &mut [u8]) -> Handled {
+        match line {
+            Line::Message(m) if m.iter().all(u8::is_ascii_whitespace) => Handled {
                 len: 0,
                 status: 202,
                 responded: false,
                 note: None,
             },
-            Message::Line(Line::Message(m)) => self.handle_message(m, cx, None, out).await,
-            Message::Line(Line::TooLong) => {
-                error_answer(None, &RpcError::Envelope(EnvelopeError::TooLarge), out)
-            }
+            Line::Message(m) => self.handle_message(m, cx, (), out).await,
+            Line::TooLong => error_answer(None, &RpcError::Envelope(EnvelopeError::TooLarge), out),
         }
     }
 
-    /// Runs `message` to its end in one poll; an app that waits for its store instead is
-    /// answered `-32603` (its host must use [`Engine::handling`]).
-    fn at_once(&mut self, message: Message<'_>, cx: &Context<'_>, out: &mut [u8]) -> Handled {
-        {
-            let mut handling = core::pin::pin!(self.handling(message, cx, &mut *out));
-            let mut poll = core::task::Context::from_waker(core::task::Waker::noop());
-            if let core::task::Poll::Ready(h) =
-                core::future::Future::poll(handling.as_mut(), &mut poll)
-            {
-                return h;
-            }
-        }
-        let input = match message {
-            Message::Plain(m) | Message::Http(m, _) | Message::Line(Line::Message(m)) => Some(m),
-            Message::Line(Line::TooLong) => None,
-        };
-        let mut h = fault_answer(input, out);
-        h.note = Some(Note::Internal(
-            "the app waited for its store: drive it with Engine::handling",
-        ));
-        h
-    }
-
-    async fn handle_message(
+    /// Handles one message, checking its HTTP headers if it came with any.
+    async fn handle_message<'h>(
         &mut self,
         input: &[u8],
         cx: &Context<'_>,
-        http: Option<&HttpHeaders<'_>>,
+        sent: impl Sent<'h>,
         out: &mut [u8],
     ) -> Handled {
         if out.len() < MIN_OUT {
@@ -286,7 +250,13 @@ impl<A: App> Engine<A> {
         let mut note = None;
         let mut progress = reply::Progress::default();
         let outcome =
-            dispatch::dispatch(self, input, cx, http, &mut w, &mut note, &mut progress).await;
+            match dispatch::dispatch(self, input, cx, sent, &mut w, &mut note, &mut progress) {
+                dispatch::Dispatched::Done(outcome) => outcome,
+                dispatch::Dispatched::Tool(id, call) => {
+                    let (w, note, progress) = (&mut w, &mut note, &mut progress);
+                    dispatch::run_tool(self, id, &call, cx, w, note, progress).await
+                }
+            };
         let (id, status) = match outcome {
             dispatch::Outcome::Notification => {
                 return Handled {
@@ -342,7 +312,12 @@ impl<A: App> Engine<A> {
     /// Handles one framed line from a byte-stream transport: a message, or an over-long line
     /// that gets a `-32600` error without id. Blank lines are ignored.
     pub fn handle_line(&mut self, line: Line<'_>, cx: &Context<'_>, out: &mut [u8]) -> Handled {
-        self.at_once(Message::Line(line), cx, out)
+        let input = match line {
+            Line::Message(m) => Some(m),
+            Line::TooLong => None,
+        };
+        let handling = self.line_handling(line, cx, &mut *out);
+        at_once(handling).unwrap_or_else(|| waited(input, out))
     }
 }
 
@@ -355,6 +330,25 @@ pub enum Message<'i> {
     Line(Line<'i>),
     /// One Streamable HTTP body and its headers (see [`Engine::handle_http`]).
     Http(&'i [u8], &'i HttpHeaders<'i>),
+}
+
+/// Polls `handling` once: its answer, or `None` if the app waited for its store.
+fn at_once(handling: impl Future<Output = Handled>) -> Option<Handled> {
+    let handling = core::pin::pin!(handling);
+    let mut cx = core::task::Context::from_waker(core::task::Waker::noop());
+    match handling.poll(&mut cx) {
+        core::task::Poll::Ready(h) => Some(h),
+        core::task::Poll::Pending => None,
+    }
+}
+
+/// The answer of a synchronous `handle*` whose app waited for its store (`-32603`).
+fn waited(input: Option<&[u8]>, out: &mut [u8]) -> Handled {
+    let mut h = fault_answer(input, out);
+    h.note = Some(Note::Internal(
+        "the app waited for its store: drive it with Engine::handling",
+    ));
+    h
 }
 
 /// The answer a host gives when handling `input` failed outside the engine's own answers (it

@@ -94,7 +94,7 @@ pub(crate) struct Sealer<'a> {
 pub struct Reply<'w, 'b> {
     pub(crate) w: &'w mut Writer<'b>,
     pub(crate) id: Value<'w>,
-    pub(crate) sealer: Sealer<'w>,
+    pub(crate) sealer: &'w Sealer<'w>,
     /// Where progress goes, when the request carried a `progressToken`.
     pub(crate) progress: Option<&'w mut ProgressLog>,
 }
@@ -195,7 +195,7 @@ impl<'b> Reply<'_, 'b> {
     /// An `InputRequiredResult`: the requests and a sealed `requestState`. Refuses, sending
     /// nothing, if the client did not declare what a request needs.
     pub fn ask(mut self, ask: &Ask<'_>) -> Result<Done, CallError> {
-        let s = &self.sealer;
+        let s = self.sealer;
         if let Some((_, r)) = ask
             .requests
             .iter()

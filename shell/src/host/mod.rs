@@ -55,7 +55,7 @@ pub trait Hosted: App + Send + Sized + 'static {
     }
 
     /// [`drive::drive`] on this app, as a future that may move between threads. Written per
-    /// app type ([`hosted!`]), where the compiler sees that the app's handling is `Send`.
+    /// app type ([`hosted!`](crate::hosted!)), where the compiler sees that the app's handling is `Send`.
     fn drive<'a>(
         engine: &'a mut Engine<Self>,
         msg: Msg<'a>,
@@ -66,7 +66,7 @@ pub trait Hosted: App + Send + Sized + 'static {
     ) -> Driving<'a>;
 
     /// [`run_job`] on this app, boxed as a future that may move between threads (one
-    /// allocation per begun message; written by [`hosted!`] like [`Hosted::drive`]).
+    /// allocation per begun message; written by [`hosted!`](crate::hosted!) like [`Hosted::drive`]).
     fn begin(job: Job<Self>) -> Begin<Self>;
 }
 

@@ -1,7 +1,7 @@
 //! Bookings in PostgreSQL, behind the core's [`Store`] trait, shared by any number of
 //! instances (`redmark serve --store postgres://…`).
 //!
-//! The database decides, not the instance (see [`SCHEMA`](sql::SCHEMA)):
+//! The database decides, not the instance (see `sql::SCHEMA`):
 //! - at most one booking per (holder, operation nonce): `UNIQUE (holder, nonce)`, so a final
 //!   retry replayed on any instance returns the same booking;
 //! - at most one active booking per (room, day, hour): a partial unique index over the rows
@@ -9,22 +9,22 @@
 //! - ids from one sequence (`bigint` identity capped at `u32::MAX`), unique across instances.
 //!
 //! A batch's bookings are one `INSERT … SELECT FROM unnest(…) ON CONFLICT DO NOTHING
-//! RETURNING` ([`INSERT_MANY_SQL`](sql::INSERT_MANY_SQL)); each that inserts nothing is then decided on its own by a
+//! RETURNING` (`sql::INSERT_MANY_SQL`); each that inserts nothing is then decided on its own by a
 //! statement that tries again and reads who holds the nonce (replayed) or the slot (taken)
-//! ([`COMMIT_SQL`](sql::COMMIT_SQL)). Every read-committed engine that honours unique indexes that way
+//! (`sql::COMMIT_SQL`). Every read-committed engine that honours unique indexes that way
 //! (PostgreSQL does: a conflicting insert waits for the other transaction, then does nothing)
 //! gives two instances no way to both win.
 //!
 //! Speed with durability: every [`Store`] call, and every group of writes from the host's
-//! committer, becomes a [`Job`] on one channel; [`WORKERS`] tasks, each with its own
-//! connection, take every job waiting (until they carry [`MAX_BATCH`](worker::MAX_BATCH) calls; a job is never
+//! committer, becomes a `Job` on one channel; [`WORKERS`] tasks, each with its own
+//! connection, take every job waiting (until they carry `worker::MAX_BATCH` calls; a job is never
 //! split), run them inside ONE transaction (the bookings in one statement, the rest
 //! pipelined), commit it with `synchronous_commit = on` (set on the session), and only then
 //! answer each caller. So one WAL flush acknowledges a whole batch, and while one worker waits
 //! for its flush the next collects the following batch.
 //!
 //! Faults: a failed batch is rolled back as a whole (nothing half-written) and retried on a
-//! fresh connection up to [`ATTEMPTS`](worker::ATTEMPTS) times within [`BATCH_TIMEOUT`]; a retry is safe even
+//! fresh connection up to `worker::ATTEMPTS` times within `BATCH_TIMEOUT`; a retry is safe even
 //! when the outcome of a `COMMIT` is unknown, since a booking that did commit is then replayed
 //! by its nonce and a cancel is idempotent. Then the callers get [`StoreError::Io`] (the engine
 //! answers `-32603`), and the next batch connects again: the instance recovers by itself.

@@ -9,7 +9,7 @@
 //! change to the engine.
 //!
 //! Tables (one write transaction per group of bookings and cancellations, see `group.rs`):
-//! - `bookings`: id → record (see [`encode`](tables::encode));
+//! - `bookings`: id → record (see `tables::encode`);
 //! - `nonces`: holder ‖ operation nonce → id (at-most-once: the same operation replays its
 //!   booking);
 //! - `held`: slot ‖ room → id of the active booking holding it;
@@ -28,7 +28,7 @@
 //!   same way. The way out: restore `bookings.redb` from a copy, or `redmark serve --repair`
 //!   ([`repair`]), which lets redb roll the file back to its last intact commit.
 //! - **Vanished**: `bookings.redb` missing or 0 bytes although the data folder has held a store.
-//!   The marker of that is [`MARKER_FILE`](open::MARKER_FILE) (`store-id`): written (atomically, fsynced) when a
+//!   The marker of that is `open::MARKER_FILE` (`store-id`): written (atomically, fsynced) when a
 //!   store is first created, holding the id also stored in the store's `meta` table. So a
 //!   missing or empty store next to a `store-id` is refused, and so is a store whose id is not
 //!   the folder's (another folder's file, or an empty one an older redmark created). A folder
@@ -83,7 +83,7 @@ impl RedbStore {
     /// Opens the store of the data folder `dir` after checking it (see the module doc): a
     /// damaged, vanished or foreign store is an error saying what to do. `key_file_existed`:
     /// whether the folder had a sealing-key file before this start (evidence of an earlier run
-    /// in folders from before [`MARKER_FILE`](open::MARKER_FILE)).
+    /// in folders from before `open::MARKER_FILE`).
     pub fn open_checked(dir: &Path, key_file_existed: bool) -> Result<RedbStore, OpenError> {
         open::open_checked(dir, key_file_existed).map(RedbStore::new)
     }
