@@ -1,7 +1,7 @@
 //! The Windows build (`x86_64-pc-windows-gnu`) under Wine: `redmark.exe serve` books a room
 //! over stdio and over Streamable HTTP (loopback) for the Linux `redmark call`; a second
 //! process on a data folder held by the first is refused, saying why, and so is `--tcp`
-//! without `--tcp-any-local-user` (no peer-user check there; docs/platforms.md).
+//! without `--tcp-any-local-user` (no peer-user check there; docs/platforms.md), served with it.
 //! Ignored without Wine and mingw-w64 (tests/build.rs); `REDMARK_REQUIRE_WINE=1` makes that a
 //! failure.
 #![cfg_attr(not(wine_tools), allow(dead_code, unused_imports))]
@@ -55,16 +55,20 @@ fn windows_build_books_over_stdio() {
     assert!(again.stdout.contains("already booked"), "{again:?}");
 }
 
-/// `redmark.exe serve --http 127.0.0.1:0 --stdio` under Wine: stops when its stdin closes.
-struct HttpServer {
+/// `redmark.exe serve ARGS… --stdio` under Wine, listening: stops when its stdin closes.
+struct Listening {
     child: Child,
     addr: String,
 }
 
-impl HttpServer {
-    fn start(data: &TempDir) -> HttpServer {
+impl Listening {
+    /// Starts it with `args` and waits for its first `redmark: listening KIND ADDR` line.
+    fn start(data: &TempDir, args: &[&str], kind: &str) -> Listening {
+        let prefix = format!("redmark: listening {kind} ");
         let mut child = wine(&windows_exe())
-            .args(["serve", "--http", "127.0.0.1:0", "--stdio", "--data"])
+            .arg("serve")
+            .args(args)
+            .args(["--stdio", "--data"])
             .arg(windows_path(data.path()))
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
@@ -75,7 +79,7 @@ impl HttpServer {
         let err = child.stderr.take().expect("stderr");
         std::thread::spawn(move || {
             for line in BufReader::new(err).lines().map_while(Result::ok) {
-                if let Some(addr) = line.strip_prefix("redmark: listening http ") {
+                if let Some(addr) = line.strip_prefix(prefix.as_str()) {
                     let _ = tx.send(addr.trim().to_owned());
                 }
             }
@@ -88,7 +92,7 @@ impl HttpServer {
                 panic!("redmark.exe did not start listening under Wine");
             }
         };
-        HttpServer { child, addr }
+        Listening { child, addr }
     }
 
     /// Closes its stdin and waits for it to stop by itself.
@@ -105,7 +109,7 @@ impl HttpServer {
     }
 }
 
-impl Drop for HttpServer {
+impl Drop for Listening {
     fn drop(&mut self) {
         if let Ok(None) = self.child.try_wait() {
             let _ = self.child.kill();
@@ -118,7 +122,7 @@ impl Drop for HttpServer {
 #[cfg_attr(not(wine_tools), ignore = "Wine or mingw-w64 is not installed")]
 fn windows_build_books_over_http_and_keeps_its_folder_to_itself() {
     let data = TempDir::new("wine-http");
-    let server = HttpServer::start(&data);
+    let server = Listening::start(&data, &["--http", "127.0.0.1:0"], "http");
     let url = format!("http://{}/mcp", server.addr);
     let booked = call(&[&["--url", &url][..], &BOOK].concat());
     assert_eq!(booked.code, 0, "{booked:?}");
@@ -148,7 +152,7 @@ fn windows_build_books_over_http_and_keeps_its_folder_to_itself() {
 
 #[test]
 #[cfg_attr(not(wine_tools), ignore = "Wine or mingw-w64 is not installed")]
-fn windows_build_refuses_tcp_without_the_peer_check_unless_told() {
+fn windows_build_serves_tcp_only_when_told_there_is_no_peer_check() {
     let data = TempDir::new("wine-tcp");
     let mut tcp = wine(&windows_exe());
     tcp.args(["serve", "--tcp", "127.0.0.1:0", "--data"])
@@ -160,5 +164,18 @@ fn windows_build_refuses_tcp_without_the_peer_check_unless_told() {
             && refused.stderr.contains("--tcp-any-local-user"),
         "{}",
         refused.stderr
+    );
+    // Told so, it serves TCP.
+    let server = Listening::start(
+        &data,
+        &["--tcp", "127.0.0.1:0", "--tcp-any-local-user"],
+        "tcp",
+    );
+    let listed = call(&["--tcp", &server.addr, "list_rooms"]);
+    assert_eq!(listed.code, 0, "{listed:?}");
+    assert!(listed.stdout.contains("Studio B"), "{listed:?}");
+    assert!(
+        server.stop(),
+        "redmark.exe stops by itself when stdin closes"
     );
 }
