@@ -57,9 +57,9 @@ pub type Connection = std::convert::Infallible;
 
 /// Why a second process on a folder is refused outside Unix.
 #[cfg_attr(unix, allow(dead_code))]
-pub const UNIX_ONLY: &str = "on this platform one redmark process serves a data folder (the \
-    others reach it through a Unix socket, which only Unix has here); point your MCP hosts at \
-    one `redmark serve --http 127.0.0.1:8080` instead, or give each its own --data \
+pub const UNIX_ONLY: &str = "on this platform one redmark process serves a data folder \
+    (several share one through a Unix socket, which this platform lacks); point your MCP hosts \
+    at one `redmark serve --http 127.0.0.1:8080` instead, or give each its own --data \
     (docs/platforms.md)";
 
 /// The owner's socket, in the store's folder.
