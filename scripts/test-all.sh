@@ -2,8 +2,9 @@
 # The one command that passes all tests on a fresh machine; CI (.ci/run) runs exactly this.
 # It installs what it needs: bare-metal Rust targets, llvm-tools, qemu-system-arm, postgresql
 # (the server binaries; tests start their own throwaway clusters), chromium and chromedriver
-# (scripts/browser.sh, for the booking page's browser tests), and (inside
-# scripts/conformance.sh) Node 22 with the official MCP conformance suite.
+# (scripts/browser.sh, for the booking page's browser tests), the Windows and Apple Rust targets
+# with mingw-w64 and Wine (scripts/cross.sh), and (inside scripts/conformance.sh) Node 22 with
+# the official MCP conformance suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n==> %s\n' "$*"; }
@@ -31,6 +32,9 @@ fi
 
 step "chromium and chromedriver (the booking page's browser tests)"
 scripts/browser.sh
+
+step "Windows and macOS: redmark.exe with mingw-w64, cargo check for Apple; Wine (scripts/cross.sh)"
+scripts/cross.sh
 
 step "formatting"
 cargo fmt --all -- --check
@@ -60,11 +64,11 @@ step "OAuth test peers (oidc-provider on Node 22, Python SDK 2.3; pinned) for te
 scripts/oauth-peer.sh
 
 step "tests (unit, golden, property, end-to-end over every transport, QEMU, PostgreSQL, legacy SDK peers)"
-# The panel, PostgreSQL, legacy-peer, browser and OAuth tests are ignored on a machine without
-# QEMU, PostgreSQL, the peers or Chromium (tests/build.rs; the shell's PostgreSQL tests skip at
+# The panel, PostgreSQL, legacy-peer, browser, OAuth and Wine tests are ignored on a machine
+# without QEMU, PostgreSQL, the peers, Chromium or Wine (tests/build.rs; the shell's PostgreSQL tests skip at
 # run time); here they must run.
 REDMARK_REQUIRE_PANEL=1 REDMARK_REQUIRE_PG=1 REDMARK_REQUIRE_LEGACY_PEERS=1 REDMARK_REQUIRE_BROWSER=1 \
-    REDMARK_REQUIRE_OAUTH=1 \
+    REDMARK_REQUIRE_OAUTH=1 REDMARK_REQUIRE_WINE=1 \
     cargo test --workspace --locked
 
 step "the panel's flash store on the host (power cut at every write step)"

@@ -7,7 +7,8 @@
 //! `cfg(legacy_peers)` for the 2025-11-25 SDK peers (`REDMARK_REQUIRE_LEGACY_PEERS`),
 //! `cfg(browser_tools)` for the booking page's Chromium tests (`src/browser_tools.rs`,
 //! `REDMARK_REQUIRE_BROWSER`), and `cfg(oauth_peer)` for the authorization server and SDK 2.3
-//! client (`REDMARK_REQUIRE_OAUTH`).
+//! client (`REDMARK_REQUIRE_OAUTH`), and `cfg(wine_tools)` for the Windows build under Wine
+//! (`src/wine_tools.rs`, `REDMARK_REQUIRE_WINE`).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -17,12 +18,14 @@ const TARGETS: &[&str] = &["thumbv6m-none-eabi", "thumbv7m-none-eabi"];
 
 include!("src/pg_tools.rs");
 include!("src/browser_tools.rs");
+include!("src/wine_tools.rs");
 
 fn main() {
     legacy_peers();
     oauth_peer();
     emit_pg_cfg("src/pg_tools.rs");
     emit_browser_cfg("src/browser_tools.rs");
+    emit_wine_cfg("src/wine_tools.rs");
     println!("cargo::rustc-check-cfg=cfg(panel_tools)");
     println!("cargo::rerun-if-env-changed=REDMARK_REQUIRE_PANEL");
     println!("cargo::rerun-if-env-changed=PATH");

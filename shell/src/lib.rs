@@ -33,6 +33,7 @@ pub mod client;
 mod folder;
 pub mod host;
 mod legacy;
+mod platform;
 pub mod serve;
 pub mod store;
 mod transport;

@@ -7,3 +7,5 @@ pub mod pg;
 mod pg_tools;
 pub mod qemu;
 pub mod server;
+pub mod wine;
+mod wine_tools;

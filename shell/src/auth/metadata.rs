@@ -32,6 +32,7 @@ pub fn agent() -> ureq::Agent {
         .http_status_as_error(false)
         .timeout_global(Some(FETCH_TIMEOUT))
         .max_redirects(0)
+        .tls_config(crate::platform::tls::config())
         .build()
         .into()
 }

@@ -51,6 +51,9 @@ pub struct Answers {
     /// Fields more than one question of the current round asks for (a bare `FIELD=` does not
     /// answer them).
     ambiguous: Vec<String>,
+    /// A command-line answer this client's form check refused and sent anyway, so the server
+    /// gives its own reason too: (question, this client's reason).
+    refused_here: Option<(String, String)>,
 }
 
 impl Answers {
@@ -63,7 +66,18 @@ impl Answers {
             asked: Vec::new(),
             asked_fields: Vec::new(),
             ambiguous: Vec::new(),
+            refused_here: None,
         }
+    }
+
+    /// A command-line answer this client's check refused but the server took: the sentence to
+    /// warn with (the two checks disagree).
+    pub fn refused_here_only(&self) -> Option<String> {
+        self.refused_here.as_ref().map(|(key, local)| {
+            format!(
+                "{local}, says this client's check, but the server accepted the answer to '{key}'"
+            )
+        })
     }
 
     /// The command-line answers that matched no question the server asked (a misspelled key,
@@ -107,7 +121,7 @@ impl Answers {
 
     /// The `--answer` values for question `key`, checked and keyed by field.
     fn preset_content(
-        &self,
+        &mut self,
         key: &str,
         form: &Form,
     ) -> Result<(Map<String, Value>, bool), Failure> {
@@ -130,9 +144,18 @@ impl Answers {
                     names.join(", ")
                 )));
             };
-            let v = field
-                .parse(text)
-                .map_err(|e| Failure::Usage(format!("--answer {lhs}={text}: {e}")))?;
+            let v = match field.parse(text) {
+                Ok(v) => v,
+                Err(e) if self.interactive => {
+                    return Err(Failure::Usage(format!("--answer {lhs}={text}: {e}")))
+                }
+                Err(e) => {
+                    // Sent as written: the server's red mark gives its reason too.
+                    self.refused_here =
+                        Some((key.to_owned(), format!("--answer {lhs}={text}: {e}")));
+                    Value::String(text.clone())
+                }
+            };
             content.insert(field.name.clone(), v);
         }
         Ok((content, mentioned))
@@ -168,6 +191,13 @@ impl Answerer for Answers {
         }
         let (mut content, mentioned) = self.preset_content(key, form)?;
         if mentioned && self.answered.iter().any(|k| k == key) {
+            if let Some((_, local)) = self.refused_here.take().filter(|(k, _)| k == key) {
+                // Both checks refused it: this client's reason, and the server's red mark.
+                return Err(Failure::Usage(format!(
+                    "{local}; the server says: {}",
+                    form.message
+                )));
+            }
             if !self.interactive {
                 return Err(Failure::NeedInput(format!(
                     "the server asks '{key}' again after the answer given on the command line, so it did not \
@@ -192,8 +222,15 @@ impl Answerer for Answers {
                 .filter(|f| f.required && !content.contains_key(&f.name))
                 .collect();
             if missing.is_empty() {
-                form.check(&content)
-                    .map_err(|e| Failure::Usage(format!("answer to '{key}': {e}")))?;
+                if let Err(e) = form.check(&content) {
+                    let local = format!("answer to '{key}': {e}");
+                    if self.interactive {
+                        return Err(Failure::Usage(local));
+                    }
+                    // Sent anyway: the server's red mark says why in its own words (and a
+                    // server that takes it shows the two checks disagree).
+                    self.refused_here.get_or_insert((key.to_owned(), local));
+                }
                 self.answered.push(key.to_owned());
                 return Ok(Reply::Accept(content));
             }
@@ -339,15 +376,37 @@ mod tests {
         );
     }
 
+    /// A command-line answer the form check refuses is sent as written, so the server's red
+    /// mark comes back: both reasons are then one usage error; a server that takes it anyway
+    /// leaves a warning (the two checks disagree).
     #[test]
-    fn bad_presets_are_usage_errors() {
+    fn a_refused_preset_is_sent_for_the_servers_reason_too() {
         let p = Presets {
             answers: vec![("room.room_id".into(), "ballroom".into())],
             ..Default::default()
         };
+        let mut a = answers(p.clone());
         assert!(
-            matches!(answers(p).answer("room", &form()), Err(Failure::Usage(m)) if m.contains("atrium, studio-b"))
+            matches!(a.answer("room", &form()), Ok(Reply::Accept(c)) if c["room_id"] == "ballroom")
         );
+        let mut reask = form();
+        reask.message = "Room: 'ballroom' is not one of the options offered.".into();
+        let both = a.answer("room", &reask);
+        assert!(
+            matches!(&both, Err(Failure::Usage(m)) if m.contains("atrium, studio-b")
+                && m.contains("the server says: Room: 'ballroom'")),
+            "{both:?}"
+        );
+        let mut taken = answers(p);
+        assert!(taken.refused_here_only().is_none());
+        let _ = taken.answer("room", &form());
+        assert!(taken
+            .refused_here_only()
+            .is_some_and(|w| w.contains("the server accepted")));
+    }
+
+    #[test]
+    fn bad_presets_are_usage_errors() {
         let p = Presets {
             answers: vec![("room.rooom".into(), "x".into())],
             ..Default::default()

@@ -39,7 +39,10 @@ server the server's metadata names; --scope to ask for less than every scope it 
 
 Arguments are KEY=VALUE; VALUE is read as JSON when it parses as JSON (hour=9 is a number,
 notify=true a boolean, tags='[\"a\"]' an array) and as a string otherwise (day=2099-09-17,
-room_hint=\"the big room\"). --arguments JSON gives the whole object; KEY=VALUE pairs override it.
+room_hint=\"the big room\"). To force a string that looks like JSON, quote it as JSON inside
+shell quotes: booking_id='\"3\"' is the string \"3\" (booking_id=3 is the number 3). hour=09 is
+not JSON (a leading zero) and so is the string \"09\": write hour=9 for the number. --arguments
+JSON gives the whole object; KEY=VALUE pairs override it. A tool the server does not have is answered with the names close to it.
 
 Questions (input requests) are answered in the terminal: first \"Answer it? (Y/n)\", one key:
 y or Enter fills in the form, n declines, Esc or Ctrl-C cancels; then a form with arrow keys for
@@ -54,7 +57,7 @@ stderr with the questions that were asked.
 
 Exit status:
   0  complete            the tool completed
-  1  tool error          the tool reported an error (isError: true)
+  1  tool error          the tool reported an error (isError: true; its text is printed)
   2  usage               bad command line
   3  declined            a question was declined (the server's final answer is still printed)
   4  cancelled           a question was cancelled (likewise)

@@ -19,6 +19,7 @@ mod form;
 mod legacy;
 mod mrtr;
 mod prompt;
+mod suggest;
 mod token;
 mod trace;
 mod transport;
@@ -246,6 +247,14 @@ fn print_result(result: &Value) {
     }
 }
 
+/// Whether a tool result has text content (printed as the result).
+fn has_text(result: &Value) -> bool {
+    result
+        .get("content")
+        .and_then(Value::as_array)
+        .is_some_and(|c| c.iter().any(|b| b.get("text").is_some()))
+}
+
 /// Runs `redmark call`.
 pub fn run_call(args: CallArgs) -> ExitCode {
     let arguments = match parse_arguments(args.arguments.as_deref(), &args.args) {
@@ -285,6 +294,9 @@ pub fn run_call(args: CallArgs) -> ExitCode {
     for w in answerer.unused() {
         eprintln!("redmark: warning: {w}");
     }
+    if let (Ok(_), Some(w)) = (&called, answerer.refused_here_only()) {
+        eprintln!("redmark: warning: {w}");
+    }
     let called = match called {
         Ok(c) => c,
         Err(f) => return fail(f),
@@ -305,7 +317,12 @@ pub fn run_call(args: CallArgs) -> ExitCode {
                         .unwrap_or_default()
                 );
             }
-            eprintln!("redmark: {}", describe_error(&e));
+            let hint = suggest::is_unknown_tool(&e)
+                .then(|| suggest::did_you_mean(server.transport(), &args.tool))
+                .flatten()
+                .map(|h| format!(" — {h}"))
+                .unwrap_or_default();
+            eprintln!("redmark: {}{hint}", describe_error(&e));
             ExitCode::from(exit::PROTOCOL)
         }
         Outcome::Complete(result) => {
@@ -326,7 +343,8 @@ pub fn run_call(args: CallArgs) -> ExitCode {
             } else if called.declined {
                 ExitCode::from(exit::DECLINED)
             } else if is_error {
-                if !args.json {
+                // The tool's own words are the one line; exit status 1 says it was an error.
+                if !args.json && !has_text(&result) {
                     eprintln!("redmark: the tool reported an error");
                 }
                 ExitCode::from(exit::TOOL_ERROR)

@@ -26,13 +26,16 @@
 //! sealing keys come from the folder's key file (or `REDMARK_KEY`), so a `requestState` sealed
 //! by one owner opens at the next.
 //!
-//! Unix only for now: elsewhere a second process on a folder is refused ("in use"), saying so.
+//! Unix only: elsewhere a second process on a folder is refused ("in use"), saying why and
+//! what to do instead ([`UNIX_ONLY`]; docs/platforms.md).
 
 #[cfg(unix)]
 pub mod listen;
+#[cfg_attr(not(unix), allow(dead_code))]
 pub mod pending;
 #[cfg(unix)]
 pub mod relay;
+#[cfg_attr(not(unix), allow(dead_code))]
 pub mod replay;
 
 use std::path::{Path, PathBuf};
@@ -54,7 +57,10 @@ pub type Connection = std::convert::Infallible;
 
 /// Why a second process on a folder is refused outside Unix.
 #[cfg_attr(unix, allow(dead_code))]
-pub const UNIX_ONLY: &str = "several redmark processes on one data folder are Unix-only for now";
+pub const UNIX_ONLY: &str = "on this platform one redmark process serves a data folder \
+    (several share one through a Unix socket, which this platform lacks); point your MCP hosts \
+    at one `redmark serve --http 127.0.0.1:8080` instead, or give each its own --data \
+    (docs/platforms.md)";
 
 /// The owner's socket, in the store's folder.
 pub const SOCKET_FILE: &str = "redmark.sock";
@@ -65,6 +71,7 @@ pub const SOCKET_FILE: &str = "redmark.sock";
 pub const REACH_WAIT: Duration = Duration::from_secs(30);
 
 /// Pause between two tries to take the lock or connect.
+#[cfg_attr(not(unix), allow(dead_code))]
 pub const RETRY_PAUSE: Duration = Duration::from_millis(20);
 
 /// The socket of the store folder `at`.
@@ -80,6 +87,7 @@ pub fn is_in_use(e: &str) -> bool {
 /// What the process owning a store folder serves its other processes with.
 pub struct Owner {
     /// The store's folder (where the socket goes).
+    #[cfg_attr(not(unix), allow(dead_code))]
     pub at: PathBuf,
     /// stdin and stdout, when this process relayed before it took the store over.
     pub stdio: Option<StdioEnds>,
@@ -91,6 +99,7 @@ pub enum Opened {
     /// stdout, with the start of a line already read put back).
     Store(RedbStore, Option<StdioEnds>),
     /// This process relayed until its client left: nothing more to do.
+    #[cfg_attr(not(unix), allow(dead_code))]
     Relayed,
 }
 

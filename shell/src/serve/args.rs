@@ -13,7 +13,8 @@ Transports (combine freely; stdio is the default when neither --tcp nor --http i
 
 Principals (state minted for one fails for another): stdio and TCP clients are the local
 user (TCP binds loopback addresses only and, on Linux, serves only connections from
-processes of the server's own user); HTTP clients are named by --tokens (Authorization:
+processes of the server's own user; elsewhere that check is missing and --tcp is refused
+unless --tcp-any-local-user says any local process may act as you, see docs/platforms.md); HTTP clients are named by --tokens (Authorization:
 Bearer), or by OAuth access tokens from --auth-issuer (their iss and sub; see docs/oauth.md), or
 are all one anonymous principal without either (a warning is logged). On loopback,
 HTTP requests whose Host or Origin is not localhost/127.0.0.1/[::1] get 403. A non-loopback
@@ -33,7 +34,8 @@ keeps the previous ones for verifying. A key file that group or others can read 
 
 Bookings: DIR/bookings.redb (redb, fsynced before a booking is acknowledged); DIR/store-id
 marks a folder that holds a store. One process holds it at a time and serves the folder's
-other processes on DIR/redmark.sock (Unix; mode 0600, the same user only): a further stdio
+other processes on DIR/redmark.sock (Unix; mode 0600, the same user only; on Windows a second
+process on DIR is refused: point the hosts at one --http server instead): a further stdio
 `redmark serve` on DIR passes its messages to it, and when it exits or is killed one of them
 takes over (a request in flight then gets a -32603 error: never acknowledged, safe to retry).
 `redmark call` without a transport flag uses the same DIR, through the socket while a server
@@ -48,19 +50,23 @@ meets damage while serving gets a -32603 error and is logged. --store postgres:/
 (give them the same keys); the schema is created at start; while the database is unreachable
 requests get -32603 and the instance reconnects by itself. The password is never logged.
 
-Exit: EOF on stdin (when serving stdio), SIGINT or SIGTERM: stop accepting, finish the
-requests in flight, exit 0.";
+Exit: EOF on stdin (when serving stdio), SIGINT or SIGTERM (Ctrl-C, Ctrl-Break or closing the
+console on Windows): stop accepting, finish the requests in flight, exit 0.";
 
 /// Options of `redmark serve`.
 #[derive(clap::Args, Debug)]
 #[command(after_long_help = AFTER_HELP)]
 pub struct ServeArgs {
     /// Serve TCP (newline-delimited JSON-RPC, many clients) on this loopback address; repeatable
-    #[arg(long, value_name = "ADDR")]
+    #[arg(long, value_name = "ADDR", value_parser = socket_addr)]
     pub tcp: Vec<SocketAddr>,
+    /// Serve TCP where the peer-user check is missing (not Linux): any local process that
+    /// reaches the port then acts as you (on Linux the check stays on)
+    #[arg(long)]
+    pub tcp_any_local_user: bool,
     /// Serve Streamable HTTP (POST /mcp) on this address; repeatable (a non-loopback address
     /// needs --tokens or --auth-issuer)
-    #[arg(long, value_name = "ADDR")]
+    #[arg(long, value_name = "ADDR", value_parser = socket_addr)]
     pub http: Vec<SocketAddr>,
     /// Serve stdio as well when --tcp or --http is given (EOF on stdin then stops everything)
     #[arg(long)]
@@ -111,6 +117,22 @@ pub struct ServeArgs {
     pub state_ttl: u32,
 }
 
+/// An `--http` or `--tcp` address; a bare port is refused with the address to write instead.
+fn socket_addr(s: &str) -> Result<SocketAddr, String> {
+    if let Ok(a) = s.parse() {
+        return Ok(a);
+    }
+    Err(match s.parse::<u16>() {
+        Ok(port) => format!(
+            "a port alone is not an address: write 127.0.0.1:{port} (loopback) or [::1]:{port}"
+        ),
+        Err(_) => {
+            "not an address: write IP:PORT, e.g. 127.0.0.1:8080 or [::1]:8080 (no host names)"
+                .to_owned()
+        }
+    })
+}
+
 /// A server of its own: the program's command line is `redmark serve`'s options.
 #[derive(clap::Parser)]
 #[command(
@@ -127,5 +149,23 @@ impl ServeArgs {
     /// otherwise): for a server of its own built on the shell.
     pub fn from_command_line() -> ServeArgs {
         <OwnServer as clap::Parser>::parse().serve
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::socket_addr;
+
+    #[test]
+    fn a_bare_port_says_which_address_to_write() {
+        let e = socket_addr("8080").unwrap_err();
+        assert!(e.contains("write 127.0.0.1:8080"), "{e}");
+        assert!(socket_addr("localhost:8080")
+            .unwrap_err()
+            .contains("IP:PORT"));
+        assert_eq!(
+            socket_addr("127.0.0.1:8080").unwrap(),
+            "127.0.0.1:8080".parse().unwrap()
+        );
     }
 }

@@ -2,7 +2,6 @@
 //! and where bookings live (`--store` or `REDMARK_STORE`).
 
 use std::collections::HashMap;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use redmark_core::booking::{Floor, Room};
@@ -132,13 +131,11 @@ impl Tokens {
     pub fn load(path: &Path) -> Result<Tokens, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        if let Ok(m) = std::fs::metadata(path) {
-            if m.permissions().mode() & 0o077 != 0 {
-                tracing::warn!(
-                    "{} is readable by others; run chmod 600 on it",
-                    path.display()
-                );
-            }
+        if let Ok(Some(_)) = crate::platform::files::shared_mode(path) {
+            tracing::warn!(
+                "{} is readable by others; run chmod 600 on it",
+                path.display()
+            );
         }
         Self::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
     }

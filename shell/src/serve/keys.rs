@@ -21,7 +21,6 @@
 
 use std::fs;
 use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
 use redmark_core::limits::MAX_KEYS;
@@ -186,10 +185,9 @@ fn save(path: &Path, secrets: &[Secret]) -> Result<(), String> {
     let tmp = path.with_extension("tmp");
     let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
     let _ = fs::remove_file(&tmp);
-    let mut f = fs::OpenOptions::new()
+    let mut f = crate::platform::files::private_file()
         .write(true)
         .create_new(true)
-        .mode(0o600)
         .open(&tmp)
         .map_err(fail)?;
     let mut text =
@@ -211,9 +209,9 @@ fn save(path: &Path, secrets: &[Secret]) -> Result<(), String> {
 
 /// Refuses a key file that group or others may read or write.
 fn check_mode(path: &Path) -> Result<(), String> {
-    let m = fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let mode = m.permissions().mode() & 0o777;
-    if mode & 0o077 != 0 {
+    let shared = crate::platform::files::shared_mode(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if let Some(mode) = shared {
         return Err(format!(
             "{p} has mode {mode:03o}: other users could read the sealing keys; run \
              `chmod 600 {p}` (and, if someone else may have read it, `redmark serve \
@@ -233,10 +231,7 @@ fn random(n: usize) -> Result<Vec<u8>, String> {
 /// Creates the data directory (mode 0700) if missing.
 pub fn ensure_dir(dir: &Path) -> Result<(), String> {
     if !dir.exists() {
-        fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
+        crate::platform::files::create_private_dir(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     Ok(())
@@ -268,11 +263,8 @@ mod tests {
         let _ = fs::remove_dir_all(&dir);
         ensure_dir(&dir).unwrap();
         let a = load(&dir, false).unwrap();
-        let mode = fs::metadata(dir.join(KEY_FILE))
-            .unwrap()
-            .permissions()
-            .mode();
-        assert_eq!(mode & 0o777, 0o600);
+        let shared = crate::platform::files::shared_mode(&dir.join(KEY_FILE)).unwrap();
+        assert_eq!(shared, None, "the key file is private");
         assert_eq!(a.ring.current().unwrap().id(), 0);
         let again = load(&dir, false).unwrap();
         assert_eq!(again.ring.current().unwrap().id(), 0);
@@ -288,8 +280,10 @@ mod tests {
         fs::remove_dir_all(&dir).unwrap();
     }
 
+    #[cfg(unix)]
     #[test]
     fn refuses_a_key_file_others_can_read() {
+        use std::os::unix::fs::PermissionsExt;
         let dir = std::env::temp_dir().join(format!("redmark-keys-mode-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         ensure_dir(&dir).unwrap();

@@ -31,6 +31,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::host::{panics, Hosted, HostedBooking, Shared};
+use crate::platform::signals::Signals;
 use crate::store::{pg, redb, SharedStore};
 use crate::transport::stream::StreamLimits;
 use crate::transport::{http, lanes, listen, stdio, tcp};
@@ -115,6 +116,16 @@ async fn start<A: Hosted>(
             return Err(format!(
                 "--tcp {a}: TCP clients act as the local user, so TCP binds loopback only; \
                  use --http with --tokens to serve other machines"
+            ));
+        }
+    }
+    if let Some(a) = args.tcp.first() {
+        if !crate::platform::TCP_PEER_CHECK && !args.tcp_any_local_user {
+            return Err(format!(
+                "--tcp {a}: on this platform redmark cannot tell which user a TCP connection \
+                 comes from (the peer-user check is Linux-only), so any local process could book \
+                 as you; add --tcp-any-local-user to accept that, or use stdio, or --http with \
+                 --tokens (docs/platforms.md)"
             ));
         }
     }
@@ -417,38 +428,4 @@ async fn serve<A: Hosted>(
     }
     tracing::info!("stopped");
     Ok(())
-}
-
-/// SIGINT and SIGTERM, listened for from before anything is served (a signal that arrives
-/// before its handler is installed would kill the process instead of stopping it cleanly).
-struct Signals {
-    int: Option<tokio::signal::unix::Signal>,
-    term: Option<tokio::signal::unix::Signal>,
-}
-
-impl Signals {
-    fn install() -> Self {
-        use tokio::signal::unix::{signal, SignalKind};
-        Signals {
-            int: signal(SignalKind::interrupt()).ok(),
-            term: signal(SignalKind::terminate()).ok(),
-        }
-    }
-
-    /// Waits for shutdown to start, or for a signal.
-    async fn wait(mut self, shutdown: &CancellationToken) {
-        async fn recv(s: &mut Option<tokio::signal::unix::Signal>) {
-            match s.as_mut() {
-                Some(s) => {
-                    s.recv().await;
-                }
-                None => std::future::pending().await,
-            }
-        }
-        tokio::select! {
-            _ = shutdown.cancelled() => {}
-            _ = recv(&mut self.int) => tracing::info!("SIGINT: shutting down"),
-            _ = recv(&mut self.term) => tracing::info!("SIGTERM: shutting down"),
-        }
-    }
 }

@@ -6,6 +6,10 @@ pub mod accept;
 pub mod http;
 pub mod lanes;
 pub mod peer;
+#[cfg(target_os = "linux")]
+pub mod pipes;
+#[cfg(not(target_os = "linux"))]
+#[path = "no_pipes.rs"]
 pub mod pipes;
 pub mod stdio;
 pub mod stream;

@@ -3,9 +3,10 @@
 //! the server. The owner is asked of the kernel with one exact `sock_diag` netlink lookup of
 //! the connecting socket (microseconds, whatever the number of sockets); if netlink is not
 //! available, `/proc/net/tcp{,6}` is read instead (slow with thousands of sockets). Elsewhere
-//! the check is not available and any local process that can reach the loopback port is
-//! served (documented in `--help`).
+//! the check is not available: `serve --tcp` is refused there unless `--tcp-any-local-user`
+//! says any local process that can reach the loopback port may be served (docs/platforms.md).
 
+#[cfg(target_os = "linux")]
 use std::collections::HashMap;
 use std::net::SocketAddr;
 
@@ -13,6 +14,7 @@ use std::net::SocketAddr;
 /// read covers every connection waiting in the accept backlog).
 #[derive(Default)]
 pub struct PeerUids {
+    #[cfg(target_os = "linux")]
     cache: HashMap<(SocketAddr, SocketAddr), u32>,
     #[cfg(target_os = "linux")]
     diag: Option<diag::Diag>,
@@ -22,6 +24,7 @@ pub struct PeerUids {
 
 /// What the check found.
 #[derive(Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub enum Verdict {
     /// Same user as the server.
     Same,
@@ -196,6 +199,7 @@ fn own_uid() -> Option<u32> {
     std::fs::metadata("/proc/self").ok().map(|m| m.uid())
 }
 
+#[cfg(target_os = "linux")]
 /// `/proc/net/tcp` address format: the IP's 32-bit words in host byte order, hex; the port hex.
 fn encode(a: SocketAddr) -> String {
     let ip = match a {
@@ -210,6 +214,7 @@ fn encode(a: SocketAddr) -> String {
     format!("{ip}:{:04X}", a.port())
 }
 
+#[cfg(target_os = "linux")]
 fn decode(s: &str) -> Option<SocketAddr> {
     let (ip, port) = s.split_once(':')?;
     let port = u16::from_str_radix(port, 16).ok()?;
@@ -231,6 +236,7 @@ fn decode(s: &str) -> Option<SocketAddr> {
 mod tests {
     use super::*;
 
+    #[cfg(target_os = "linux")]
     #[test]
     fn proc_net_tcp_addresses_round_trip() {
         for a in ["127.0.0.1:7070", "[::1]:8080", "[fe80::1:2]:1"] {

@@ -78,6 +78,7 @@ pub enum StdIn {
 
 impl StdIn {
     /// Puts `bytes` back in front of what is still to be read.
+    #[cfg_attr(not(unix), allow(dead_code))]
     pub fn unread(&mut self, bytes: &[u8]) {
         let (StdIn::Pipe(_, back) | StdIn::Tokio(_, back)) = self;
         back.splice(0..0, bytes.iter().copied());

@@ -38,6 +38,7 @@ impl Http {
             .http_status_as_error(false)
             .timeout_global(Some(timeout))
             .max_redirects(0)
+            .tls_config(crate::platform::tls::config())
             .build()
             .into();
         Ok(Http {
@@ -86,6 +87,23 @@ impl Http {
         })
     }
 
+    /// Under `--trace`: the POST about to be sent, every header as curl's `-H` would take it
+    /// (a bearer token hidden), so it can be repeated with curl.
+    fn sent_headers(&self, headers: &[(&str, &str)]) -> String {
+        let mut line = format!(
+            "POST {} -H 'Content-Type: application/json' \
+             -H 'Accept: application/json, text/event-stream'",
+            self.url
+        );
+        if self.bearer.is_some() {
+            line.push_str(" -H 'Authorization: Bearer …'");
+        }
+        for (name, value) in headers {
+            line.push_str(&format!(" -H '{name}: {value}'"));
+        }
+        line
+    }
+
     /// Sends a DELETE with `headers`, as a courtesy: its outcome is not looked at.
     pub(crate) fn delete(&self, headers: &[(&str, &str)]) {
         let mut delete = self.authorized(self.agent.delete(&self.url));
@@ -122,17 +140,7 @@ impl Transport for Http {
             headers.push(("Mcp-Name", name.as_str()));
         }
         if tracing() {
-            let named = name
-                .as_ref()
-                .map(|n| format!(", Mcp-Name: {n}"))
-                .unwrap_or_default();
-            trace(
-                " ",
-                &format!(
-                    "POST {} (MCP-Protocol-Version: {PROTOCOL_VERSION}, Mcp-Method: {}{named})",
-                    self.url, req.method
-                ),
-            );
+            trace(" ", &self.sent_headers(&headers));
         }
         let resp = self.post(req.body, &headers)?;
         self.read_answer(req, resp, &mut |_, msg, text| {

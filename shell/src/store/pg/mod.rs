@@ -77,6 +77,7 @@ pub fn describe(url: &str) -> String {
 fn describe_config(c: &Config) -> String {
     let host = match c.get_hosts().first() {
         Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
+        #[cfg(unix)]
         Some(tokio_postgres::config::Host::Unix(p)) => p.display().to_string(),
         None => "localhost".into(),
     };

@@ -3,7 +3,6 @@
 
 use std::fs;
 use std::io::Write as _;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -139,7 +138,7 @@ fn settle_id(
 
 /// Creates the tables (so read transactions never meet a missing one) and records `id`.
 fn set_up_as(db: &Database, path: &Path, id: StoreId) -> Result<(), OpenError> {
-    let _ = fs::set_permissions(path, fs::Permissions::from_mode(0o600));
+    let _ = crate::platform::files::make_private(path);
     let fail = |e: String| OpenError(format!("cannot set up {}: {e}", path.display()));
     catch_quiet(|| -> Result<(), String> {
         // Set up by an earlier start: no write (and no fsync) needed.
@@ -249,30 +248,17 @@ fn opened(
     }
 }
 
-/// The store file under an [`Overlay`], opened while holding the lock redb takes (`flock`), so
-/// a file another server holds is reported as in use rather than read half-written. The lock
-/// is held until the overlay is dropped.
+/// The store file under an [`Overlay`], opened while holding the lock redb takes
+/// ([`crate::platform::lock`]), so a file another server holds is reported as in use rather
+/// than read half-written. The lock is held until the overlay is dropped.
 fn read_locked(path: &Path) -> Result<Overlay, OpenError> {
     let fail = |e: std::io::Error| OpenError(format!("cannot read {}: {e}", path.display()));
     let f = fs::File::open(path).map_err(fail)?;
-    flock(&f, path)?;
-    Overlay::new(f).map_err(fail)
-}
-
-/// Takes the exclusive `flock` redb takes on `f` (the store at `path`), without waiting: held
-/// by another process, the store is in use.
-fn flock(f: &fs::File, path: &Path) -> Result<(), OpenError> {
-    use std::os::fd::AsRawFd;
-    // SAFETY: flock on a descriptor the caller owns; the lock goes with it.
-    if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-        return Ok(());
+    match crate::platform::lock::try_lock_exclusive(&f) {
+        Ok(true) => Overlay::new(f).map_err(fail),
+        Ok(false) => Err(in_use(path)),
+        Err(e) => Err(OpenError(format!("cannot lock {}: {e}", path.display()))),
     }
-    let e = std::io::Error::last_os_error();
-    Err(if e.kind() == std::io::ErrorKind::WouldBlock {
-        in_use(path)
-    } else {
-        OpenError(format!("cannot lock {}: {e}", path.display()))
-    })
 }
 
 /// redb's page cache while checking the in-memory copy.
@@ -384,10 +370,9 @@ fn write_marker(dir: &Path, id: &StoreId) -> Result<(), OpenError> {
     let tmp = dir.join(format!("{MARKER_FILE}.tmp"));
     let fail = |e: std::io::Error| OpenError(format!("cannot write {}: {e}", path.display()));
     let _ = fs::remove_file(&tmp);
-    let mut f = fs::OpenOptions::new()
+    let mut f = crate::platform::files::private_file()
         .write(true)
         .create_new(true)
-        .mode(0o600)
         .open(&tmp)
         .map_err(fail)?;
     f.write_all(format!("{}\n", hex::encode(id)).as_bytes())

@@ -3,7 +3,6 @@
 
 use std::fs::File;
 use std::io;
-use std::os::unix::fs::FileExt as _;
 use std::sync::{Mutex, PoisonError};
 
 use redb::StorageBackend;
@@ -56,7 +55,7 @@ impl StorageBackend for Overlay {
         // The file's bytes where it has them (a length set past its end reads as zeros).
         let on_file = self.file.metadata()?.len().min(end).saturating_sub(offset) as usize;
         if on_file > 0 {
-            self.file.read_exact_at(&mut buf[..on_file], offset)?;
+            crate::platform::positioned::read_exact_at(&self.file, &mut buf[..on_file], offset)?;
         }
         // Then every write over this range, oldest first.
         for (at, data) in &layer.writes {
