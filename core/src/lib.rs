@@ -83,10 +83,10 @@ pub mod limits;
 pub mod mrtr;
 pub mod seal;
 pub mod serve;
+pub mod typed;
 pub mod wire;
 
-// The example names this crate as its users do.
-#[cfg(doc)]
+// The derives name this crate as its users do, here as in the examples.
 extern crate self as redmark_core;
 
 /// The `extend_meeting` example (`core/examples/extend_meeting.rs`), documented here because

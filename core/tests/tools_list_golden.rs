@@ -61,11 +61,9 @@ fn fixtures_tools_list_is_unchanged() {
 fn extend_meeting_tools_list_is_unchanged() {
     let panel = extend_meeting::Panel {
         room: "room-4",
-        meeting: extend_meeting::Meeting {
-            title: "Design review",
-            ends: extend_meeting::Minute(600),
-            next_starts: None,
-        },
+        title: "Design review",
+        ends: extend_meeting::Minute(600),
+        next_starts: None,
         info: INFO,
     };
     golden("extend_meeting.json", &listed(panel));
