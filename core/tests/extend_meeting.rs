@@ -83,11 +83,7 @@ fn ask(engine: &mut Engine<Panel>) -> String {
         params["requestedSchema"]["properties"]["confirm"]["type"],
         "boolean"
     );
-    assert_eq!(
-        engine.app().ends,
-        TEN,
-        "nothing changes while asking"
-    );
+    assert_eq!(engine.app().ends, TEN, "nothing changes while asking");
     r["requestState"].as_str().unwrap().to_owned()
 }
 
