@@ -27,6 +27,15 @@ pub trait Args<'s>: Sized {
     /// the message or, with escapes, decoded into `scratch`. A declared argument sent twice
     /// is [`Unreadable`].
     fn read(sent: Option<Value<'s>>, scratch: &mut Scratch<'s>) -> Result<Self, Unreadable>;
+
+    /// Checks `sent` against [`Args::ARGS`] (the engine's messages), then [`Args::read`]s it.
+    fn check_and_read(
+        sent: Option<Value<'s>>,
+        scratch: &mut Scratch<'s>,
+    ) -> Result<Self, BadArgs<'s>> {
+        check_with(Self::ARGS, sent, Self::OPEN).map_err(BadArgs::Invalid)?;
+        Self::read(sent, scratch).map_err(|_| BadArgs::Unreadable)
+    }
 }
 
 /// Arguments the check passed but a tool cannot read: a declared argument sent twice, or a
@@ -72,12 +81,11 @@ impl<'a> Call<'a> {
     /// Checks `arguments` against `T`'s declaration and reads them into a `T`: strings
     /// borrowed from the message, or decoded into `scratch` when they hold escapes (give it
     /// `T::SCRATCH` bytes).
-    pub fn read_args<'s, T: Args<'s>>(&self, scratch: &'s mut [u8]) -> Result<T, BadArgs<'a>>
+    pub fn read_args<'s, T: Args<'s>>(&self, scratch: &'s mut [u8]) -> Result<T, BadArgs<'s>>
     where
         'a: 's,
     {
-        check_with(T::ARGS, self.args, T::OPEN).map_err(BadArgs::Invalid)?;
-        T::read(self.args, &mut Scratch::new(scratch)).map_err(|_| BadArgs::Unreadable)
+        T::check_and_read(self.args, &mut Scratch::new(scratch))
     }
 }
 
