@@ -62,16 +62,30 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
         let (arg, h) = (&a.name, a.header.as_ref()?);
         Some(quote!(__p::ParamHeader { argument: #arg, header: #h }))
     });
-    let scratch = args.iter().map(|a| match (&a.kind, a.max_len) {
-        (Kind::Str, Some(n)) => quote!(+ #n as usize * __p::UTF8_MAX),
-        (Kind::Str, None) if a.date => quote!(+ 10),
-        (Kind::Str, None) => quote!(+ __p::MAX_STR),
+    let room = |a: &Arg| match a.max_len {
+        Some(n) => quote!(#n as usize * __p::UTF8_MAX),
+        None if a.date => quote!(10),
+        None => quote!(__p::MAX_STR),
+    };
+    let scratch = args.iter().map(|a| match a.kind {
+        Kind::Str => {
+            let r = room(a);
+            quote!(+ #r)
+        }
         _ => quote!(),
     });
     let n = args.len();
     let slots: Vec<Ident> = (0..n).map(|i| quote::format_ident!("__a{i}")).collect();
     let inits = args.iter().zip(&slots).map(|(a, s)| {
         let (id, ty) = (&a.ident, &a.ty);
+        if let Kind::Str = a.kind {
+            let r = room(a);
+            return if a.required {
+                quote!(#id: __p::text(#s, scratch, #r)?.ok_or(::redmark_core::typed::Unreadable)?)
+            } else {
+                quote!(#id: __p::text(#s, scratch, #r)?)
+            };
+        }
         if a.required {
             quote!(#id: __p::required::<#ty>(#s, scratch)?)
         } else {

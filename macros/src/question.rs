@@ -209,12 +209,12 @@ fn field(f: &syn::Field) -> syn::Result<(TokenStream, TokenStream)> {
                 }
                 None => quote!(&[]),
             };
-            quote!(__p::FieldKind::Picks {
+            quote!(__p::FieldKind::Shaped(&::redmark_core::typed::PicksField {
                 options: <#e as ::redmark_core::typed::Choices>::OPTIONS,
                 min_items: #lo,
                 max_items: #hi,
                 default: #d,
-            })
+            }))
         }
         Kind::Str => {
             return Err(err(

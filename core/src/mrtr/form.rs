@@ -70,17 +70,22 @@ pub enum FieldKind<'f> {
         /// The option to preselect.
         default: Option<&'f str>,
     },
-    /// Several of the titled options at once (an array, `items.anyOf` of `{const, title}`).
-    Picks {
-        /// The options.
-        options: &'f [Choice<'f>],
-        /// Fewest picks.
-        min_items: Option<u32>,
-        /// Most picks.
-        max_items: Option<u32>,
-        /// The options to preselect.
-        default: &'f [&'f str],
-    },
+    /// A kind defined outside this module (a multi-select, `typed::PicksField`), linked into a
+    /// firmware only where a form uses it.
+    Shaped(&'f dyn FieldShape),
+}
+
+/// A field kind defined outside this module: its JSON type, its schema members, its check
+/// and the words for what is wrong with a value.
+pub trait FieldShape {
+    /// The JSON type of a value (`"array"`).
+    fn json_type(&self) -> &'static str;
+    /// Writes the schema's members after `type`, `title` and `description`.
+    fn write_members(&self, w: &mut Writer<'_>);
+    /// Checks one value.
+    fn check(&self, v: Value<'_>) -> Result<(), Reason>;
+    /// What is wrong, after the quoted value ("picks more than 2"), for a reason of `check`.
+    fn problem(&self, reason: Reason, f: &mut dyn fmt::Write) -> fmt::Result;
 }
 
 /// One option of a [`FieldKind::Choice`].
@@ -171,6 +176,9 @@ impl Invalid<'_, '_> {
             return f.write_str("a value is required");
         };
         quoted(f, &v)?;
+        if let FieldKind::Shaped(shape) = self.field.kind {
+            return shape.problem(self.reason, f);
+        }
         let (min, max) = self.field.kind.bounds();
         match self.reason {
             Reason::Missing | Reason::WrongType | Reason::BadFormat => {
@@ -182,8 +190,7 @@ impl Invalid<'_, '_> {
             Reason::BelowMinimum => write!(f, " is less than the minimum, {}", Num(min)),
             Reason::AboveMaximum => write!(f, " is more than the maximum, {}", Num(max)),
             Reason::NotOffered => f.write_str(" is not one of the options offered"),
-            Reason::TooFew => write!(f, " picks fewer than {}", Num(min)),
-            Reason::TooMany => write!(f, " picks more than {}", Num(max)),
+            Reason::TooFew | Reason::TooMany => f.write_str(" is not a list of the options"),
         }
     }
 }
@@ -261,7 +268,7 @@ impl Field<'_> {
             FieldKind::Text { .. } | FieldKind::Choice { .. } => "string",
             FieldKind::Integer { .. } => "integer",
             FieldKind::Boolean { .. } => "boolean",
-            FieldKind::Picks { .. } => "array",
+            FieldKind::Shaped(shape) => shape.json_type(),
         };
         w.key("type").string(ty).key("title").string(self.title);
         match (self.description, mark) {
@@ -320,35 +327,14 @@ impl Field<'_> {
                     w.key("default").string(d);
                 }
             }
-            FieldKind::Picks {
-                options,
-                min_items,
-                max_items,
-                default,
-            } => {
-                for (k, v) in [("minItems", min_items), ("maxItems", max_items)] {
-                    if let Some(v) = v {
-                        w.key(k).int(v.into());
-                    }
-                }
-                w.key("items").begin_object().key("anyOf").begin_array();
-                write_options(w, options);
-                w.end_array().end_object();
-                if !default.is_empty() {
-                    w.key("default").begin_array();
-                    default.iter().for_each(|d| {
-                        w.string(d);
-                    });
-                    w.end_array();
-                }
-            }
+            FieldKind::Shaped(shape) => shape.write_members(w),
         }
         w.end_object();
     }
 }
 
 /// The options as `{const, title}` objects.
-fn write_options(w: &mut Writer<'_>, options: &[Choice<'_>]) {
+pub(crate) fn write_options(w: &mut Writer<'_>, options: &[Choice<'_>]) {
     for o in options {
         w.begin_object().key("const").string(o.value);
         w.key("title").string_fmt(format_args!("{}", o.title));
@@ -383,19 +369,7 @@ impl FieldKind<'_> {
                 !options.iter().any(|o| v.eq_str(o.value)),
                 Reason::NotOffered,
             ),
-            FieldKind::Picks {
-                options,
-                min_items,
-                max_items,
-                ..
-            } => {
-                fail(v.kind() != Kind::Array, Reason::WrongType)?;
-                let offered = |i: Value<'_>| options.iter().any(|o| i.eq_str(o.value));
-                fail(!v.items().all(offered), Reason::NotOffered)?;
-                let n = v.items().count() as u32;
-                fail(min_items.is_some_and(|m| n < m), Reason::TooFew)?;
-                fail(max_items.is_some_and(|m| n > m), Reason::TooMany)
-            }
+            FieldKind::Shaped(shape) => shape.check(v),
         }
     }
 
@@ -406,11 +380,6 @@ impl FieldKind<'_> {
                 min_len, max_len, ..
             } => (min_len.unwrap_or(0).into(), max_len.unwrap_or(0).into()),
             FieldKind::Integer { min, max, .. } => (min.unwrap_or(0), max.unwrap_or(0)),
-            FieldKind::Picks {
-                min_items,
-                max_items,
-                ..
-            } => (min_items.unwrap_or(0).into(), max_items.unwrap_or(0).into()),
             _ => (0, 0),
         }
     }
@@ -428,7 +397,7 @@ impl FieldKind<'_> {
             FieldKind::Integer { .. } => "a whole number",
             FieldKind::Boolean { .. } => "true or false",
             FieldKind::Choice { .. } => "one of the options offered",
-            FieldKind::Picks { .. } => "a list of the options offered",
+            FieldKind::Shaped(_) => "a value of the field's kind",
         }
     }
 }

@@ -5,7 +5,7 @@ use core::fmt;
 
 use crate::engine::{check_with, Arg, ArgsInvalid, Call, ParamHeader, Report};
 use crate::wire::format::{self, Date};
-use crate::wire::json::{unescape, Value};
+use crate::wire::json::Value;
 
 /// A tool's arguments as one struct: its `inputSchema`, the checks the engine runs on a call
 /// before the tool (the [`Arg`] table), the `Mcp-Param-*` mirroring, and a typed read.
@@ -98,17 +98,13 @@ impl<'s> Scratch<'s> {
         Scratch(buf)
     }
 
-    /// A string value, borrowed when it has no escapes, else decoded into the next bytes.
-    pub fn text(&mut self, v: Value<'s>) -> Option<&'s str> {
-        if let Some(s) = v.as_plain_str() {
-            return Some(s);
-        }
-        let body = v.str_escaped()?;
+    /// A string value: borrowed when it has no escapes, else decoded into the next `room`
+    /// bytes (what the argument may take; the rest when it is more than is left).
+    pub fn text(&mut self, v: Value<'s>, room: usize) -> Option<&'s str> {
         let buf = core::mem::take(&mut self.0);
-        let n = unescape(body, buf)?;
-        let (used, rest) = buf.split_at_mut(n);
+        let (mine, rest) = buf.split_at_mut(room.min(buf.len()));
         self.0 = rest;
-        core::str::from_utf8(used).ok()
+        v.as_str(mine)
     }
 }
 
@@ -126,7 +122,7 @@ pub trait ArgValue<'s>: Sized {
 
 impl<'s> ArgValue<'s> for &'s str {
     fn read(v: Value<'s>, scratch: &mut Scratch<'s>) -> Option<Self> {
-        scratch.text(v)
+        scratch.text(v, usize::MAX)
     }
 }
 
@@ -188,6 +184,18 @@ pub fn required<'s, T: ArgValue<'s>>(
     v.and_then(|v| T::read(v, scratch)).ok_or(Unreadable)
 }
 
+/// A string argument's value (`None`: not sent), decoded into at most `room` bytes of
+/// `scratch` when it holds escapes.
+#[doc(hidden)]
+pub fn text<'s>(
+    v: Option<Value<'s>>,
+    scratch: &mut Scratch<'s>,
+    room: usize,
+) -> Result<Option<&'s str>, Unreadable> {
+    v.map(|v| scratch.text(v, room).ok_or(Unreadable))
+        .transpose()
+}
+
 /// An optional argument's value (`None`: not sent).
 #[doc(hidden)]
 pub fn optional<'s, T: ArgValue<'s>>(
@@ -223,7 +231,7 @@ mod tests {
         let [day, hour] = found;
         let mut buf = [0u8; 4];
         let mut scratch = Scratch::new(&mut buf);
-        let day: Option<&str> = optional(day, &mut scratch)?;
+        let day = text(day, &mut scratch, 4)?;
         Ok((day.map(str::to_owned), optional(hour, &mut scratch)?))
     }
 
@@ -253,9 +261,11 @@ mod tests {
     #[test]
     fn scratch_hands_out_consecutive_pieces() {
         let v = parse(br#"["\u00e9", "\u00e8x", "plain"]"#).unwrap();
-        let mut buf = [0u8; 5];
+        let mut buf = [0u8; 7];
         let mut s = Scratch::new(&mut buf);
-        let items: std::vec::Vec<_> = v.items().map(|i| s.text(i)).collect();
+        let items: std::vec::Vec<_> = v.items().map(|i| s.text(i, 3)).collect();
         assert_eq!(items, [Some("é"), Some("èx"), Some("plain")]);
+        let mut s = Scratch::new(&mut buf);
+        assert_eq!(s.text(v.items().next().unwrap(), 1), None, "no room");
     }
 }

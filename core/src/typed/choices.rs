@@ -1,8 +1,11 @@
 //! Typed options: [`Choices`] (what `#[derive(Choices)]` implements on a unit enum), a
-//! single-select field or argument; [`Picks`], a multi-select field of one.
+//! single-select field or argument; [`Picks`], a multi-select field of one ([`PicksField`]).
 
-use crate::mrtr::Choice;
-use crate::wire::json::Value;
+use core::fmt;
+
+use crate::mrtr::{write_options, Choice, FieldShape, Reason};
+use crate::wire::json::{Kind, Value};
+use crate::wire::write::Writer;
 
 /// A unit enum whose variants are the options of a single-select field or argument, each
 /// with the value sent and the title shown. Implemented by `#[derive(Choices)]`.
@@ -100,5 +103,68 @@ impl<E: Choices + core::fmt::Debug> core::fmt::Debug for Picks<E> {
 impl<'a, E: Choices> super::FieldValue<'a> for Picks<E> {
     fn decode(v: Value<'a>) -> Option<Self> {
         Self::named(v)
+    }
+}
+
+/// A multi-select field of [`Picks`]: the options, how many may be picked, the preselected
+/// ones. A [`FieldShape`], so only a firmware whose forms have one links its code.
+pub struct PicksField {
+    /// The options.
+    pub options: &'static [Choice<'static>],
+    /// Fewest picks (`minItems`).
+    pub min_items: Option<u32>,
+    /// Most picks (`maxItems`).
+    pub max_items: Option<u32>,
+    /// The options preselected (`default`).
+    pub default: &'static [&'static str],
+}
+
+impl FieldShape for PicksField {
+    fn json_type(&self) -> &'static str {
+        "array"
+    }
+
+    fn write_members(&self, w: &mut Writer<'_>) {
+        for (k, v) in [("minItems", self.min_items), ("maxItems", self.max_items)] {
+            if let Some(v) = v {
+                w.key(k).int(v.into());
+            }
+        }
+        w.key("items").begin_object().key("anyOf").begin_array();
+        write_options(w, self.options);
+        w.end_array().end_object();
+        if !self.default.is_empty() {
+            w.key("default").begin_array();
+            self.default.iter().for_each(|d| {
+                w.string(d);
+            });
+            w.end_array();
+        }
+    }
+
+    fn check(&self, v: Value<'_>) -> Result<(), Reason> {
+        if v.kind() != Kind::Array {
+            return Err(Reason::WrongType);
+        }
+        let offered = |i: Value<'_>| self.options.iter().any(|o| i.eq_str(o.value));
+        if !v.items().all(offered) {
+            return Err(Reason::NotOffered);
+        }
+        let n = v.items().count() as u32;
+        match (self.min_items, self.max_items) {
+            (Some(m), _) if n < m => Err(Reason::TooFew),
+            (_, Some(m)) if n > m => Err(Reason::TooMany),
+            _ => Ok(()),
+        }
+    }
+
+    fn problem(&self, reason: Reason, f: &mut dyn fmt::Write) -> fmt::Result {
+        let (min, max) = (self.min_items.unwrap_or(0), self.max_items.unwrap_or(0));
+        match reason {
+            Reason::TooFew => write!(f, " picks fewer than {min}"),
+            Reason::TooMany => write!(f, " picks more than {max}"),
+            Reason::NotOffered => f.write_str(" picks an option not offered"),
+            _ => f.write_str(" is not a list of the options offered"),
+        }
     }
 }

@@ -27,7 +27,7 @@ mod tools;
 
 pub use crate::wire::format::Date;
 pub use args::{ArgValue, Args, BadArgs, Scratch, Unreadable, DATE_LEN, UNREADABLE};
-pub use choices::{Choices, Picks, MAX_PICKS};
+pub use choices::{Choices, Picks, PicksField, MAX_PICKS};
 pub use question::{Elicited, FieldValue, Question, Round, Text};
 pub use sealed::{Sealed, SealedBytes};
 pub use tools::Tools;
@@ -38,7 +38,7 @@ pub use redmark_macros::{Args, Choices, Question, Sealed, Tools};
 /// What the derived code names; not an API.
 #[doc(hidden)]
 pub mod __private {
-    pub use super::args::{find, optional, required};
+    pub use super::args::{find, optional, required, text};
     pub use super::concat::{as_str, join, total_len};
     pub use super::question::field;
     pub use super::sealed::{put_at, take_at};
