@@ -18,6 +18,7 @@ enum Size {
 }
 
 #[derive(Args, Debug)]
+#[allow(dead_code)] // read through Debug
 struct Order<'a> {
     /// Where it goes
     #[arg(max_len = 8, header = "Room")]

@@ -27,7 +27,7 @@ pub enum Kind {
     /// `Text<'a>`.
     Text,
     /// `Picks<E>` of this enum.
-    Picks(Type),
+    Picks(Box<Type>),
     /// Any other path: a `Choices` enum (the trait bound says so if it is not).
     Choice,
     /// Not expressible; the hint says what to write instead.
@@ -97,7 +97,7 @@ fn kind(ty: &Type) -> Kind {
                 "Date" => Kind::Date,
                 "Text" => Kind::Text,
                 "Picks" => match generic_of(ty, "Picks") {
-                    Some(e) => Kind::Picks(e),
+                    Some(e) => Kind::Picks(Box::new(e)),
                     None => Kind::Unsupported("`Picks` without its enum"),
                 },
                 "String" => Kind::Unsupported("an owned `String` (it needs a heap)"),
