@@ -55,6 +55,12 @@ impl<E: Choices> Picks<E> {
 
     /// With `e` picked too.
     pub fn with(self, e: E) -> Self {
+        const {
+            assert!(
+                E::OPTIONS.len() <= MAX_PICKS,
+                "a multi-select offers at most 32 options"
+            )
+        };
         Picks {
             bits: self.bits | 1 << e.index(),
             ..self

@@ -6,7 +6,7 @@ use core::fmt;
 
 use crate::engine::{Call, CallError, Done, Elicited as Raw, Reply};
 use crate::mrtr::{self, Field, Form};
-use crate::wire::json::{Chars, Value};
+use crate::wire::json::{Chars, Kind, Value};
 
 /// A form as one struct: its fields (the `requestedSchema`, the checks an answer must pass
 /// and the red mark when it does not) and the decode of an accepted answer. Implemented by
@@ -139,9 +139,7 @@ impl fmt::Display for Text<'_> {
 
 impl<'a> FieldValue<'a> for Text<'a> {
     fn decode(v: Value<'a>) -> Option<Self> {
-        v.as_plain_str()
-            .or_else(|| v.str_escaped().map(|_| ""))
-            .map(|_| Text(v))
+        (v.kind() == Kind::String).then_some(Text(v))
     }
 }
 
