@@ -108,6 +108,8 @@ struct Details<'a> {
     day: Option<Date>,
     #[field(title = "Public")]
     public: bool,
+    #[field(title = "Budget", min = 0.5, max = 100, default = 20)]
+    budget: Option<f64>,
 }
 
 fn form() -> Form<'static> {
@@ -144,6 +146,10 @@ fn a_question_writes_every_field_kind() {
     );
     assert_eq!(props["day"]["format"], "date");
     assert_eq!(
+        props["budget"],
+        json!({"type":"number","title":"Budget","minimum":0.5,"maximum":100,"default":20})
+    );
+    assert_eq!(
         v["requestedSchema"]["required"],
         json!(["title", "people", "size", "extras", "public"])
     );
@@ -163,6 +169,20 @@ fn an_answer_decodes_into_the_type_or_gets_a_red_mark() {
     assert!(d.extras.has(Extra::Coffee) && d.extras.has(Extra::Projector));
     assert!(!d.extras.has(Extra::Whiteboard));
     assert_eq!(d.day.map(|d| d.day), Some(3));
+    assert_eq!(d.budget, None);
+    let with_budget =
+        parse(br#"{"title":"R","people":4,"size":"big","extras":[],"public":true,"budget":12.5}"#)
+            .unwrap();
+    assert!(form().validate(with_budget).is_ok());
+    assert_eq!(Details::decode(with_budget).unwrap().budget, Some(12.5));
+    let too_cheap =
+        parse(br#"{"title":"R","people":4,"size":"big","extras":[],"public":true,"budget":0.25}"#)
+            .unwrap();
+    let bad = form().validate(too_cheap).unwrap_err();
+    assert_eq!(
+        bad.to_string(),
+        "Budget: 0.25 is less than the minimum, 0.5."
+    );
 
     let too_many = parse(
         br#"{"title":"Retro","people":4,"size":"small","extras":["coffee","projector","whiteboard"],"public":false}"#,

@@ -218,6 +218,12 @@ fn check_arg(a: &Arg, f: &syn::Field) -> syn::Result<()> {
             ))
         }
         Kind::Text => return Err(err(ty, "a string argument is `&'a str` (borrowed from the call)")),
+        Kind::Float => {
+            return Err(err(
+                ty,
+                "an argument is a whole number here (`u8` to `i64`): fractions are a form field (`f64`)",
+            ))
+        }
         Kind::Picks(_) => return Err(err(ty, "an argument picks one option: use the enum itself")),
         _ => {}
     }

@@ -17,6 +17,8 @@ struct FieldAttrs {
     default: Option<Expr>,
     min: Option<i64>,
     max: Option<i64>,
+    min_expr: Option<Expr>,
+    max_expr: Option<Expr>,
     min_len: Option<i64>,
     max_len: Option<i64>,
     format: Option<String>,
@@ -119,8 +121,16 @@ fn field(f: &syn::Field) -> syn::Result<(TokenStream, TokenStream)> {
         match key.as_str() {
             "title" => a.title = Some(attrs::string(m)?),
             "default" => a.default = Some(m.value()?.parse()?),
-            "min" => a.min = Some(attrs::int(m)?),
-            "max" => a.max = Some(attrs::int(m)?),
+            "min" => {
+                let e: Expr = m.value()?.parse()?;
+                a.min = attrs::int_of(&e).ok();
+                a.min_expr = Some(e);
+            }
+            "max" => {
+                let e: Expr = m.value()?.parse()?;
+                a.max = attrs::int_of(&e).ok();
+                a.max_expr = Some(e);
+            }
             "min_len" => a.min_len = Some(attrs::int(m)?),
             "max_len" => a.max_len = Some(attrs::int(m)?),
             "min_items" => a.min_items = Some(attrs::int(m)?),
@@ -144,8 +154,17 @@ fn field(f: &syn::Field) -> syn::Result<(TokenStream, TokenStream)> {
         ))
     };
     let is = |k: fn(&Kind) -> bool| k(&t.kind);
-    if (a.min.is_some() || a.max.is_some()) && !is(|k| matches!(k, Kind::Int(..))) {
+    if (a.min_expr.is_some() || a.max_expr.is_some())
+        && !is(|k| matches!(k, Kind::Int(..) | Kind::Float))
+    {
         return wrong("`min`/`max`");
+    }
+    if let Kind::Int(..) = t.kind {
+        for (e, v) in [(&a.min_expr, a.min), (&a.max_expr, a.max)] {
+            if let (Some(e), None) = (e, v) {
+                return Err(err(e, "an integer field's bound is an integer literal"));
+            }
+        }
     }
     if (a.min_len.is_some() || a.max_len.is_some() || a.format.is_some())
         && !is(|k| matches!(k, Kind::Text))
@@ -164,6 +183,18 @@ fn field(f: &syn::Field) -> syn::Result<(TokenStream, TokenStream)> {
             let (min, max) = (opt_int(a.min), opt_int(a.max));
             let d = opt_default(&a.default);
             quote!(__p::FieldKind::Integer { min: #min, max: #max, default: #d })
+        }
+        Kind::Float => {
+            let f = |e: &Option<Expr>| match e {
+                Some(e) => quote!(__p::Some((#e) as f64)),
+                None => quote!(__p::None),
+            };
+            let (min, max, d) = (f(&a.min_expr), f(&a.max_expr), f(&a.default));
+            quote!(__p::FieldKind::Shaped(&::redmark_core::typed::NumberField {
+                min: #min,
+                max: #max,
+                default: #d,
+            }))
         }
         Kind::Text | Kind::Date => {
             let format =
@@ -227,8 +258,8 @@ fn field(f: &syn::Field) -> syn::Result<(TokenStream, TokenStream)> {
                 ty,
                 &format!(
                     "a form field cannot be {what}: a form is a flat object of primitives \
-                     (`bool`, an integer, `Text<'a>`, `Date`, a `#[derive(Choices)]` enum or \
-                     `Picks<E>` of one), in an `Option` when not required"
+                     (`bool`, an integer, `f64`, `Text<'a>`, `Date`, a `#[derive(Choices)]` enum \
+                     or `Picks<E>` of one), in an `Option` when not required"
                 ),
             ))
         }

@@ -24,6 +24,8 @@ pub enum Kind {
     Bool,
     /// `Date`.
     Date,
+    /// `f64` (a form's `number`).
+    Float,
     /// `Text<'a>`.
     Text,
     /// `Picks<E>` of this enum.
@@ -102,7 +104,8 @@ fn kind(ty: &Type) -> Kind {
                 },
                 "String" => Kind::Unsupported("an owned `String` (it needs a heap)"),
                 "Vec" => Kind::Unsupported("a `Vec` (a list needs a heap)"),
-                "f32" | "f64" => Kind::Unsupported("a float"),
+                "f64" => Kind::Float,
+                "f32" => Kind::Unsupported("an `f32` (a number field is `f64`)"),
                 "usize" | "isize" | "u128" | "i128" => {
                     Kind::Unsupported("an integer of this width")
                 }

@@ -21,6 +21,7 @@
 mod args;
 mod choices;
 mod concat;
+mod number;
 mod question;
 mod sealed;
 mod tools;
@@ -28,6 +29,7 @@ mod tools;
 pub use crate::wire::format::Date;
 pub use args::{ArgValue, Args, BadArgs, Scratch, Unreadable, DATE_LEN, UNREADABLE};
 pub use choices::{Choices, Picks, PicksField, MAX_PICKS};
+pub use number::NumberField;
 pub use question::{Elicited, FieldValue, Question, Round, Text};
 pub use sealed::{Sealed, SealedBytes};
 pub use tools::Tools;

@@ -71,13 +71,13 @@ impl<'w, 'b> Reply<'w, 'b> {
     }
 }
 
-/// A type a form field may have: `bool`, an integer, [`Text`], a `#[derive(Choices)]` enum
+/// A type a form field may have: `bool`, an integer, `f64`, [`Text`], a `#[derive(Choices)]` enum
 /// (single select) or [`Picks`](super::Picks) of one (multi select), in an `Option` when not
 /// required.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a form field",
     label = "a form cannot ask for this",
-    note = "a form (MCP form elicitation) is a flat object of primitives: a field is `bool`, an integer, `Text<'a>`, a `#[derive(Choices)]` enum or `Picks<E>` of one, in an `Option` when not required"
+    note = "a form (MCP form elicitation) is a flat object of primitives: a field is `bool`, an integer, `f64`, `Text<'a>`, `Date`, a `#[derive(Choices)]` enum or `Picks<E>` of one, in an `Option` when not required"
 )]
 pub trait FieldValue<'a>: Sized {
     /// The value, if it is one of this type (the form's checks have already run).
