@@ -18,6 +18,10 @@ done
 # the public API only.
 cargo build --quiet -p redmark-core --release --example extend_meeting --target thumbv7em-none-eabihf
 echo "no-std check: the extend_meeting example builds for thumbv7em-none-eabihf"
+# "Your first tool that asks" (core/examples/first_tool.rs, the crate docs' opening example),
+# on the derives of redmark-macros, for a Cortex-M0+.
+cargo build --quiet -p redmark-core --release --example first_tool --target thumbv6m-none-eabi
+echo "no-std check: the first_tool example builds for thumbv6m-none-eabi"
 if grep -rnE '^\s*(extern crate (alloc|std)|use (alloc|std)::)' core/src core/examples; then
     echo "no-std check: core/src or core/examples names alloc or std" >&2
     exit 1

@@ -3,6 +3,15 @@
 //! The engine is handed one JSON-RPC message, the time and the principal, and writes its
 //! answer into a buffer the caller lends. It never reads a clock, an RNG or a socket.
 //!
+//! # Your first tool that asks
+//!
+//! A tool's arguments, its question and its tool table are Rust types with derives
+//! ([`typed`]): the schemas, the checks, the red mark on a wrong answer and the typed reads
+//! all come from them, at compile time, with no heap. This is `core/examples/first_tool.rs`,
+//! run as this page's test; `docs/writing-a-tool.md` goes further (sealed state, at most once).
+//!
+#![doc = concat!("```\n", include_str!("../examples/first_tool.rs"), "```")]
+//!
 //! Layers, bottom up:
 //! - [`wire`]: a validating zero-copy JSON view for reading and a bounded writer for emitting;
 //!   JSON-RPC envelope and per-request `_meta`.
@@ -13,6 +22,7 @@
 //! - [`engine`]: dispatch, `_meta` checks, the one error table, the [`engine::App`] trait,
 //!   and the round trip a tool runs through its [`Reply`] (ask, elicit, answer).
 //! - [`booking`]: the floor of rooms, the booking store and the `book_room` tools.
+//! - [`typed`]: tools, forms and sealed state as Rust types (the derives of `redmark-macros`).
 //!
 //! # A store that answers later
 //!
@@ -83,10 +93,10 @@ pub mod limits;
 pub mod mrtr;
 pub mod seal;
 pub mod serve;
+pub mod typed;
 pub mod wire;
 
-// The example names this crate as its users do.
-#[cfg(doc)]
+// The derives name this crate as its users do, here as in the examples.
 extern crate self as redmark_core;
 
 /// The `extend_meeting` example (`core/examples/extend_meeting.rs`), documented here because

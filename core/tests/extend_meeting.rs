@@ -7,10 +7,11 @@ mod common;
 mod extend_meeting;
 
 use common::{form_caps, meta, validate, VERSION};
-use extend_meeting::{Meeting, Minute, Panel, TOOLS};
+use extend_meeting::{Minute, Panel, PanelTool};
 use redmark_core::engine::{Config, ServerInfo};
 use redmark_core::limits::OUT;
 use redmark_core::seal::{Key, KeyRing};
+use redmark_core::typed::Tools;
 use redmark_core::{Context, Engine, HttpHeaders};
 use serde_json::{json, Value};
 
@@ -20,11 +21,9 @@ const TEN: Minute = Minute(600);
 fn panel(next_starts: Option<Minute>) -> Engine<Panel> {
     let app = Panel {
         room: "room-4",
-        meeting: Meeting {
-            title: "Design review",
-            ends: TEN,
-            next_starts,
-        },
+        title: "Design review",
+        ends: TEN,
+        next_starts,
         info: ServerInfo {
             name: "door-panel",
             version: "1",
@@ -84,11 +83,7 @@ fn ask(engine: &mut Engine<Panel>) -> String {
         params["requestedSchema"]["properties"]["confirm"]["type"],
         "boolean"
     );
-    assert_eq!(
-        engine.app().meeting.ends,
-        TEN,
-        "nothing changes while asking"
-    );
+    assert_eq!(engine.app().ends, TEN, "nothing changes while asking");
     r["requestState"].as_str().unwrap().to_owned()
 }
 
@@ -100,11 +95,11 @@ fn it_asks_then_extends_once_on_accept() {
     let v = call(&mut engine, args.clone(), Some((confirm(true), &state)));
     assert_eq!(v["result"]["isError"], false, "{v}");
     assert_eq!(text(&v), "Extended 'Design review' until 10:30.");
-    assert_eq!(engine.app().meeting.ends, Minute(630));
+    assert_eq!(engine.app().ends, Minute(630));
     // The same retry again: the same answer, extended once.
     let again = call(&mut engine, args, Some((confirm(true), &state)));
     assert_eq!(text(&again), text(&v));
-    assert_eq!(engine.app().meeting.ends, Minute(630));
+    assert_eq!(engine.app().ends, Minute(630));
 }
 
 #[test]
@@ -119,7 +114,7 @@ fn decline_and_no_leave_the_meeting_alone() {
             text(&v),
             "Not extended: 'Design review' still ends at 10:00."
         );
-        assert_eq!(engine.app().meeting.ends, TEN);
+        assert_eq!(engine.app().ends, TEN);
     }
 }
 
@@ -127,12 +122,12 @@ fn decline_and_no_leave_the_meeting_alone() {
 fn a_meeting_changed_while_asking_is_not_extended() {
     let mut engine = panel(None);
     let state = ask(&mut engine);
-    engine.app_mut().meeting.ends = Minute(615); // someone extended it at the panel
+    engine.app_mut().ends = Minute(615); // someone extended it at the panel
     let args = json!({"room": "room-4", "minutes": 30});
     let v = call(&mut engine, args, Some((confirm(true), &state)));
     assert_eq!(v["result"]["isError"], true, "{v}");
     assert!(text(&v).contains("it now ends at 10:15"), "{v}");
-    assert_eq!(engine.app().meeting.ends, Minute(615));
+    assert_eq!(engine.app().ends, Minute(615));
 }
 
 #[test]
@@ -153,7 +148,7 @@ fn an_answer_without_the_state_or_for_other_arguments_does_not_count() {
         Some((confirm(true), &state)),
     );
     assert_eq!(v["error"]["code"], -32602, "{v}");
-    assert_eq!(engine.app().meeting.ends, TEN);
+    assert_eq!(engine.app().ends, TEN);
 }
 
 #[test]
@@ -174,12 +169,14 @@ fn it_refuses_what_it_cannot_do() {
     let h = engine.handle(msg.as_bytes(), &cx(3), &mut out);
     let v: Value = serde_json::from_slice(&out[..h.len]).unwrap();
     assert_eq!(v["error"]["code"], -32021, "{v}");
-    assert_eq!(engine.app().meeting.ends, TEN);
+    assert_eq!(engine.app().ends, TEN);
 }
 
 #[test]
 fn over_http_the_room_travels_as_mcp_param_room() {
-    assert!(TOOLS.iter().all(|t| t.info.param_headers_match_schema()));
+    assert!(PanelTool::TOOLS
+        .iter()
+        .all(|t| t.info.param_headers_match_schema()));
     let mut engine = panel(None);
     let msg = message(json!({"room": "room-4", "minutes": 10}), form_caps(), None);
     let mut send = |room: &str| {

@@ -10,6 +10,7 @@ use super::list::list_rooms;
 use super::store::Store;
 use super::tools::{BookingTool, TOOLS};
 use crate::engine::{App, Call, CallError, Done, Msg, Reply, ServerInfo, ToolEntry};
+use crate::typed::Tools as _;
 
 /// A floor of rooms and the way to where their bookings live, as an [`App`].
 pub struct BookingApp<'r, L: Link> {

@@ -5,51 +5,18 @@ use heapless::{String, Vec};
 use super::answer::{complete, fail, Text, UNREADABLE};
 use super::floor::{Floor, Mask, Room};
 use super::link::{Desk, Link};
-use super::read::{find, int, required, slot, text, Unreadable};
+use super::read::slot;
 use super::report::{Booked, Earliest, NotBooked, RoomQuestion, Taken, TooSmall, UnknownRoom};
 use super::store::{holder, Commit, NewBooking, StoreError};
-use super::tools::BOOK_ARGS;
+use super::tools::BookArgs;
 use super::vacancy::free_at;
 use crate::engine::{Call, CallError, Done, Elicited, Msg, Reply};
-use crate::limits::{MAX_DAY_ARG, MAX_ROOMS, MAX_ROOM_HINT, MAX_ROOM_ID, UTF8_MAX};
+use crate::limits::MAX_ROOMS;
 use crate::mrtr::{Choice, Field, FieldKind, Form, Question};
-use crate::wire::json::Value;
+use crate::typed::{Args as _, Scratch};
 use crate::wire::write::Num;
 
 const ROOM_KEY: &str = "room";
-
-/// `book_room`'s arguments.
-struct BookArgs<'s> {
-    day: &'s str,
-    hour: i64,
-    room_hint: Option<&'s str>,
-    room_id: Option<&'s str>,
-    attendees: Option<u16>,
-}
-
-/// Where `book_room`'s string arguments are decoded when they hold escapes.
-struct BookBufs {
-    day: [u8; MAX_DAY_ARG],
-    room_hint: [u8; MAX_ROOM_HINT * UTF8_MAX],
-    room_id: [u8; MAX_ROOM_ID * UTF8_MAX],
-}
-
-impl<'s> BookArgs<'s> {
-    /// Reads checked arguments.
-    fn read(sent: Option<Value<'s>>, b: &'s mut BookBufs) -> Result<Self, Unreadable> {
-        let mut found = [None; BOOK_ARGS.len()];
-        find(sent, BOOK_ARGS, &mut found)?;
-        // In BOOK_ARGS' order.
-        let [day, hour, room_hint, room_id, attendees] = found;
-        Ok(BookArgs {
-            day: required(text(day, &mut b.day))?,
-            hour: required(int(hour))?,
-            room_hint: text(room_hint, &mut b.room_hint)?,
-            room_id: text(room_id, &mut b.room_id)?,
-            attendees: int(attendees)?,
-        })
-    }
-}
 
 /// Books the room `call` names or hints at for the slot it names, asking which room first if
 /// the hint fits more than one.
@@ -59,12 +26,8 @@ pub(super) async fn book_room<L: Link>(
     call: &Call<'_>,
     reply: Reply<'_, '_>,
 ) -> Result<Done, CallError> {
-    let mut bufs = BookBufs {
-        day: [0; MAX_DAY_ARG],
-        room_hint: [0; MAX_ROOM_HINT * UTF8_MAX],
-        room_id: [0; MAX_ROOM_ID * UTF8_MAX],
-    };
-    let Ok(args) = BookArgs::read(call.args, &mut bufs) else {
+    let mut scratch = [0; BookArgs::SCRATCH];
+    let Ok(args) = BookArgs::read(call.args, &mut Scratch::new(&mut scratch)) else {
         return Ok(fail(reply, &Text(UNREADABLE)));
     };
     let Some(slot) = slot(args.day, args.hour) else {

@@ -3,13 +3,12 @@
 use super::answer::{complete, fail, Text, UNREADABLE};
 use super::floor::Floor;
 use super::link::{Desk, Link};
-use super::read::{find, required, text};
 use super::report::{BookingRef, Cancelled, Described};
 use super::store::{holder, Status};
-use super::tools::CANCEL_ARGS;
+use super::tools::CancelArgs;
 use crate::engine::{Call, CallError, Done, Elicited, Msg, Reply};
-use crate::limits::{MAX_BOOKING_ID_ARG, UTF8_MAX};
 use crate::mrtr::{Field, FieldKind, Form, Question};
+use crate::typed::{Args as _, Scratch};
 
 const CONFIRM_KEY: &str = "confirm";
 
@@ -20,13 +19,10 @@ pub(super) async fn cancel_booking<L: Link>(
     call: &Call<'_>,
     reply: Reply<'_, '_>,
 ) -> Result<Done, CallError> {
-    let mut buf = [0; MAX_BOOKING_ID_ARG * UTF8_MAX];
-    let mut found = [None; CANCEL_ARGS.len()];
-    let read = find(call.args, CANCEL_ARGS, &mut found).and_then(|()| {
-        let [booking_id] = found;
-        required(text(booking_id, &mut buf))
-    });
-    let Ok(booking_id) = read else {
+    let mut scratch = [0; CancelArgs::SCRATCH];
+    let Ok(CancelArgs { booking_id }) =
+        CancelArgs::read(call.args, &mut Scratch::new(&mut scratch))
+    else {
         return Ok(fail(reply, &Text(UNREADABLE)));
     };
     let id = booking_id.strip_prefix("bk_").and_then(|n| n.parse().ok());

@@ -3,35 +3,12 @@
 use super::answer::{complete, fail, Text, UNREADABLE};
 use super::floor::Floor;
 use super::link::{Desk, Link};
-use super::read::{find, int, slot, text, Unreadable};
+use super::read::slot;
 use super::report::RoomList;
-use super::tools::LIST_ARGS;
+use super::tools::ListArgs;
 use super::vacancy::free_at;
 use crate::engine::{Call, CallError, Done, Reply};
-use crate::limits::MAX_DAY_ARG;
-use crate::wire::json::Value;
-
-/// `list_rooms`'s arguments.
-struct ListArgs<'s> {
-    day: Option<&'s str>,
-    hour: Option<i64>,
-    attendees: Option<u16>,
-}
-
-impl<'s> ListArgs<'s> {
-    /// Reads checked arguments (`day` decoded into `buf` when it holds escapes).
-    fn read(sent: Option<Value<'s>>, buf: &'s mut [u8; MAX_DAY_ARG]) -> Result<Self, Unreadable> {
-        let mut found = [None; LIST_ARGS.len()];
-        find(sent, LIST_ARGS, &mut found)?;
-        // In LIST_ARGS' order.
-        let [day, hour, attendees] = found;
-        Ok(ListArgs {
-            day: text(day, buf)?,
-            hour: int(hour)?,
-            attendees: int(attendees)?,
-        })
-    }
-}
+use crate::typed::{Args as _, Scratch};
 
 /// Lists the rooms with enough seats and, given a day and hour, which of them are free.
 pub(super) async fn list_rooms<L: Link>(
@@ -40,8 +17,8 @@ pub(super) async fn list_rooms<L: Link>(
     call: &Call<'_>,
     reply: Reply<'_, '_>,
 ) -> Result<Done, CallError> {
-    let mut buf = [0; MAX_DAY_ARG];
-    let Ok(args) = ListArgs::read(call.args, &mut buf) else {
+    let mut scratch = [0; ListArgs::SCRATCH];
+    let Ok(args) = ListArgs::read(call.args, &mut Scratch::new(&mut scratch)) else {
         return Ok(fail(reply, &Text(UNREADABLE)));
     };
     let people = args.attendees.unwrap_or(0);

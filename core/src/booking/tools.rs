@@ -1,127 +1,86 @@
-//! The booking tools' table: `book_room`, `cancel_booking` and `list_rooms` as `tools/list`
-//! shows them, and the argument tables every call is checked against.
+//! The booking tools, each declared once: `book_room`, `cancel_booking` and `list_rooms` as
+//! `tools/list` shows them, and their arguments (the schemas, the checks every call runs
+//! first, and the typed reads), on the derives of `redmark-macros`.
 
-use crate::engine::{Arg, ArgKind, ToolEntry, ToolInfo};
+use redmark_macros::{Args, Tools};
+
+use crate::engine::ToolEntry;
 use crate::limits::{MAX_BOOKING_ID_ARG, MAX_ROOM_HINT, MAX_ROOM_ID};
-use crate::mrtr::TextFormat;
+use crate::typed::Tools as _;
 
 /// One of the booking tools.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Tools)]
 pub enum BookingTool {
-    /// `book_room`.
+    /// Books a meeting room for one hour that has not started yet (server clock, UTC;
+    /// unchecked if unset). Give an exact room_id, or a room_hint in the user's words; if the
+    /// hint fits more than one room the user is asked which.
+    #[tool(name = "book_room", title = "Book a room", args = BookArgs)]
+    #[tool(idempotent, salient = all, answers_need_state)]
     BookRoom,
-    /// `cancel_booking`.
+    /// Cancels one of your bookings after asking you to confirm.
+    #[tool(name = "cancel_booking", title = "Cancel a booking", args = CancelArgs)]
+    #[tool(destructive, idempotent, salient = all, answers_need_state)]
     CancelBooking,
-    /// `list_rooms`.
+    /// Lists the rooms with their seats; with day and hour, says which are free (none once
+    /// that hour has started).
+    #[tool(name = "list_rooms", title = "List rooms", args = ListArgs)]
+    #[tool(read_only, idempotent)]
     ListRooms,
 }
 
 /// The booking tools, in `tools/list` order.
-pub const TOOLS: &[ToolEntry<BookingTool>] = &[
-    ToolEntry {
-        info: ToolInfo {
-            name: "book_room",
-            title: "Book a room",
-            description: "Books a meeting room for one hour that has not started yet (server clock, \
-                UTC; unchecked if unset). Give an exact room_id, or a room_hint in the user's words; \
-                if the hint fits more than one room the user is asked which.",
-            input_schema: r#"{"type":"object","properties":{"day":{"type":"string","format":"date","description":"Day, YYYY-MM-DD (UTC, the server's clock)"},"hour":{"type":"integer","minimum":0,"maximum":23,"description":"Start hour of the one-hour slot, 0-23 UTC"},"room_hint":{"type":"string","maxLength":64,"description":"The room in the user's words, e.g. \"the big room\""},"room_id":{"type":"string","maxLength":24,"description":"An exact room id from list_rooms"},"attendees":{"type":"integer","minimum":1,"maximum":1000,"description":"People expected; rooms too small are not offered"}},"required":["day","hour"],"additionalProperties":false}"#,
-            read_only: false,
-            destructive: false,
-            idempotent: true,
-            salient: Some(&["day", "hour", "room_hint", "room_id", "attendees"]),
-            answers_need_state: true,
-            param_headers: &[],
-        },
-        tool: BookingTool::BookRoom,
-    },
-    ToolEntry {
-        info: ToolInfo {
-            name: "cancel_booking",
-            title: "Cancel a booking",
-            description: "Cancels one of your bookings after asking you to confirm.",
-            input_schema: r#"{"type":"object","properties":{"booking_id":{"type":"string","maxLength":16,"description":"The booking, e.g. \"bk_1\""}},"required":["booking_id"],"additionalProperties":false}"#,
-            read_only: false,
-            destructive: true,
-            idempotent: true,
-            salient: Some(&["booking_id"]),
-            answers_need_state: true,
-            param_headers: &[],
-        },
-        tool: BookingTool::CancelBooking,
-    },
-    ToolEntry {
-        info: ToolInfo {
-            name: "list_rooms",
-            title: "List rooms",
-            description: "Lists the rooms with their seats; with day and hour, says which are free \
-                (none once that hour has started).",
-            input_schema: r#"{"type":"object","properties":{"day":{"type":"string","format":"date","description":"Day, YYYY-MM-DD (UTC, the server's clock)"},"hour":{"type":"integer","minimum":0,"maximum":23,"description":"Start hour, 0-23 UTC"},"attendees":{"type":"integer","minimum":1,"maximum":1000,"description":"Only rooms with at least this many seats"}},"additionalProperties":false}"#,
-            read_only: true,
-            destructive: false,
-            idempotent: true,
-            salient: None,
-            answers_need_state: false,
-            param_headers: &[],
-        },
-        tool: BookingTool::ListRooms,
-    },
-];
+pub const TOOLS: &[ToolEntry<BookingTool>] = BookingTool::TOOLS;
 
-const fn arg(name: &'static str, required: bool, kind: ArgKind) -> Arg {
-    Arg {
-        name,
-        required,
-        kind,
-    }
+/// `book_room`'s arguments.
+#[derive(Args)]
+pub(super) struct BookArgs<'s> {
+    /// Day, YYYY-MM-DD (UTC, the server's clock)
+    #[arg(format = "date")]
+    pub(super) day: &'s str,
+    /// Start hour of the one-hour slot, 0-23 UTC
+    #[arg(min = 0, max = 23)]
+    pub(super) hour: i64,
+    /// The room in the user's words, e.g. "the big room"
+    #[arg(max_len = 64)]
+    pub(super) room_hint: Option<&'s str>,
+    /// An exact room id from list_rooms
+    #[arg(max_len = 24)]
+    pub(super) room_id: Option<&'s str>,
+    /// People expected; rooms too small are not offered
+    #[arg(min = 1, max = 1000)]
+    pub(super) attendees: Option<u16>,
 }
 
-const DAY: ArgKind = ArgKind::Text(None, Some(TextFormat::Date));
-const HOUR: ArgKind = ArgKind::Integer(0, 23);
-const PEOPLE: ArgKind = ArgKind::Integer(1, 1000);
-
-impl BookingTool {
-    /// The arguments the tool takes, as its `inputSchema` declares them (a test keeps the two
-    /// equal; descriptions live only in the schema); every call is checked against them first.
-    pub(super) fn args(self) -> &'static [Arg] {
-        match self {
-            BookingTool::BookRoom => BOOK_ARGS,
-            BookingTool::CancelBooking => CANCEL_ARGS,
-            BookingTool::ListRooms => LIST_ARGS,
-        }
-    }
+/// `cancel_booking`'s arguments.
+#[derive(Args)]
+pub(super) struct CancelArgs<'s> {
+    /// The booking, e.g. "bk_1"
+    #[arg(max_len = 16)]
+    pub(super) booking_id: &'s str,
 }
 
-pub(super) const BOOK_ARGS: &[Arg] = &[
-    arg("day", true, DAY),
-    arg("hour", true, HOUR),
-    arg(
-        "room_hint",
-        false,
-        ArgKind::Text(Some(MAX_ROOM_HINT as u16), None),
-    ),
-    arg(
-        "room_id",
-        false,
-        ArgKind::Text(Some(MAX_ROOM_ID as u16), None),
-    ),
-    arg("attendees", false, PEOPLE),
-];
-pub(super) const CANCEL_ARGS: &[Arg] = &[arg(
-    "booking_id",
-    true,
-    ArgKind::Text(Some(MAX_BOOKING_ID_ARG as u16), None),
-)];
-pub(super) const LIST_ARGS: &[Arg] = &[
-    arg("day", false, DAY),
-    arg("hour", false, HOUR),
-    arg("attendees", false, PEOPLE),
-];
+/// `list_rooms`'s arguments.
+#[derive(Args)]
+pub(super) struct ListArgs<'s> {
+    /// Day, YYYY-MM-DD (UTC, the server's clock)
+    #[arg(format = "date")]
+    pub(super) day: Option<&'s str>,
+    /// Start hour, 0-23 UTC
+    #[arg(min = 0, max = 23)]
+    pub(super) hour: Option<i64>,
+    /// Only rooms with at least this many seats
+    #[arg(min = 1, max = 1000)]
+    pub(super) attendees: Option<u16>,
+}
+
+// The schemas' lengths are literals (they are written at compile time): they are the limits.
+const _: () = assert!(MAX_ROOM_HINT == 64 && MAX_ROOM_ID == 24 && MAX_BOOKING_ID_ARG == 16);
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mrtr::FieldKind;
+    use crate::engine::Arg;
+    use crate::mrtr::{FieldKind, TextFormat};
     use serde_json::{json, Value};
 
     /// The schema a field table says, in the shape the tools' `inputSchema` literals use.

@@ -5,7 +5,7 @@
 use core::fmt::{self, Write};
 
 use crate::limits::MAX_ARG_NAME;
-use crate::mrtr::{Field, FieldKind, Invalid, Reason, TextFormat};
+use crate::mrtr::{Choice, Field, FieldKind, Invalid, Reason, TextFormat};
 use crate::wire::echo::quoted;
 use crate::wire::json::Value;
 
@@ -27,6 +27,10 @@ pub enum ArgKind {
     Text(Option<u16>, Option<TextFormat>),
     /// An integer between `minimum` and `maximum`.
     Integer(i32, i32),
+    /// `true` or `false`.
+    Boolean,
+    /// One of these options (a string, `oneOf` of `{const, title}`).
+    Choice(&'static [Choice<'static>]),
 }
 
 impl Arg {
@@ -42,6 +46,11 @@ impl Arg {
             ArgKind::Integer(min, max) => FieldKind::Integer {
                 min: Some(min.into()),
                 max: Some(max.into()),
+                default: None,
+            },
+            ArgKind::Boolean => FieldKind::Boolean { default: None },
+            ArgKind::Choice(options) => FieldKind::Choice {
+                options,
                 default: None,
             },
         };
@@ -81,6 +90,16 @@ pub enum ArgsInvalid<'a> {
 /// first problem is the one reported. Each argument's first occurrence is the one checked, all
 /// in one walk of `sent`.
 pub fn check<'a>(args: &'static [Arg], sent: Option<Value<'a>>) -> Result<(), ArgsInvalid<'a>> {
+    check_with(args, sent, false)
+}
+
+/// [`check`], except that with `open` (a schema without `additionalProperties: false`) names
+/// the tool does not take are let through.
+pub(crate) fn check_with<'a>(
+    args: &'static [Arg],
+    sent: Option<Value<'a>>,
+    open: bool,
+) -> Result<(), ArgsInvalid<'a>> {
     debug_assert!(
         args.iter()
             .enumerate()
@@ -94,6 +113,9 @@ pub fn check<'a>(args: &'static [Arg], sent: Option<Value<'a>>) -> Result<(), Ar
     let mut bad: Option<(usize, Reason, Value<'a>)> = None;
     for (name, value) in sent.iter().flat_map(|s| s.members()) {
         let Some((i, arg)) = args.iter().enumerate().find(|(_, a)| name.eq_str(a.name)) else {
+            if open {
+                continue;
+            }
             return Err(ArgsInvalid::Unknown {
                 name,
                 suggestion: suggest(name, args),

@@ -22,6 +22,7 @@ pub use app::{
     App, CompletionRef, CompletionRequest, Completions, ParamHeader, PromptArg, PromptInfo,
     ResourceInfo, ServerInfo, TemplateInfo, ToolEntry, ToolInfo,
 };
+pub(crate) use args::check_with;
 pub use args::{Arg, ArgKind, ArgsInvalid};
 pub use call::{ArgsError, Call};
 pub use elicit::Elicited;

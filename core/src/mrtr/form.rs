@@ -70,6 +70,22 @@ pub enum FieldKind<'f> {
         /// The option to preselect.
         default: Option<&'f str>,
     },
+    /// A kind defined outside this module (a multi-select, `typed::PicksField`), linked into a
+    /// firmware only where a form uses it.
+    Shaped(&'f dyn FieldShape),
+}
+
+/// A field kind defined outside this module: its JSON type, its schema members, its check
+/// and the words for what is wrong with a value.
+pub trait FieldShape {
+    /// The JSON type of a value (`"array"`).
+    fn json_type(&self) -> &'static str;
+    /// Writes the schema's members after `type`, `title` and `description`.
+    fn write_members(&self, w: &mut Writer<'_>);
+    /// Checks one value.
+    fn check(&self, v: Value<'_>) -> Result<(), Reason>;
+    /// What is wrong, after the quoted value ("picks more than 2"), for a reason of `check`.
+    fn problem(&self, reason: Reason, f: &mut dyn fmt::Write) -> fmt::Result;
 }
 
 /// One option of a [`FieldKind::Choice`].
@@ -79,6 +95,12 @@ pub struct Choice<'f> {
     pub value: &'f str,
     /// What the user sees.
     pub title: &'f dyn fmt::Display,
+}
+
+impl fmt::Debug for Choice<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Choice({:?})", self.value)
+    }
 }
 
 /// String formats form mode allows.
@@ -124,6 +146,10 @@ pub enum Reason {
     AboveMaximum,
     /// Not one of the options offered.
     NotOffered,
+    /// Fewer picks than `minItems`.
+    TooFew,
+    /// More picks than `maxItems`.
+    TooMany,
 }
 
 /// Why content does not match a form: the offending field, the reason, the value sent.
@@ -150,6 +176,9 @@ impl Invalid<'_, '_> {
             return f.write_str("a value is required");
         };
         quoted(f, &v)?;
+        if let FieldKind::Shaped(shape) = self.field.kind {
+            return shape.problem(self.reason, f);
+        }
         let (min, max) = self.field.kind.bounds();
         match self.reason {
             Reason::Missing | Reason::WrongType | Reason::BadFormat => {
@@ -161,6 +190,7 @@ impl Invalid<'_, '_> {
             Reason::BelowMinimum => write!(f, " is less than the minimum, {}", Num(min)),
             Reason::AboveMaximum => write!(f, " is more than the maximum, {}", Num(max)),
             Reason::NotOffered => f.write_str(" is not one of the options offered"),
+            Reason::TooFew | Reason::TooMany => f.write_str(" is not a list of the options"),
         }
     }
 }
@@ -238,6 +268,7 @@ impl Field<'_> {
             FieldKind::Text { .. } | FieldKind::Choice { .. } => "string",
             FieldKind::Integer { .. } => "integer",
             FieldKind::Boolean { .. } => "boolean",
+            FieldKind::Shaped(shape) => shape.json_type(),
         };
         w.key("type").string(ty).key("title").string(self.title);
         match (self.description, mark) {
@@ -290,17 +321,23 @@ impl Field<'_> {
             }
             FieldKind::Choice { options, default } => {
                 w.key("oneOf").begin_array();
-                for o in options {
-                    w.begin_object().key("const").string(o.value);
-                    w.key("title").string_fmt(format_args!("{}", o.title));
-                    w.end_object();
-                }
+                write_options(w, options);
                 w.end_array();
                 if let Some(d) = default {
                     w.key("default").string(d);
                 }
             }
+            FieldKind::Shaped(shape) => shape.write_members(w),
         }
+        w.end_object();
+    }
+}
+
+/// The options as `{const, title}` objects.
+pub(crate) fn write_options(w: &mut Writer<'_>, options: &[Choice<'_>]) {
+    for o in options {
+        w.begin_object().key("const").string(o.value);
+        w.key("title").string_fmt(format_args!("{}", o.title));
         w.end_object();
     }
 }
@@ -332,6 +369,7 @@ impl FieldKind<'_> {
                 !options.iter().any(|o| v.eq_str(o.value)),
                 Reason::NotOffered,
             ),
+            FieldKind::Shaped(shape) => shape.check(v),
         }
     }
 
@@ -359,6 +397,7 @@ impl FieldKind<'_> {
             FieldKind::Integer { .. } => "a whole number",
             FieldKind::Boolean { .. } => "true or false",
             FieldKind::Choice { .. } => "one of the options offered",
+            FieldKind::Shaped(_) => "a value of the field's kind",
         }
     }
 }
@@ -379,184 +418,5 @@ fn format_ok(f: TextFormat, v: Value<'_>) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::wire::json::parse;
-
-    const ROOMS: &[Choice<'static>] = &[
-        Choice {
-            value: "atrium",
-            title: &"The Atrium (24 seats)",
-        },
-        Choice {
-            value: "studio-b",
-            title: &"Studio B (12 seats)",
-        },
-    ];
-    const FIELDS: &[Field<'static>] = &[
-        Field {
-            name: "room_id",
-            title: "Room",
-            description: None,
-            required: true,
-            kind: FieldKind::Choice {
-                options: ROOMS,
-                default: None,
-            },
-        },
-        Field {
-            name: "attendees",
-            title: "Attendees",
-            description: Some("How many people"),
-            required: false,
-            kind: FieldKind::Integer {
-                min: Some(1),
-                max: Some(24),
-                default: None,
-            },
-        },
-        Field {
-            name: "email",
-            title: "Email",
-            description: None,
-            required: false,
-            kind: FieldKind::Text {
-                min_len: Some(3),
-                max_len: Some(64),
-                format: Some(TextFormat::Email),
-                default: None,
-            },
-        },
-    ];
-
-    fn form() -> Form<'static> {
-        Form {
-            message: &"Which room?",
-            fields: FIELDS,
-            mark: None,
-        }
-    }
-
-    #[test]
-    fn emits_flat_schema() {
-        let mut buf = [0u8; 1024];
-        let mut w = Writer::new(&mut buf);
-        form().write_params(&mut w);
-        let n = w.finish().unwrap();
-        let v: serde_json::Value = serde_json::from_slice(&buf[..n]).unwrap();
-        assert_eq!(v["mode"], "form");
-        assert_eq!(
-            v["requestedSchema"]["properties"]["room_id"]["oneOf"][1]["const"],
-            "studio-b"
-        );
-        assert_eq!(
-            v["requestedSchema"]["required"],
-            serde_json::json!(["room_id"])
-        );
-    }
-
-    #[test]
-    fn validates_content_and_says_why() {
-        let check = |s: &'static str| {
-            let v = parse(s.as_bytes()).unwrap();
-            form()
-                .validate(v)
-                .map_err(|e| (e.field.name, e.reason, mark(&e)))
-        };
-        use Reason::*;
-        assert!(check(r#"{"room_id":"studio-b","extra":[1]}"#).is_ok());
-        assert!(check(r#"{"room_id":"atrium","email":"a@b.example"}"#).is_ok());
-        let cases = [
-            (
-                r#"{"room_id":"moon"}"#,
-                "room_id",
-                NotOffered,
-                "Room: 'moon' is not one of the options offered.",
-            ),
-            (r#"{}"#, "room_id", Missing, "Room: a value is required."),
-            (
-                r#"{"room_id":"atrium","attendees":25}"#,
-                "attendees",
-                AboveMaximum,
-                "Attendees: 25 is more than the maximum, 24.",
-            ),
-            (
-                r#"{"room_id":"atrium","attendees":0}"#,
-                "attendees",
-                BelowMinimum,
-                "Attendees: 0 is less than the minimum, 1.",
-            ),
-            (
-                r#"{"room_id":"atrium","attendees":"3"}"#,
-                "attendees",
-                WrongType,
-                "Attendees: '3' is not a whole number.",
-            ),
-            (
-                r#"{"room_id":"atrium","email":"a@b"}"#,
-                "email",
-                BadFormat,
-                "Email: 'a@b' is not an email address.",
-            ),
-            (
-                r#"{"room_id":"atrium","email":true}"#,
-                "email",
-                WrongType,
-                "Email: true is not an email address.",
-            ),
-            (
-                r#"{"room_id":"atrium","email":"ab"}"#,
-                "email",
-                TooShort,
-                "Email: 'ab' is shorter than 3 characters.",
-            ),
-        ];
-        for (content, field, reason, text) in cases {
-            assert_eq!(
-                check(content),
-                Err((field, reason, text.to_string())),
-                "{content}"
-            );
-        }
-        let long = format!(
-            r#"{{"room_id":"atrium","email":"{}@b.example"}}"#,
-            "a".repeat(80)
-        );
-        let long: &'static str = Box::leak(long.into_boxed_str());
-        let (_, reason, text) = check(long).unwrap_err();
-        assert_eq!(reason, TooLong);
-        assert!(
-            text.contains(&format!("'{}…' is longer than 64", "a".repeat(64))),
-            "{text}"
-        );
-    }
-
-    fn mark(e: &Invalid<'_, '_>) -> String {
-        format!("{e}")
-    }
-
-    #[test]
-    fn a_re_ask_carries_the_red_mark() {
-        let content = parse(br#"{"room_id":"attendees","attendees":99}"#).unwrap();
-        let bad = form().validate(content).unwrap_err();
-        let marked = Form {
-            mark: Some(bad),
-            ..form()
-        };
-        let mut buf = [0u8; 1024];
-        let mut w = Writer::new(&mut buf);
-        marked.write_params(&mut w);
-        let n = w.finish().unwrap();
-        let v: serde_json::Value = serde_json::from_slice(&buf[..n]).unwrap();
-        assert_eq!(
-            v["message"],
-            "Room: 'attendees' is not one of the options offered. Which room?"
-        );
-        let props = &v["requestedSchema"]["properties"];
-        assert_eq!(
-            props["room_id"]["description"],
-            "last answer: 'attendees' is not one of the options offered"
-        );
-        assert_eq!(props["attendees"]["description"], "How many people");
-    }
-}
+#[path = "form_tests.rs"]
+mod tests;

@@ -10,6 +10,7 @@ mod form;
 mod request;
 mod responses;
 
-pub use form::{Choice, Field, FieldKind, Form, Invalid, Reason, TextFormat};
+pub(crate) use form::write_options;
+pub use form::{Choice, Field, FieldKind, FieldShape, Form, Invalid, Reason, TextFormat};
 pub use request::{Ask, Capability, InputRequest, Question};
 pub use responses::{Answer, InputResponses, ResponsesError};

@@ -1,0 +1,70 @@
+//! Tools, forms and sealed state as Rust types, with no heap: what the derives of
+//! `redmark-macros` implement (re-exported here with the default `derive` feature).
+//!
+//! - [`Args`]: a struct of a tool's arguments gives its `inputSchema` (a `&'static str`
+//!   built at compile time), the checks the engine runs before the tool, the `Mcp-Param-*`
+//!   mirroring (`#[arg(header = "Room")]`) and a zero-copy read ([`Call::read_args`]).
+//! - [`Question`]: a struct of a form's fields gives its `requestedSchema`, the checks an
+//!   answer must pass (and the red mark when it does not) and the decode of an accepted answer
+//!   ([`Reply::question`] → [`Elicited`]); [`Choices`] enums are its selects.
+//! - [`Sealed`]: a fixed-size encoding of the state a tool keeps in `requestState`, read back
+//!   only from a verified state.
+//! - [`Tools`]: an app's tool enum, one declaration per tool, gives the tool table.
+//!
+//! `core/examples/first_tool.rs` (the crate's front page) and
+//! `core/examples/extend_meeting.rs` are written on it; `docs/writing-a-tool.md` walks
+//! through it.
+//!
+//! [`Call::read_args`]: crate::engine::Call::read_args
+//! [`Reply::question`]: crate::engine::Reply::question
+
+mod args;
+mod choices;
+mod concat;
+mod number;
+mod question;
+mod sealed;
+mod tools;
+
+pub use crate::wire::format::Date;
+pub use args::{ArgValue, Args, BadArgs, Scratch, Unreadable, DATE_LEN, UNREADABLE};
+pub use choices::{Choices, Picks, PicksField, MAX_PICKS};
+pub use number::NumberField;
+pub use question::{Elicited, FieldValue, Question, Round, Text};
+pub use sealed::{Sealed, SealedBytes};
+pub use tools::Tools;
+
+#[cfg(feature = "derive")]
+pub use redmark_macros::{Args, Choices, Question, Sealed, Tools};
+
+/// What the derived code names; not an API.
+#[doc(hidden)]
+pub mod __private {
+    pub use super::args::{find, optional, required, text};
+    pub use super::concat::{as_str, join, total_len};
+    pub use super::question::field;
+    pub use super::sealed::{put_at, take_at};
+    pub use crate::engine::{Arg, ArgKind, ParamHeader, ToolEntry, ToolInfo};
+    pub use crate::limits::{MAX_STR, UTF8_MAX};
+    pub use crate::mrtr::{Choice, Field, FieldKind, TextFormat};
+    pub use crate::wire::json::Value;
+    pub use core::option::Option::{self, None, Some};
+    pub use core::result::Result::{self, Err, Ok};
+}
+
+/// `Ok(reply.fail(…))` of a formatted message, for a tool's early return:
+/// `return fail!(reply, "'{title}' can run until {limit} at most.")`.
+#[macro_export]
+macro_rules! fail {
+    ($reply:expr, $($fmt:tt)+) => {
+        ::core::result::Result::Ok($reply.fail(&$crate::engine::Msg(::core::format_args!($($fmt)+))))
+    };
+}
+
+/// `Ok(reply.complete(…))` of a formatted message: `complete!(reply, "Extended until {to}.")`.
+#[macro_export]
+macro_rules! complete {
+    ($reply:expr, $($fmt:tt)+) => {
+        ::core::result::Result::Ok($reply.complete(&$crate::engine::Msg(::core::format_args!($($fmt)+))))
+    };
+}

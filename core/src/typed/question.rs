@@ -1,0 +1,160 @@
+//! Typed questions: [`Question`] (what `#[derive(Question)]` implements), the answer types a
+//! form field may have ([`FieldValue`]), and the round trip that reads an accepted answer
+//! into the type ([`Reply::question`]).
+
+use core::fmt;
+
+use crate::engine::{Call, CallError, Done, Elicited as Raw, Reply};
+use crate::mrtr::{self, Field, Form};
+use crate::wire::json::{Chars, Kind, Value};
+
+/// A form as one struct: its fields (the `requestedSchema`, the checks an answer must pass
+/// and the red mark when it does not) and the decode of an accepted answer. Implemented by
+/// `#[derive(Question)]`.
+pub trait Question<'a>: Sized {
+    /// The `inputRequests` / `inputResponses` key it is asked under.
+    const KEY: &'static str;
+    /// Its fields, in display order.
+    const FIELDS: &'static [Field<'static>];
+    /// The answer's content as this type (it has already matched [`Question::FIELDS`]).
+    fn decode(content: Value<'a>) -> Option<Self>;
+}
+
+/// What the user did with a question: the three outcomes the spec keeps apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Elicited<T> {
+    /// Answered, with content that matches the form, read into `T`.
+    Accepted(T),
+    /// The user said no; nothing irreversible may happen.
+    Declined,
+    /// The user dismissed the operation; nothing irreversible may happen.
+    Cancelled,
+}
+
+/// Where [`Reply::question`] left the call.
+pub enum Round<'w, 'b, T> {
+    /// The user answered; the reply is still the tool's to give.
+    Answered(Elicited<T>, Reply<'w, 'b>),
+    /// Not (validly) answered yet: the question went out, red mark and all.
+    Asked(Done),
+}
+
+impl<'w, 'b> Reply<'w, 'b> {
+    /// The round trip of question `Q`: `call`'s answer read into a `Q`, or the question asked
+    /// (again) with `message` and `payload` sealed in the state. An answer that does not
+    /// match the form is asked again with the red mark (which field, and why).
+    pub fn question<'a, Q: Question<'a>>(
+        self,
+        call: &Call<'a>,
+        message: &dyn fmt::Display,
+        payload: &[u8],
+    ) -> Result<Round<'w, 'b, Q>, CallError> {
+        let question = mrtr::Question {
+            key: Q::KEY,
+            form: Form {
+                message,
+                fields: Q::FIELDS,
+                mark: None,
+            },
+        };
+        Ok(match self.elicit(call, &question, payload)? {
+            Raw::Accepted(content, reply) => {
+                let answer = Q::decode(content).ok_or(CallError::Internal(
+                    "an answer that matched its form does not decode",
+                ))?;
+                Round::Answered(Elicited::Accepted(answer), reply)
+            }
+            Raw::Declined(reply) => Round::Answered(Elicited::Declined, reply),
+            Raw::Cancelled(reply) => Round::Answered(Elicited::Cancelled, reply),
+            Raw::Asked(done) => Round::Asked(done),
+        })
+    }
+}
+
+/// A type a form field may have: `bool`, an integer, `f64`, [`Text`], a `#[derive(Choices)]` enum
+/// (single select) or [`Picks`](super::Picks) of one (multi select), in an `Option` when not
+/// required.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a form field",
+    label = "a form cannot ask for this",
+    note = "a form (MCP form elicitation) is a flat object of primitives: a field is `bool`, an integer, `f64`, `Text<'a>`, `Date`, a `#[derive(Choices)]` enum or `Picks<E>` of one, in an `Option` when not required"
+)]
+pub trait FieldValue<'a>: Sized {
+    /// The value, if it is one of this type (the form's checks have already run).
+    fn decode(v: Value<'a>) -> Option<Self>;
+}
+
+impl<'a> FieldValue<'a> for bool {
+    fn decode(v: Value<'a>) -> Option<Self> {
+        v.as_bool()
+    }
+}
+
+macro_rules! integer_fields {
+    ($($t:ty),*) => {$(
+        impl<'a> FieldValue<'a> for $t {
+            fn decode(v: Value<'a>) -> Option<Self> {
+                v.as_i64().and_then(|i| <$t>::try_from(i).ok())
+            }
+        }
+    )*};
+}
+integer_fields!(u8, u16, u32, u64, i8, i16, i32, i64);
+
+/// A text answer, borrowed from the message as it came (decoded as it is read: no copy).
+#[derive(Clone, Copy, Debug)]
+pub struct Text<'a>(Value<'a>);
+
+impl<'a> Text<'a> {
+    /// Whether the text is `s`.
+    pub fn eq_str(&self, s: &str) -> bool {
+        self.0.eq_str(s)
+    }
+
+    /// The text when it has no escapes (borrowed), else decoded into `scratch`.
+    pub fn as_str<'s>(&self, scratch: &'s mut [u8]) -> Option<&'s str>
+    where
+        'a: 's,
+    {
+        self.0.as_str(scratch)
+    }
+
+    /// Its characters, decoded.
+    pub fn chars(&self) -> Chars<'a> {
+        self.0.chars()
+    }
+}
+
+impl PartialEq<&str> for Text<'_> {
+    fn eq(&self, other: &&str) -> bool {
+        self.eq_str(other)
+    }
+}
+
+impl fmt::Display for Text<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.chars().try_for_each(|c| fmt::Write::write_char(f, c))
+    }
+}
+
+impl<'a> FieldValue<'a> for Text<'a> {
+    fn decode(v: Value<'a>) -> Option<Self> {
+        (v.kind() == Kind::String).then_some(Text(v))
+    }
+}
+
+/// A field's value: `None` when absent (an optional field).
+#[doc(hidden)]
+pub fn field<'a, T: FieldValue<'a>>(content: Value<'a>, name: &str) -> Option<Option<T>> {
+    match content.get(name) {
+        None => Some(None),
+        Some(v) => T::decode(v).map(Some),
+    }
+}
+
+impl<'a> FieldValue<'a> for crate::wire::format::Date {
+    fn decode(v: Value<'a>) -> Option<Self> {
+        let mut buf = [0u8; super::DATE_LEN];
+        crate::wire::format::date(v.as_str(&mut buf)?)
+    }
+}

@@ -1,0 +1,365 @@
+//! `#[derive(Args)]`: a struct of tool arguments to its `inputSchema` (one compile-time
+//! string), the engine's argument table, the `Mcp-Param-*` headers and a zero-copy read.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{Data, DeriveInput, Fields, Generics, Ident, Lifetime};
+
+use crate::attrs::{self, docs, each};
+use crate::json;
+use crate::types::{classify, Kind};
+
+/// One argument as declared.
+struct Arg {
+    name: String,
+    ident: Ident,
+    required: bool,
+    ty: syn::Type,
+    kind: Kind,
+    max_len: Option<i64>,
+    min: Option<i64>,
+    max: Option<i64>,
+    date: bool,
+    header: Option<String>,
+    doc: Option<String>,
+}
+
+pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
+    let mut open = false;
+    each(&input.attrs, "args", |m| {
+        if m.path.is_ident("open") {
+            open = true;
+            Ok(())
+        } else {
+            Err(attrs::unknown(m, "`open`"))
+        }
+    })?;
+    let fields = match &input.data {
+        Data::Struct(s) => match &s.fields {
+            Fields::Named(n) => n.named.iter().collect(),
+            Fields::Unit => Vec::new(),
+            Fields::Unnamed(_) => {
+                return Err(err(&input, "arguments have names: use named fields"))
+            }
+        },
+        _ => {
+            return Err(err(
+                &input,
+                "`#[derive(Args)]` goes on a struct of named fields",
+            ))
+        }
+    };
+    let args = fields
+        .into_iter()
+        .map(read_arg)
+        .collect::<syn::Result<Vec<_>>>()?;
+    let (impl_lt, ty_lt) = lifetime(&input.generics, &input)?;
+    let name = &input.ident;
+    let schema = schema(&args, open);
+    let table = args.iter().map(arg_row);
+    let names = args.iter().map(|a| &a.name);
+    let headers = args.iter().filter_map(|a| {
+        let (arg, h) = (&a.name, a.header.as_ref()?);
+        Some(quote!(__p::ParamHeader { argument: #arg, header: #h }))
+    });
+    let room = |a: &Arg| match a.max_len {
+        Some(n) => quote!(#n as usize * __p::UTF8_MAX),
+        None if a.date => quote!(10),
+        None => quote!(__p::MAX_STR),
+    };
+    let scratch = args.iter().map(|a| match a.kind {
+        Kind::Str => {
+            let r = room(a);
+            quote!(+ #r)
+        }
+        _ => quote!(),
+    });
+    let n = args.len();
+    let slots: Vec<Ident> = (0..n).map(|i| quote::format_ident!("__a{i}")).collect();
+    let inits = args.iter().zip(&slots).map(|(a, s)| {
+        let (id, ty) = (&a.ident, &a.ty);
+        if let Kind::Str = a.kind {
+            let r = room(a);
+            return if a.required {
+                quote!(#id: __p::text(#s, scratch, #r)?.ok_or(::redmark_core::typed::Unreadable)?)
+            } else {
+                quote!(#id: __p::text(#s, scratch, #r)?)
+            };
+        }
+        if a.required {
+            quote!(#id: __p::required::<#ty>(#s, scratch)?)
+        } else {
+            let inner = &classify(ty).inner;
+            quote!(#id: __p::optional::<#inner>(#s, scratch)?)
+        }
+    });
+    let body = if n == 0 {
+        quote!(let _ = (sent, scratch); __p::Ok(#name {}))
+    } else {
+        quote! {
+            let mut found = [__p::None; #n];
+            __p::find(sent, <Self as ::redmark_core::typed::Args<#impl_lt>>::ARGS, &mut found)?;
+            let [#(#slots),*] = found;
+            __p::Ok(#name { #(#inits),* })
+        }
+    };
+    let generics = if ty_lt { quote!(<#impl_lt>) } else { quote!() };
+    Ok(quote! {
+        const _: () = {
+            use ::redmark_core::typed::__private as __p;
+            impl<#impl_lt> ::redmark_core::typed::Args<#impl_lt> for #name #generics {
+                const SCHEMA: &'static str = #schema;
+                const ARGS: &'static [__p::Arg] = &[#(#table),*];
+                const NAMES: &'static [&'static str] = &[#(#names),*];
+                const HEADERS: &'static [__p::ParamHeader] = &[#(#headers),*];
+                const OPEN: bool = #open;
+                const SCRATCH: usize = 0 #(#scratch)*;
+                fn read(
+                    sent: __p::Option<__p::Value<#impl_lt>>,
+                    scratch: &mut ::redmark_core::typed::Scratch<#impl_lt>,
+                ) -> __p::Result<Self, ::redmark_core::typed::Unreadable> {
+                    #body
+                }
+            }
+        };
+    })
+}
+
+fn err(t: impl quote::ToTokens, msg: &str) -> syn::Error {
+    syn::Error::new_spanned(t, msg)
+}
+
+/// The impl's lifetime (the struct's one, or a fresh one) and whether the struct has it.
+pub fn lifetime(g: &Generics, at: &DeriveInput) -> syn::Result<(Lifetime, bool)> {
+    let lts: Vec<_> = g.lifetimes().collect();
+    if g.type_params().next().is_some() || g.const_params().next().is_some() || lts.len() > 1 {
+        return Err(err(
+            at,
+            "only one lifetime parameter (what the strings borrow) is allowed here",
+        ));
+    }
+    Ok(match lts.first() {
+        Some(l) => (l.lifetime.clone(), true),
+        None => (Lifetime::new("'__s", proc_macro2::Span::call_site()), false),
+    })
+}
+
+fn read_arg(f: &syn::Field) -> syn::Result<Arg> {
+    let ident = f.ident.clone().expect("named field");
+    let t = classify(&f.ty);
+    let mut a = Arg {
+        name: ident.to_string().trim_start_matches("r#").to_string(),
+        ident,
+        required: !t.optional,
+        ty: f.ty.clone(),
+        kind: t.kind,
+        max_len: None,
+        min: None,
+        max: None,
+        date: false,
+        header: None,
+        doc: docs(&f.attrs),
+    };
+    each(&f.attrs, "arg", |m| {
+        let key = m
+            .path
+            .get_ident()
+            .map(|i| i.to_string())
+            .unwrap_or_default();
+        match key.as_str() {
+            "max_len" => a.max_len = Some(attrs::int(m)?),
+            "min" => a.min = Some(attrs::int(m)?),
+            "max" => a.max = Some(attrs::int(m)?),
+            "header" => a.header = Some(attrs::string(m)?),
+            "format" => match attrs::string(m)?.as_str() {
+                "date" => a.date = true,
+                _ => {
+                    return Err(m.error("an argument's format is \"date\" (or use the `Date` type)"))
+                }
+            },
+            _ => {
+                return Err(attrs::unknown(
+                    m,
+                    "`max_len`, `min`, `max`, `format` and `header`",
+                ))
+            }
+        }
+        Ok(())
+    })?;
+    check_arg(&a, f)?;
+    Ok(a)
+}
+
+fn check_arg(a: &Arg, f: &syn::Field) -> syn::Result<()> {
+    let ty = &f.ty;
+    if let Some(h) = &a.header {
+        if !a.kind.is_scalar() {
+            return Err(err(
+                ty,
+                "`#[arg(header)]` mirrors a string, number or boolean argument into an \
+                 `Mcp-Param-*` header: this argument is not one (SEP-2243); drop the header",
+            ));
+        }
+        if h.is_empty() || !h.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
+            return Err(err(
+                ty,
+                "a header name is letters, digits and `-` (it follows `Mcp-Param-`)",
+            ));
+        }
+    }
+    match &a.kind {
+        Kind::Unsupported(what) => {
+            return Err(err(
+                ty,
+                &format!(
+                    "a tool argument cannot be {what}: use `&str`, an integer (u8 to i64), \
+                     `bool`, `Date` or a `#[derive(Choices)]` enum, in an `Option` when not required"
+                ),
+            ))
+        }
+        Kind::Text => return Err(err(ty, "a string argument is `&'a str` (borrowed from the call)")),
+        Kind::Float => {
+            return Err(err(
+                ty,
+                "an argument is a whole number here (`u8` to `i64`): fractions are a form field (`f64`)",
+            ))
+        }
+        Kind::Picks(_) => return Err(err(ty, "an argument picks one option: use the enum itself")),
+        _ => {}
+    }
+    let is_int = matches!(a.kind, Kind::Int(..));
+    if (a.min.is_some() || a.max.is_some()) && !is_int {
+        return Err(err(ty, "`min` and `max` bound an integer argument"));
+    }
+    if (a.max_len.is_some() || a.date) && !matches!(a.kind, Kind::Str) {
+        return Err(err(ty, "`max_len` and `format` apply to a `&str` argument"));
+    }
+    if let Kind::Int(lo, hi) = a.kind {
+        let (min, max) = (a.min.unwrap_or(lo), a.max.unwrap_or(hi));
+        if min < lo || max > hi || min > max {
+            return Err(err(ty, "the bounds do not fit the type (or min > max)"));
+        }
+        if a.min.is_none() && lo < i32::MIN.into() || a.max.is_none() && hi > i32::MAX.into() {
+            return Err(err(
+                ty,
+                "give this integer's `min` and `max` (the checks take 32-bit bounds)",
+            ));
+        }
+        if min < i32::MIN.into() || max > i32::MAX.into() {
+            return Err(err(ty, "an argument's bounds are 32-bit"));
+        }
+    }
+    Ok(())
+}
+
+/// The integer bounds an argument is checked and described with.
+fn bounds(a: &Arg) -> (i64, i64) {
+    match a.kind {
+        Kind::Int(lo, hi) => (a.min.unwrap_or(lo), a.max.unwrap_or(hi)),
+        _ => (0, 0),
+    }
+}
+
+fn arg_row(a: &Arg) -> TokenStream {
+    let (name, required) = (&a.name, a.required);
+    let kind = match &a.kind {
+        Kind::Str => {
+            let max = match a.max_len {
+                Some(n) => {
+                    let n = n as u16;
+                    quote!(__p::Some(#n))
+                }
+                None => quote!(__p::None),
+            };
+            let format = if a.date {
+                quote!(__p::Some(__p::TextFormat::Date))
+            } else {
+                quote!(__p::None)
+            };
+            quote!(__p::ArgKind::Text(#max, #format))
+        }
+        Kind::Date => quote!(__p::ArgKind::Text(
+            __p::None,
+            __p::Some(__p::TextFormat::Date)
+        )),
+        Kind::Int(..) => {
+            let (lo, hi) = bounds(a);
+            let (lo, hi) = (lo as i32, hi as i32);
+            quote!(__p::ArgKind::Integer(#lo, #hi))
+        }
+        Kind::Bool => quote!(__p::ArgKind::Boolean),
+        _ => {
+            let inner = &classify(&a.ty).inner;
+            quote!(__p::ArgKind::Choice(<#inner as ::redmark_core::typed::Choices>::OPTIONS))
+        }
+    };
+    quote!(__p::Arg { name: #name, required: #required, kind: #kind })
+}
+
+/// The schema: literal pieces, and each `Choices` enum's `oneOf` between them.
+fn schema(args: &[Arg], open: bool) -> TokenStream {
+    let mut pieces: Vec<TokenStream> = Vec::new();
+    let mut text = String::from(r#"{"type":"object","properties":{"#);
+    for (i, a) in args.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(&json::string(&a.name));
+        text.push_str(":{");
+        match &a.kind {
+            Kind::Str => {
+                text.push_str(r#""type":"string""#);
+                if let Some(n) = a.max_len {
+                    text.push_str(&format!(r#","maxLength":{n}"#));
+                }
+                if a.date {
+                    text.push_str(r#","format":"date""#);
+                }
+            }
+            Kind::Date => text.push_str(r#""type":"string","format":"date""#),
+            Kind::Int(..) => {
+                let (lo, hi) = bounds(a);
+                text.push_str(&format!(
+                    r#""type":"integer","minimum":{lo},"maximum":{hi}"#
+                ));
+            }
+            Kind::Bool => text.push_str(r#""type":"boolean""#),
+            _ => {
+                text.push_str(r#""type":"string","#);
+                pieces.push(quote!(#text));
+                let inner = &classify(&a.ty).inner;
+                pieces.push(quote!(<#inner as ::redmark_core::typed::Choices>::ONE_OF));
+                text = String::new();
+            }
+        }
+        if let Some(h) = &a.header {
+            text.push_str(&format!(r#","x-mcp-header":{}"#, json::string(h)));
+        }
+        if let Some(d) = &a.doc {
+            text.push_str(&format!(r#","description":{}"#, json::string(d)));
+        }
+        text.push('}');
+    }
+    text.push('}');
+    let required: Vec<_> = args
+        .iter()
+        .filter(|a| a.required)
+        .map(|a| json::string(&a.name))
+        .collect();
+    if !required.is_empty() {
+        text.push_str(&format!(r#","required":[{}]"#, required.join(",")));
+    }
+    if !open {
+        text.push_str(r#","additionalProperties":false"#);
+    }
+    text.push('}');
+    if pieces.is_empty() {
+        return quote!(#text);
+    }
+    pieces.push(quote!(#text));
+    quote!({
+        const PIECES: &[&str] = &[#(#pieces),*];
+        const BYTES: [u8; __p::total_len(PIECES)] = __p::join(PIECES);
+        __p::as_str(&BYTES)
+    })
+}

@@ -1,0 +1,71 @@
+//! Attribute reading shared by the derives: doc comments, and `key = value` / flag lists.
+
+use syn::meta::ParseNestedMeta;
+use syn::{Attribute, Expr, ExprLit, ExprUnary, Lit, LitStr, UnOp};
+
+/// The doc comment, its lines trimmed and joined with one space (`None`: no doc comment).
+pub fn docs(attrs: &[Attribute]) -> Option<String> {
+    let mut lines = Vec::new();
+    for a in attrs.iter().filter(|a| a.path().is_ident("doc")) {
+        if let syn::Meta::NameValue(nv) = &a.meta {
+            if let Expr::Lit(ExprLit {
+                lit: Lit::Str(s), ..
+            }) = &nv.value
+            {
+                let line = s.value();
+                let line = line.trim();
+                if !line.is_empty() {
+                    lines.push(line.to_string());
+                }
+            }
+        }
+    }
+    (!lines.is_empty()).then(|| lines.join(" "))
+}
+
+/// Runs `each` on every item of every `#[name(…)]` attribute.
+pub fn each(
+    attrs: &[Attribute],
+    name: &str,
+    mut each: impl FnMut(&ParseNestedMeta) -> syn::Result<()>,
+) -> syn::Result<()> {
+    for a in attrs.iter().filter(|a| a.path().is_ident(name)) {
+        a.parse_nested_meta(|m| each(&m))?;
+    }
+    Ok(())
+}
+
+/// `= "text"`.
+pub fn string(m: &ParseNestedMeta) -> syn::Result<String> {
+    Ok(m.value()?.parse::<LitStr>()?.value())
+}
+
+/// `= N` or `= -N`, an integer literal.
+pub fn int(m: &ParseNestedMeta) -> syn::Result<i64> {
+    let e: Expr = m.value()?.parse()?;
+    int_of(&e)
+}
+
+/// An integer literal, possibly negated.
+pub fn int_of(e: &Expr) -> syn::Result<i64> {
+    match e {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(i), ..
+        }) => i.base10_parse(),
+        Expr::Unary(ExprUnary {
+            op: UnOp::Neg(_),
+            expr,
+            ..
+        }) => Ok(-int_of(expr)?),
+        Expr::Group(g) => int_of(&g.expr),
+        _ => Err(syn::Error::new_spanned(
+            e,
+            "expected an integer literal (the schema is written at compile time)",
+        )),
+    }
+}
+
+/// The error for an item the attribute does not take.
+pub fn unknown(m: &ParseNestedMeta, takes: &str) -> syn::Error {
+    m.error(format!("unknown item: this attribute takes {takes}"))
+}
