@@ -493,6 +493,15 @@ fn cancel_confirmation_is_bound_to_its_booking() {
         .as_str()
         .unwrap()
         .contains(&bk1));
+    // The form, as the hand-built one served it before `Confirm` derived it.
+    assert_eq!(
+        r["result"]["inputRequests"]["confirm"]["params"]["requestedSchema"],
+        json!({
+            "type": "object",
+            "properties": {"confirm": {"type": "boolean", "title": "Yes, cancel it", "default": true}},
+            "required": ["confirm"]
+        })
+    );
     let state = state_of(&r);
     let yes = || Some(accept("confirm", json!({"confirm": true})));
     // Replayed onto the other booking: rejected, and bk_2 stays.

@@ -6,11 +6,15 @@ use super::link::{Desk, Link};
 use super::report::{BookingRef, Cancelled, Described};
 use super::store::{holder, Status};
 use super::tools::CancelArgs;
-use crate::engine::{Call, CallError, Done, Elicited, Msg, Reply};
-use crate::mrtr::{Field, FieldKind, Form, Question};
-use crate::typed::{Args as _, Scratch};
+use crate::engine::{Call, CallError, Done, Msg, Reply};
+use crate::typed::{Args as _, Elicited, Question, Round, Scratch};
 
-const CONFIRM_KEY: &str = "confirm";
+/// The question before the irreversible step.
+#[derive(Question)]
+struct Confirm {
+    #[field(title = "Yes, cancel it", default = true)]
+    confirm: bool,
+}
 
 /// Cancels the caller's booking `call` names, once the caller confirms.
 pub(super) async fn cancel_booking<L: Link>(
@@ -52,35 +56,17 @@ pub(super) async fn cancel_booking<L: Link>(
     }
     // The question (its message borrows formatting state that may not cross threads) is
     // gone before the store is awaited.
-    let elicited = {
+    let round = {
         let message = Msg(format_args!(
             "Cancel {}: {}?",
             BookingRef(&booking),
             Described(&booking, room)
         ));
-        let fields = [Field {
-            name: "confirm",
-            title: "Yes, cancel it",
-            description: None,
-            required: true,
-            kind: FieldKind::Boolean {
-                default: Some(true),
-            },
-        }];
-        let question = Question {
-            key: CONFIRM_KEY,
-            form: Form {
-                message: &message,
-                fields: &fields,
-                mark: None,
-            },
-        };
-        reply.elicit(call, &question, &[])?
+        reply.question::<Confirm>(call, &message, &[])?
     };
-    match elicited {
-        Elicited::Accepted(c, reply)
-            if c.get("confirm").and_then(|v| v.as_bool()) == Some(true) =>
-        {
+    match round {
+        Round::Asked(done) => Ok(done),
+        Round::Answered(Elicited::Accepted(Confirm { confirm: true }), reply) => {
             let b = store.cancel(booking.id, &booking.new.holder).await?;
             let b = b.ok_or(CallError::Internal("booking vanished"))?;
             Ok(complete(
@@ -92,15 +78,12 @@ pub(super) async fn cancel_booking<L: Link>(
                 },
             ))
         }
-        Elicited::Accepted(_, reply) | Elicited::Declined(reply) | Elicited::Cancelled(reply) => {
-            Ok(complete(
-                reply,
-                &Msg(format_args!(
-                    "Kept {}: nothing was cancelled.",
-                    BookingRef(&booking)
-                )),
-            ))
-        }
-        Elicited::Asked(done) => Ok(done),
+        Round::Answered(_, reply) => Ok(complete(
+            reply,
+            &Msg(format_args!(
+                "Kept {}: nothing was cancelled.",
+                BookingRef(&booking)
+            )),
+        )),
     }
 }
