@@ -26,8 +26,8 @@ struct Arg {
 
 pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
     let mut open = false;
-    each(&input.attrs, "args", |m| {
-        if m.path.is_ident("open") {
+    each(&input.attrs, "args", |key, m| {
+        if key == "open" {
             open = true;
             Ok(())
         } else {
@@ -160,13 +160,8 @@ fn read_arg(f: &syn::Field) -> syn::Result<Arg> {
         header: None,
         doc: docs(&f.attrs),
     };
-    each(&f.attrs, "arg", |m| {
-        let key = m
-            .path
-            .get_ident()
-            .map(|i| i.to_string())
-            .unwrap_or_default();
-        match key.as_str() {
+    each(&f.attrs, "arg", |key, m| {
+        match key {
             "max_len" => a.max_len = Some(attrs::int(m)?),
             "min" => a.min = Some(attrs::int(m)?),
             "max" => a.max = Some(attrs::int(m)?),

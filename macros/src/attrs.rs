@@ -23,14 +23,18 @@ pub fn docs(attrs: &[Attribute]) -> Option<String> {
     (!lines.is_empty()).then(|| lines.join(" "))
 }
 
-/// Runs `each` on every item of every `#[name(…)]` attribute.
+/// Runs `each` on every item of every `#[name(…)]` attribute, with the item's key (`""` for
+/// a path that is not one identifier).
 pub fn each(
     attrs: &[Attribute],
     name: &str,
-    mut each: impl FnMut(&ParseNestedMeta) -> syn::Result<()>,
+    mut each: impl FnMut(&str, &ParseNestedMeta) -> syn::Result<()>,
 ) -> syn::Result<()> {
     for a in attrs.iter().filter(|a| a.path().is_ident(name)) {
-        a.parse_nested_meta(|m| each(&m))?;
+        a.parse_nested_meta(|m| {
+            let key = m.path.get_ident().map(|i| i.to_string());
+            each(key.as_deref().unwrap_or_default(), &m)
+        })?;
     }
     Ok(())
 }

@@ -42,13 +42,11 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
         let ident = &v.ident;
         let mut value = json::snake(&ident.to_string());
         let mut title = docs(&v.attrs);
-        each(&v.attrs, "choice", |m| {
-            if m.path.is_ident("value") {
-                value = attrs::string(m)?;
-            } else if m.path.is_ident("title") {
-                title = Some(attrs::string(m)?);
-            } else {
-                return Err(attrs::unknown(m, "`value` and `title`"));
+        each(&v.attrs, "choice", |key, m| {
+            match key {
+                "value" => value = attrs::string(m)?,
+                "title" => title = Some(attrs::string(m)?),
+                _ => return Err(attrs::unknown(m, "`value` and `title`")),
             }
             Ok(())
         })?;

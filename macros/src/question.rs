@@ -28,8 +28,8 @@ struct FieldAttrs {
 
 pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
     let mut key = json::snake(&input.ident.to_string());
-    each(&input.attrs, "question", |m| {
-        if m.path.is_ident("key") {
+    each(&input.attrs, "question", |item, m| {
+        if item == "key" {
             key = attrs::string(m)?;
             Ok(())
         } else {
@@ -112,13 +112,8 @@ fn field(f: &syn::Field) -> syn::Result<(TokenStream, TokenStream)> {
     let name = ident.to_string().trim_start_matches("r#").to_string();
     let t = classify(&f.ty);
     let mut a = FieldAttrs::default();
-    each(&f.attrs, "field", |m| {
-        let key = m
-            .path
-            .get_ident()
-            .map(|i| i.to_string())
-            .unwrap_or_default();
-        match key.as_str() {
+    each(&f.attrs, "field", |key, m| {
+        match key {
             "title" => a.title = Some(attrs::string(m)?),
             "default" => a.default = Some(m.value()?.parse()?),
             "min" => {

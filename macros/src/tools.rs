@@ -39,13 +39,8 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
             return Err(syn::Error::new_spanned(v, "a tool is a unit variant"));
         }
         let mut t = Tool::default();
-        each(&v.attrs, "tool", |m| {
-            let key = m
-                .path
-                .get_ident()
-                .map(|i| i.to_string())
-                .unwrap_or_default();
-            match key.as_str() {
+        each(&v.attrs, "tool", |key, m| {
+            match key {
                 "name" => t.name = Some(attrs::string(m)?),
                 "title" => t.title = Some(attrs::string(m)?),
                 "args" => t.args = Some(m.value()?.parse()?),
