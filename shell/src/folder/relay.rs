@@ -42,6 +42,7 @@ pub async fn run(at: &Path) -> Result<Opened, String> {
     let mut inflight = InFlight::default();
     let mut stdin_open = true;
     let mut skip = None;
+    let mut undelivered = Vec::new();
     loop {
         let ended = pass(
             &mut ends,
@@ -50,12 +51,14 @@ pub async fn run(at: &Path) -> Result<Opened, String> {
             &mut inflight,
             &mut stdin_open,
             skip.take(),
+            &mut undelivered,
         )
         .await;
         let mut lost = inflight.lost();
         let told = lost.is_empty() || ends.sink.send(&mut lost).await.is_ok();
-        // Nobody left to serve: the client closed stdin (and has every answer) or stdout.
-        if ended == Ended::ClientGone || !told || !stdin_open {
+        // Nobody left to serve: the client closed stdin (and has every answer, none left to
+        // pass on) or stdout.
+        if ended == Ended::ClientGone || !told || (!stdin_open && undelivered.is_empty()) {
             return Ok(Opened::Relayed);
         }
         match reach(at, REACH_WAIT).await? {
@@ -64,7 +67,10 @@ pub async fn run(at: &Path) -> Result<Opened, String> {
                     "redmark: the process serving {} is gone; this one serves it now",
                     at.display()
                 );
+                // Read back in this order: the session's opening, the lines the old owner
+                // never got, the start of the next line.
                 ends.source.unread(&lines.take_partial());
+                ends.source.unread(&std::mem::take(&mut undelivered));
                 if let Some(r) = inflight.hello.replay() {
                     ends.source.unread(&r.lines);
                     ends.skip_answer = Some(r.answer_id);
@@ -97,7 +103,11 @@ enum Ended {
     OwnerGone,
 }
 
-/// Passes lines between stdio and one connection to the owner until either side ends.
+/// Passes lines between stdio and one connection to the owner until either side ends; sends
+/// `undelivered` (whole lines) first, and leaves in it the lines whose `\n` the owner did not
+/// get when it went. A line counts as sent to the owner (noted in [`InFlight`]) once its `\n`
+/// is written: the owner acts on whole lines only, so a line not written whole never reached
+/// it and goes to the next owner instead of being answered as lost.
 async fn pass(
     ends: &mut StdioEnds,
     conn: &mut UnixStream,
@@ -105,19 +115,19 @@ async fn pass(
     inflight: &mut InFlight,
     stdin_open: &mut bool,
     skip: Option<String>,
+    undelivered: &mut Vec<u8>,
 ) -> Ended {
     let (mut from_owner, mut to_owner) = conn.split();
     let mut stdin_chunk = vec![0u8; CHUNK];
     let mut owner_chunk = vec![0u8; CHUNK];
-    let mut outgoing: Vec<u8> = Vec::new();
-    let mut written = 0;
+    let mut outgoing = Outgoing::new(std::mem::take(undelivered));
     let mut done = Vec::new();
     let mut answers = Answers {
         skip,
         ..Answers::default()
     };
     let mut batch = Vec::new();
-    loop {
+    let ended = loop {
         let read_stdin =
             *stdin_open && outgoing.len() < MAX_TO_OWNER && inflight.len() < MAX_IN_FLIGHT;
         tokio::select! {
@@ -125,44 +135,105 @@ async fn pass(
                 Ok(0) | Err(_) => {
                     *stdin_open = false;
                     // Sent all: tell the owner; its answers still come back.
-                    if written == outgoing.len() && to_owner.shutdown().await.is_err() {
-                        return Ended::OwnerGone;
+                    if outgoing.is_empty() && to_owner.shutdown().await.is_err() {
+                        break Ended::OwnerGone;
                     }
                 }
                 Ok(n) => {
                     lines.push(&stdin_chunk[..n], &mut done);
                     for line in done.drain(..) {
-                        inflight.sent(&line);
-                        outgoing.extend_from_slice(&line);
+                        outgoing.push(&line);
                     }
                 }
             },
-            r = to_owner.write(&outgoing[written..]), if written < outgoing.len() => match r {
+            r = to_owner.write(outgoing.unwritten()), if !outgoing.is_empty() => match r {
                 Ok(n) if n > 0 => {
-                    written += n;
-                    if written == outgoing.len() {
-                        outgoing.clear();
-                        written = 0;
-                        if !*stdin_open && to_owner.shutdown().await.is_err() {
-                            return Ended::OwnerGone;
-                        }
+                    outgoing.wrote(n, inflight);
+                    if outgoing.is_empty() && !*stdin_open && to_owner.shutdown().await.is_err() {
+                        break Ended::OwnerGone;
                     }
                 }
-                _ => return Ended::OwnerGone,
+                _ => break Ended::OwnerGone,
             },
             r = from_owner.read(&mut owner_chunk) => match r {
                 Ok(0) | Err(_) if !*stdin_open && inflight.len() == 0 && outgoing.is_empty() => {
-                    return Ended::ClientGone
+                    break Ended::ClientGone
                 }
-                Ok(0) | Err(_) => return Ended::OwnerGone,
+                Ok(0) | Err(_) => break Ended::OwnerGone,
                 Ok(n) => {
                     answers.push(&owner_chunk[..n], inflight, &mut batch);
                     if !batch.is_empty() && ends.sink.send(&mut batch).await.is_err() {
-                        return Ended::ClientGone;
+                        break Ended::ClientGone;
                     }
                 }
             },
         }
+    };
+    *undelivered = outgoing.undelivered();
+    ended
+}
+
+/// Client lines on their way to the owner: whole lines, the first `written` bytes written.
+struct Outgoing {
+    bytes: Vec<u8>,
+    written: usize,
+    /// Where the first line not yet written whole starts.
+    delivered: usize,
+}
+
+impl Outgoing {
+    /// Starts with `lines` (whole lines, none of them sent yet).
+    fn new(lines: Vec<u8>) -> Self {
+        Outgoing {
+            bytes: lines,
+            written: 0,
+            delivered: 0,
+        }
+    }
+
+    /// Queues one whole line (with its `\n`).
+    fn push(&mut self, line: &[u8]) {
+        self.bytes.extend_from_slice(line);
+    }
+
+    /// Bytes queued and not yet written.
+    fn len(&self) -> usize {
+        self.bytes.len() - self.written
+    }
+
+    /// Nothing left to write.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// What to write next.
+    fn unwritten(&self) -> &[u8] {
+        &self.bytes[self.written..]
+    }
+
+    /// Notes `n` more bytes written; each line now written whole is noted in `inflight`.
+    fn wrote(&mut self, n: usize, inflight: &mut InFlight) {
+        self.written += n;
+        while let Some(end) = self.bytes[self.delivered..self.written]
+            .iter()
+            .position(|b| *b == b'\n')
+        {
+            let end = self.delivered + end + 1;
+            inflight.sent(&self.bytes[self.delivered..end]);
+            self.delivered = end;
+        }
+        if self.written == self.bytes.len() {
+            self.bytes.clear();
+            self.written = 0;
+            self.delivered = 0;
+        }
+    }
+
+    /// The lines the owner did not get whole (a line it got part of included: it never acted
+    /// on it).
+    fn undelivered(mut self) -> Vec<u8> {
+        self.bytes.drain(..self.delivered);
+        self.bytes
     }
 }
 
@@ -227,6 +298,30 @@ mod tests {
         a.push(b"\"result\":{}}\n", &mut f, &mut out);
         assert_eq!(out, b"{\"id\":2,\"result\":{}}\n");
         assert_eq!(f.len(), 0);
+    }
+
+    #[test]
+    fn a_line_counts_as_sent_once_written_whole_and_the_rest_goes_to_the_next_owner() {
+        let mut f = InFlight::default();
+        let mut o = Outgoing::new(b"{\"id\":1,\"method\":\"a\"}\n".to_vec());
+        o.push(b"{\"id\":2,\"method\":\"a\"}\n");
+        o.push(b"{\"id\":3,\"method\":\"a\"}\n");
+        o.wrote(5, &mut f);
+        assert_eq!(f.len(), 0, "half a line is not in flight");
+        o.wrote(30, &mut f);
+        assert_eq!(f.len(), 1);
+        assert_eq!(o.len(), 3 * 22 - 35, "the write goes on mid-line");
+        let rest = o.undelivered();
+        assert_eq!(
+            rest, b"{\"id\":2,\"method\":\"a\"}\n{\"id\":3,\"method\":\"a\"}\n",
+            "the partly written line and the next, whole"
+        );
+        let mut o = Outgoing::new(rest);
+        let all = o.len();
+        o.wrote(all, &mut f);
+        assert!(o.is_empty());
+        assert_eq!(f.len(), 3);
+        assert!(o.undelivered().is_empty());
     }
 
     #[test]
