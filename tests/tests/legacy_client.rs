@@ -5,6 +5,7 @@
 //! a pushed question has none) or `--decline q1` / `--cancel q1`. Over stdio and over
 //! Streamable HTTP (a 2025-11-25 session with `Mcp-Session-Id`; questions on the POST's stream).
 
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -78,7 +79,7 @@ impl HttpPeer {
             .and_then(|l| l.local_addr())
             .expect("a free port")
             .port();
-        let child = Command::new(dir().join("venv/bin/python"))
+        let mut child = Command::new(dir().join("venv/bin/python"))
             .arg(script("legacy_server.py"))
             .args(["http", &port.to_string()])
             .stdout(Stdio::null())
@@ -86,7 +87,10 @@ impl HttpPeer {
             .spawn()
             .expect("start the Python server");
         let deadline = Instant::now() + WAIT;
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        while !answers_http(port) {
+            if let Ok(Some(st)) = child.try_wait() {
+                panic!("the Python server exited ({st}): is port {port} taken?");
+            }
             assert!(
                 Instant::now() < deadline,
                 "the Python server did not listen"
@@ -98,6 +102,25 @@ impl HttpPeer {
             url: format!("http://127.0.0.1:{port}/mcp"),
         }
     }
+}
+
+/// Whether the Python server (uvicorn) answers HTTP on `port`. A bare connect is not enough:
+/// while nothing listens, a connect to a port in the ephemeral range can meet itself (TCP
+/// simultaneous open, when the kernel picks that same port as the source), and a process left
+/// from an earlier test may hold the port (then Python cannot bind it and exits).
+fn answers_http(port: u16) -> bool {
+    let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
+    let mut head = Vec::new();
+    s.write_all(b"GET / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        .is_ok()
+        && s.take(4096).read_to_end(&mut head).is_ok()
+        && head.starts_with(b"HTTP/")
+        && String::from_utf8_lossy(&head)
+            .to_ascii_lowercase()
+            .contains("server: uvicorn")
 }
 
 impl Drop for HttpPeer {
