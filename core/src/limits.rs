@@ -9,7 +9,8 @@ pub const MAX_ID: usize = 128;
 /// Scratch for one decoded (unescaped) string: method, version, tool name, hint.
 pub const MAX_STR: usize = 256;
 /// Smallest output buffer the engine writes into; smaller ones are refused. Every error
-/// (id up to [`MAX_ID`], echoes cut to 64 characters) and every booking result fits.
+/// (id up to [`MAX_ID`], echoes cut to 64 characters) and every booking result fits, but for
+/// a full `list_bookings` page ([`LIST_OUT`]).
 pub const MIN_OUT: usize = 1024;
 /// Recommended output buffer for hosts with memory to spare.
 pub const OUT: usize = 8 * 1024;
@@ -47,6 +48,12 @@ pub const MAX_ROOM_HINT: usize = 64;
 /// Longest `booking_id` argument, in characters (the `cancel_booking` schema's `maxLength`;
 /// `bk_` and a `u32` is 13).
 pub const MAX_BOOKING_ID_ARG: usize = 16;
+/// Most bookings one `list_bookings` page lists (the rest follow with `after`): a working
+/// day of one room.
+pub const MAX_LISTED: usize = 8;
+/// Output buffer a full `list_bookings` page of the default floor fits (with an id of up to
+/// [`MAX_ID`] bytes); with a smaller one, a full page is the engine's "does not fit" error.
+pub const LIST_OUT: usize = 2 * 1024;
 /// Most UTF-8 bytes one character takes: a text argument of at most N characters (JSON
 /// Schema's `maxLength` counts characters) is read into N × this many bytes.
 pub const UTF8_MAX: usize = 4;

@@ -46,6 +46,9 @@ fn thousands_of_mixed_messages_allocate_nothing() {
         format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{{{META}}}}}"#),
         format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"list_rooms","arguments":{{"day":"2026-09-24","hour":9}},{META}}}}}"#),
         format!(r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"2026-13-17","hour":9}},{META}}}}}"#),
+        // The caller's bookings, a page, and the page after bk_3 (the store fills as it runs).
+        format!(r#"{{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{{"name":"list_bookings","arguments":{{}},{META}}}}}"#),
+        format!(r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"list_bookings","arguments":{{"day":"2026-10-01","after":"bk_3"}},{META}}}}}"#),
         r#"{"jsonrpc":"2.0","id":5,"method":"initialize","params":{}}"#.into(),
         r#"{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"_meta":{}}}"#.into(),
         r#"[1,2,3]"#.into(),

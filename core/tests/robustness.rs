@@ -331,6 +331,9 @@ impl Store for BrokenStore {
     fn occupant(&self, _: &str, _: Slot) -> Result<Option<Booking>, StoreError> {
         Err(StoreError::Io)
     }
+    fn next_held(&self, _: &Holder, _: Slot, _: &str) -> Result<Option<Booking>, StoreError> {
+        Err(StoreError::Io)
+    }
     fn cancel(&mut self, _: u32, _: &Holder) -> Result<Option<Booking>, StoreError> {
         Err(StoreError::Io)
     }

@@ -192,6 +192,43 @@ fn cancelled_on_one_replayed_on_another_is_one_cancellation() {
     );
 }
 
+/// Bookings made on two instances are listed on the third, earliest first, each page asked
+/// of another instance (the database's order, room ids byte by byte).
+#[test]
+#[cfg_attr(not(pg_tools), ignore = "PostgreSQL is not installed")]
+fn your_bookings_are_listed_page_by_page_on_any_instance() {
+    let pg = Cluster::start();
+    let s = instances(&pg, 3);
+    let mut booked = Vec::new();
+    for (i, (hour, room)) in [(9, "atrium"), (9, "nook"), (10, "atrium")]
+        .into_iter()
+        .cycle()
+        .take(3)
+        .chain((11..21).map(|h| (h, "studio-b")))
+        .enumerate()
+    {
+        let on = s[i % 2].0.http[0];
+        let (id, ..) = booking(&post(on, &book(i as u64, "2099-09-01", hour, room)));
+        booked.push(id);
+    }
+    let mut seen = Vec::new();
+    let mut args = json!({"day": "2099-09-01"});
+    for page in 0..booked.len() {
+        let r = post(
+            s[page % 3].0.http[0],
+            &tool_call(1, "list_bookings", args.clone(), false),
+        );
+        let got = &r["result"]["structuredContent"];
+        let ids = got["bookings"].as_array().unwrap_or_else(|| panic!("{r}"));
+        seen.extend(ids.iter().map(|b| b["id"].as_str().unwrap().to_owned()));
+        let Some(next) = got["next"].as_str() else {
+            break;
+        };
+        args["after"] = json!(next);
+    }
+    assert_eq!(seen, booked, "{NO_PG}");
+}
+
 /// Acknowledged bookings: id → (room, day, hour).
 type Acked = BTreeMap<String, (String, String, u64)>;
 

@@ -47,7 +47,8 @@
 use embedded_storage::nor_flash::NorFlash;
 use heapless::Vec;
 use redmark_core::booking::{
-    Booking, BookingId, Commit, Day, Holder, NewBooking, RoomId, Slot, Status, Store, StoreError,
+    next_held_in, Booking, BookingId, Commit, Day, Holder, NewBooking, RoomId, Slot, Status, Store,
+    StoreError,
 };
 use redmark_core::limits::MAX_ROOM_ID;
 use redmark_core::seal::Nonce;
@@ -452,6 +453,10 @@ impl<F: NorFlash, const N: usize> Store for FlashStore<F, N> {
         Ok(self.bookings().find(held).cloned())
     }
 
+    fn next_held(&self, holder: &Holder, slot: Slot, room: &str) -> Result<Option<Booking>, StoreError> {
+        Ok(next_held_in(self.bookings(), holder, slot, room).cloned())
+    }
+
     fn cancel(&mut self, id: BookingId, holder: &Holder) -> Result<Option<Booking>, StoreError> {
         let theirs = |(b, _): &(Booking, u32)| b.id == id && b.new.holder == *holder;
         let Some(i) = self.bookings.iter().position(theirs) else { return Ok(None) };
@@ -479,6 +484,9 @@ impl<F: NorFlash, const N: usize> Store for &mut FlashStore<F, N> {
     }
     fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
         (**self).occupant(room, slot)
+    }
+    fn next_held(&self, holder: &Holder, slot: Slot, room: &str) -> Result<Option<Booking>, StoreError> {
+        (**self).next_held(holder, slot, room)
     }
     fn cancel(&mut self, id: BookingId, holder: &Holder) -> Result<Option<Booking>, StoreError> {
         (**self).cancel(id, holder)

@@ -368,6 +368,24 @@ fn a_clean_run_matches_the_ram_store() {
     assert_eq!(store.epoch(), 5);
     let active = store.bookings().filter(|b| b.status == Status::Active).count();
     assert_eq!(active, mem.bookings().iter().filter(|b| b.status == Status::Active).count());
+    // Each holder's bookings, walked after the reboot, as the RAM store walks them.
+    for holder in [[0; 8], [1; 8], [7; 8]] {
+        assert_eq!(held(&store, holder), held(&mem, holder), "holder {holder:?}");
+    }
+    assert!(!held(&store, [1; 8]).is_empty());
+}
+
+/// A holder's active bookings as `next_held` walks them from the start: (slot, room) each.
+fn held(s: &impl Store, holder: Holder) -> Vec<(Slot, RoomId)> {
+    let first = Slot { day: Day { year: 2000, month: 1, day: 1 }, hour: 0 };
+    let mut walked: Vec<(Slot, RoomId)> = Vec::new();
+    while let Some(b) = {
+        let (slot, room) = walked.last().cloned().unwrap_or((first, RoomId::new()));
+        s.next_held(&holder, slot, &room).unwrap()
+    } {
+        walked.push((b.new.slot, b.new.room));
+    }
+    walked
 }
 
 #[test]

@@ -7,6 +7,8 @@ use super::cancel::cancel_booking;
 use super::floor::Floor;
 use super::link::{Desk, Immediate, Link};
 use super::list::list_rooms;
+#[cfg(feature = "list-bookings")]
+use super::mine::list_bookings;
 use super::store::Store;
 use super::tools::{BookingTool, TOOLS};
 use crate::engine::{App, Call, CallError, Done, Msg, Reply, ServerInfo, ToolEntry};
@@ -73,6 +75,8 @@ impl<L: Link> App for BookingApp<'_, L> {
             BookingTool::BookRoom => book_room(self.floor, &self.desk, call, reply).await,
             BookingTool::CancelBooking => cancel_booking(self.floor, &self.desk, call, reply).await,
             BookingTool::ListRooms => list_rooms(self.floor, &self.desk, call, reply).await,
+            #[cfg(feature = "list-bookings")]
+            BookingTool::ListBookings => list_bookings(self.floor, &self.desk, call, reply).await,
         }
     }
 }

@@ -7,7 +7,8 @@ use super::report::{BookingRef, Cancelled, Described};
 use super::store::{holder, Status};
 use super::tools::CancelArgs;
 use crate::engine::{Call, CallError, Done, Msg, Reply};
-use crate::typed::{Args as _, Elicited, Question, Round, Scratch};
+use crate::typed::{Args as _, Elicited, Round, Scratch};
+use redmark_macros::Question;
 
 /// The question before the irreversible step.
 #[derive(Question)]

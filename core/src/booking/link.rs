@@ -23,6 +23,9 @@ pub enum StoreOp {
     MadeBy(Holder, Nonce),
     /// [`Store::occupant`].
     Occupant(RoomId, Slot),
+    /// [`Store::next_held`].
+    #[cfg(feature = "list-bookings")]
+    NextHeld(Holder, Slot, RoomId),
 }
 
 impl StoreOp {
@@ -39,6 +42,10 @@ impl StoreOp {
             StoreOp::Get(id) => Outcome::Booking(store.get(*id)),
             StoreOp::MadeBy(holder, nonce) => Outcome::Booking(store.made_by(holder, nonce)),
             StoreOp::Occupant(room, slot) => Outcome::Booking(store.occupant(room, *slot)),
+            #[cfg(feature = "list-bookings")]
+            StoreOp::NextHeld(holder, slot, room) => {
+                Outcome::Booking(store.next_held(holder, *slot, room))
+            }
         }
     }
 }
@@ -231,6 +238,18 @@ impl<L: Link> Desk<L> {
     pub async fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
         let room = RoomId::try_from(room).map_err(|_| StoreError::Io)?;
         self.booking(StoreOp::Occupant(room, slot)).await
+    }
+
+    /// [`Store::next_held`].
+    #[cfg(feature = "list-bookings")]
+    pub async fn next_held(
+        &self,
+        holder: &Holder,
+        slot: Slot,
+        room: &str,
+    ) -> Result<Option<Booking>, StoreError> {
+        let room = RoomId::try_from(room).map_err(|_| StoreError::Io)?;
+        self.booking(StoreOp::NextHeld(*holder, slot, room)).await
     }
 
     async fn booking(&self, op: StoreOp) -> Result<Option<Booking>, StoreError> {

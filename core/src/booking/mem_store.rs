@@ -3,7 +3,9 @@
 use heapless::Vec;
 
 use super::slot::Slot;
-use super::store::{Booking, BookingId, Commit, Holder, NewBooking, Status, Store, StoreError};
+use super::store::{
+    next_held_in, Booking, BookingId, Commit, Holder, NewBooking, Status, Store, StoreError,
+};
 use crate::seal::Nonce;
 
 /// Up to `N` bookings in RAM.
@@ -59,6 +61,15 @@ impl<const N: usize> Store for MemStore<N> {
         let held =
             |b: &&Booking| b.status == Status::Active && b.new.room == room && b.new.slot == slot;
         Ok(self.bookings.iter().find(held).cloned())
+    }
+
+    fn next_held(
+        &self,
+        holder: &Holder,
+        slot: Slot,
+        room: &str,
+    ) -> Result<Option<Booking>, StoreError> {
+        Ok(next_held_in(&self.bookings, holder, slot, room).cloned())
     }
 
     fn cancel(&mut self, id: BookingId, holder: &Holder) -> Result<Option<Booking>, StoreError> {

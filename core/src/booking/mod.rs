@@ -1,6 +1,6 @@
 //! Room booking: the floor, the store (a [`Store`] answering at once, or a [`Link`] the host
-//! answers later), and the `book_room`, `cancel_booking` and
-//! `list_rooms` tools, hosted by the panel and the desktop alike.
+//! answers later), and the `book_room`, `cancel_booking`, `list_rooms` and `list_bookings`
+//! tools, hosted by the panel and the desktop alike.
 
 mod answer;
 mod app;
@@ -10,6 +10,8 @@ mod floor;
 mod link;
 mod list;
 mod mem_store;
+#[cfg(feature = "list-bookings")]
+mod mine;
 mod pending;
 mod read;
 mod report;
@@ -25,6 +27,6 @@ pub use mem_store::MemStore;
 pub use pending::{resume, run, step, Answered, Ask, Asked, Pending, Step};
 pub use slot::{Day, Slot, CLOCK_SET_FROM};
 pub use store::{
-    Booking, BookingId, Commit, Holder, NewBooking, RoomId, Status, Store, StoreError,
+    next_held_in, Booking, BookingId, Commit, Holder, NewBooking, RoomId, Status, Store, StoreError,
 };
 pub use tools::{BookingTool, TOOLS};

@@ -34,6 +34,9 @@ pub enum Pending {
     MadeBy(Ask<(Holder, Nonce), Result<Option<Booking>, StoreError>>),
     /// Read who holds a room at a slot.
     Occupant(Ask<(RoomId, Slot), Result<Option<Booking>, StoreError>>),
+    /// Read a holder's first active booking after a slot and room.
+    #[cfg(feature = "list-bookings")]
+    NextHeld(Ask<(Holder, Slot, RoomId), Result<Option<Booking>, StoreError>>),
 }
 
 /// One operation `Q` waiting for its outcome `A`; only [`Ask::answer`] makes the [`Answered`]
@@ -97,6 +100,8 @@ impl Pending {
             StoreOp::Get(id) => Pending::Get(Ask::new(id, asked)),
             StoreOp::MadeBy(h, n) => Pending::MadeBy(Ask::new((h, n), asked)),
             StoreOp::Occupant(r, s) => Pending::Occupant(Ask::new((r, s), asked)),
+            #[cfg(feature = "list-bookings")]
+            StoreOp::NextHeld(h, s, r) => Pending::NextHeld(Ask::new((h, s, r), asked)),
         }
     }
 
@@ -114,6 +119,8 @@ impl Pending {
             Pending::Get(a) => (StoreOp::Get(a.op), a.asked),
             Pending::MadeBy(a) => (StoreOp::MadeBy(a.op.0, a.op.1), a.asked),
             Pending::Occupant(a) => (StoreOp::Occupant(a.op.0, a.op.1), a.asked),
+            #[cfg(feature = "list-bookings")]
+            Pending::NextHeld(a) => (StoreOp::NextHeld(a.op.0, a.op.1, a.op.2), a.asked),
         };
         let write = op.is_write();
         (op, Asked { asked, write })

@@ -54,7 +54,12 @@ impl fmt::Display for RoomQuestion<'_> {
 }
 
 fn write_booking(w: &mut Writer<'_>, b: &Booking, room: Option<&Room<'_>>) {
-    w.key("booking").begin_object();
+    w.key("booking");
+    write_booking_object(w, b, room);
+}
+
+fn write_booking_object(w: &mut Writer<'_>, b: &Booking, room: Option<&Room<'_>>) {
+    w.begin_object();
     w.key("id").string_fmt(format_args!("{}", BookingRef(b)));
     w.key("room_id").string(&b.new.room);
     if let Some(r) = room {
@@ -309,6 +314,65 @@ impl Report for RoomList<'_> {
             w.end_object();
         }
         w.end_array().end_object();
+    }
+}
+
+/// A page of the caller's bookings (`list_bookings`).
+#[cfg(feature = "list-bookings")]
+pub(super) struct Mine<'a, 'r> {
+    pub(super) floor: Floor<'r>,
+    pub(super) page: &'a [Booking],
+    /// The one day asked about.
+    pub(super) day: Option<super::slot::Day>,
+    /// Whether this page continues an earlier one (`after`).
+    pub(super) continued: bool,
+    /// Whether more bookings follow the page.
+    pub(super) more: bool,
+}
+
+#[cfg(feature = "list-bookings")]
+impl Report for Mine<'_, '_> {
+    fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+        match (self.page.is_empty(), self.day, self.continued) {
+            (true, _, true) => return f.write_str("You have no more bookings."),
+            (true, Some(d), _) => return write!(f, "You have no bookings on {d}."),
+            (true, None, _) => return f.write_str("You have no bookings still to come."),
+            (false, _, true) => f.write_str("More of your bookings:")?,
+            (false, Some(d), _) => write!(f, "Your bookings on {d}:")?,
+            (false, None, _) => f.write_str("Your bookings still to come:")?,
+        }
+        for b in self.page {
+            let room = self.floor.by_id(&b.new.room);
+            write!(f, "\n{} — {}", BookingRef(b), Described(b, room))?;
+        }
+        match self.page.last() {
+            Some(last) if self.more => write!(
+                f,
+                "\nMore follow: call list_bookings again with after={}{}.",
+                BookingRef(last),
+                if self.day.is_some() {
+                    " and the same day"
+                } else {
+                    ""
+                }
+            ),
+            _ => Ok(()),
+        }
+    }
+    fn has_structured(&self) -> bool {
+        true
+    }
+    fn structured(&self, w: &mut Writer<'_>) {
+        w.begin_object().key("bookings").begin_array();
+        for b in self.page {
+            write_booking_object(w, b, self.floor.by_id(&b.new.room));
+        }
+        w.end_array();
+        if let Some(last) = self.page.last().filter(|_| self.more) {
+            w.key("next")
+                .string_fmt(format_args!("{}", BookingRef(last)));
+        }
+        w.end_object();
     }
 }
 

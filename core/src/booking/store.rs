@@ -119,10 +119,34 @@ pub trait Store {
     fn made_by(&self, holder: &Holder, nonce: &Nonce) -> Result<Option<Booking>, StoreError>;
     /// The active booking holding `room` at `slot`.
     fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError>;
+    /// The first active booking `holder` holds after (`slot`, `room`), in (slot, room id)
+    /// order, the order of [`Store::occupant`]'s key: asked again from the booking it returns,
+    /// it walks the holder's bookings one at a time (`room` `""` starts at `slot` itself).
+    fn next_held(
+        &self,
+        holder: &Holder,
+        slot: Slot,
+        room: &str,
+    ) -> Result<Option<Booking>, StoreError>;
     /// Marks booking `id` cancelled if `holder` holds it (idempotent); returns it as it now
     /// stands, or `None` when `holder` holds no booking `id` (the store, not only the tool,
     /// refuses anyone else's).
     fn cancel(&mut self, id: BookingId, holder: &Holder) -> Result<Option<Booking>, StoreError>;
+}
+
+/// [`Store::next_held`] over bookings kept in any order (a store that holds them all in RAM).
+pub fn next_held_in<'a>(
+    bookings: impl IntoIterator<Item = &'a Booking>,
+    holder: &Holder,
+    slot: Slot,
+    room: &str,
+) -> Option<&'a Booking> {
+    let after = (slot, room);
+    bookings
+        .into_iter()
+        .filter(|b| b.status == Status::Active && b.new.holder == *holder)
+        .filter(|b| (b.new.slot, b.new.room.as_str()) > after)
+        .min_by_key(|b| (b.new.slot, b.new.room.as_str()))
 }
 
 /// Who holds what `principal` books: the first 8 bytes of SHA-256 of it.

@@ -1,5 +1,5 @@
-//! The booking tools, each declared once: `book_room`, `cancel_booking` and `list_rooms` as
-//! `tools/list` shows them, and their arguments (the schemas, the checks every call runs
+//! The booking tools, each declared once: `book_room`, `cancel_booking`, `list_rooms` and
+//! `list_bookings` as `tools/list` shows them, and their arguments (the schemas, the checks every call runs
 //! first, and the typed reads), on the derives of `redmark-macros`.
 
 use redmark_macros::{Args, Tools};
@@ -26,6 +26,12 @@ pub enum BookingTool {
     #[tool(name = "list_rooms", title = "List rooms", args = ListArgs)]
     #[tool(read_only, idempotent)]
     ListRooms,
+    /// Lists your bookings, earliest first: those of one day, or those still to come (from
+    /// the hour under way on); a long list comes a page at a time.
+    #[cfg(feature = "list-bookings")]
+    #[tool(name = "list_bookings", title = "List your bookings", args = MineArgs)]
+    #[tool(read_only, idempotent)]
+    ListBookings,
 }
 
 /// The booking tools, in `tools/list` order.
@@ -71,6 +77,18 @@ pub(super) struct ListArgs<'s> {
     /// Only rooms with at least this many seats
     #[arg(min = 1, max = 1000)]
     pub(super) attendees: Option<u16>,
+}
+
+/// `list_bookings`' arguments.
+#[cfg(feature = "list-bookings")]
+#[derive(Args)]
+pub(super) struct MineArgs<'s> {
+    /// Only this day, YYYY-MM-DD (UTC); without it, the bookings still to come
+    #[arg(format = "date")]
+    pub(super) day: Option<&'s str>,
+    /// The next page: the booking the last page ended with (its "next"), e.g. "bk_7"
+    #[arg(max_len = 16)]
+    pub(super) after: Option<&'s str>,
 }
 
 // The schemas' lengths are literals (they are written at compile time): they are the limits.
@@ -128,6 +146,8 @@ mod tests {
             BookingTool::BookRoom,
             BookingTool::CancelBooking,
             BookingTool::ListRooms,
+            #[cfg(feature = "list-bookings")]
+            BookingTool::ListBookings,
         ];
         for t in all {
             assert_eq!(TOOLS.iter().filter(|e| e.tool == t).count(), 1, "{t:?}");

@@ -47,6 +47,14 @@ impl<S: Store + Send + 'static> SharedStore for Locked<S> {
     fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
         self.with(|s| s.occupant(room, slot))
     }
+    fn next_held(
+        &self,
+        holder: &Holder,
+        slot: Slot,
+        room: &str,
+    ) -> Result<Option<Booking>, StoreError> {
+        self.with(|s| s.next_held(holder, slot, room))
+    }
     fn write_group(&self, writes: &[Write]) -> Vec<Written> {
         writes
             .iter()
@@ -215,6 +223,14 @@ mod tests {
         }
         fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
             SharedStore::occupant(&self.0, room, slot)
+        }
+        fn next_held(
+            &self,
+            h: &Holder,
+            slot: Slot,
+            room: &str,
+        ) -> Result<Option<Booking>, StoreError> {
+            SharedStore::next_held(&self.0, h, slot, room)
         }
         fn write_group(&self, writes: &[Write]) -> Vec<Written> {
             self.1.fetch_add(1, Ordering::SeqCst);

@@ -27,6 +27,9 @@ impl SharedStore for Gated {
     fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
         self.store.occupant(room, slot)
     }
+    fn next_held(&self, h: &Holder, slot: Slot, room: &str) -> Result<Option<Booking>, StoreError> {
+        self.store.next_held(h, slot, room)
+    }
     fn write_group(&self, writes: &[Write]) -> Vec<Written> {
         let _ = self
             .open

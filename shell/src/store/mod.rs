@@ -72,6 +72,13 @@ pub trait SharedStore: Send + Sync + 'static {
     fn made_by(&self, holder: &Holder, nonce: &Nonce) -> Result<Option<Booking>, StoreError>;
     /// [`redmark_core::booking::Store::occupant`].
     fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError>;
+    /// [`redmark_core::booking::Store::next_held`].
+    fn next_held(
+        &self,
+        holder: &Holder,
+        slot: Slot,
+        room: &str,
+    ) -> Result<Option<Booking>, StoreError>;
     /// Applies `writes` in order, each decided as if alone after the ones before it, and makes
     /// them durable before returning; one outcome per write, in order.
     fn write_group(&self, writes: &[Write]) -> Vec<Written>;
@@ -83,6 +90,7 @@ pub trait SharedStore: Send + Sync + 'static {
             StoreOp::Get(id) => self.get(*id),
             StoreOp::MadeBy(holder, nonce) => self.made_by(holder, nonce),
             StoreOp::Occupant(room, slot) => self.occupant(room, *slot),
+            StoreOp::NextHeld(holder, slot, room) => self.next_held(holder, *slot, room),
             StoreOp::Commit(_) | StoreOp::Cancel(..) => Err(StoreError::Io),
         }))
     }

@@ -177,6 +177,17 @@ impl Store for PgStore {
         self.booking(Op::Occupant(room, slot))
     }
 
+    fn next_held(
+        &self,
+        holder: &Holder,
+        slot: Slot,
+        room: &str,
+    ) -> Result<Option<Booking>, StoreError> {
+        // The room comes from a stored booking (or is empty), so it fits.
+        let room = RoomId::try_from(room).map_err(|_| StoreError::Io)?;
+        self.booking(Op::NextHeld(*holder, slot, room))
+    }
+
     fn cancel(&mut self, id: BookingId, holder: &Holder) -> Result<Option<Booking>, StoreError> {
         self.booking(Op::Cancel(id, *holder))
     }
@@ -197,6 +208,15 @@ impl SharedStore for PgStore {
 
     fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
         Store::occupant(self, room, slot)
+    }
+
+    fn next_held(
+        &self,
+        holder: &Holder,
+        slot: Slot,
+        room: &str,
+    ) -> Result<Option<Booking>, StoreError> {
+        Store::next_held(self, holder, slot, room)
     }
 
     fn write_group(&self, writes: &[Write]) -> Vec<Written> {
@@ -231,6 +251,7 @@ impl SharedStore for PgStore {
             StoreOp::Get(id) => Op::Get(*id),
             StoreOp::MadeBy(holder, nonce) => Op::MadeBy(*holder, *nonce),
             StoreOp::Occupant(room, slot) => Op::Occupant(room.clone(), *slot),
+            StoreOp::NextHeld(holder, slot, room) => Op::NextHeld(*holder, *slot, room.clone()),
             StoreOp::Commit(_) | StoreOp::Cancel(..) => {
                 return Reading::Now(Outcome::Booking(Err(StoreError::Io)))
             }

@@ -28,6 +28,20 @@ CREATE TABLE IF NOT EXISTS redmark_bookings (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS redmark_bookings_held
     ON redmark_bookings (room, day, hour) WHERE NOT cancelled;
+CREATE INDEX IF NOT EXISTS redmark_bookings_mine
+    ON redmark_bookings (holder, day, hour, room COLLATE \"C\") WHERE NOT cancelled;
+";
+
+/// A holder's first active booking after a (day, hour, room) in that order, room ids compared
+/// byte by byte (`COLLATE "C"`, as every other store orders them, whatever the database's
+/// collation); `redmark_bookings_mine` serves it.
+pub(super) const NEXT_HELD_SQL: &str = "
+SELECT id, room, to_char(day, 'YYYY-MM-DD'), hour, attendees, holder, nonce, cancelled
+    FROM redmark_bookings
+    WHERE holder = $1 AND NOT cancelled
+    AND (day, hour, room COLLATE \"C\") > ($2::text::date, $3::int2, $4::text COLLATE \"C\")
+    ORDER BY day, hour, room COLLATE \"C\"
+    LIMIT 1
 ";
 
 /// The columns of a booking, in the order [`decode`] reads them.
@@ -86,6 +100,7 @@ pub(super) struct Conn {
     pub(super) get: Statement,
     pub(super) made_by: Statement,
     pub(super) occupant: Statement,
+    pub(super) next_held: Statement,
     pub(super) cancel: Statement,
 }
 
@@ -110,6 +125,7 @@ impl Conn {
                     "room = $1 AND day = $2::text::date AND hour = $3 AND NOT cancelled",
                 ))
                 .await?,
+            next_held: client.prepare(NEXT_HELD_SQL).await?,
             cancel: client
                 .prepare(&format!(
                     "UPDATE redmark_bookings SET cancelled = true WHERE id = $1 AND holder = $2 \

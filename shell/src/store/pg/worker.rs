@@ -32,6 +32,7 @@ pub(super) enum Op {
     Get(BookingId),
     MadeBy(Holder, Nonce),
     Occupant(RoomId, Slot),
+    NextHeld(Holder, Slot, RoomId),
     Cancel(BookingId, Holder),
 }
 
@@ -216,6 +217,7 @@ pub(super) async fn transact(
         get: &conn.get,
         made_by: &conn.made_by,
         occupant: &conn.occupant,
+        next_held: &conn.next_held,
         cancel: &conn.cancel,
     };
     let rest = try_join_all(
@@ -308,6 +310,7 @@ pub(super) struct Prepared<'a> {
     get: &'a Statement,
     made_by: &'a Statement,
     occupant: &'a Statement,
+    next_held: &'a Statement,
     cancel: &'a Statement,
 }
 
@@ -329,6 +332,17 @@ pub(super) async fn run(
             .query(
                 s.occupant,
                 &[&room.as_str(), &slot.day.to_string(), &i16::from(slot.hour)],
+            )
+            .await?),
+        Op::NextHeld(holder, slot, room) => one(tx
+            .query(
+                s.next_held,
+                &[
+                    &&holder[..],
+                    &slot.day.to_string(),
+                    &i16::from(slot.hour),
+                    &room.as_str(),
+                ],
             )
             .await?),
         Op::Cancel(id, holder) => one(tx.query(s.cancel, &[&i64::from(*id), &&holder[..]]).await?),

@@ -57,6 +57,7 @@ mod open;
 mod overlay;
 mod tables;
 
+use std::ops::Bound;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -180,6 +181,36 @@ impl SharedStore for RedbStore {
         })
     }
 
+    /// Walks the active bookings (`held`, in (slot, room) order) from just after (`slot`,
+    /// `room`) to the first of `holder`'s: each step reads one booking, so a page costs the
+    /// bookings of others between the holder's, and nothing at all is kept between calls.
+    fn next_held(
+        &self,
+        holder: &Holder,
+        slot: Slot,
+        room: &str,
+    ) -> Result<Option<Booking>, StoreError> {
+        self.guarded("reading a holder's bookings", |db| {
+            let tx = db.begin_read().map_err(fault)?;
+            let held = tx.open_table(HELD).map_err(fault)?;
+            let t = tx.open_table(BOOKINGS).map_err(fault)?;
+            let from = held_key(room, slot);
+            let after = (Bound::Excluded(&from[..]), Bound::Unbounded);
+            for entry in held.range::<&[u8]>(after).map_err(fault)? {
+                let id = entry.map_err(fault)?.1.value();
+                let b = load(&t, id)?.ok_or_else(|| {
+                    corrupt(format_args!(
+                        "a slot is held by booking {id}, which is missing"
+                    ))
+                })?;
+                if b.new.holder == *holder {
+                    return Ok(Some(b));
+                }
+            }
+            Ok(None)
+        })
+    }
+
     /// One write transaction and one fsync for the whole group. A storage fault while deciding
     /// any write aborts the transaction: every write of the group then fails, none is made.
     fn write_group(&self, writes: &[Write]) -> Vec<Written> {
@@ -231,6 +262,15 @@ impl Store for RedbStore {
 
     fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
         SharedStore::occupant(self, room, slot)
+    }
+
+    fn next_held(
+        &self,
+        holder: &Holder,
+        slot: Slot,
+        room: &str,
+    ) -> Result<Option<Booking>, StoreError> {
+        SharedStore::next_held(self, holder, slot, room)
     }
 
     fn cancel(&mut self, id: BookingId, holder: &Holder) -> Result<Option<Booking>, StoreError> {
