@@ -3,7 +3,7 @@
 
 import { McpClient, McpFailure, resultText } from './mcp.js';
 import { el, renderFields, firstControl } from './form.js';
-import { FloorView, OwnBookings, todayUtc } from './floor.js';
+import { FloorView, todayUtc } from './floor.js';
 
 /** Wire log entries kept, and characters shown of each. */
 const MAX_WIRE_ENTRIES = 60;
@@ -12,7 +12,6 @@ const TOKEN_KEY = 'redmark.token';
 
 const $ = (id) => document.getElementById(id);
 const client = new McpClient('/mcp');
-const own = new OwnBookings();
 let tools = [];
 let toolForm = null;
 let floor = null;
@@ -122,7 +121,7 @@ async function runTool(name, args) {
   try {
     const result = await client.callTool(name, args, makeAsker());
     show(name, result);
-    await remember(name, args, result);
+    await remember(name, result);
   } catch (e) {
     $('ask').hidden = true;
     $('ask-forms').replaceChildren();
@@ -147,17 +146,12 @@ function show(name, result) {
   else say(text);
 }
 
-/** Keeps the floor and the remembered bookings in step with what a call did. */
-async function remember(name, args, result) {
+/** Keeps the floor in step with what a call did (on the day it booked). */
+async function remember(name, result) {
   const s = result.structuredContent || {};
   let day = $('day').value;
-  if (name === 'book_room' && s.booked && s.booking) {
-    if (s.booking.status === 'active') own.add(s.booking);
-    day = s.booking.day;
-  }
-  if (name === 'cancel_booking' && s.booking && s.booking.status === 'cancelled') own.remove(s.booking.id);
-  if (name === 'cancel_booking' && result.isError && /no booking .* of yours/.test(resultText(result))) own.remove(args.booking_id);
-  if (floor && name !== 'list_rooms') {
+  if (name === 'book_room' && s.booked && s.booking) day = s.booking.day;
+  if (floor && name !== 'list_rooms' && name !== 'list_bookings') {
     $('day').value = day;
     await refreshFloor();
   }
@@ -198,7 +192,6 @@ async function useToken(token) {
   client.token = token || null;
   if (token) sessionStorage.setItem(TOKEN_KEY, token);
   else sessionStorage.removeItem(TOKEN_KEY);
-  await own.use(client.token);
   $('who').textContent = token
     ? 'Using the bearer token you pasted (kept in this tab only).'
     : 'Anonymous: no token sent. A server on this machine without --tokens lets you in as is.';
@@ -275,7 +268,8 @@ async function connect() {
   pickTool();
   say('Connected.');
   if (tools.some((t) => t.name === 'list_rooms') && tools.some((t) => t.name === 'book_room')) {
-    floor = floor || new FloorView(client, own, $('grid'), {
+    floor = floor || new FloorView(client, $('grid'), {
+      listsBookings: tools.some((t) => t.name === 'list_bookings'),
       onBook: (room, day, hour) => runTool('book_room', { day, hour, room_id: room.id }),
       onCancel: (b) => runTool('cancel_booking', { booking_id: b.id }),
     });

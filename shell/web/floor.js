@@ -1,13 +1,13 @@
 // The floor at a glance: a day of rooms × hours (free, booked, yours, past) read with the
-// booking tools' list_rooms, and the bookings this user made, remembered per principal.
+// booking tools: list_rooms says what is free, list_bookings which of the rest are yours.
 
 import { el } from './form.js';
 
 /** The first and last start hour (UTC) the day view shows. */
 export const FIRST_HOUR = 7;
 export const LAST_HOUR = 20;
-/** Bookings remembered per principal at most (the oldest are forgotten first). */
-const MAX_REMEMBERED = 200;
+/** Pages of list_bookings read for one day at most (a server's page is 8 bookings). */
+const MAX_PAGES = 50;
 
 const hh = (h) => `${String(h).padStart(2, '0')}:00`;
 
@@ -23,45 +23,14 @@ function started(day, hour) {
 }
 
 /**
- * The bookings this user made (from book_room results), kept in localStorage under a key
- * naming the principal (anonymous, or a SHA-256 prefix of the token, never the token), so
- * another tab of the same user knows them too. The server remains the judge: a remembered
- * booking whose slot list_rooms shows free is forgotten.
+ * The day view: renders into `root`, calls `onBook(room, day, hour)` / `onCancel(booking)`.
+ * `listsBookings`: the server has list_bookings (else no cell is marked yours).
  */
-export class OwnBookings {
-  constructor() { this.key = null; this.memory = []; }
-
-  /** Chooses whose bookings these are. */
-  async use(token) {
-    if (!token) { this.key = 'redmark.own.anonymous'; return; }
-    if (!(globalThis.crypto && crypto.subtle)) { this.key = null; this.memory = []; return; }
-    const d = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token)));
-    this.key = `redmark.own.${Array.from(d.slice(0, 8), (b) => b.toString(16).padStart(2, '0')).join('')}`;
-  }
-
-  all() {
-    if (!this.key) return this.memory;
-    try { return JSON.parse(localStorage.getItem(this.key) || '[]'); } catch { return []; }
-  }
-
-  save(list) {
-    const kept = list.slice(-MAX_REMEMBERED);
-    if (!this.key) { this.memory = kept; return; }
-    try { localStorage.setItem(this.key, JSON.stringify(kept)); } catch { this.memory = kept; }
-  }
-
-  add(b) { this.save([...this.all().filter((o) => o.id !== b.id), { id: b.id, room_id: b.room_id, day: b.day, hour: b.hour }]); }
-
-  remove(id) { this.save(this.all().filter((o) => o.id !== id)); }
-
-  at(day, hour, room) { return this.all().find((o) => o.day === day && o.hour === hour && o.room_id === room); }
-}
-
-/** The day view: renders into `root`, calls `onBook(room, day, hour)` / `onCancel(booking)`. */
 export class FloorView {
-  constructor(client, own, root, { onBook, onCancel }) {
-    Object.assign(this, { client, own, root, onBook, onCancel });
+  constructor(client, root, { onBook, onCancel, listsBookings }) {
+    Object.assign(this, { client, root, onBook, onCancel, listsBookings });
     this.rooms = null;
+    this.mine = new Map();
   }
 
   /** Reads the rooms and each hour of `day`, then draws the grid. Throws McpFailure. */
@@ -72,18 +41,30 @@ export class FloorView {
     }
     const hours = [];
     for (let h = FIRST_HOUR; h <= LAST_HOUR; h++) hours.push(h);
-    const free = await Promise.all(hours.map(async (hour) => {
+    const [free, mine] = await Promise.all([Promise.all(hours.map(async (hour) => {
       if (started(day, hour)) return null;
       const r = await this.client.callTool('list_rooms', { day, hour }, noQuestions);
-      if (r.isError) throw new Error((r.content || []).map((c) => c.text).join(' '));
+      if (r.isError) throw new Error(resultText(r));
       return new Map(((r.structuredContent && r.structuredContent.rooms) || []).map((x) => [x.id, x.free]));
-    }));
-    // A remembered booking whose slot is free again was cancelled elsewhere: forget it.
-    for (const o of this.own.all()) {
-      const i = hours.indexOf(o.hour);
-      if (o.day === day && i >= 0 && free[i] && free[i].get(o.room_id) === true) this.own.remove(o.id);
-    }
+    })), this.yours(day)]);
+    this.mine = mine;
     this.draw(day, hours, free);
+  }
+
+  /** The caller's bookings on `day`, as the server lists them: "hour room" → booking. */
+  async yours(day) {
+    const mine = new Map();
+    if (!this.listsBookings) return mine;
+    const args = { day };
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const r = await this.client.callTool('list_bookings', args, noQuestions);
+      if (r.isError) throw new Error(resultText(r));
+      const s = r.structuredContent || {};
+      for (const b of s.bookings || []) mine.set(`${b.hour} ${b.room_id}`, b);
+      if (!s.next) break;
+      args.after = s.next;
+    }
+    return mine;
   }
 
   draw(day, hours, free) {
@@ -101,7 +82,7 @@ export class FloorView {
     const at = `${room.name} at ${hh(hour)}`;
     if (!free) return el('td', { class: 'past', 'data-room': room.id, 'data-hour': hour, 'data-state': 'past' }, el('span', { class: 'sr', text: `${at}: past` }), el('span', { 'aria-hidden': 'true', text: '–' }));
     const state = free.get(room.id);
-    const mine = this.own.at(day, hour, room.id);
+    const mine = this.mine.get(`${hour} ${room.id}`);
     const td = (s, ...kids) => el('td', { class: s, 'data-room': room.id, 'data-hour': hour, 'data-state': s }, ...kids);
     if (state === true) {
       const b = el('button', { type: 'button', class: 'cell free', 'aria-label': `Book ${at} on ${day} (free)`, text: 'Free' });
@@ -117,7 +98,12 @@ export class FloorView {
   }
 }
 
-/** list_rooms never asks; if a server's did, the page would say so rather than hang. */
+/** A tool result's text, in one line. */
+function resultText(r) {
+  return (r.content || []).map((c) => c.text).join(' ');
+}
+
+/** list_rooms and list_bookings never ask; if a server's did, the page would say so rather than hang. */
 function noQuestions() {
-  return Promise.resolve(null).then(() => { throw new Error('list_rooms asked a question; the floor view cannot answer it.'); });
+  return Promise.resolve(null).then(() => { throw new Error('The server asked a question to show the floor; the floor view cannot answer it.'); });
 }

@@ -185,7 +185,8 @@ fn book_pick_mark_decline_cancel_and_a_second_tab() {
     wait_cell(&b, "studio-b", 9, "own");
     wait_cell(&b, "atrium", 9, "free");
     assert_eq!(free_rooms(addr, 9), ["atrium", "nook"]);
-    // A booking made by another client: the page did not make it, so it shows as booked.
+    // A booking made by another client of the same user: the page did not make it, but the
+    // server lists it as theirs (list_bookings), so it is theirs to cancel here too.
     let other = post_mcp(
         addr,
         &tool_call(
@@ -198,7 +199,7 @@ fn book_pick_mark_decline_cancel_and_a_second_tab() {
     );
     assert_eq!(other.json()["result"]["structuredContent"]["booked"], true);
     b.click(&b.find("#show-day"));
-    wait_cell(&b, "atrium", 14, "booked");
+    wait_cell(&b, "atrium", 14, "own");
     wait_cell(&b, "studio-b", 9, "own");
     shot(&b, Some("#floor"), "grid.png");
 
@@ -305,7 +306,8 @@ fn a_pasted_token_signs_in_and_stays_in_the_tab() {
     const TOKEN: &str = "alice-token-0123456789";
     let data = TempDir::new("web-token");
     let file = data.path().join("tokens.toml");
-    std::fs::write(&file, format!("alice = \"{TOKEN}\"\n")).unwrap();
+    const BOB: &str = "bob-token-0123456789ab";
+    std::fs::write(&file, format!("alice = \"{TOKEN}\"\nbob = \"{BOB}\"\n")).unwrap();
     let s = Server::start(
         &["--http", "127.0.0.1:0", "--tokens", file.to_str().unwrap()],
         data.path(),
@@ -330,6 +332,31 @@ fn a_pasted_token_signs_in_and_stays_in_the_tab() {
     assert_eq!(stored, json!([TOKEN, false]));
     b.refresh();
     wait_cell(&b, "nook", 9, "own");
+    // Bob's booking is booked, not Alice's; hers made elsewhere (not on this page) is hers.
+    for (n, (token, room)) in [(BOB, "atrium"), (TOKEN, "studio-b")]
+        .into_iter()
+        .enumerate()
+    {
+        let call = tool_call(
+            n as u64 + 1,
+            "book_room",
+            json!({"day": DAY, "hour": 10, "room_id": room}),
+            false,
+        );
+        let r = post_mcp(
+            s.http[0],
+            &call,
+            &[("Authorization", &format!("Bearer {token}"))],
+        );
+        assert_eq!(
+            r.json()["result"]["structuredContent"]["booked"],
+            true,
+            "{room}"
+        );
+    }
+    b.click(&b.find("#show-day"));
+    wait_cell(&b, "studio-b", 10, "own");
+    wait_cell(&b, "atrium", 10, "booked");
     // Forgotten: the next request is refused, in words.
     b.click(&b.find("#forget"));
     b.click(&b.find("#show-day"));
