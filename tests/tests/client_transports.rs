@@ -366,7 +366,10 @@ fn tools_lists_schemas() {
         .iter()
         .map(|t| t["name"].as_str().unwrap().to_owned())
         .collect();
-    assert_eq!(names, ["book_room", "cancel_booking", "list_rooms", "list_bookings"]);
+    assert_eq!(
+        names,
+        ["book_room", "cancel_booking", "list_rooms", "list_bookings"]
+    );
     assert_eq!(v[0]["inputSchema"]["type"], "object");
     let out = redmark(&["tools".to_string()]);
     assert!(
