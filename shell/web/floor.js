@@ -2,6 +2,7 @@
 // booking tools: list_rooms says what is free, list_bookings which of the rest are yours.
 
 import { el } from './form.js';
+import { resultText } from './mcp.js';
 
 /** The first and last start hour (UTC) the day view shows. */
 export const FIRST_HOUR = 7;
@@ -96,11 +97,6 @@ export class FloorView {
     }
     return td('booked', el('span', { class: 'sr', text: `${at}: ` }), 'Booked');
   }
-}
-
-/** A tool result's text, in one line. */
-function resultText(r) {
-  return (r.content || []).map((c) => c.text).join(' ');
 }
 
 /** list_rooms and list_bookings never ask; if a server's did, the page would say so rather than hang. */

@@ -3,6 +3,7 @@
 use super::answer::{complete, fail, Text, UNREADABLE};
 use super::floor::Floor;
 use super::link::{Desk, Link};
+use super::read::yours;
 use super::report::{BookingRef, Cancelled, Described};
 use super::store::{holder, Status};
 use super::tools::CancelArgs;
@@ -30,12 +31,7 @@ pub(super) async fn cancel_booking<L: Link>(
     else {
         return Ok(fail(reply, &Text(UNREADABLE)));
     };
-    let id = booking_id.strip_prefix("bk_").and_then(|n| n.parse().ok());
-    let booking = match id {
-        Some(id) => store.get(id).await?,
-        None => None,
-    };
-    let Some(booking) = booking.filter(|b| b.new.holder == holder(call.principal)) else {
+    let Some(booking) = yours(store, booking_id, &holder(call.principal)).await? else {
         return Ok(fail(
             reply,
             &Msg(format_args!(

@@ -6,6 +6,7 @@ use heapless::Vec;
 use super::answer::{complete, fail, Text, UNREADABLE};
 use super::floor::Floor;
 use super::link::{Desk, Link};
+use super::read::yours;
 use super::report::Mine;
 use super::slot::{Day, Slot, CLOCK_SET_FROM};
 use super::store::{holder, Booking, RoomId};
@@ -58,12 +59,7 @@ pub(super) async fn list_bookings<L: Link>(
     let from = start(day, call.now);
     let mut at = (from, RoomId::new());
     if let Some(after) = args.after {
-        let id = after.strip_prefix("bk_").and_then(|n| n.parse().ok());
-        let last = match id {
-            Some(id) => store.get(id).await?,
-            None => None,
-        };
-        let Some(last) = last.filter(|b| b.new.holder == me) else {
+        let Some(last) = yours(store, after, &me).await? else {
             return Ok(fail(
                 reply,
                 &Msg(format_args!(
