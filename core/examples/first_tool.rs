@@ -6,18 +6,7 @@
 #![forbid(unsafe_code)]
 #![allow(missing_docs)]
 
-use redmark_core::engine::{App, Call, CallError, Done, Msg, Reply, ServerInfo, ToolEntry};
-use redmark_core::typed::{Args, Choices, Elicited, Question, Round, Tools};
-use redmark_core::{complete, fail};
-
-/// The app's tools: one declaration each, from which `tools/list` is written.
-#[derive(Clone, Copy, Tools)]
-pub enum Tool {
-    /// Sets the room's temperature, once the user has said how the fan should run.
-    #[tool(name = "set_temperature", title = "Set the temperature", args = SetArgs)]
-    #[tool(idempotent)]
-    SetTemperature,
-}
+use redmark_core::prelude::*;
 
 /// The arguments: the schema, its checks and the typed read all come from here.
 #[derive(Args)]
@@ -51,37 +40,25 @@ pub struct AskFan {
 pub struct Thermostat {
     pub degrees: u8,
     pub fan: Fan,
-    pub info: ServerInfo,
 }
 
+/// The app's tools, one declaration each: `tools/list`, the checks and the typed read of the
+/// arguments all come from the method and its argument type.
+#[app]
 impl App for Thermostat {
-    type Tool = Tool;
-    fn info(&self) -> ServerInfo {
-        self.info
-    }
-    fn tools(&self) -> &[ToolEntry<Tool>] {
-        Tool::TOOLS
-    }
-    async fn call_tool(
-        &mut self,
-        _: Tool,
-        call: &Call<'_>,
-        reply: Reply<'_, '_>,
-    ) -> Result<Done, CallError> {
-        let mut scratch = [0; SetArgs::SCRATCH];
-        let degrees = match call.read_args::<SetArgs>(&mut scratch) {
-            Ok(SetArgs { degrees }) => degrees,
-            Err(e) => return fail!(reply, "{e}"),
+    /// Sets the room's temperature, once the user has said how the fan should run.
+    #[tool(title = "Set the temperature", idempotent)]
+    async fn set_temperature(&mut self, a: SetArgs, call: &Call, reply: Reply) -> Replied {
+        let ask = Msg(format_args!(
+            "Set {} °C: how should the fan run?",
+            a.degrees
+        ));
+        let (answer, r) = answered!(reply.question::<AskFan>(call, &ask, &[])?); // asked: the answer comes back
+        let Elicited::Accepted(AskFan { fan }) = answer else {
+            return complete!(r, "Nothing changed."); // declined or cancelled
         };
-        let ask = Msg(format_args!("Set {degrees} °C: how should the fan run?"));
-        match reply.question::<AskFan>(call, &ask, &[])? {
-            Round::Asked(done) => Ok(done), // the question went out; the answer comes back
-            Round::Answered(Elicited::Accepted(AskFan { fan }), r) => {
-                (self.degrees, self.fan) = (degrees, fan);
-                complete!(r, "Set to {degrees} °C, fan {}.", fan.value())
-            }
-            Round::Answered(_, r) => complete!(r, "Nothing changed."), // declined or cancelled
-        }
+        (self.degrees, self.fan) = (a.degrees, fan);
+        complete!(r, "Set to {} °C, fan {}.", a.degrees, fan.value())
     }
 }
 
@@ -94,15 +71,9 @@ fn main() {
     use redmark_core::wire::json::parse;
     use redmark_core::{Context, Engine};
 
-    let info = ServerInfo {
-        name: "thermostat",
-        version: "1",
-        instructions: None,
-    };
     let app = Thermostat {
         degrees: 20,
         fan: Fan::Auto,
-        info,
     };
     let keys = KeyRing::new(Key::new(1, &[7; 32]).expect("a 32-byte key"));
     let mut engine = Engine::new(app, keys, Config::default());

@@ -91,6 +91,7 @@ pub mod engine;
 pub mod fixtures;
 pub mod limits;
 pub mod mrtr;
+pub mod prelude;
 pub mod seal;
 pub mod serve;
 pub mod typed;
@@ -103,7 +104,7 @@ extern crate self as redmark_core;
 /// `cargo doc` does not document examples by default (and cargo 1.95 panics on an example's
 /// `doc = true` beside dev-dependencies). Documentation only: not part of the crate.
 #[cfg(doc)]
-#[allow(unused_attributes)] // the example's crate-level attributes
+#[allow(unused_attributes, missing_docs)] // the example's crate-level attributes, its fields
 #[path = "../examples/extend_meeting.rs"]
 pub mod example_extend_meeting;
 

@@ -8,7 +8,7 @@ mod extend_meeting;
 
 use common::{form_caps, meta, validate, VERSION};
 use extend_meeting::{Minute, Panel, PanelTool};
-use redmark_core::engine::{Config, ServerInfo};
+use redmark_core::engine::Config;
 use redmark_core::limits::OUT;
 use redmark_core::seal::{Key, KeyRing};
 use redmark_core::typed::Tools;
@@ -24,11 +24,6 @@ fn panel(next_starts: Option<Minute>) -> Engine<Panel> {
         title: "Design review",
         ends: TEN,
         next_starts,
-        info: ServerInfo {
-            name: "door-panel",
-            version: "1",
-            instructions: None,
-        },
     };
     let key = Key::new(1, &[7; 32]).unwrap();
     Engine::new(app, KeyRing::new(key), Config::default())

@@ -163,7 +163,7 @@ fn an_answer_decodes_into_the_type_or_gets_a_red_mark() {
     )
     .unwrap();
     assert!(form().validate(content).is_ok());
-    let d = Details::decode(content).unwrap();
+    let d = Details::decode(content, &[]).unwrap();
     assert!(d.title == "Retro" && d.contact.is_none() && d.people == 4 && !d.public);
     assert_eq!(d.size, Size::Small);
     assert!(d.extras.has(Extra::Coffee) && d.extras.has(Extra::Projector));
@@ -174,7 +174,10 @@ fn an_answer_decodes_into_the_type_or_gets_a_red_mark() {
         parse(br#"{"title":"R","people":4,"size":"big","extras":[],"public":true,"budget":12.5}"#)
             .unwrap();
     assert!(form().validate(with_budget).is_ok());
-    assert_eq!(Details::decode(with_budget).unwrap().budget, Some(12.5));
+    assert_eq!(
+        Details::decode(with_budget, &[]).unwrap().budget,
+        Some(12.5)
+    );
     let too_cheap =
         parse(br#"{"title":"R","people":4,"size":"big","extras":[],"public":true,"budget":0.25}"#)
             .unwrap();

@@ -220,6 +220,12 @@ fn check_arg(a: &Arg, f: &syn::Field) -> syn::Result<()> {
             ))
         }
         Kind::Picks(_) => return Err(err(ty, "an argument picks one option: use the enum itself")),
+        Kind::Pick(_) => {
+            return Err(err(
+                ty,
+                "an argument's options are declared: use a `#[derive(Choices)]` enum (`Pick<N>` is a form field)",
+            ))
+        }
         _ => {}
     }
     let is_int = matches!(a.kind, Kind::Int(..));

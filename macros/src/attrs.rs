@@ -31,6 +31,9 @@ pub fn each(
     mut each: impl FnMut(&str, &ParseNestedMeta) -> syn::Result<()>,
 ) -> syn::Result<()> {
     for a in attrs.iter().filter(|a| a.path().is_ident(name)) {
+        if let syn::Meta::Path(_) = a.meta {
+            continue; // `#[tool]`: nothing said
+        }
         a.parse_nested_meta(|m| {
             let key = m.path.get_ident().map(|i| i.to_string());
             each(key.as_deref().unwrap_or_default(), &m)

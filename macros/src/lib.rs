@@ -2,13 +2,14 @@
 //! form's question, its choices, a tool's sealed state and an app's tool table, each declared
 //! once as a Rust type and checked at compile time, with no heap in what they generate.
 
+mod app;
 mod args;
 mod attrs;
 mod choices;
 mod json;
+mod krate;
 mod question;
 mod sealed;
-mod tools;
 mod types;
 
 use proc_macro::TokenStream;
@@ -51,11 +52,22 @@ pub fn derive_sealed(input: TokenStream) -> TokenStream {
     emit(sealed::derive(parse_macro_input!(input as DeriveInput)))
 }
 
-/// An app's tool table from its tool enum (`redmark_core::typed::Tools`). Variant attribute
-/// `#[tool(name = "…", title = "…", args = Type | schema = CONST, read_only, destructive,
-/// idempotent, answers_need_state, salient = all | salient("a", "b"))]`; the doc comment is
-/// the description.
-#[proc_macro_derive(Tools, attributes(tool))]
-pub fn derive_tools(input: TokenStream) -> TokenStream {
-    emit(tools::derive(parse_macro_input!(input as DeriveInput)))
+/// An `impl App for YourType` whose `#[tool]` methods are its tools: writes the tool enum
+/// (`#[app(tools = Name)]`, else `YourTypeTool`), the `tools/list` table and `call_tool`, which
+/// checks and reads a call's arguments into the method's argument type (scratch and all) and
+/// calls the method. A tool method is `fn name(&mut self, args: A, call: &Call, reply: Reply)
+/// -> Replied` (or `async fn`, or `&self`), `A` a `#[derive(Args)]` struct; its doc comment
+/// is the description. Method attribute `#[tool(name = "…", title = "…", schema = CONST,
+/// read_only, destructive, idempotent, answers_need_state, salient = all | salient("a", "b"))]`
+/// (name: the method's).
+#[proc_macro_attribute]
+pub fn app(options: TokenStream, item: TokenStream) -> TokenStream {
+    let options = match app::parse_options(options.into()) {
+        Ok(o) => o,
+        Err(e) => return e.into_compile_error().into(),
+    };
+    emit(app::expand(
+        options,
+        parse_macro_input!(item as syn::ItemImpl),
+    ))
 }

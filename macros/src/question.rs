@@ -55,12 +55,46 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
     };
     let (lt, has_lt) = lifetime(&input.generics, &input)?;
     let mut rows = Vec::new();
+    let mut live = Vec::new();
     let mut inits = Vec::new();
+    let mut offers = None;
     for f in &fields {
-        let (row, init) = field(f)?;
+        let (row, init, pick) = field(f)?;
+        live.push(match &pick {
+            Some(_) => quote!(__p::Field {
+                kind: __p::FieldKind::Choice { options: offer, default: __p::None },
+                ..#row
+            }),
+            None => row.clone(),
+        });
+        if let Some(n) = pick {
+            if offers.is_some() {
+                return Err(err(
+                    f,
+                    "a question offers one run-time choice (`Pick<N>`) at most",
+                ));
+            }
+            offers = Some(n);
+        }
         rows.push(row);
         inits.push(init);
     }
+    let offers = match offers {
+        None => quote! {
+            const OFFERS: usize = 0;
+            type Offered<'__o> = ::redmark_core::typed::Offer<'__o, 0>;
+        },
+        Some(n) => quote! {
+            const OFFERS: usize = #n;
+            type Offered<'__o> = ::redmark_core::typed::Offer<'__o, { #n }>;
+            fn with_fields<R>(
+                offer: &[__p::Choice<'_>],
+                f: impl FnOnce(&[__p::Field<'_>]) -> R,
+            ) -> R {
+                f(&[#(#live),*])
+            }
+        },
+    };
     let name = &input.ident;
     let generics = if has_lt { quote!(<#lt>) } else { quote!() };
     Ok(quote! {
@@ -69,7 +103,12 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
             impl<#lt> ::redmark_core::typed::Question<#lt> for #name #generics {
                 const KEY: &'static str = #key;
                 const FIELDS: &'static [__p::Field<'static>] = &[#(#rows),*];
-                fn decode(content: __p::Value<#lt>) -> __p::Option<Self> {
+                #offers
+                fn decode(
+                    content: __p::Value<#lt>,
+                    offer: &[__p::Choice<'_>],
+                ) -> __p::Option<Self> {
+                    let _ = offer;
                     __p::Some(#name { #(#inits),* })
                 }
             }
@@ -106,8 +145,9 @@ fn opt_default(v: &Option<Expr>) -> TokenStream {
     }
 }
 
-/// One field's row in the table and its line in the decode.
-fn field(f: &syn::Field) -> syn::Result<(TokenStream, TokenStream)> {
+/// One field's row in the table, its line in the decode, and its bound if it is a run-time
+/// choice.
+fn field(f: &syn::Field) -> syn::Result<(TokenStream, TokenStream, Option<syn::Expr>)> {
     let ident = f.ident.clone().expect("named field");
     let name = ident.to_string().trim_start_matches("r#").to_string();
     let t = classify(&f.ty);
@@ -242,6 +282,15 @@ fn field(f: &syn::Field) -> syn::Result<(TokenStream, TokenStream)> {
                 default: #d,
             }))
         }
+        Kind::Pick(_) => {
+            if a.default.is_some() {
+                return Err(err(ty, "a run-time choice has no default"));
+            }
+            quote!(__p::FieldKind::Choice {
+                options: &[],
+                default: __p::None
+            })
+        }
         Kind::Str => {
             return Err(err(
                 ty,
@@ -267,12 +316,20 @@ fn field(f: &syn::Field) -> syn::Result<(TokenStream, TokenStream)> {
     let required = !t.optional;
     let row = quote!(__p::Field { name: #name, title: #title, description: #desc, required: #required, kind: #kind });
     let inner = &t.inner;
-    let init = if required {
-        quote!(#ident: __p::field::<#inner>(content, #name)??)
-    } else {
-        quote!(#ident: __p::field::<#inner>(content, #name)?)
+    let read = match &t.kind {
+        Kind::Pick(n) => quote!(__p::pick::<{ #n }>(content, #name, offer)),
+        _ => quote!(__p::field::<#inner>(content, #name)),
     };
-    Ok((row, init))
+    let init = if required {
+        quote!(#ident: #read??)
+    } else {
+        quote!(#ident: #read?)
+    };
+    let pick = match t.kind {
+        Kind::Pick(n) => Some(*n),
+        _ => None,
+    };
+    Ok((row, init, pick))
 }
 
 /// A `Choices` default (`Enum::Variant`) as its value.

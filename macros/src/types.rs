@@ -30,6 +30,8 @@ pub enum Kind {
     Text,
     /// `Picks<E>` of this enum.
     Picks(Box<Type>),
+    /// `Pick<N>`: one of at most `N` options offered at run time.
+    Pick(Box<syn::Expr>),
     /// Any other path: a `Choices` enum (the trait bound says so if it is not).
     Choice,
     /// Not expressible; the hint says what to write instead.
@@ -39,7 +41,7 @@ pub enum Kind {
 impl Kind {
     /// Whether a value of this kind is a JSON string, number or boolean.
     pub fn is_scalar(&self) -> bool {
-        !matches!(self, Kind::Picks(_) | Kind::Unsupported(_))
+        !matches!(self, Kind::Picks(_) | Kind::Pick(_) | Kind::Unsupported(_))
     }
 }
 
@@ -75,6 +77,24 @@ fn generic_of(ty: &Type, wrapper: &str) -> Option<Type> {
     }
 }
 
+/// The one const argument of a path type (`Pick<N>`, `Pick<{ N }>`).
+fn const_of(ty: &Type) -> Option<syn::Expr> {
+    let Type::Path(p) = ty else { return None };
+    let PathArguments::AngleBracketed(a) = &p.path.segments.last()?.arguments else {
+        return None;
+    };
+    match a.args.first()? {
+        GenericArgument::Const(e) => Some(e.clone()),
+        // A constant's name parses as a type.
+        GenericArgument::Type(Type::Path(t)) => Some(syn::Expr::Path(syn::ExprPath {
+            attrs: Vec::new(),
+            qself: None,
+            path: t.path.clone(),
+        })),
+        _ => None,
+    }
+}
+
 fn kind(ty: &Type) -> Kind {
     match ty {
         Type::Reference(r) => match &*r.elem {
@@ -98,6 +118,10 @@ fn kind(ty: &Type) -> Kind {
                 "bool" => Kind::Bool,
                 "Date" => Kind::Date,
                 "Text" => Kind::Text,
+                "Pick" => match const_of(ty) {
+                    Some(n) => Kind::Pick(Box::new(n)),
+                    None => Kind::Unsupported("`Pick` without its bound (`Pick<N>`)"),
+                },
                 "Picks" => match generic_of(ty, "Picks") {
                     Some(e) => Kind::Picks(Box::new(e)),
                     None => Kind::Unsupported("`Picks` without its enum"),

@@ -1,5 +1,7 @@
 //! Your own tool on the shell: `order_lunch` asks which dish only when the call names none,
-//! and is served with every transport, flag and default of `redmark serve`.
+//! and is served with every transport, flag and default of `redmark serve`. The dishes are
+//! known only at run time (the day's menu), so the question offers them as a `Pick`: the form,
+//! the checks of an answer, the red mark and the typed decode, as for any typed question.
 //!
 //! ```text
 //! cargo run -p redmark --example lunch -- --http 127.0.0.1:8080      # also stdio
@@ -9,50 +11,40 @@
 
 use std::process::ExitCode;
 
-use redmark::core::engine::{
-    App, Arg, ArgKind, Call, CallError, Done, Elicited, Msg, Reply, ServerInfo, ToolEntry, ToolInfo,
-};
-use redmark::core::mrtr::{Choice, Field, FieldKind, Form, Question};
+use redmark::core::mrtr::Choice;
+use redmark::core::prelude::*;
 
-/// The dishes: (value, what the user sees).
-const DISHES: [(&str, &str); 3] = [
+/// Most dishes one day's menu has.
+const MAX_DISHES: usize = 8;
+
+/// The day's menu: (value, what the user sees).
+const MENU: [(&str, &str); 3] = [
     ("soup", "Pumpkin soup"),
     ("salad", "Greek salad"),
     ("pasta", "Pasta al pesto"),
 ];
 
-/// The one tool.
-#[derive(Clone, Copy)]
-struct OrderLunch;
+/// `order_lunch`'s arguments.
+#[derive(Args)]
+struct LunchArgs<'a> {
+    /// The dish, e.g. "soup" (asked when not on the menu or not given)
+    #[arg(max_len = 8)]
+    dish: Option<&'a str>,
+}
 
-const TOOLS: &[ToolEntry<OrderLunch>] = &[ToolEntry {
-    info: ToolInfo {
-        name: "order_lunch",
-        title: "Order lunch",
-        description: "Orders lunch for the meeting; asks which dish when none is given.",
-        input_schema: r#"{"type":"object","properties":{"dish":{"type":"string","enum":["soup","salad","pasta"],"description":"The dish"}},"additionalProperties":false}"#,
-        read_only: false,
-        destructive: false,
-        idempotent: true,
-        salient: None,
-        answers_need_state: false,
-        param_headers: &[],
-    },
-    tool: OrderLunch,
-}];
-
-const ARGS: &[Arg] = &[Arg {
-    name: "dish",
-    required: false,
-    kind: ArgKind::Text(Some(8), None),
-}];
+/// Which dish: one of the menu's, offered at run time.
+#[derive(Question)]
+#[question(key = "dish")]
+struct WhichDish {
+    #[field(title = "Dish")]
+    dish: Pick<MAX_DISHES>,
+}
 
 /// The lunch counter: no store, nothing held between calls.
 struct Lunch;
 
+#[app]
 impl App for Lunch {
-    type Tool = OrderLunch;
-
     fn info(&self) -> ServerInfo {
         ServerInfo {
             name: "lunch",
@@ -61,66 +53,25 @@ impl App for Lunch {
         }
     }
 
-    fn tools(&self) -> &[ToolEntry<OrderLunch>] {
-        TOOLS
-    }
-
-    async fn call_tool(
-        &mut self,
-        _: OrderLunch,
-        call: &Call<'_>,
-        reply: Reply<'_, '_>,
-    ) -> Result<Done, CallError> {
-        if let Err(e) = call.check_args(ARGS) {
-            return Ok(reply.fail(&Msg(format_args!("{e}"))));
+    /// Orders lunch for the meeting; asks which dish when none is given.
+    #[tool(title = "Order lunch", idempotent)]
+    async fn order_lunch(&mut self, a: LunchArgs<'_>, call: &Call, reply: Reply) -> Replied {
+        if let Some((_, dish)) = MENU.iter().find(|(v, _)| Some(*v) == a.dish) {
+            return complete!(reply, "Ordered: {dish}.");
         }
-        let named = call.args.and_then(|a| a.get("dish"));
-        let (dish, reply) = match DISHES
+        let menu: Offer<MAX_DISHES> = MENU
             .iter()
-            .find(|(v, _)| named.is_some_and(|d| d.eq_str(v)))
-        {
-            Some(dish) => (dish, reply),
-            None => {
-                let options: Vec<Choice<'_>> = DISHES
-                    .iter()
-                    .map(|(value, title)| Choice { value, title })
-                    .collect();
-                let fields = [Field {
-                    name: "dish",
-                    title: "Dish",
-                    description: None,
-                    required: true,
-                    kind: FieldKind::Choice {
-                        options: &options,
-                        default: None,
-                    },
-                }];
-                let form = Form {
-                    message: &"Which dish?",
-                    fields: &fields,
-                    mark: None,
-                };
-                match reply.elicit(call, &Question { key: "dish", form }, &[])? {
-                    Elicited::Accepted(c, reply) => {
-                        let chosen = DISHES
-                            .iter()
-                            .find(|(v, _)| c.get("dish").is_some_and(|d| d.eq_str(v)));
-                        (
-                            chosen.ok_or(CallError::Internal("validated answer names no dish"))?,
-                            reply,
-                        )
-                    }
-                    Elicited::Declined(reply) => {
-                        return Ok(reply.complete("No lunch ordered: you said no."))
-                    }
-                    Elicited::Cancelled(reply) => {
-                        return Ok(reply.complete("No lunch ordered: dismissed."))
-                    }
-                    Elicited::Asked(done) => return Ok(done),
-                }
-            }
-        };
-        Ok(reply.complete(&Msg(format_args!("Ordered: {}.", dish.1))))
+            .map(|(value, title)| Choice { value, title })
+            .collect();
+        let round = reply.question_offering::<WhichDish>(call, &"Which dish?", &[], &menu)?;
+        match answered!(round) {
+            (Elicited::Accepted(WhichDish { dish }), r) => match menu.get(dish) {
+                Some(dish) => complete!(r, "Ordered: {}.", dish.title),
+                None => Err(CallError::Internal("a picked dish off the menu")),
+            },
+            (Elicited::Declined, r) => complete!(r, "No lunch ordered: you said no."),
+            (Elicited::Cancelled, r) => complete!(r, "No lunch ordered: dismissed."),
+        }
     }
 }
 

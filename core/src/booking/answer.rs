@@ -2,9 +2,6 @@
 
 use crate::engine::{Done, Reply, Report};
 
-/// Arguments that passed the field check but cannot be read (a declared one sent twice).
-pub(super) const UNREADABLE: &str = "Invalid arguments: see the tool's inputSchema.";
-
 /// A complete result through the one `dyn Report` instance of `Reply::complete` rather than
 /// one per report type (each instance is 200-500 B of a panel's flash: 3.4 KiB in all).
 pub(super) fn complete(reply: Reply<'_, '_>, r: &dyn Report) -> Done {

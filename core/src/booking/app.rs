@@ -1,7 +1,6 @@
-//! The booking tools as an [`App`]: a floor and a desk to the store; each call is checked
-//! against its tool's arguments and handed to the tool's handler.
+//! The booking tools as an [`App`]: a floor and a desk to the store, and each tool declared
+//! once (`#[app]` checks and reads a call's arguments and hands them to the tool).
 
-use super::answer::fail;
 use super::book::book_room;
 use super::cancel::cancel_booking;
 use super::floor::Floor;
@@ -10,9 +9,11 @@ use super::list::list_rooms;
 #[cfg(feature = "list-bookings")]
 use super::mine::list_bookings;
 use super::store::Store;
-use super::tools::{BookingTool, TOOLS};
-use crate::engine::{App, Call, CallError, Done, Msg, Reply, ServerInfo, ToolEntry};
-use crate::typed::Tools as _;
+#[cfg(feature = "list-bookings")]
+use super::tools::MineArgs;
+use super::tools::{BookArgs, CancelArgs, ListArgs};
+use crate::engine::{App, Call, Replied, Reply, ServerInfo, ToolEntry};
+use crate::typed::{app, Tools as _};
 
 /// A floor of rooms and the way to where their bookings live, as an [`App`].
 pub struct BookingApp<'r, L: Link> {
@@ -51,32 +52,143 @@ impl<'r, L: Link> BookingApp<'r, L> {
     }
 }
 
+/// The booking tools, each declared once: its description, annotations and argument type here,
+/// its logic in its own file.
+#[app(tools = BookingTool)]
 impl<L: Link> App for BookingApp<'_, L> {
-    type Tool = BookingTool;
-
     fn info(&self) -> ServerInfo {
         self.info
     }
 
-    fn tools(&self) -> &[ToolEntry<BookingTool>] {
-        TOOLS
+    /// Books a meeting room for one hour that has not started yet (server clock, UTC;
+    /// unchecked if unset). Give an exact room_id, or a room_hint in the user's words; if the
+    /// hint fits more than one room the user is asked which.
+    #[tool(title = "Book a room", idempotent, salient = all, answers_need_state)]
+    async fn book_room(&mut self, args: BookArgs<'_>, call: &Call, reply: Reply) -> Replied {
+        book_room(self.floor, &self.desk, args, call, reply).await
     }
 
-    async fn call_tool(
-        &mut self,
-        tool: BookingTool,
-        call: &Call<'_>,
-        reply: Reply<'_, '_>,
-    ) -> Result<Done, CallError> {
-        if let Err(e) = call.check_args(tool.args()) {
-            return Ok(fail(reply, &Msg(format_args!("{e}"))));
+    /// Cancels one of your bookings after asking you to confirm.
+    #[tool(title = "Cancel a booking", answers_need_state)]
+    #[tool(destructive, idempotent, salient = all)]
+    async fn cancel_booking(&mut self, args: CancelArgs<'_>, call: &Call, reply: Reply) -> Replied {
+        cancel_booking(self.floor, &self.desk, args, call, reply).await
+    }
+
+    /// Lists the rooms with their seats; with day and hour, says which are free (none once
+    /// that hour has started).
+    #[tool(title = "List rooms", read_only, idempotent)]
+    async fn list_rooms(&mut self, args: ListArgs<'_>, call: &Call, reply: Reply) -> Replied {
+        list_rooms(self.floor, &self.desk, args, call, reply).await
+    }
+
+    /// Lists your bookings, earliest first: those of one day, or those still to come (from
+    /// the hour under way on); a long list comes a page at a time.
+    #[cfg(feature = "list-bookings")]
+    #[tool(title = "List your bookings", read_only, idempotent)]
+    async fn list_bookings(&mut self, args: MineArgs<'_>, call: &Call, reply: Reply) -> Replied {
+        list_bookings(self.floor, &self.desk, args, call, reply).await
+    }
+}
+
+/// The booking tools, in `tools/list` order.
+pub const TOOLS: &[ToolEntry<BookingTool>] = BookingTool::TOOLS;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(feature = "list-bookings")]
+    use crate::booking::tools::MineArgs;
+    use crate::booking::tools::{BookArgs, CancelArgs, ListArgs};
+    use crate::engine::Arg;
+    use crate::mrtr::{FieldKind, TextFormat};
+    use serde_json::{json, Value};
+
+    /// The schema a field table says, in the shape the tools' `inputSchema` literals use.
+    fn schema_of(args: &[Arg]) -> Value {
+        let fields: std::vec::Vec<_> = args.iter().map(Arg::field).collect();
+        let mut props = serde_json::Map::new();
+        for f in &fields {
+            let mut p = json!({});
+            match f.kind {
+                FieldKind::Text {
+                    max_len, format, ..
+                } => {
+                    p["type"] = json!("string");
+                    if let Some(n) = max_len {
+                        p["maxLength"] = json!(n);
+                    }
+                    if let Some(TextFormat::Date) = format {
+                        p["format"] = json!("date");
+                    }
+                }
+                FieldKind::Integer { min, max, .. } => {
+                    p["type"] = json!("integer");
+                    p["minimum"] = json!(min.unwrap());
+                    p["maximum"] = json!(max.unwrap());
+                }
+                _ => unreachable!("tools take text and integers"),
+            }
+            props.insert(f.name.into(), p);
         }
-        match tool {
-            BookingTool::BookRoom => book_room(self.floor, &self.desk, call, reply).await,
-            BookingTool::CancelBooking => cancel_booking(self.floor, &self.desk, call, reply).await,
-            BookingTool::ListRooms => list_rooms(self.floor, &self.desk, call, reply).await,
+        let required: std::vec::Vec<_> = fields
+            .iter()
+            .filter(|f| f.required)
+            .map(|f| f.name)
+            .collect();
+        let mut s = json!({"type": "object", "properties": props, "additionalProperties": false});
+        if !required.is_empty() {
+            s["required"] = json!(required);
+        }
+        s
+    }
+
+    #[test]
+    fn each_tool_is_declared_once() {
+        let all = [
+            BookingTool::BookRoom,
+            BookingTool::CancelBooking,
+            BookingTool::ListRooms,
             #[cfg(feature = "list-bookings")]
-            BookingTool::ListBookings => list_bookings(self.floor, &self.desk, call, reply).await,
+            BookingTool::ListBookings,
+        ];
+        for t in all {
+            assert_eq!(TOOLS.iter().filter(|e| e.tool == t).count(), 1, "{t:?}");
+        }
+        for (i, e) in TOOLS.iter().enumerate() {
+            assert!(TOOLS[..i].iter().all(|o| o.info.name != e.info.name));
+        }
+    }
+
+    /// Each tool's argument table, by its name.
+    fn args_of(tool: &str) -> &'static [Arg] {
+        use crate::typed::Args as _;
+        match tool {
+            "book_room" => BookArgs::ARGS,
+            "cancel_booking" => CancelArgs::ARGS,
+            "list_rooms" => ListArgs::ARGS,
+            #[cfg(feature = "list-bookings")]
+            "list_bookings" => MineArgs::ARGS,
+            _ => unreachable!("{tool}"),
+        }
+    }
+
+    #[test]
+    fn param_headers_are_what_the_schemas_mark() {
+        for e in TOOLS {
+            assert!(e.info.param_headers_match_schema(), "{}", e.info.name);
+        }
+    }
+
+    #[test]
+    fn argument_tables_are_the_input_schemas() {
+        for entry in TOOLS {
+            let (tool, fields) = (&entry.info, args_of(entry.info.name));
+            let mut declared: Value = serde_json::from_str(tool.input_schema).unwrap();
+            for p in declared["properties"].as_object_mut().unwrap().values_mut() {
+                p.as_object_mut().unwrap().remove("description");
+            }
+            assert_eq!(declared, schema_of(fields), "{}", tool.name);
         }
     }
 }

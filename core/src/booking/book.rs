@@ -1,8 +1,8 @@
 //! `book_room`: asks which room only when the hint fits more than one, and books last.
 
-use heapless::{String, Vec};
+use heapless::String;
 
-use super::answer::{complete, fail, Text, UNREADABLE};
+use super::answer::{complete, fail, Text};
 use super::floor::{Floor, Mask, Room};
 use super::link::{Desk, Link};
 use super::read::slot;
@@ -10,26 +10,22 @@ use super::report::{Booked, Earliest, NotBooked, RoomQuestion, Taken, TooSmall, 
 use super::store::{holder, Commit, NewBooking, StoreError};
 use super::tools::BookArgs;
 use super::vacancy::free_at;
-use crate::engine::{Call, CallError, Done, Elicited, Msg, Reply};
+use crate::engine::{Call, CallError, Done, Msg, Reply};
 use crate::limits::MAX_ROOMS;
-use crate::mrtr::{Choice, Field, FieldKind, Form, Question};
-use crate::typed::{Args as _, Scratch};
+use crate::mrtr::Choice;
+use crate::typed::{Elicited, Offer, Pick, Round};
 use crate::wire::write::Num;
-
-const ROOM_KEY: &str = "room";
+use redmark_macros::Question;
 
 /// Books the room `call` names or hints at for the slot it names, asking which room first if
 /// the hint fits more than one.
 pub(super) async fn book_room<L: Link>(
     floor: Floor<'_>,
     store: &Desk<L>,
+    args: BookArgs<'_>,
     call: &Call<'_>,
     reply: Reply<'_, '_>,
 ) -> Result<Done, CallError> {
-    let mut scratch = [0; BookArgs::SCRATCH];
-    let Ok(args) = BookArgs::read(call.args, &mut Scratch::new(&mut scratch)) else {
-        return Ok(fail(reply, &Text(UNREADABLE)));
-    };
     let Some(slot) = slot(args.day, args.hour) else {
         return Ok(fail(
             reply,
@@ -144,7 +140,16 @@ pub(super) async fn book_room<L: Link>(
     }
 }
 
-/// Asks which room, or reads the answer. The form lists exactly `candidates`.
+/// Which of the rooms that fit the hint: asked only when more than one does.
+#[derive(Question)]
+#[question(key = "room")]
+struct WhichRoom {
+    /// The room to book
+    #[field(title = "Room")]
+    room_id: Pick<MAX_ROOMS>,
+}
+
+/// Asks which room, or reads the answer. The form offers exactly `candidates`.
 #[inline(never)]
 fn choose_room<'r, 'w, 'b>(
     floor: Floor<'r>,
@@ -154,7 +159,7 @@ fn choose_room<'r, 'w, 'b>(
     named: bool,
     candidates: Mask,
 ) -> Result<Chosen<'r, 'w, 'b>, CallError> {
-    let choices: Vec<Choice<'_>, MAX_ROOMS> = floor
+    let rooms: Offer<'_, MAX_ROOMS> = floor
         .iter(candidates)
         .map(|r| Choice {
             value: r.id,
@@ -162,38 +167,18 @@ fn choose_room<'r, 'w, 'b>(
         })
         .collect();
     let message = RoomQuestion { hint, named };
-    let fields = [Field {
-        name: "room_id",
-        title: "Room",
-        description: Some("The room to book"),
-        required: true,
-        kind: FieldKind::Choice {
-            options: &choices,
-            default: None,
-        },
-    }];
-    let question = Question {
-        key: ROOM_KEY,
-        form: Form {
-            message: &message,
-            fields: &fields,
-            mark: None,
-        },
-    };
-    let (content, reply) = match reply.elicit(call, &question, &[])? {
-        Elicited::Accepted(content, reply) => (content, reply),
-        Elicited::Declined(reply) => {
+    let round = reply.question_offering::<WhichRoom>(call, &message, &[], &rooms)?;
+    let (picked, reply) = match round {
+        Round::Asked(done) => return Ok(Chosen::Answered(done)),
+        Round::Answered(Elicited::Accepted(WhichRoom { room_id }), reply) => (room_id, reply),
+        Round::Answered(Elicited::Declined, reply) => {
             return Ok(Chosen::Answered(complete(reply, &NotBooked::Declined)))
         }
-        Elicited::Cancelled(reply) => {
+        Round::Answered(Elicited::Cancelled, reply) => {
             return Ok(Chosen::Answered(complete(reply, &NotBooked::Cancelled)))
         }
-        Elicited::Asked(done) => return Ok(Chosen::Answered(done)),
     };
-    let room = floor
-        .iter(candidates)
-        .find(|r| content.get("room_id").is_some_and(|v| v.eq_str(r.id)));
-    match room {
+    match floor.iter(candidates).nth(picked.index()) {
         Some(room) => Ok(Chosen::Room(room, reply)),
         None => Err(CallError::Internal("validated answer names no candidate")),
     }

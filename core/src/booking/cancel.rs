@@ -1,6 +1,6 @@
 //! `cancel_booking`: asks the holder to confirm, then cancels.
 
-use super::answer::{complete, fail, Text, UNREADABLE};
+use super::answer::{complete, fail, Text};
 use super::floor::Floor;
 use super::link::{Desk, Link};
 use super::read::yours;
@@ -8,29 +8,17 @@ use super::report::{BookingRef, Cancelled, Described};
 use super::store::{holder, Status};
 use super::tools::CancelArgs;
 use crate::engine::{Call, CallError, Done, Msg, Reply};
-use crate::typed::{Args as _, Elicited, Round, Scratch};
-use redmark_macros::Question;
-
-/// The question before the irreversible step.
-#[derive(Question)]
-struct Confirm {
-    #[field(title = "Yes, cancel it", default = true)]
-    confirm: bool,
-}
+use crate::typed::Round;
 
 /// Cancels the caller's booking `call` names, once the caller confirms.
 pub(super) async fn cancel_booking<L: Link>(
     floor: Floor<'_>,
     store: &Desk<L>,
+    args: CancelArgs<'_>,
     call: &Call<'_>,
     reply: Reply<'_, '_>,
 ) -> Result<Done, CallError> {
-    let mut scratch = [0; CancelArgs::SCRATCH];
-    let Ok(CancelArgs { booking_id }) =
-        CancelArgs::read(call.args, &mut Scratch::new(&mut scratch))
-    else {
-        return Ok(fail(reply, &Text(UNREADABLE)));
-    };
+    let CancelArgs { booking_id } = args;
     let Some(booking) = yours(store, booking_id, &holder(call.principal)).await? else {
         return Ok(fail(
             reply,
@@ -59,11 +47,11 @@ pub(super) async fn cancel_booking<L: Link>(
             BookingRef(&booking),
             Described(&booking, room)
         ));
-        reply.question::<Confirm>(call, &message, &[])?
+        reply.confirm(call, "Yes, cancel it", &message, &[])?
     };
     match round {
         Round::Asked(done) => Ok(done),
-        Round::Answered(Elicited::Accepted(Confirm { confirm: true }), reply) => {
+        Round::Answered(true, reply) => {
             let b = store.cancel(booking.id, &booking.new.holder).await?;
             let b = b.ok_or(CallError::Internal("booking vanished"))?;
             Ok(complete(

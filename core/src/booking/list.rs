@@ -1,6 +1,6 @@
 //! `list_rooms`: the rooms with their seats and, for a day and hour, which are free.
 
-use super::answer::{complete, fail, Text, UNREADABLE};
+use super::answer::{complete, fail, Text};
 use super::floor::Floor;
 use super::link::{Desk, Link};
 use super::read::slot;
@@ -8,19 +8,15 @@ use super::report::RoomList;
 use super::tools::ListArgs;
 use super::vacancy::free_at;
 use crate::engine::{Call, CallError, Done, Reply};
-use crate::typed::{Args as _, Scratch};
 
 /// Lists the rooms with enough seats and, given a day and hour, which of them are free.
 pub(super) async fn list_rooms<L: Link>(
     floor: Floor<'_>,
     store: &Desk<L>,
+    args: ListArgs<'_>,
     call: &Call<'_>,
     reply: Reply<'_, '_>,
 ) -> Result<Done, CallError> {
-    let mut scratch = [0; ListArgs::SCRATCH];
-    let Ok(args) = ListArgs::read(call.args, &mut Scratch::new(&mut scratch)) else {
-        return Ok(fail(reply, &Text(UNREADABLE)));
-    };
     let people = args.attendees.unwrap_or(0);
     let slot = match (args.day, args.hour) {
         (None, None) => None,

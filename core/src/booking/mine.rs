@@ -3,7 +3,7 @@
 
 use heapless::Vec;
 
-use super::answer::{complete, fail, Text, UNREADABLE};
+use super::answer::{complete, fail, Text};
 use super::floor::Floor;
 use super::link::{Desk, Link};
 use super::read::yours;
@@ -13,7 +13,6 @@ use super::store::{holder, Booking, RoomId};
 use super::tools::MineArgs;
 use crate::engine::{Call, CallError, Done, Msg, Reply};
 use crate::limits::MAX_LISTED;
-use crate::typed::{Args as _, Scratch};
 
 /// Where a listing starts, when it is not continuing a page: the start of the day asked for,
 /// else the hour under way (all of them while the clock is not set).
@@ -38,13 +37,10 @@ fn start(day: Option<Day>, now: u64) -> Slot {
 pub(super) async fn list_bookings<L: Link>(
     floor: Floor<'_>,
     store: &Desk<L>,
+    args: MineArgs<'_>,
     call: &Call<'_>,
     reply: Reply<'_, '_>,
 ) -> Result<Done, CallError> {
-    let mut scratch = [0; MineArgs::SCRATCH];
-    let Ok(args) = MineArgs::read(call.args, &mut Scratch::new(&mut scratch)) else {
-        return Ok(fail(reply, &Text(UNREADABLE)));
-    };
     let day = match args.day.map(Day::parse) {
         None => None,
         Some(Some(d)) => Some(d),

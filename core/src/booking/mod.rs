@@ -21,6 +21,7 @@ mod tools;
 mod vacancy;
 
 pub use app::BookingApp;
+pub use app::{BookingTool, TOOLS};
 pub use floor::{Floor, Room, DEFAULT_FLOOR};
 pub use link::{Desk, Exchange, Immediate, Link, LocalLink, Outcome, StoreOp};
 pub use mem_store::MemStore;
@@ -29,4 +30,3 @@ pub use slot::{Day, Slot, CLOCK_SET_FROM};
 pub use store::{
     next_held_in, Booking, BookingId, Commit, Holder, NewBooking, RoomId, Status, Store, StoreError,
 };
-pub use tools::{BookingTool, TOOLS};

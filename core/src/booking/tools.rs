@@ -1,41 +1,9 @@
-//! The booking tools, each declared once: `book_room`, `cancel_booking`, `list_rooms` and
-//! `list_bookings` as `tools/list` shows them, and their arguments (the schemas, the checks every call runs
-//! first, and the typed reads), on the derives of `redmark-macros`.
+//! The booking tools' arguments (the schemas, the checks every call runs first, and the typed
+//! reads), on `#[derive(Args)]`; the tools themselves are declared in `app.rs`.
 
-use redmark_macros::{Args, Tools};
+use redmark_macros::Args;
 
-use crate::engine::ToolEntry;
 use crate::limits::{MAX_BOOKING_ID_ARG, MAX_ROOM_HINT, MAX_ROOM_ID};
-use crate::typed::Tools as _;
-
-/// One of the booking tools.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Tools)]
-pub enum BookingTool {
-    /// Books a meeting room for one hour that has not started yet (server clock, UTC;
-    /// unchecked if unset). Give an exact room_id, or a room_hint in the user's words; if the
-    /// hint fits more than one room the user is asked which.
-    #[tool(name = "book_room", title = "Book a room", args = BookArgs)]
-    #[tool(idempotent, salient = all, answers_need_state)]
-    BookRoom,
-    /// Cancels one of your bookings after asking you to confirm.
-    #[tool(name = "cancel_booking", title = "Cancel a booking", args = CancelArgs)]
-    #[tool(destructive, idempotent, salient = all, answers_need_state)]
-    CancelBooking,
-    /// Lists the rooms with their seats; with day and hour, says which are free (none once
-    /// that hour has started).
-    #[tool(name = "list_rooms", title = "List rooms", args = ListArgs)]
-    #[tool(read_only, idempotent)]
-    ListRooms,
-    /// Lists your bookings, earliest first: those of one day, or those still to come (from
-    /// the hour under way on); a long list comes a page at a time.
-    #[cfg(feature = "list-bookings")]
-    #[tool(name = "list_bookings", title = "List your bookings", args = MineArgs)]
-    #[tool(read_only, idempotent)]
-    ListBookings,
-}
-
-/// The booking tools, in `tools/list` order.
-pub const TOOLS: &[ToolEntry<BookingTool>] = BookingTool::TOOLS;
 
 /// `book_room`'s arguments.
 #[derive(Args)]
@@ -93,86 +61,3 @@ pub(super) struct MineArgs<'s> {
 
 // The schemas' lengths are literals (they are written at compile time): they are the limits.
 const _: () = assert!(MAX_ROOM_HINT == 64 && MAX_ROOM_ID == 24 && MAX_BOOKING_ID_ARG == 16);
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::engine::Arg;
-    use crate::mrtr::{FieldKind, TextFormat};
-    use serde_json::{json, Value};
-
-    /// The schema a field table says, in the shape the tools' `inputSchema` literals use.
-    fn schema_of(args: &[Arg]) -> Value {
-        let fields: std::vec::Vec<_> = args.iter().map(Arg::field).collect();
-        let mut props = serde_json::Map::new();
-        for f in &fields {
-            let mut p = json!({});
-            match f.kind {
-                FieldKind::Text {
-                    max_len, format, ..
-                } => {
-                    p["type"] = json!("string");
-                    if let Some(n) = max_len {
-                        p["maxLength"] = json!(n);
-                    }
-                    if let Some(TextFormat::Date) = format {
-                        p["format"] = json!("date");
-                    }
-                }
-                FieldKind::Integer { min, max, .. } => {
-                    p["type"] = json!("integer");
-                    p["minimum"] = json!(min.unwrap());
-                    p["maximum"] = json!(max.unwrap());
-                }
-                _ => unreachable!("tools take text and integers"),
-            }
-            props.insert(f.name.into(), p);
-        }
-        let required: std::vec::Vec<_> = fields
-            .iter()
-            .filter(|f| f.required)
-            .map(|f| f.name)
-            .collect();
-        let mut s = json!({"type": "object", "properties": props, "additionalProperties": false});
-        if !required.is_empty() {
-            s["required"] = json!(required);
-        }
-        s
-    }
-
-    #[test]
-    fn each_tool_is_declared_once() {
-        let all = [
-            BookingTool::BookRoom,
-            BookingTool::CancelBooking,
-            BookingTool::ListRooms,
-            #[cfg(feature = "list-bookings")]
-            BookingTool::ListBookings,
-        ];
-        for t in all {
-            assert_eq!(TOOLS.iter().filter(|e| e.tool == t).count(), 1, "{t:?}");
-        }
-        for (i, e) in TOOLS.iter().enumerate() {
-            assert!(TOOLS[..i].iter().all(|o| o.info.name != e.info.name));
-        }
-    }
-
-    #[test]
-    fn param_headers_are_what_the_schemas_mark() {
-        for e in TOOLS {
-            assert!(e.info.param_headers_match_schema(), "{}", e.info.name);
-        }
-    }
-
-    #[test]
-    fn argument_tables_are_the_input_schemas() {
-        for entry in TOOLS {
-            let (tool, fields) = (&entry.info, entry.tool.args());
-            let mut declared: Value = serde_json::from_str(tool.input_schema).unwrap();
-            for p in declared["properties"].as_object_mut().unwrap().values_mut() {
-                p.as_object_mut().unwrap().remove("description");
-            }
-            assert_eq!(declared, schema_of(fields), "{}", tool.name);
-        }
-    }
-}

@@ -29,7 +29,7 @@ pub use elicit::Elicited;
 pub use error::{CallError, RpcError};
 pub use handled::{Handled, Note};
 pub use http::HttpHeaders;
-pub use reply::{Done, Msg, Reply, Report};
+pub use reply::{Done, Msg, Replied, Reply, Report};
 pub use versions::SUPPORTED_VERSIONS;
 
 use core::future::Future;

@@ -11,6 +11,10 @@ use crate::wire::json::Value;
 use crate::wire::meta::ClientCaps;
 use crate::wire::write::Writer;
 
+/// What a tool, prompt or resource handler returns: its answer, or an error the engine maps
+/// to a JSON-RPC error.
+pub type Replied = Result<Done, CallError>;
+
 /// Proof that a tool answered (only a [`Reply`] makes one).
 #[derive(Debug)]
 pub struct Done(pub(crate) Answered);

@@ -9,7 +9,9 @@
 //!   ([`Reply::question`] → [`Elicited`]); [`Choices`] enums are its selects.
 //! - [`Sealed`]: a fixed-size encoding of the state a tool keeps in `requestState`, read back
 //!   only from a verified state.
-//! - [`Tools`]: an app's tool enum, one declaration per tool, gives the tool table.
+//! - [`app`]: an `impl App` whose `#[tool]` methods are the tools, one declaration each,
+//!   gives the tool enum ([`Tools`]), the `tools/list` table and the dispatch that hands each
+//!   tool its typed arguments.
 //!
 //! `core/examples/first_tool.rs` (the crate's front page) and
 //! `core/examples/extend_meeting.rs` are written on it; `docs/writing-a-tool.md` walks
@@ -22,6 +24,7 @@ mod args;
 mod choices;
 mod concat;
 mod number;
+mod offer;
 mod question;
 mod sealed;
 mod tools;
@@ -30,20 +33,23 @@ pub use crate::wire::format::Date;
 pub use args::{ArgValue, Args, BadArgs, Scratch, Unreadable, DATE_LEN, UNREADABLE};
 pub use choices::{Choices, Picks, PicksField, MAX_PICKS};
 pub use number::NumberField;
+pub use offer::{Offer, Pick};
 pub use question::{Elicited, FieldValue, Question, Round, Text};
 pub use sealed::{Sealed, SealedBytes};
-pub use tools::Tools;
+pub use tools::{NoArgs, Tools};
 
 #[cfg(feature = "derive")]
-pub use redmark_macros::{Args, Choices, Question, Sealed, Tools};
+pub use redmark_macros::{app, Args, Choices, Question, Sealed};
 
 /// What the derived code names; not an API.
 #[doc(hidden)]
 pub mod __private {
     pub use super::args::{find, optional, required, text};
     pub use super::concat::{as_str, join, total_len};
+    pub use super::offer::pick;
     pub use super::question::field;
     pub use super::sealed::{put_at, take_at};
+    pub use crate::engine::{App, Call, Replied, Reply, ServerInfo};
     pub use crate::engine::{Arg, ArgKind, ParamHeader, ToolEntry, ToolInfo};
     pub use crate::limits::{MAX_STR, UTF8_MAX};
     pub use crate::mrtr::{Choice, Field, FieldKind, TextFormat};
@@ -66,5 +72,17 @@ macro_rules! fail {
 macro_rules! complete {
     ($reply:expr, $($fmt:tt)+) => {
         ::core::result::Result::Ok($reply.complete(&$crate::engine::Msg(::core::format_args!($($fmt)+))))
+    };
+}
+
+/// The answer of a [`Round`] and the reply still to give, or (when the question went out)
+/// `return Ok(done)`: `let (answer, reply) = answered!(reply.question::<Q>(…)?);`.
+#[macro_export]
+macro_rules! answered {
+    ($round:expr) => {
+        match $round {
+            $crate::typed::Round::Answered(answer, reply) => (answer, reply),
+            $crate::typed::Round::Asked(done) => return ::core::result::Result::Ok(done),
+        }
     };
 }

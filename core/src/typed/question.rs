@@ -5,7 +5,7 @@
 use core::fmt;
 
 use crate::engine::{Call, CallError, Done, Elicited as Raw, Reply};
-use crate::mrtr::{self, Field, Form};
+use crate::mrtr::{self, Choice, Field, FieldKind, Form};
 use crate::wire::json::{Chars, Kind, Value};
 
 /// A form as one struct: its fields (the `requestedSchema`, the checks an answer must pass
@@ -14,10 +14,22 @@ use crate::wire::json::{Chars, Kind, Value};
 pub trait Question<'a>: Sized {
     /// The `inputRequests` / `inputResponses` key it is asked under.
     const KEY: &'static str;
-    /// Its fields, in display order.
+    /// Its fields, in display order (a run-time choice field with no options yet).
     const FIELDS: &'static [Field<'static>];
-    /// The answer's content as this type (it has already matched [`Question::FIELDS`]).
-    fn decode(content: Value<'a>) -> Option<Self>;
+    /// Most options its run-time choice field ([`Pick`](super::Pick)) offers; 0 when it has
+    /// none.
+    const OFFERS: usize;
+    /// What [`Reply::question_offering`] is handed: an [`Offer`](super::Offer) of as many
+    /// options as its `Pick<N>` takes (`N`; 0 without one).
+    type Offered<'o>: core::ops::Deref<Target = [Choice<'o>]>;
+    /// Hands `f` its fields, `offer` the options of its run-time choice field.
+    fn with_fields<R>(offer: &[Choice<'_>], f: impl FnOnce(&[Field<'_>]) -> R) -> R {
+        let _ = offer;
+        f(Self::FIELDS)
+    }
+    /// The answer's content as this type (it has already matched its fields, `offer` the
+    /// options its run-time choice field offered).
+    fn decode(content: Value<'a>, offer: &[Choice<'_>]) -> Option<Self>;
 }
 
 /// What the user did with a question: the three outcomes the spec keeps apart.
@@ -31,10 +43,11 @@ pub enum Elicited<T> {
     Cancelled,
 }
 
-/// Where [`Reply::question`] left the call.
+/// Where [`Reply::question`] (`T`: an [`Elicited`] question) or [`Reply::confirm`] (`T`:
+/// `bool`) left the call.
 pub enum Round<'w, 'b, T> {
     /// The user answered; the reply is still the tool's to give.
-    Answered(Elicited<T>, Reply<'w, 'b>),
+    Answered(T, Reply<'w, 'b>),
     /// Not (validly) answered yet: the question went out, red mark and all.
     Asked(Done),
 }
@@ -48,24 +61,93 @@ impl<'w, 'b> Reply<'w, 'b> {
         call: &Call<'a>,
         message: &dyn fmt::Display,
         payload: &[u8],
-    ) -> Result<Round<'w, 'b, Q>, CallError> {
-        let question = mrtr::Question {
-            key: Q::KEY,
-            form: Form {
-                message,
-                fields: Q::FIELDS,
-                mark: None,
-            },
+    ) -> Result<Round<'w, 'b, Elicited<Q>>, CallError> {
+        const {
+            assert!(
+                Q::OFFERS == 0,
+                "this question offers options computed at run time: ask it with `question_offering`"
+            )
         };
-        Ok(match self.elicit(call, &question, payload)? {
+        self.round::<Q>(call, message, payload, &[])
+    }
+
+    /// [`Reply::question`] of a question with a run-time choice field ([`Pick`](super::Pick)),
+    /// which offers `offer`: an `Offer<N>` of the `N` its `Pick<N>` takes (another `N` does
+    /// not compile: a choice list over its bound).
+    pub fn question_offering<'a, Q: Question<'a>>(
+        self,
+        call: &Call<'a>,
+        message: &dyn fmt::Display,
+        payload: &[u8],
+        offer: &Q::Offered<'_>,
+    ) -> Result<Round<'w, 'b, Elicited<Q>>, CallError> {
+        self.round::<Q>(call, message, payload, offer)
+    }
+
+    fn round<'a, Q: Question<'a>>(
+        self,
+        call: &Call<'a>,
+        message: &dyn fmt::Display,
+        payload: &[u8],
+        offer: &[Choice<'_>],
+    ) -> Result<Round<'w, 'b, Elicited<Q>>, CallError> {
+        let elicited = Q::with_fields(offer, |fields| {
+            let question = mrtr::Question {
+                key: Q::KEY,
+                form: Form {
+                    message,
+                    fields,
+                    mark: None,
+                },
+            };
+            self.elicit(call, &question, payload)
+        })?;
+        Ok(match elicited {
             Raw::Accepted(content, reply) => {
-                let answer = Q::decode(content).ok_or(CallError::Internal(
+                let answer = Q::decode(content, offer).ok_or(CallError::Internal(
                     "an answer that matched its form does not decode",
                 ))?;
                 Round::Answered(Elicited::Accepted(answer), reply)
             }
             Raw::Declined(reply) => Round::Answered(Elicited::Declined, reply),
             Raw::Cancelled(reply) => Round::Answered(Elicited::Cancelled, reply),
+            Raw::Asked(done) => Round::Asked(done),
+        })
+    }
+
+    /// A yes/no question (`confirm`, one checkbox titled `yes`, ticked to begin with): `true`
+    /// once the user accepted with it ticked, `false` when they said no in any way.
+    pub fn confirm<'a>(
+        self,
+        call: &Call<'a>,
+        yes: &str,
+        message: &dyn fmt::Display,
+        payload: &[u8],
+    ) -> Result<Round<'w, 'b, bool>, CallError> {
+        let fields = [Field {
+            name: "confirm",
+            title: yes,
+            description: None,
+            required: true,
+            kind: FieldKind::Boolean {
+                default: Some(true),
+            },
+        }];
+        let form = Form {
+            message,
+            fields: &fields,
+            mark: None,
+        };
+        let question = mrtr::Question {
+            key: "confirm",
+            form,
+        };
+        Ok(match self.elicit(call, &question, payload)? {
+            Raw::Accepted(content, reply) => {
+                let yes = content.get("confirm").and_then(|v| v.as_bool());
+                Round::Answered(yes == Some(true), reply)
+            }
+            Raw::Declined(reply) | Raw::Cancelled(reply) => Round::Answered(false, reply),
             Raw::Asked(done) => Round::Asked(done),
         })
     }

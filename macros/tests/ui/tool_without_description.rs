@@ -1,13 +1,14 @@
 //! A tool needs a description for the model: its doc comment.
-use redmark_core::typed::{Args, Tools};
+use redmark_core::prelude::*;
 
-#[derive(Args)]
-struct NoArgs;
+struct Ping;
 
-#[derive(Clone, Copy, Tools)]
-enum MyTools {
-    #[tool(name = "ping", args = NoArgs)]
-    Ping,
+#[app]
+impl App for Ping {
+    #[tool(name = "ping")]
+    fn ping(&mut self, _: NoArgs, _: &Call, reply: Reply) -> Replied {
+        complete!(reply, "pong")
+    }
 }
 
 fn main() {}
