@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Data, DeriveInput, Fields, Generics, Ident, Lifetime};
 
-use crate::attrs::{self, docs, each};
+use crate::attrs::{self, docs, each, Bound};
 use crate::json;
 use crate::types::{classify, Kind};
 
@@ -16,9 +16,9 @@ struct Arg {
     required: bool,
     ty: syn::Type,
     kind: Kind,
-    max_len: Option<i64>,
-    min: Option<i64>,
-    max: Option<i64>,
+    max_len: Option<Bound>,
+    min: Option<Bound>,
+    max: Option<Bound>,
     date: bool,
     header: Option<String>,
     doc: Option<String>,
@@ -62,8 +62,11 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
         let (arg, h) = (&a.name, a.header.as_ref()?);
         Some(quote!(__p::ParamHeader { argument: #arg, header: #h }))
     });
-    let room = |a: &Arg| match a.max_len {
-        Some(n) => quote!(#n as usize * __p::UTF8_MAX),
+    let room = |a: &Arg| match &a.max_len {
+        Some(n) => {
+            let n = n.as_type("usize");
+            quote!(#n * __p::UTF8_MAX)
+        }
         None if a.date => quote!(10),
         None => quote!(__p::MAX_STR),
     };
@@ -162,9 +165,9 @@ fn read_arg(f: &syn::Field) -> syn::Result<Arg> {
     };
     each(&f.attrs, "arg", |key, m| {
         match key {
-            "max_len" => a.max_len = Some(attrs::int(m)?),
-            "min" => a.min = Some(attrs::int(m)?),
-            "max" => a.max = Some(attrs::int(m)?),
+            "max_len" => a.max_len = Some(attrs::bound(m)?),
+            "min" => a.min = Some(attrs::bound(m)?),
+            "max" => a.max = Some(attrs::bound(m)?),
             "header" => a.header = Some(attrs::string(m)?),
             "format" => match attrs::string(m)?.as_str() {
                 "date" => a.date = true,
@@ -236,7 +239,10 @@ fn check_arg(a: &Arg, f: &syn::Field) -> syn::Result<()> {
         return Err(err(ty, "`max_len` and `format` apply to a `&str` argument"));
     }
     if let Kind::Int(lo, hi) = a.kind {
-        let (min, max) = (a.min.unwrap_or(lo), a.max.unwrap_or(hi));
+        let lit = |b: &Option<Bound>, or: i64| b.as_ref().map_or(Some(or), Bound::lit);
+        let (Some(min), Some(max)) = (lit(&a.min, lo), lit(&a.max, hi)) else {
+            return Ok(()); // a constant's range is checked where the table is built
+        };
         if min < lo || max > hi || min > max {
             return Err(err(ty, "the bounds do not fit the type (or min > max)"));
         }
@@ -253,21 +259,25 @@ fn check_arg(a: &Arg, f: &syn::Field) -> syn::Result<()> {
     Ok(())
 }
 
-/// The integer bounds an argument is checked and described with.
-fn bounds(a: &Arg) -> (i64, i64) {
-    match a.kind {
-        Kind::Int(lo, hi) => (a.min.unwrap_or(lo), a.max.unwrap_or(hi)),
-        _ => (0, 0),
-    }
+/// The integer bounds an argument is checked and described with, as `i64` expressions.
+fn bounds(a: &Arg) -> (TokenStream, TokenStream) {
+    let Kind::Int(lo, hi) = a.kind else {
+        return (quote!(0), quote!(0));
+    };
+    let at = |b: &Option<Bound>, or: i64| match b {
+        Some(b) => b.as_type("i64"),
+        None => quote!(#or),
+    };
+    (at(&a.min, lo), at(&a.max, hi))
 }
 
 fn arg_row(a: &Arg) -> TokenStream {
     let (name, required) = (&a.name, a.required);
     let kind = match &a.kind {
         Kind::Str => {
-            let max = match a.max_len {
+            let max = match &a.max_len {
                 Some(n) => {
-                    let n = n as u16;
+                    let n = n.as_type("u16");
                     quote!(__p::Some(#n))
                 }
                 None => quote!(__p::None),
@@ -283,10 +293,21 @@ fn arg_row(a: &Arg) -> TokenStream {
             __p::None,
             __p::Some(__p::TextFormat::Date)
         )),
-        Kind::Int(..) => {
+        Kind::Int(lo_ty, hi_ty) => {
             let (lo, hi) = bounds(a);
-            let (lo, hi) = (lo as i32, hi as i32);
-            quote!(__p::ArgKind::Integer(#lo, #hi))
+            quote!(__p::ArgKind::Integer({
+                const LO: i64 = #lo;
+                const HI: i64 = #hi;
+                const _: () = assert!(
+                    #lo_ty <= LO && LO <= HI && HI <= #hi_ty,
+                    "an argument's bounds fit its type (and min <= max)"
+                );
+                const _: () = assert!(
+                    LO >= i32::MIN as i64 && HI <= i32::MAX as i64,
+                    "an argument's bounds are 32-bit"
+                );
+                LO as i32
+            }, #hi as i32))
         }
         Kind::Bool => quote!(__p::ArgKind::Boolean),
         _ => {
@@ -295,6 +316,23 @@ fn arg_row(a: &Arg) -> TokenStream {
         }
     };
     quote!(__p::Arg { name: #name, required: #required, kind: #kind })
+}
+
+/// A number into the schema: a literal's digits into `text`, a constant's as a piece of its
+/// own (its digits written by the compiler).
+fn number(text: &mut String, pieces: &mut Vec<TokenStream>, n: &Bound) {
+    match n {
+        Bound::Lit(n) => text.push_str(&n.to_string()),
+        Bound::Const(_) => {
+            pieces.push(quote!(#text));
+            text.clear();
+            let v = n.as_type("i64");
+            pieces.push(quote!({
+                const DIGITS: [u8; __p::decimal_len(#v)] = __p::decimal(#v);
+                __p::as_str(&DIGITS)
+            }));
+        }
+    }
 }
 
 /// The schema: literal pieces, and each `Choices` enum's `oneOf` between them.
@@ -310,19 +348,28 @@ fn schema(args: &[Arg], open: bool) -> TokenStream {
         match &a.kind {
             Kind::Str => {
                 text.push_str(r#""type":"string""#);
-                if let Some(n) = a.max_len {
-                    text.push_str(&format!(r#","maxLength":{n}"#));
+                if let Some(n) = &a.max_len {
+                    text.push_str(r#","maxLength":"#);
+                    number(&mut text, &mut pieces, n);
                 }
                 if a.date {
                     text.push_str(r#","format":"date""#);
                 }
             }
             Kind::Date => text.push_str(r#""type":"string","format":"date""#),
-            Kind::Int(..) => {
-                let (lo, hi) = bounds(a);
-                text.push_str(&format!(
-                    r#""type":"integer","minimum":{lo},"maximum":{hi}"#
-                ));
+            Kind::Int(lo, hi) => {
+                text.push_str(r#""type":"integer","minimum":"#);
+                number(
+                    &mut text,
+                    &mut pieces,
+                    a.min.as_ref().unwrap_or(&Bound::Lit(*lo)),
+                );
+                text.push_str(r#","maximum":"#);
+                number(
+                    &mut text,
+                    &mut pieces,
+                    a.max.as_ref().unwrap_or(&Bound::Lit(*hi)),
+                );
             }
             Kind::Bool => text.push_str(r#""type":"boolean""#),
             _ => {

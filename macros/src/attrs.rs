@@ -47,10 +47,41 @@ pub fn string(m: &ParseNestedMeta) -> syn::Result<String> {
     Ok(m.value()?.parse::<LitStr>()?.value())
 }
 
-/// `= N` or `= -N`, an integer literal.
-pub fn int(m: &ParseNestedMeta) -> syn::Result<i64> {
+/// A bound as written: an integer literal (known to the derive), or a constant's name or any
+/// constant expression (known to the compiler: the schema takes its digits in a constant).
+pub enum Bound {
+    /// `= 64`, `= -5`.
+    Lit(i64),
+    /// `= MAX_ROOM_HINT`.
+    Const(Expr),
+}
+
+impl Bound {
+    /// The literal, if it is one.
+    pub fn lit(&self) -> Option<i64> {
+        match self {
+            Bound::Lit(n) => Some(*n),
+            Bound::Const(_) => None,
+        }
+    }
+
+    /// Its value as an expression of type `ty` (`i64`, `u32`…), checked to be an integer.
+    pub fn as_type(&self, ty: &str) -> proc_macro2::TokenStream {
+        let ty: syn::Type = syn::parse_str(ty).expect("a type");
+        match self {
+            Bound::Lit(n) => quote::quote!((#n as #ty)),
+            Bound::Const(e) => quote::quote!((__p::bound(#e) as #ty)),
+        }
+    }
+}
+
+/// `= N`, `= -N` or `= CONSTANT`.
+pub fn bound(m: &ParseNestedMeta) -> syn::Result<Bound> {
     let e: Expr = m.value()?.parse()?;
-    int_of(&e)
+    Ok(match int_of(&e) {
+        Ok(n) => Bound::Lit(n),
+        Err(_) => Bound::Const(e),
+    })
 }
 
 /// An integer literal, possibly negated.

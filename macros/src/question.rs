@@ -6,7 +6,7 @@ use quote::quote;
 use syn::{Data, DeriveInput, Expr, Fields, Lit};
 
 use crate::args::lifetime;
-use crate::attrs::{self, docs, each};
+use crate::attrs::{self, docs, each, Bound};
 use crate::json;
 use crate::types::{classify, Kind};
 
@@ -19,11 +19,11 @@ struct FieldAttrs {
     max: Option<i64>,
     min_expr: Option<Expr>,
     max_expr: Option<Expr>,
-    min_len: Option<i64>,
-    max_len: Option<i64>,
+    min_len: Option<Bound>,
+    max_len: Option<Bound>,
     format: Option<String>,
-    min_items: Option<i64>,
-    max_items: Option<i64>,
+    min_items: Option<Bound>,
+    max_items: Option<Bound>,
 }
 
 pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
@@ -120,17 +120,19 @@ fn err(t: impl quote::ToTokens, msg: &str) -> syn::Error {
     syn::Error::new_spanned(t, msg)
 }
 
-fn opt_int(v: Option<i64>) -> TokenStream {
-    match v {
-        Some(n) => quote!(__p::Some(#n)),
-        None => quote!(__p::None),
+/// An integer bound: a literal, or a constant's value (checked to be an integer).
+fn opt_int(lit: Option<i64>, e: &Option<Expr>) -> TokenStream {
+    match (lit, e) {
+        (Some(n), _) => quote!(__p::Some(#n)),
+        (None, Some(e)) => quote!(__p::Some(__p::bound(#e) as i64)),
+        (None, None) => quote!(__p::None),
     }
 }
 
-fn opt_u32(v: Option<i64>) -> TokenStream {
+fn opt_u32(v: &Option<Bound>) -> TokenStream {
     match v {
         Some(n) => {
-            let n = n as u32;
+            let n = n.as_type("u32");
             quote!(__p::Some(#n))
         }
         None => quote!(__p::None),
@@ -166,10 +168,10 @@ fn field(f: &syn::Field) -> syn::Result<(TokenStream, TokenStream, Option<syn::E
                 a.max = attrs::int_of(&e).ok();
                 a.max_expr = Some(e);
             }
-            "min_len" => a.min_len = Some(attrs::int(m)?),
-            "max_len" => a.max_len = Some(attrs::int(m)?),
-            "min_items" => a.min_items = Some(attrs::int(m)?),
-            "max_items" => a.max_items = Some(attrs::int(m)?),
+            "min_len" => a.min_len = Some(attrs::bound(m)?),
+            "max_len" => a.max_len = Some(attrs::bound(m)?),
+            "min_items" => a.min_items = Some(attrs::bound(m)?),
+            "max_items" => a.max_items = Some(attrs::bound(m)?),
             "format" => a.format = Some(attrs::string(m)?),
             _ => {
                 return Err(attrs::unknown(
@@ -194,13 +196,6 @@ fn field(f: &syn::Field) -> syn::Result<(TokenStream, TokenStream, Option<syn::E
     {
         return wrong("`min`/`max`");
     }
-    if let Kind::Int(..) = t.kind {
-        for (e, v) in [(&a.min_expr, a.min), (&a.max_expr, a.max)] {
-            if let (Some(e), None) = (e, v) {
-                return Err(err(e, "an integer field's bound is an integer literal"));
-            }
-        }
-    }
     if (a.min_len.is_some() || a.max_len.is_some() || a.format.is_some())
         && !is(|k| matches!(k, Kind::Text))
     {
@@ -215,7 +210,7 @@ fn field(f: &syn::Field) -> syn::Result<(TokenStream, TokenStream, Option<syn::E
             quote!(__p::FieldKind::Boolean { default: #d })
         }
         Kind::Int(..) => {
-            let (min, max) = (opt_int(a.min), opt_int(a.max));
+            let (min, max) = (opt_int(a.min, &a.min_expr), opt_int(a.max, &a.max_expr));
             let d = opt_default(&a.default);
             quote!(__p::FieldKind::Integer { min: #min, max: #max, default: #d })
         }
@@ -244,7 +239,7 @@ fn field(f: &syn::Field) -> syn::Result<(TokenStream, TokenStream, Option<syn::E
                     )),
                     (None, _) => quote!(__p::None),
                 };
-            let (lo, hi) = (opt_u32(a.min_len), opt_u32(a.max_len));
+            let (lo, hi) = (opt_u32(&a.min_len), opt_u32(&a.max_len));
             let d = opt_default(&a.default);
             quote!(__p::FieldKind::Text { min_len: #lo, max_len: #hi, format: #format, default: #d })
         }
@@ -257,7 +252,7 @@ fn field(f: &syn::Field) -> syn::Result<(TokenStream, TokenStream, Option<syn::E
             })
         }
         Kind::Picks(e) => {
-            let (lo, hi) = (opt_u32(a.min_items), opt_u32(a.max_items));
+            let (lo, hi) = (opt_u32(&a.min_items), opt_u32(&a.max_items));
             let d = match &a.default {
                 Some(Expr::Array(arr)) => {
                     let vals = arr

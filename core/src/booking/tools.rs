@@ -15,10 +15,10 @@ pub(super) struct BookArgs<'s> {
     #[arg(min = 0, max = 23)]
     pub(super) hour: i64,
     /// The room in the user's words, e.g. "the big room"
-    #[arg(max_len = 64)]
+    #[arg(max_len = MAX_ROOM_HINT)]
     pub(super) room_hint: Option<&'s str>,
     /// An exact room id from list_rooms
-    #[arg(max_len = 24)]
+    #[arg(max_len = MAX_ROOM_ID)]
     pub(super) room_id: Option<&'s str>,
     /// People expected; rooms too small are not offered
     #[arg(min = 1, max = 1000)]
@@ -29,7 +29,7 @@ pub(super) struct BookArgs<'s> {
 #[derive(Args)]
 pub(super) struct CancelArgs<'s> {
     /// The booking, e.g. "bk_1"
-    #[arg(max_len = 16)]
+    #[arg(max_len = MAX_BOOKING_ID_ARG)]
     pub(super) booking_id: &'s str,
 }
 
@@ -55,9 +55,6 @@ pub(super) struct MineArgs<'s> {
     #[arg(format = "date")]
     pub(super) day: Option<&'s str>,
     /// The next page: the booking the last page ended with (its "next"), e.g. "bk_7"
-    #[arg(max_len = 16)]
+    #[arg(max_len = MAX_BOOKING_ID_ARG)]
     pub(super) after: Option<&'s str>,
 }
-
-// The schemas' lengths are literals (they are written at compile time): they are the limits.
-const _: () = assert!(MAX_ROOM_HINT == 64 && MAX_ROOM_ID == 24 && MAX_BOOKING_ID_ARG == 16);

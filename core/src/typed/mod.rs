@@ -32,6 +32,7 @@ mod tools;
 pub use crate::wire::format::Date;
 pub use args::{ArgValue, Args, BadArgs, Scratch, Unreadable, DATE_LEN, UNREADABLE};
 pub use choices::{Choices, Picks, PicksField, MAX_PICKS};
+pub use concat::Bound;
 pub use number::NumberField;
 pub use offer::{Offer, Pick};
 pub use question::{Elicited, FieldValue, Question, Round, Text};
@@ -45,7 +46,7 @@ pub use redmark_macros::{app, Args, Choices, Question, Sealed};
 #[doc(hidden)]
 pub mod __private {
     pub use super::args::{find, optional, required, text};
-    pub use super::concat::{as_str, join, total_len};
+    pub use super::concat::{as_str, bound, decimal, decimal_len, join, total_len};
     pub use super::offer::pick;
     pub use super::question::field;
     pub use super::sealed::{put_at, take_at};
