@@ -169,12 +169,12 @@ fn choose_room<'r, 'w, 'b>(
     let message = RoomQuestion { hint, named };
     let round = reply.question_offering::<WhichRoom>(call, &message, &[], &rooms)?;
     let (picked, reply) = match round {
-        Round::Asked(done) => return Ok(Chosen::Answered(done)),
-        Round::Answered(Elicited::Accepted(WhichRoom { room_id }), reply) => (room_id, reply),
-        Round::Answered(Elicited::Declined, reply) => {
+        Round::Sent(done) => return Ok(Chosen::Answered(done)),
+        Round::Answer(Elicited::Accepted(WhichRoom { room_id }), reply) => (room_id, reply),
+        Round::Answer(Elicited::Declined, reply) => {
             return Ok(Chosen::Answered(complete(reply, &NotBooked::Declined)))
         }
-        Round::Answered(Elicited::Cancelled, reply) => {
+        Round::Answer(Elicited::Cancelled, reply) => {
             return Ok(Chosen::Answered(complete(reply, &NotBooked::Cancelled)))
         }
     };

@@ -50,8 +50,8 @@ pub(super) async fn cancel_booking<L: Link>(
         reply.confirm(call, "Yes, cancel it", &message, &[])?
     };
     match round {
-        Round::Asked(done) => Ok(done),
-        Round::Answered(true, reply) => {
+        Round::Sent(done) => Ok(done),
+        Round::Answer(true, reply) => {
             let b = store.cancel(booking.id, &booking.new.holder).await?;
             let b = b.ok_or(CallError::Internal("booking vanished"))?;
             Ok(complete(
@@ -63,7 +63,7 @@ pub(super) async fn cancel_booking<L: Link>(
                 },
             ))
         }
-        Round::Answered(_, reply) => Ok(complete(
+        Round::Answer(_, reply) => Ok(complete(
             reply,
             &Msg(format_args!(
                 "Kept {}: nothing was cancelled.",

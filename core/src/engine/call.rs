@@ -6,7 +6,7 @@ use serde::de::DeserializeOwned;
 
 use super::args::{Arg, ArgsInvalid};
 use crate::limits::MAX_STR;
-use crate::mrtr::{Answer, InputResponses, Question};
+use crate::mrtr::{Answer, InputResponses, KeyedForm};
 use crate::seal::{Nonce, Opened};
 use crate::wire::json::Value;
 use crate::wire::meta::ClientCaps;
@@ -49,7 +49,7 @@ impl core::error::Error for ArgsError {}
 impl<'a> Call<'a> {
     /// The answer to `q`, or [`Answer::Missing`] when it does not count (no valid state for a
     /// tool that needs one).
-    pub fn answer<'f>(&self, q: &Question<'f>) -> Answer<'f, 'a> {
+    pub fn answer<'f>(&self, q: &KeyedForm<'f>) -> Answer<'f, 'a> {
         if !self.answers_count() {
             return Answer::Missing;
         }

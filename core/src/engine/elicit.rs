@@ -1,19 +1,28 @@
-//! The round trip of one form question: [`Reply::elicit`] reads this call's answer or asks.
+//! The round trip of one form question: [`Reply::elicit`] reads this call's answer or asks,
+//! and where it leaves the call ([`Round`], the user's [`Elicited`]).
 
 use super::{Call, CallError, Done, Reply};
-use crate::mrtr::{Answer, Ask, Form, InputRequest, Invalid, Question};
+use crate::mrtr::{Answer, Form, InputRequest, InputRequired, Invalid, KeyedForm};
 use crate::wire::json::Value;
 
-/// Where a [`Reply::elicit`] left the call.
-pub enum Elicited<'a, 'w, 'b> {
-    /// Answered with content that matches the form; the reply is still the tool's to give.
-    Accepted(Value<'a>, Reply<'w, 'b>),
+/// What the user did with a question: the three outcomes the spec keeps apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Elicited<T> {
+    /// Answered, with content that matches the form, read into `T`.
+    Accepted(T),
     /// The user said no; nothing irreversible may happen.
-    Declined(Reply<'w, 'b>),
+    Declined,
     /// The user dismissed the operation; nothing irreversible may happen.
-    Cancelled(Reply<'w, 'b>),
-    /// Not (validly) answered yet: the question went out as an `InputRequiredResult`.
-    Asked(Done),
+    Cancelled,
+}
+
+/// Where a question left the call: [`Reply::elicit`] (`T`: [`Elicited`] content),
+/// `Reply::question` (an [`Elicited`] typed answer) or `Reply::confirm` (`bool`).
+pub enum Round<'w, 'b, T> {
+    /// The user's answer came back; the reply is still the tool's to give.
+    Answer(T, Reply<'w, 'b>),
+    /// Not (validly) answered yet: the question was sent, red mark and all.
+    Sent(Done),
 }
 
 impl<'w, 'b> Reply<'w, 'b> {
@@ -24,20 +33,20 @@ impl<'w, 'b> Reply<'w, 'b> {
     pub fn elicit<'a, 'f>(
         self,
         call: &Call<'a>,
-        question: &Question<'f>,
+        question: &KeyedForm<'f>,
         payload: &[u8],
-    ) -> Result<Elicited<'a, 'w, 'b>, CallError> {
+    ) -> Result<Round<'w, 'b, Elicited<Value<'a>>>, CallError> {
         let answer = call.answer(question);
         Ok(match answer {
-            Answer::Accepted(content) => Elicited::Accepted(content, self),
-            Answer::Declined => Elicited::Declined(self),
-            Answer::Cancelled => Elicited::Cancelled(self),
+            Answer::Accepted(content) => Round::Answer(Elicited::Accepted(content), self),
+            Answer::Declined => Round::Answer(Elicited::Declined, self),
+            Answer::Cancelled => Round::Answer(Elicited::Cancelled, self),
             Answer::Missing | Answer::Invalid(_) => {
                 let mark = match answer {
                     Answer::Invalid(mark) => mark,
                     _ => None,
                 };
-                Elicited::Asked(self.ask_again(question, mark, payload)?)
+                Round::Sent(self.ask_again(question, mark, payload)?)
             }
         })
     }
@@ -45,7 +54,7 @@ impl<'w, 'b> Reply<'w, 'b> {
     /// Asks `question`, with the red mark of the last answer when there is one.
     fn ask_again<'f, 'a>(
         self,
-        question: &Question<'f>,
+        question: &KeyedForm<'f>,
         mark: Option<Invalid<'f, 'a>>,
         payload: &[u8],
     ) -> Result<Done, CallError> {
@@ -53,7 +62,7 @@ impl<'w, 'b> Reply<'w, 'b> {
             mark,
             ..question.form
         };
-        self.ask(&Ask {
+        self.ask(&InputRequired {
             requests: &[(question.key, InputRequest::Elicit(form))],
             payload,
         })

@@ -5,7 +5,7 @@
 use super::error::CallError;
 use super::error::RpcError;
 use super::lists::{cache_hints, open_result};
-use super::reply::{Answered, Progress, Sealer};
+use super::reply::{Progress, ResultKind, Sealer};
 use super::{App, Config, Context, Done, Engine, Note};
 use super::{Call, CompletionRef, CompletionRequest, Completions, Reply};
 use crate::limits::MAX_STR;
@@ -175,7 +175,7 @@ fn finish<'a>(
     note: &mut Option<Note>,
     target: &Target<'a>,
     ran: Result<Done, CallError>,
-) -> Result<Answered, RpcError<'a>> {
+) -> Result<ResultKind, RpcError<'a>> {
     match ran {
         Ok(done) => Ok(done.0),
         Err(e) => {
@@ -195,7 +195,7 @@ fn invoke_now<'a, A: App>(
     responses: InputResponses<'a>,
     state: Option<Value<'a>>,
     handler: Now<'_>,
-) -> Result<Answered, RpcError<'a>> {
+) -> Result<ResultKind, RpcError<'a>> {
     let eng = &mut *inv.eng;
     let lent = lend(
         &eng.keys,
@@ -364,7 +364,7 @@ pub(super) fn resources_read<'a, A: App>(
         answers_need_state: false,
     };
     let answered = invoke_now(inv, target, responses, state, Now::Resource(decoded))?;
-    if answered == Answered::Complete {
+    if answered == ResultKind::Complete {
         cache_hints(inv.eng, inv.w);
     }
     Ok(())

@@ -25,7 +25,7 @@ pub use app::{
 pub(crate) use args::check_with;
 pub use args::{Arg, ArgKind, ArgsInvalid};
 pub use call::{ArgsError, Call};
-pub use elicit::Elicited;
+pub use elicit::{Elicited, Round};
 pub use error::{CallError, RpcError};
 pub use handled::{Handled, Note};
 pub use http::HttpHeaders;

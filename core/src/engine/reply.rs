@@ -5,7 +5,7 @@ use core::fmt;
 
 use super::error::CallError;
 use crate::limits::MAX_PROGRESS;
-use crate::mrtr::Ask;
+use crate::mrtr::InputRequired;
 use crate::seal::{self, Binding, KeyRing, Nonce, Origin, TOKEN_MAX};
 use crate::wire::json::Value;
 use crate::wire::meta::ClientCaps;
@@ -17,11 +17,11 @@ pub type Replied = Result<Done, CallError>;
 
 /// Proof that a tool answered (only a [`Reply`] makes one).
 #[derive(Debug)]
-pub struct Done(pub(crate) Answered);
+pub struct Done(pub(crate) ResultKind);
 
 /// Which kind of result a [`Reply`] wrote.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Answered {
+pub(crate) enum ResultKind {
     /// A complete result.
     Complete,
     /// An `InputRequiredResult`.
@@ -141,7 +141,7 @@ impl<'b> Reply<'_, 'b> {
         w.key("content").begin_array();
         blocks(w);
         w.end_array().key("isError").bool(is_error);
-        Done(Answered::Complete)
+        Done(ResultKind::Complete)
     }
 
     /// A complete `GetPromptResult`: `messages` writes the message objects into the open array.
@@ -157,7 +157,7 @@ impl<'b> Reply<'_, 'b> {
         w.key("messages").begin_array();
         messages(w);
         w.end_array();
-        Done(Answered::Complete)
+        Done(ResultKind::Complete)
     }
 
     /// A complete `ReadResourceResult`: `contents` writes the resource contents objects into
@@ -167,7 +167,7 @@ impl<'b> Reply<'_, 'b> {
         w.key("contents").begin_array();
         contents(w);
         w.end_array();
-        Done(Answered::Complete)
+        Done(ResultKind::Complete)
     }
 
     /// A complete, successful result.
@@ -193,12 +193,12 @@ impl<'b> Reply<'_, 'b> {
             r.structured(w);
         }
         w.key("isError").bool(is_error);
-        Done(Answered::Complete)
+        Done(ResultKind::Complete)
     }
 
     /// An `InputRequiredResult`: the requests and a sealed `requestState`. Refuses, sending
     /// nothing, if the client did not declare what a request needs.
-    pub fn ask(mut self, ask: &Ask<'_>) -> Result<Done, CallError> {
+    pub fn ask(mut self, ask: &InputRequired<'_>) -> Result<Done, CallError> {
         let s = self.sealer;
         if let Some((_, r)) = ask
             .requests
@@ -235,6 +235,6 @@ impl<'b> Reply<'_, 'b> {
             w.end_object();
         }
         w.key("requestState").string(token);
-        Ok(Done(Answered::InputRequired))
+        Ok(Done(ResultKind::InputRequired))
     }
 }

@@ -1,7 +1,7 @@
 //! Multi Round-Trip Requests (SEP-2322) as plain data over [`wire`](crate::wire): the
 //! questions a tool asks and the answers it gets.
 //!
-//! A tool declares each question once as a [`Question`] (a key and a [`Form`]); the same
+//! A tool declares each question once as a [`KeyedForm`] (a key and a [`Form`]); the same
 //! declaration emits the `elicitation/create` request, validates the `accept`ed content
 //! against exactly the schema that was sent, and reads the typed answer. Sending and
 //! sealing are the engine's (`Reply::ask`, `Reply::elicit`).
@@ -12,5 +12,5 @@ mod responses;
 
 pub(crate) use form::write_options;
 pub use form::{Choice, Field, FieldKind, FieldShape, Form, Invalid, Reason, TextFormat};
-pub use request::{Ask, Capability, InputRequest, Question};
+pub use request::{Capability, InputRequest, InputRequired, KeyedForm};
 pub use responses::{Answer, InputResponses, ResponsesError};

@@ -103,7 +103,7 @@ impl InputRequest<'_> {
 /// An `InputRequiredResult` a tool wants sent: the requests, and what the retry must bring
 /// back sealed in `requestState`.
 #[derive(Clone, Copy)]
-pub struct Ask<'f> {
+pub struct InputRequired<'f> {
     /// The input requests, keyed by stable, unique ids.
     pub requests: &'f [(&'f str, InputRequest<'f>)],
     /// The tool's payload for the next round (at most `MAX_STATE_PAYLOAD` bytes).
@@ -113,14 +113,14 @@ pub struct Ask<'f> {
 /// A form-mode question under a stable key: the request that asks it, and its answer
 /// validated against exactly that form (the engine's `Reply::elicit` runs the round trip).
 #[derive(Clone, Copy)]
-pub struct Question<'f> {
+pub struct KeyedForm<'f> {
     /// The `inputRequests` / `inputResponses` key.
     pub key: &'f str,
     /// The form.
     pub form: Form<'f>,
 }
 
-impl<'f> Question<'f> {
+impl<'f> KeyedForm<'f> {
     /// This question's answer among `responses`, validated against its own form.
     pub fn answer<'a>(&self, responses: &InputResponses<'a>) -> Answer<'f, 'a> {
         let Some(v) = responses.get(self.key) else {

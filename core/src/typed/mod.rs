@@ -29,13 +29,14 @@ mod question;
 mod sealed;
 mod tools;
 
+pub use crate::engine::{Elicited, Round};
 pub use crate::wire::format::Date;
 pub use args::{ArgValue, Args, BadArgs, Scratch, Unreadable, DATE_LEN, UNREADABLE};
 pub use choices::{Choices, Picks, PicksField, MAX_PICKS};
 pub use concat::Bound;
 pub use number::NumberField;
 pub use offer::{Offer, Pick};
-pub use question::{Elicited, FieldValue, Question, Round, Text};
+pub use question::{FieldValue, Question, Text};
 pub use sealed::{Sealed, SealedBytes};
 pub use tools::{NoArgs, Tools};
 
@@ -82,8 +83,8 @@ macro_rules! complete {
 macro_rules! answered {
     ($round:expr) => {
         match $round {
-            $crate::typed::Round::Answered(answer, reply) => (answer, reply),
-            $crate::typed::Round::Asked(done) => return ::core::result::Result::Ok(done),
+            $crate::typed::Round::Answer(answer, reply) => (answer, reply),
+            $crate::typed::Round::Sent(done) => return ::core::result::Result::Ok(done),
         }
     };
 }

@@ -4,7 +4,7 @@
 
 use core::fmt;
 
-use crate::engine::{Call, CallError, Done, Elicited as Raw, Reply};
+use crate::engine::{Call, CallError, Elicited, Reply, Round};
 use crate::mrtr::{self, Choice, Field, FieldKind, Form};
 use crate::wire::json::{Chars, Kind, Value};
 
@@ -30,26 +30,6 @@ pub trait Question<'a>: Sized {
     /// The answer's content as this type (it has already matched its fields, `offer` the
     /// options its run-time choice field offered).
     fn decode(content: Value<'a>, offer: &[Choice<'_>]) -> Option<Self>;
-}
-
-/// What the user did with a question: the three outcomes the spec keeps apart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Elicited<T> {
-    /// Answered, with content that matches the form, read into `T`.
-    Accepted(T),
-    /// The user said no; nothing irreversible may happen.
-    Declined,
-    /// The user dismissed the operation; nothing irreversible may happen.
-    Cancelled,
-}
-
-/// Where [`Reply::question`] (`T`: an [`Elicited`] question) or [`Reply::confirm`] (`T`:
-/// `bool`) left the call.
-pub enum Round<'w, 'b, T> {
-    /// The user answered; the reply is still the tool's to give.
-    Answered(T, Reply<'w, 'b>),
-    /// Not (validly) answered yet: the question went out, red mark and all.
-    Asked(Done),
 }
 
 impl<'w, 'b> Reply<'w, 'b> {
@@ -92,7 +72,7 @@ impl<'w, 'b> Reply<'w, 'b> {
         offer: &[Choice<'_>],
     ) -> Result<Round<'w, 'b, Elicited<Q>>, CallError> {
         let elicited = Q::with_fields(offer, |fields| {
-            let question = mrtr::Question {
+            let question = mrtr::KeyedForm {
                 key: Q::KEY,
                 form: Form {
                     message,
@@ -103,15 +83,15 @@ impl<'w, 'b> Reply<'w, 'b> {
             self.elicit(call, &question, payload)
         })?;
         Ok(match elicited {
-            Raw::Accepted(content, reply) => {
+            Round::Answer(Elicited::Accepted(content), reply) => {
                 let answer = Q::decode(content, offer).ok_or(CallError::Internal(
                     "an answer that matched its form does not decode",
                 ))?;
-                Round::Answered(Elicited::Accepted(answer), reply)
+                Round::Answer(Elicited::Accepted(answer), reply)
             }
-            Raw::Declined(reply) => Round::Answered(Elicited::Declined, reply),
-            Raw::Cancelled(reply) => Round::Answered(Elicited::Cancelled, reply),
-            Raw::Asked(done) => Round::Asked(done),
+            Round::Answer(Elicited::Declined, reply) => Round::Answer(Elicited::Declined, reply),
+            Round::Answer(Elicited::Cancelled, reply) => Round::Answer(Elicited::Cancelled, reply),
+            Round::Sent(done) => Round::Sent(done),
         })
     }
 
@@ -138,17 +118,17 @@ impl<'w, 'b> Reply<'w, 'b> {
             fields: &fields,
             mark: None,
         };
-        let question = mrtr::Question {
+        let question = mrtr::KeyedForm {
             key: "confirm",
             form,
         };
         Ok(match self.elicit(call, &question, payload)? {
-            Raw::Accepted(content, reply) => {
+            Round::Answer(Elicited::Accepted(content), reply) => {
                 let yes = content.get("confirm").and_then(|v| v.as_bool());
-                Round::Answered(yes == Some(true), reply)
+                Round::Answer(yes == Some(true), reply)
             }
-            Raw::Declined(reply) | Raw::Cancelled(reply) => Round::Answered(false, reply),
-            Raw::Asked(done) => Round::Asked(done),
+            Round::Answer(_, reply) => Round::Answer(false, reply),
+            Round::Sent(done) => Round::Sent(done),
         })
     }
 }
