@@ -35,9 +35,24 @@ pub struct Key {
 
 type KeyMap = HashMap<String, Arc<Key>>;
 
+/// How long one fetch may take and how often fetches may start: the constants, shorter in tests.
+#[derive(Debug, Clone, Copy)]
+struct Pace {
+    fetch_timeout: Duration,
+    min_refresh: Duration,
+}
+
+impl Pace {
+    const DEFAULT: Pace = Pace {
+        fetch_timeout: metadata::FETCH_TIMEOUT,
+        min_refresh: MIN_REFRESH,
+    };
+}
+
 /// The cache.
 pub struct Jwks {
     source: Arc<Source>,
+    pace: Pace,
     /// When a fetch was last tried (held while fetching).
     tried: Arc<tokio::sync::Mutex<Option<Instant>>>,
 }
@@ -63,7 +78,11 @@ impl Jwks {
     /// A cache of the JWKS at `uri`, fetched once now (blocking: call at start, off the
     /// runtime, or from `spawn_blocking`).
     pub fn load(uri: &str) -> Result<Jwks, String> {
-        let agent = metadata::agent();
+        Self::load_paced(uri, Pace::DEFAULT)
+    }
+
+    fn load_paced(uri: &str, pace: Pace) -> Result<Jwks, String> {
+        let agent = metadata::agent_with_timeout(pace.fetch_timeout);
         let keys = fetch(&agent, uri)?;
         if keys.is_empty() {
             return Err(format!(
@@ -78,6 +97,7 @@ impl Jwks {
                 keys: RwLock::new((Arc::new(keys), now)),
             }),
             tried: Arc::new(tokio::sync::Mutex::new(Some(now))),
+            pace,
         })
     }
 
@@ -105,7 +125,7 @@ impl Jwks {
         // One fetch at a time; whoever waited looks again at what that fetch brought.
         let mut tried = self.tried.lock().await;
         let found = Self::find(&self.source.snapshot().0, kid);
-        if found.is_ok() || tried.is_some_and(|t| t.elapsed() < MIN_REFRESH) {
+        if found.is_ok() || tried.is_some_and(|t| t.elapsed() < self.pace.min_refresh) {
             return found;
         }
         *tried = Some(Instant::now());
@@ -119,7 +139,7 @@ impl Jwks {
         let Ok(mut tried) = Arc::clone(&self.tried).try_lock_owned() else {
             return;
         };
-        if tried.is_some_and(|t| t.elapsed() < MIN_REFRESH) {
+        if tried.is_some_and(|t| t.elapsed() < self.pace.min_refresh) {
             return;
         }
         *tried = Some(Instant::now());
@@ -226,6 +246,8 @@ fn keys_of(list: &[Value]) -> KeyMap {
 mod tests {
     use super::*;
     use serde_json::json;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Mutex;
 
     fn rsa(kid: &str) -> Value {
         // A 2048-bit modulus is not needed to parse: any base64url n and e are a key.
@@ -248,33 +270,40 @@ mod tests {
         assert_eq!(keys["a"].family, AlgorithmFamily::Rsa);
     }
 
-    /// A loopback HTTP server answering every request with `body` (counted), until dropped.
+    /// A loopback HTTP server answering every request with its body (counted), or, while it has
+    /// none, accepting and never answering (an issuer that hangs); until dropped.
     struct JwksServer {
         url: String,
-        hits: Arc<std::sync::atomic::AtomicUsize>,
-        stop: Arc<std::sync::atomic::AtomicBool>,
+        hits: Arc<AtomicUsize>,
+        body: Arc<Mutex<Option<String>>>,
+        stop: Arc<AtomicBool>,
     }
 
     impl JwksServer {
         fn start(body: String) -> JwksServer {
             use std::io::{Read, Write};
-            use std::sync::atomic::Ordering;
             let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
             listener.set_nonblocking(true).unwrap();
             let url = format!("http://{}/jwks", listener.local_addr().unwrap());
-            let hits = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-            let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-            let (h, st) = (Arc::clone(&hits), Arc::clone(&stop));
+            let hits = Arc::new(AtomicUsize::new(0));
+            let body = Arc::new(Mutex::new(Some(body)));
+            let stop = Arc::new(AtomicBool::new(false));
+            let (h, b, st) = (Arc::clone(&hits), Arc::clone(&body), Arc::clone(&stop));
             std::thread::spawn(move || {
+                let mut held = Vec::new();
                 while !st.load(Ordering::Relaxed) {
                     let Ok((mut sock, _)) = listener.accept() else {
                         std::thread::sleep(Duration::from_millis(5));
                         continue;
                     };
+                    h.fetch_add(1, Ordering::SeqCst);
+                    let Some(body) = b.lock().unwrap().clone() else {
+                        held.push(sock);
+                        continue;
+                    };
                     let _ = sock.set_nonblocking(false);
                     let mut buf = [0u8; 4096];
                     let _ = sock.read(&mut buf);
-                    h.fetch_add(1, Ordering::SeqCst);
                     let _ = write!(
                         sock,
                         "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -282,26 +311,45 @@ mod tests {
                     );
                 }
             });
-            JwksServer { url, hits, stop }
+            JwksServer {
+                url,
+                hits,
+                body,
+                stop,
+            }
         }
 
         fn hits(&self) -> usize {
-            self.hits.load(std::sync::atomic::Ordering::SeqCst)
+            self.hits.load(Ordering::SeqCst)
+        }
+
+        /// Answers `body` from now on (None: hangs).
+        fn answer(&self, body: Option<String>) {
+            *self.body.lock().unwrap() = body;
         }
     }
 
     impl Drop for JwksServer {
         fn drop(&mut self) {
-            self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            self.stop.store(true, Ordering::Relaxed);
         }
+    }
+
+    /// Lets the next unknown `kid` fetch at once, as if the refetch interval had passed.
+    async fn allow_fetch(jwks: &Jwks) {
+        *jwks.tried.lock().await = Some(Instant::now() - jwks.pace.min_refresh);
+    }
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
     }
 
     #[test]
     fn an_unknown_kid_fetches_at_most_once_per_interval_and_a_down_issuer_keeps_the_keys() {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
+        let rt = runtime();
         let server = JwksServer::start(json!({"keys": [rsa("a")]}).to_string());
         let jwks = Jwks::load(&server.url).unwrap();
         assert_eq!(server.hits(), 1);
@@ -311,7 +359,7 @@ mod tests {
             assert_eq!(jwks.key(Some("b")).await.err(), Some(Missing::UnknownKid));
             assert_eq!(server.hits(), 1);
             // Once the interval has passed, it does (once).
-            *jwks.tried.lock().await = Some(Instant::now() - MIN_REFRESH);
+            allow_fetch(&jwks).await;
             assert_eq!(jwks.key(Some("b")).await.err(), Some(Missing::UnknownKid));
             assert_eq!(jwks.key(Some("c")).await.err(), Some(Missing::UnknownKid));
             assert_eq!(server.hits(), 2);
@@ -320,9 +368,56 @@ mod tests {
         std::thread::sleep(Duration::from_millis(50));
         rt.block_on(async {
             // The issuer is gone: a fetch fails, the cached key still verifies.
-            *jwks.tried.lock().await = Some(Instant::now() - MIN_REFRESH);
+            allow_fetch(&jwks).await;
             assert_eq!(jwks.key(Some("b")).await.err(), Some(Missing::UnknownKid));
             assert!(jwks.key(Some("a")).await.is_ok());
+        });
+    }
+
+    /// Issue 40: while the JWKS endpoint hangs, requests naming unknown `kid`s (and one whose
+    /// key was rotated in) share one fetch, each answered within one fetch timeout; the failed
+    /// fetch is not retried by every waiter, nor at once by the next request.
+    #[test]
+    fn waiters_on_a_hanging_issuer_share_one_fetch_and_none_waits_longer_than_its_timeout() {
+        // Production's ratio (10 s fetch timeout, 5 s between fetches), made short.
+        let pace = Pace {
+            fetch_timeout: Duration::from_secs(2),
+            min_refresh: Duration::from_secs(1),
+        };
+        let server = JwksServer::start(json!({"keys": [rsa("a")]}).to_string());
+        let jwks = Jwks::load_paced(&server.url, pace).unwrap();
+        // The issuer rotates in key "b", then its JWKS endpoint hangs.
+        server.answer(None);
+        let rt = runtime();
+        rt.block_on(async {
+            allow_fetch(&jwks).await;
+            let start = Instant::now();
+            let asked = |kid: &'static str| {
+                let jwks = &jwks;
+                async move { (kid, jwks.key(Some(kid)).await.err(), start.elapsed()) }
+            };
+            let answers = tokio::join!(asked("x1"), asked("x2"), asked("x3"), asked("b"));
+            for (kid, missing, took) in [answers.0, answers.1, answers.2, answers.3] {
+                assert_eq!(missing, Some(Missing::UnknownKid), "{kid}");
+                assert!(
+                    took <= pace.fetch_timeout + Duration::from_secs(1),
+                    "{kid} answered after {took:?}, more than one fetch timeout ({:?}) + 1 s",
+                    pace.fetch_timeout
+                );
+            }
+            assert_eq!(server.hits(), 2, "the start-up fetch and one shared fetch");
+            // The failed fetch is not tried again by the next unknown kid right away.
+            assert_eq!(jwks.key(Some("x4")).await.err(), Some(Missing::UnknownKid));
+            assert_eq!(server.hits(), 2, "no fetch right after a failed one");
+        });
+        server.answer(Some(json!({"keys": [rsa("a"), rsa("b")]}).to_string()));
+        rt.block_on(async {
+            allow_fetch(&jwks).await;
+            assert!(
+                jwks.key(Some("b")).await.is_ok(),
+                "the rotated key, fetched"
+            );
+            assert_eq!(server.hits(), 3);
         });
     }
 

@@ -26,11 +26,16 @@ pub struct Issuer {
     pub from: String,
 }
 
-/// An HTTP agent for metadata: status codes as values, a timeout, no redirects.
+/// An HTTP agent for metadata: status codes as values, [`FETCH_TIMEOUT`], no redirects.
 pub fn agent() -> ureq::Agent {
+    agent_with_timeout(FETCH_TIMEOUT)
+}
+
+/// [`agent`] with `timeout` for each request, connect to last byte.
+pub fn agent_with_timeout(timeout: Duration) -> ureq::Agent {
     ureq::Agent::config_builder()
         .http_status_as_error(false)
-        .timeout_global(Some(FETCH_TIMEOUT))
+        .timeout_global(Some(timeout))
         .max_redirects(0)
         .tls_config(crate::platform::tls::config())
         .build()
