@@ -1,21 +1,23 @@
 //! The issuer's signing keys (its JWKS), cached: looked up by `kid`, fetched again when a token
-//! names a `kid` not in the cache (at most once per [`MIN_REFRESH`]) or, in the background, when
-//! the cache is older than [`MAX_AGE`]. A failed fetch keeps the keys already held, so an issuer
-//! that is down does not stop (or slow) tokens its cached keys verify. Fetches run on tokio's
-//! blocking pool, never on a runtime thread.
+//! names a `kid` not in the cache (one fetch at a time, which every such token waits for, the
+//! next [`MIN_REFRESH`] after it ended) or, in the background, when the cache is older than
+//! [`MAX_AGE`]. A failed fetch keeps the keys already held, so an issuer that is down does not
+//! stop (or slow) tokens its cached keys verify. Fetches run on tokio's blocking pool, never on
+//! a runtime thread.
 
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use jsonwebtoken::jwk::{Jwk, PublicKeyUse};
 use jsonwebtoken::{Algorithm, AlgorithmFamily, DecodingKey};
 use serde_json::Value;
+use tokio::sync::watch;
 
 use super::metadata;
 
-/// Shortest time between two fetches of the JWKS (an unknown `kid` cannot make the server
-/// hammer the issuer).
+/// Shortest time from the end of one fetch of the JWKS to the start of the next (tokens with
+/// made-up `kid`s cannot make the server hammer the issuer, nor queue fetches one after another).
 pub const MIN_REFRESH: Duration = Duration::from_secs(5);
 /// Keys older than this are fetched again on the next token (a key the issuer withdrew stops
 /// verifying within this time, or at the next unknown `kid`).
@@ -53,16 +55,24 @@ impl Pace {
 pub struct Jwks {
     source: Arc<Source>,
     pace: Pace,
-    /// When a fetch was last tried (held while fetching).
-    tried: Arc<tokio::sync::Mutex<Option<Instant>>>,
 }
 
-/// Where the keys come from, and the keys held.
+/// Where the keys come from, the keys held, and the fetch in flight.
 struct Source {
     uri: String,
     agent: ureq::Agent,
     /// The keys and when they were fetched.
     keys: RwLock<(Arc<KeyMap>, Instant)>,
+    /// At most one fetch at a time, and when the last one ended.
+    fetching: Mutex<Fetching>,
+}
+
+/// The fetch in flight, if any, and when the last one ended.
+struct Fetching {
+    /// Ends (its sender is dropped) when the fetch in flight has stored what it brought.
+    running: Option<watch::Receiver<()>>,
+    /// When the last fetch ended, whatever it brought: the next may start [`MIN_REFRESH`] later.
+    ended: Instant,
 }
 
 /// Why a key was not found.
@@ -95,8 +105,11 @@ impl Jwks {
                 uri: uri.to_owned(),
                 agent,
                 keys: RwLock::new((Arc::new(keys), now)),
+                fetching: Mutex::new(Fetching {
+                    running: None,
+                    ended: now,
+                }),
             }),
-            tried: Arc::new(tokio::sync::Mutex::new(Some(now))),
             pace,
         })
     }
@@ -109,49 +122,58 @@ impl Jwks {
         }
     }
 
-    /// The key `kid` names. An unknown `kid` waits for the JWKS to be fetched again (at most
-    /// one fetch per [`MIN_REFRESH`]); keys older than [`MAX_AGE`] are fetched again in the
-    /// background while the cached ones keep answering (so an issuer that is down or slow never
-    /// delays a token its cached keys verify). A failed fetch keeps the keys.
+    /// The key `kid` names. An unknown `kid` waits for the fetch in flight, or starts one when
+    /// the last ended at least [`MIN_REFRESH`] ago, and waits at most [`FETCH_TIMEOUT`]
+    /// (however many wait, they share that one fetch). Keys older than [`MAX_AGE`] are fetched
+    /// again in the background while the cached ones keep answering (so an issuer that is down
+    /// or slow never delays a token its cached keys verify). A failed fetch keeps the keys.
+    ///
+    /// [`FETCH_TIMEOUT`]: metadata::FETCH_TIMEOUT
     pub async fn key(&self, kid: Option<&str>) -> Result<Arc<Key>, Missing> {
         let (keys, at) = self.source.snapshot();
         let found = Self::find(&keys, kid);
         if found.is_ok() {
             if at.elapsed() > MAX_AGE {
-                self.refresh_in_background();
+                self.fetch();
             }
             return found;
         }
-        // One fetch at a time; whoever waited looks again at what that fetch brought.
-        let mut tried = self.tried.lock().await;
-        let found = Self::find(&self.source.snapshot().0, kid);
-        if found.is_ok() || tried.is_some_and(|t| t.elapsed() < self.pace.min_refresh) {
-            return found;
+        if let Some(mut ended) = self.fetch() {
+            // Err: the fetch ended (its sender dropped); Elapsed: it outlasted its timeout.
+            let _ = tokio::time::timeout(self.pace.fetch_timeout, ended.changed()).await;
         }
-        *tried = Some(Instant::now());
-        self.source.refresh().await;
         Self::find(&self.source.snapshot().0, kid)
     }
 
-    /// Fetches the keys again on a task of its own, unless a fetch is running or was tried
-    /// less than [`MIN_REFRESH`] ago.
-    fn refresh_in_background(&self) {
-        let Ok(mut tried) = Arc::clone(&self.tried).try_lock_owned() else {
-            return;
-        };
-        if tried.is_some_and(|t| t.elapsed() < self.pace.min_refresh) {
-            return;
+    /// The end of the fetch in flight, or of one started now on a task of its own; None when
+    /// none runs and the last ended less than [`MIN_REFRESH`] ago.
+    fn fetch(&self) -> Option<watch::Receiver<()>> {
+        let mut fetching = self.source.fetching();
+        if let Some(running) = &fetching.running {
+            return Some(running.clone());
         }
-        *tried = Some(Instant::now());
+        if fetching.ended.elapsed() < self.pace.min_refresh {
+            return None;
+        }
+        let (done, ended) = watch::channel(());
+        fetching.running = Some(ended.clone());
         let source = Arc::clone(&self.source);
         tokio::spawn(async move {
             source.refresh().await;
-            drop(tried);
+            let mut fetching = source.fetching();
+            fetching.running = None;
+            fetching.ended = Instant::now();
+            drop(done);
         });
+        Some(ended)
     }
 }
 
 impl Source {
+    fn fetching(&self) -> MutexGuard<'_, Fetching> {
+        self.fetching.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     fn snapshot(&self) -> (Arc<KeyMap>, Instant) {
         let k = match self.keys.read() {
             Ok(k) => k,
@@ -247,7 +269,6 @@ mod tests {
     use super::*;
     use serde_json::json;
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    use std::sync::Mutex;
 
     fn rsa(kid: &str) -> Value {
         // A 2048-bit modulus is not needed to parse: any base64url n and e are a key.
@@ -336,8 +357,8 @@ mod tests {
     }
 
     /// Lets the next unknown `kid` fetch at once, as if the refetch interval had passed.
-    async fn allow_fetch(jwks: &Jwks) {
-        *jwks.tried.lock().await = Some(Instant::now() - jwks.pace.min_refresh);
+    fn allow_fetch(jwks: &Jwks) {
+        jwks.source.fetching().ended = Instant::now() - jwks.pace.min_refresh;
     }
 
     fn runtime() -> tokio::runtime::Runtime {
@@ -359,7 +380,7 @@ mod tests {
             assert_eq!(jwks.key(Some("b")).await.err(), Some(Missing::UnknownKid));
             assert_eq!(server.hits(), 1);
             // Once the interval has passed, it does (once).
-            allow_fetch(&jwks).await;
+            allow_fetch(&jwks);
             assert_eq!(jwks.key(Some("b")).await.err(), Some(Missing::UnknownKid));
             assert_eq!(jwks.key(Some("c")).await.err(), Some(Missing::UnknownKid));
             assert_eq!(server.hits(), 2);
@@ -368,7 +389,7 @@ mod tests {
         std::thread::sleep(Duration::from_millis(50));
         rt.block_on(async {
             // The issuer is gone: a fetch fails, the cached key still verifies.
-            allow_fetch(&jwks).await;
+            allow_fetch(&jwks);
             assert_eq!(jwks.key(Some("b")).await.err(), Some(Missing::UnknownKid));
             assert!(jwks.key(Some("a")).await.is_ok());
         });
@@ -390,7 +411,7 @@ mod tests {
         server.answer(None);
         let rt = runtime();
         rt.block_on(async {
-            allow_fetch(&jwks).await;
+            allow_fetch(&jwks);
             let start = Instant::now();
             let asked = |kid: &'static str| {
                 let jwks = &jwks;
@@ -412,7 +433,7 @@ mod tests {
         });
         server.answer(Some(json!({"keys": [rsa("a"), rsa("b")]}).to_string()));
         rt.block_on(async {
-            allow_fetch(&jwks).await;
+            allow_fetch(&jwks);
             assert!(
                 jwks.key(Some("b")).await.is_ok(),
                 "the rotated key, fetched"
