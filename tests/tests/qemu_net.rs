@@ -143,6 +143,8 @@ fn http_answers_as_redmark_serve_does() {
         )
     };
     let host = format!("Host: 127.0.0.1:{}\r\n", p.http);
+    let list = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {"_meta": meta(json!({}))}});
+    let list_body = list.to_string();
     // The DNS-rebinding guard: Host and Origin must name the panel.
     let a = p.http_raw(req("Host: evil.example\r\n", "POST", "/mcp").as_bytes());
     assert_eq!(a.status, 403, "{a:?}");
@@ -183,17 +185,25 @@ fn http_answers_as_redmark_serve_does() {
     let a = p.http_raw(big.as_bytes());
     assert_eq!(a.status, 413, "{a:?}");
     assert_eq!(json_of(&a)["error"]["code"], -32600, "{a:?}");
-    // Content-Length is digits only, once (RFC 9110 §8.6): else 400 and the connection closes.
+    // Content-Length is digits only, and once (RFC 9110 §8.6): else 400 and the connection
+    // closes. Each request is otherwise good: read leniently, `+N` would be answered 200.
+    let n = list_body.len();
+    let (twice, listed) = (format!("{n}\r\nContent-Length: {n}"), format!("{n}, {n}"));
+    let (spaced, signed) = (format!("{n} {n}"), format!("+{n}"));
     for bad in [
-        "+2",
+        &signed,
         "-1",
-        "2 2",
-        "2, 2",
+        &spaced,
+        &listed,
+        &twice,
         "18446744073709551616",
-        "2\r\nContent-Length: 2",
     ] {
         let a = p.http_raw(
-            format!("POST /mcp HTTP/1.1\r\n{host}Content-Length: {bad}\r\n\r\n{{}}").as_bytes(),
+            format!(
+                "POST /mcp HTTP/1.1\r\n{host}MCP-Protocol-Version: 2026-07-28\r\n\
+                 Mcp-Method: tools/list\r\nContent-Length: {bad}\r\n\r\n{list_body}"
+            )
+            .as_bytes(),
         );
         assert_eq!(a.status, 400, "Content-Length: {bad:?}: {a:?}");
     }
@@ -202,8 +212,7 @@ fn http_answers_as_redmark_serve_does() {
     let a = p.post(&note);
     assert_eq!((a.status, a.body.as_str()), (202, ""), "{a:?}");
     // A good request, and two more on the same connection (keep-alive).
-    let list = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {"_meta": meta(json!({}))}});
-    let text = list.to_string();
+    let text = list_body;
     let one = format!(
         "POST /mcp HTTP/1.1\r\n{host}MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list\r\nContent-Length: {}\r\n\r\n{text}",
         text.len()
@@ -301,7 +310,7 @@ fn slow_clients_holding_every_connection_do_not_keep_a_new_client_out() {
     );
     let within = Duration::from_secs(5);
     let http = served_within(within, |left| {
-        exchange_once(p.http, post.as_bytes(), left, |s| try_read_answer(s))
+        exchange_once(p.http, post.as_bytes(), left, try_read_answer)
     });
     let (a, took) =
         http.unwrap_or_else(|| panic!("no HTTP answer within {within:?}:\n{}", p.panel.stderr()));
