@@ -38,7 +38,7 @@ scripts/cross.sh
 
 step "formatting"
 cargo fmt --all -- --check
-for crate in flash-store panel lm3s6965evb microbit; do
+for crate in flash-store panel panel-http lm3s6965evb microbit; do
     cargo fmt --check --manifest-path "boards/$crate/Cargo.toml"
 done
 
@@ -73,6 +73,9 @@ REDMARK_REQUIRE_PANEL=1 REDMARK_REQUIRE_PG=1 REDMARK_REQUIRE_LEGACY_PEERS=1 REDM
 
 step "the panel's flash store on the host (power cut at every write step)"
 cargo test --locked --manifest-path boards/flash-store/Cargo.toml
+
+step "the networked panel's HTTP request-head parser on the host"
+cargo test --locked --manifest-path boards/panel-http/Cargo.toml
 
 step "tests that need root (connecting to TCP as another user)"
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
