@@ -77,11 +77,12 @@ cargo test --locked --manifest-path boards/flash-store/Cargo.toml
 step "the networked panel's HTTP request-head parser on the host"
 cargo test --locked --manifest-path boards/panel-http/Cargo.toml
 
-step "tests that need root (connecting to TCP as another user)"
+step "tests that need root (connecting to TCP as another user; a fake folder owner of another user)"
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
     cargo test --locked -p redmark-tests --test serve_stream -- --ignored tcp_refuses_another_users_process
+    cargo test --locked -p redmark-tests --test serve_folder_owner -- --ignored a_relay_refuses_an_owner_of_another_user
 else
-    echo "skipped: not root or no setpriv (tcp_refuses_another_users_process stays ignored)"
+    echo "skipped: not root or no setpriv (tcp_refuses_another_users_process and a_relay_refuses_an_owner_of_another_user stay ignored)"
 fi
 
 step "fuzz smoke (every target in core/fuzz for a few seconds; skipped without nightly)"

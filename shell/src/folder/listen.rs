@@ -51,9 +51,7 @@ impl Drop for FolderSocket {
 
 /// Whether the process at the other end of `s` runs as this process's user.
 pub fn same_user(s: &UnixStream) -> io::Result<bool> {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let me = unsafe { libc::geteuid() };
-    Ok(s.peer_cred()?.uid() == me)
+    Ok(s.peer_cred()?.uid() == super::trust::my_uid())
 }
 
 /// Serves the folder's other processes on `socket` until shutdown, at most `max_conns` at
