@@ -288,6 +288,7 @@ pub struct Data {
 /// `redmark serve` and the in-process server of `redmark call`.
 pub fn open_keys(dir: PathBuf, rotate: bool) -> Result<Data, String> {
     keys::ensure_dir(&dir)?;
+    data::check_folder(&dir)?;
     let loaded = keys::load(&dir, rotate)?;
     tracing::info!("sealing keys: {}", loaded.source);
     Ok(Data {
