@@ -33,6 +33,7 @@ pub mod client;
 mod folder;
 pub mod host;
 mod legacy;
+pub mod ops;
 mod platform;
 pub mod serve;
 pub mod store;

@@ -21,6 +21,11 @@ HTTP requests whose Host or Origin is not localhost/127.0.0.1/[::1] get 403. A n
 --http address is refused unless --tokens is given (there the Host/Origin guard cannot stop DNS
 rebinding, so bearer tokens must); put TLS in front of it.
 
+Operating (docs/operators.md, Health and metrics): each --http listener also answers GET
+/healthz, to anyone (no token): 200 while the store answers a read within 2 s, else 503, never
+a booking; and GET /metrics (Prometheus text format 0.0.4) to whoever may POST /mcp. `redmark
+backup --data DIR OUT` copies the bookings while this server serves them.
+
 Limits: a message (line or POST body) holds at most 16384 bytes; a longer line gets a -32600
 error without id and the connection goes on; a longer POST body gets HTTP 413 with that error.
 A TCP or HTTP client that takes no bytes of an answer for 30 s (--write-timeout) is

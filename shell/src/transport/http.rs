@@ -44,6 +44,8 @@ use super::lanes::Lanes;
 use crate::auth::{OAuth, Verdict};
 use crate::host::{Hosted, Msg, OwnedHeaders, Shared};
 use crate::legacy::http::HttpLegacy;
+use crate::ops::http as ops;
+use crate::ops::metrics::Transport;
 use crate::serve::config::Tokens;
 
 /// Principal of every request when no tokens file is given.
@@ -122,6 +124,7 @@ pub async fn serve_http<A: Hosted>(
             let watcher = graceful.watcher();
             let (read_timeout, write_timeout) = (cfg.read_timeout, cfg.write_timeout);
             lanes.spawn(sock, None, move |sock| async move {
+                let _open = crate::ops::metrics::metrics().connection(Transport::Http);
                 // A client that sends requests and never reads the answers is closed after the
                 // write timeout, as over TCP (hyper itself would wait on a full socket forever).
                 let io = WriteTimeout::new(sock, Some(write_timeout));
@@ -178,6 +181,17 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
         .and_then(|o| o.well_known(parts.uri.path()))
     {
         return r;
+    }
+    // OPS (crate::ops): the load balancer's probe, before any credentials; the metrics, for
+    // whoever may call /mcp.
+    if parts.uri.path() == ops::HEALTH_PATH {
+        return ops::healthz(&parts.method, st.shared.backing().store).await;
+    }
+    if parts.uri.path() == ops::METRICS_PATH {
+        if let Err(r) = caller(&st, &parts.headers).await {
+            return r;
+        }
+        return ops::metrics(&parts.method);
     }
     if parts.uri.path() != "/mcp" {
         return plain(
