@@ -77,7 +77,8 @@ pub struct ServeArgs {
     #[arg(long)]
     pub stdio: bool,
     /// Directory of the sealing keys and the bookings [default: the platform's data directory,
-    /// e.g. ~/.local/share/redmark]; several stdio servers may share one (see Bookings below)
+    /// e.g. ~/.local/share/redmark for the floor, redmark-NAME beside it for an app named NAME];
+    /// several stdio servers may share one (see Bookings below)
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
     /// The floor of rooms, TOML `[[room]]` entries with id, name, seats, aliases [default: the
