@@ -17,7 +17,9 @@ processes of the server's own user; elsewhere that check is missing and --tcp is
 unless --tcp-any-local-user says any local process may act as you, see docs/platforms.md); HTTP clients are named by --tokens (Authorization:
 Bearer), or by OAuth access tokens from --auth-issuer (their iss and sub; see docs/oauth.md), or
 are all one anonymous principal without either (a warning is logged). On loopback,
-HTTP requests whose Host or Origin is not localhost/127.0.0.1/[::1] get 403. A non-loopback
+HTTP requests whose Host is not localhost/127.0.0.1/[::1] get 403; on any listener so do
+requests whose Origin is not the Host itself (a page on another port is another site), and a
+POST /mcp that is not Content-Type: application/json gets 415. A non-loopback
 --http address is refused unless --tokens is given (there the Host/Origin guard cannot stop DNS
 rebinding, so bearer tokens must); put TLS in front of it.
 

@@ -2,13 +2,15 @@
 //! decoded here beyond the three MCP headers, which the engine checks against the body.
 //!
 //! Per request, in order:
-//! 1. Host/Origin (DNS rebinding): when bound to loopback, `Host` must name localhost,
-//!    127.0.0.1 or `[::1]` (any port) and `Origin`, if sent, too; otherwise an `Origin` must name
-//!    the `Host`. Else **403**. Off loopback that check cannot stop DNS rebinding (the
-//!    attacker's name is a valid `Host` and `Origin`), which is why `redmark serve` refuses a
-//!    non-loopback address without `--tokens`: there the bearer token is the guard.
+//! 1. Host/Origin (DNS rebinding, other sites): when bound to loopback, `Host` must name
+//!    localhost, 127.0.0.1 or `[::1]` (any port); an `Origin`, if sent, must be the `Host`
+//!    itself (name and port: a page on another local port is another site). Else **403**. Off
+//!    loopback that check cannot stop DNS rebinding (the attacker's name is a valid `Host` and
+//!    `Origin`), which is why `redmark serve` refuses a non-loopback address without
+//!    `--tokens`: there the bearer token is the guard.
 //! 2. Path `/mcp` (else 404; `GET /` and `/web/…` are the booking page, [`crate::web`]);
-//!    method POST (else **405**, `Allow: POST`).
+//!    method POST (else **405**, `Allow: POST`); `Content-Type: application/json` (else
+//!    **415**: a page may send `text/plain` and form bodies to any site without a preflight).
 //! 3. `Authorization: Bearer` → principal from `--tokens`, or from a JWT access token when
 //!    `--auth-issuer` is given (`crate::auth`: 401 with `resource_metadata`, 403
 //!    `insufficient_scope` after the body is read); unknown or missing → **401**. With neither
@@ -160,7 +162,7 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
         Ok(h) => h,
         Err(bad) => return bad.into_response(),
     };
-    if let Err(why) = check_origin(&host_view, st.loopback) {
+    if let Err(why) = super::strict::check_origin(&host_view, st.loopback) {
         tracing::info!("http: 403 ({why})");
         return plain(
             StatusCode::FORBIDDEN,
@@ -209,6 +211,13 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
         r.headers_mut()
             .insert(header::ALLOW, HeaderValue::from_static("POST"));
         return r;
+    }
+    // Anything but JSON could be a page's cross-origin "simple" request (no preflight).
+    if !super::strict::is_json(&parts.headers) {
+        return plain(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Unsupported media type: POST /mcp needs Content-Type: application/json\n",
+        );
     }
     let (principal, scopes) = match caller(&st, &parts.headers).await {
         Ok(who) => (who.principal, who.scopes),
@@ -385,65 +394,6 @@ fn bearer(h: &HeaderMap) -> Option<&str> {
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
 }
 
-/// The host part of `host[:port]` / `[v6]:port`, lower-cased. Anything else after a `]` than
-/// a port keeps the whole text (`[::1]evil` is not `[::1]`, so it is never taken for local).
-fn host_of(authority: &str) -> String {
-    let a = authority.trim();
-    let is_port = |p: &str| p.chars().all(|c| c.is_ascii_digit());
-    let host = if let Some(rest) = a.strip_prefix('[') {
-        match rest.split_once(']') {
-            Some((h, tail)) if tail.is_empty() || tail.strip_prefix(':').is_some_and(is_port) => {
-                format!("[{h}]")
-            }
-            _ => a.to_string(),
-        }
-    } else {
-        a.rsplit_once(':')
-            .filter(|(_, p)| is_port(p))
-            .map_or(a, |(h, _)| h)
-            .to_string()
-    };
-    host.to_ascii_lowercase()
-}
-
-fn is_local(host: &str) -> bool {
-    matches!(host, "localhost" | "127.0.0.1" | "[::1]")
-}
-
-/// The DNS-rebinding guard (see the module docs).
-fn check_origin(h: &HeaderMap, loopback: bool) -> Result<(), &'static str> {
-    let host = h
-        .get(header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .map(host_of);
-    let origin = match h.get(header::ORIGIN) {
-        None => None,
-        Some(v) => {
-            let o = v.to_str().map_err(|_| "unreadable Origin")?;
-            let rest = o
-                .strip_prefix("http://")
-                .or_else(|| o.strip_prefix("https://"))
-                .ok_or("Origin is not http(s)")?;
-            Some(host_of(rest.split('/').next().unwrap_or("")))
-        }
-    };
-    if loopback {
-        match &host {
-            Some(hst) if is_local(hst) => {}
-            Some(_) => return Err("Host is not a loopback name"),
-            None => return Err("no Host"),
-        }
-        if origin.as_deref().is_some_and(|o| !is_local(o)) {
-            return Err("Origin is not a loopback name");
-        }
-    } else if let Some(o) = &origin {
-        if host.as_deref() != Some(o.as_str()) {
-            return Err("Origin does not match Host");
-        }
-    }
-    Ok(())
-}
-
 /// Binds an HTTP listener, printing `redmark: listening http ADDR` on stderr.
 pub async fn bind(addr: SocketAddr) -> Result<TcpListener, String> {
     let l = super::listen(addr).map_err(|e| format!("cannot listen on http {addr}: {e}"))?;
@@ -465,56 +415,6 @@ mod tests {
             h.insert(*k, HeaderValue::from_static(v));
         }
         h
-    }
-
-    #[test]
-    fn origin_guard() {
-        assert!(check_origin(&hm(&[("host", "127.0.0.1:8080")]), true).is_ok());
-        assert!(check_origin(
-            &hm(&[("host", "localhost:1"), ("origin", "http://localhost:3000")]),
-            true
-        )
-        .is_ok());
-        assert!(check_origin(
-            &hm(&[("host", "[::1]:80"), ("origin", "https://127.0.0.1")]),
-            true
-        )
-        .is_ok());
-        assert!(check_origin(&hm(&[("host", "evil.example:8080")]), true).is_err());
-        // Text after an IPv6 literal that is not a port: not that literal.
-        for host in ["[::1]evil", "[::1]evil:80", "[::1]:80x", "[::1"] {
-            let h = hm(&[("host", host)]);
-            assert!(check_origin(&h, true).is_err(), "{host}");
-        }
-        assert!(check_origin(
-            &hm(&[("host", "[::1]"), ("origin", "http://[::1]evil.example")]),
-            true
-        )
-        .is_err());
-        assert_eq!(host_of("[::1]"), "[::1]");
-        assert_eq!(host_of("[::1]:8080"), "[::1]");
-        assert!(check_origin(
-            &hm(&[
-                ("host", "127.0.0.1:8080"),
-                ("origin", "http://evil.example")
-            ]),
-            true
-        )
-        .is_err());
-        assert!(
-            check_origin(&hm(&[("host", "127.0.0.1:8080"), ("origin", "null")]), true).is_err()
-        );
-        assert!(check_origin(&hm(&[]), true).is_err());
-        assert!(check_origin(
-            &hm(&[("host", "a.example:1"), ("origin", "https://a.example:1")]),
-            false
-        )
-        .is_ok());
-        assert!(check_origin(
-            &hm(&[("host", "a.example"), ("origin", "https://b.example")]),
-            false
-        )
-        .is_err());
     }
 
     #[test]
