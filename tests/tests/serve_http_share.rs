@@ -2,7 +2,8 @@
 //! token holder keeps `--max-connections` keep-alive connections open, and keeps opening more
 //! (some of them idle, never authenticating), another principal's requests are all answered.
 //! Without tokens every client is one principal: a newcomer still gets in past idle
-//! keep-alive connections that fill the listener.
+//! keep-alive connections that fill the listener. The other client connects from 127.0.0.2,
+//! as from another machine (see docs/operators.md "Bounds" for one address shared by both).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -73,7 +74,21 @@ fn ask(
     token: Option<&str>,
     keep_alive: bool,
 ) -> (BufReader<TcpStream>, Option<u16>) {
-    let s = TcpStream::connect(addr).expect("connect");
+    ask_on(
+        TcpStream::connect(addr).expect("connect"),
+        addr,
+        token,
+        keep_alive,
+    )
+}
+
+/// [`ask`] on the connection `s`.
+fn ask_on(
+    s: TcpStream,
+    addr: SocketAddr,
+    token: Option<&str>,
+    keep_alive: bool,
+) -> (BufReader<TcpStream>, Option<u16>) {
     s.set_read_timeout(Some(READ)).expect("timeout");
     let mut w = s.try_clone().expect("clone");
     let mut r = BufReader::new(s);
@@ -82,6 +97,32 @@ fn ask(
         Err(_) => None,
     };
     (r, status)
+}
+
+/// Connections from another loopback address, 127.0.0.2: another client machine, as far as
+/// the server can tell.
+struct Elsewhere(tokio::runtime::Runtime);
+
+impl Elsewhere {
+    fn new() -> Elsewhere {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        Elsewhere(rt)
+    }
+
+    /// A connection to `addr` from 127.0.0.2.
+    fn connect(&self, addr: SocketAddr) -> TcpStream {
+        let s = self.0.block_on(async {
+            let sock = tokio::net::TcpSocket::new_v4()?;
+            sock.bind("127.0.0.2:0".parse().expect("addr"))?;
+            sock.connect(addr).await?.into_std()
+        });
+        let s = s.expect("connect from 127.0.0.2");
+        s.set_nonblocking(false).expect("blocking");
+        s
+    }
 }
 
 /// A hog on its own thread until `stop`: it keeps opening connections, half of them
@@ -150,8 +191,9 @@ fn one_principal_cannot_hold_every_connection() {
     let stop = Arc::new(AtomicBool::new(false));
     let hogging = hog(a, Some(MALLORY), Arc::clone(&stop));
     let asked = 40;
+    let alice = Elsewhere::new();
     let answered = (0..asked)
-        .filter(|_| ask(a, Some(ALICE), false).1 == Some(200))
+        .filter(|_| ask_on(alice.connect(a), a, Some(ALICE), false).1 == Some(200))
         .count();
     stop.store(true, Ordering::Relaxed);
     let mallory_served = hogging.join().expect("hog thread");
@@ -163,6 +205,72 @@ fn one_principal_cannot_hold_every_connection() {
         s.stderr()
     );
     drop(held);
+}
+
+/// Requests kept in flight hold their connections (none is taken from under a request), so
+/// one principal's share is what leaves room: mallory starts a request on each of 8
+/// connections and sends its body's first byte only; half of them are hers, the rest get 503,
+/// and alice's requests are all answered.
+#[test]
+fn requests_in_flight_hold_at_most_a_principals_share() {
+    let data = TempDir::new("http-share-busy");
+    let file = data.path().join("tokens.toml");
+    std::fs::write(
+        &file,
+        format!("alice = \"{ALICE}\"\nmallory = \"{MALLORY}\"\n"),
+    )
+    .expect("tokens");
+    let max = MAX.to_string();
+    let s = Server::start(
+        &[
+            "--http",
+            "127.0.0.1:0",
+            "--tokens",
+            file.to_str().expect("path"),
+            "--max-connections",
+            &max,
+        ],
+        data.path(),
+    );
+    let a = s.http[0];
+    let slow = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {a}\r\nAuthorization: Bearer {MALLORY}\r\n\
+         Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{"
+    );
+    let mut busy = Vec::new();
+    for _ in 0..MAX {
+        let mut c = TcpStream::connect(a).expect("connect");
+        c.set_read_timeout(Some(Duration::from_millis(300)))
+            .expect("timeout");
+        c.write_all(slow.as_bytes()).expect("write");
+        busy.push(c);
+    }
+    // The requests beyond mallory's share are answered 503 at once (or their connections
+    // closed to make room for hers); hers wait for their body.
+    let waiting = busy
+        .iter()
+        .filter(|c| {
+            let mut r: &TcpStream = c;
+            let got = r.read(&mut [0u8; 64]);
+            matches!(&got, Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut))
+        })
+        .count();
+    assert!(
+        (1..=MAX / 2).contains(&waiting),
+        "{waiting} of mallory's requests in flight; at most half the listener is hers"
+    );
+    let asked = 20;
+    let alice = Elsewhere::new();
+    let answered = (0..asked)
+        .filter(|_| ask_on(alice.connect(a), a, Some(ALICE), false).1 == Some(200))
+        .count();
+    assert_eq!(
+        answered,
+        asked,
+        "alice got {answered} of {asked} requests answered; stderr:\n{}",
+        s.stderr()
+    );
+    drop(busy);
 }
 
 /// Without tokens every HTTP client is `http:anonymous`: a client holding every place with
@@ -181,8 +289,9 @@ fn idle_keep_alive_connections_make_room_for_a_newcomer() {
     let stop = Arc::new(AtomicBool::new(false));
     let hogging = hog(a, None, Arc::clone(&stop));
     let asked = 40;
+    let newcomer = Elsewhere::new();
     let answered = (0..asked)
-        .filter(|_| ask(a, None, false).1 == Some(200))
+        .filter(|_| ask_on(newcomer.connect(a), a, None, false).1 == Some(200))
         .count();
     stop.store(true, Ordering::Relaxed);
     hogging.join().expect("hog thread");

@@ -15,7 +15,9 @@
 //!    `--auth-issuer` is given (`crate::auth`: 401 with `resource_metadata`, 403
 //!    `insufficient_scope` after the body is read); unknown or missing → **401**. With neither
 //!    every request is one anonymous principal. `GET /.well-known/oauth-protected-resource[/mcp]`
-//!    serves RFC 9728 metadata under `--auth-issuer`.
+//!    serves RFC 9728 metadata under `--auth-issuer`. The connection then counts against that
+//!    principal; one already holding its share of the listener gets **503**
+//!    ([`super::share`]).
 //! 4. Body of at most [`MAX_MESSAGE`] bytes, read within the body timeout: larger → **413**
 //!    with an id-less JSON-RPC `-32600` "message too large"; too slow → 408.
 //! 5. The engine answers; its `Handled.status` is the HTTP status (400 for -32020/-32021/-32022
@@ -35,14 +37,15 @@ use axum::response::{IntoResponse, Response};
 use axum::Router;
 use http_body_util::{BodyExt, Limited};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use redmark_core::limits::MAX_MESSAGE;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
-use super::accept::{accept_gated, Unauthenticated, Unverified, WriteTimeout};
+use super::accept::{accept_gated, WriteTimeout};
 use super::lanes::Lanes;
+use super::share::{Hold, Shares};
 use crate::auth::{OAuth, Verdict};
 use crate::host::{Hosted, Msg, OwnedHeaders, Shared};
 use crate::legacy::http::HttpLegacy;
@@ -74,6 +77,9 @@ struct HttpState<A: Hosted> {
     anonymous: Arc<[u8]>,
     /// LEGACY (dual-era, crate::legacy): the 2025-11-25 sessions.
     legacy: Arc<HttpLegacy>,
+    /// Who holds the listener's connections ([`Shares::snapshot`] for metrics).
+    #[allow(dead_code, reason = "for the /metrics route (issue 40)")]
+    shares: Arc<Shares>,
 }
 
 /// Serves HTTP on `listener` until shutdown, then lets open requests finish (up to the grace).
@@ -88,8 +94,11 @@ pub async fn serve_http<A: Hosted>(
         .local_addr()
         .map(|a| a.ip().is_loopback())
         .unwrap_or(false);
-    // AUTH (crate::auth): with an issuer, too, requests must authenticate.
+    // AUTH (crate::auth): with an issuer, too, requests must authenticate. Then connections
+    // no request has authenticated yet, and each principal's, have shares of the listener
+    // (transport/share.rs); without, every request is the one anonymous principal.
     let st_tokens = cfg.tokens.is_some() || cfg.oauth.is_some();
+    let shares = Shares::new(cfg.max_conns, st_tokens, &shutdown);
     let state = Arc::new(HttpState {
         shared,
         tokens: cfg.tokens,
@@ -98,32 +107,36 @@ pub async fn serve_http<A: Hosted>(
         read_timeout: cfg.read_timeout,
         anonymous: Arc::from(ANONYMOUS),
         legacy: HttpLegacy::new(),
+        shares: Arc::clone(&shares),
     });
     let app = Router::new().fallback(handle::<A>).with_state(state);
-    let graceful = GracefulShutdown::new();
-    // With --tokens, connections no request has authenticated yet are bounded apart
-    // (transport/accept.rs); without, every request is the anonymous principal.
-    let unauthenticated = st_tokens.then(|| Unauthenticated::new(cfg.max_conns));
+    let tracker = TaskTracker::new();
     accept_gated(
         "http",
         &listener,
         cfg.max_conns,
         &shutdown,
-        |peer| match &unauthenticated {
-            Some(u) => u.admit(peer).map(Some),
-            None => Ok(None),
-        },
-        |sock, peer, permit, unverified| {
+        |peer| shares.admit(peer),
+        |sock, peer, hold: Arc<Hold>| {
             let svc = TowerToHyperService::new(app.clone());
+            let held = Arc::clone(&hold);
             let svc = hyper::service::service_fn(move |mut req| {
-                if let Some(u) = &unverified {
-                    req.extensions_mut().insert(Arc::clone(u));
+                req.extensions_mut().insert(Arc::clone(&held));
+                // Counted in flight until hyper has taken the whole answer (an SSE stream too).
+                let answering = held.answering();
+                let answer = hyper::service::Service::call(&svc, req);
+                async move {
+                    let r = answer.await?;
+                    Ok::<_, std::convert::Infallible>(r.map(|b| {
+                        axum::body::Body::new(b.map_frame(move |f| {
+                            let _ = &answering;
+                            f
+                        }))
+                    }))
                 }
-                hyper::service::Service::call(&svc, req)
             });
-            let watcher = graceful.watcher();
             let (read_timeout, write_timeout) = (cfg.read_timeout, cfg.write_timeout);
-            lanes.spawn(sock, None, move |sock| async move {
+            lanes.spawn(sock, Some(&tracker), move |sock| async move {
                 // A client that sends requests and never reads the answers is closed after the
                 // write timeout, as over TCP (hyper itself would wait on a full socket forever).
                 let io = WriteTimeout::new(sock, Some(write_timeout));
@@ -132,16 +145,27 @@ pub async fn serve_http<A: Hosted>(
                     .header_read_timeout(read_timeout)
                     .max_buf_size(64 * 1024)
                     .serve_connection(TokioIo::new(io), svc);
-                if let Err(e) = watcher.watch(conn).await {
+                let mut conn = std::pin::pin!(conn);
+                // Shutdown, or room for a newcomer: closed at once when idle, else after the
+                // answer being written.
+                let end = tokio::select! {
+                    r = conn.as_mut() => r,
+                    () = hold.closing().cancelled() => {
+                        conn.as_mut().graceful_shutdown();
+                        conn.await
+                    }
+                };
+                if let Err(e) = end {
                     tracing::debug!("http {peer}: {e}");
                 }
-                drop(permit);
+                drop(hold);
             });
         },
     )
     .await;
+    tracker.close();
     tokio::select! {
-        _ = graceful.shutdown() => tracing::debug!("http: connections closed"),
+        _ = tracker.wait() => tracing::debug!("http: connections closed"),
         _ = tokio::time::sleep(cfg.grace) => tracing::warn!("http: connections still open after {:?}", cfg.grace),
     }
 }
@@ -223,8 +247,12 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
         Ok(who) => (who.principal, who.scopes),
         Err(r) => return r,
     };
-    if let Some(u) = parts.extensions.get::<Arc<Unverified>>() {
-        u.authenticated();
+    // The connection counts against this principal now, within its share (transport/share.rs).
+    if let Some(hold) = parts.extensions.get::<Arc<Hold>>() {
+        if let Err(over) = hold.charge(&principal) {
+            tracing::debug!("http: 503 ({over:?})");
+            return over.into_response();
+        }
     }
     let declared = parts
         .headers
