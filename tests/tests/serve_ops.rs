@@ -145,6 +145,22 @@ fn healthz_answers_anyone_and_metrics_count_a_booking_round_trip() {
     // The scrape's own connection is open while it is answered.
     let open = value(&after, "redmark_connections_open", &[("transport", "http")]);
     assert!(open >= 1.0, "connections open: {open}");
+    // The listener's shares, as counts: with --tokens one principal holds at most half.
+    let max = value(&after, "redmark_http_max_connections", &[]);
+    assert!(max > 0.0, "max connections: {max}");
+    assert_eq!(
+        value(&after, "redmark_http_principal_share", &[]),
+        max / 2.0
+    );
+    let largest = value(&after, "redmark_http_largest_principal_connections", &[]);
+    assert!((1.0..=max / 2.0).contains(&largest), "largest: {largest}");
+    assert!(
+        !after
+            .samples
+            .iter()
+            .any(|x| x.labels.values().any(|v| v == "ops")),
+        "no principal's name"
+    );
     let histogram = after
         .samples
         .iter()

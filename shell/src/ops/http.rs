@@ -37,8 +37,9 @@ pub async fn healthz(method: &Method, store: Option<&dyn SharedStore>) -> Respon
     (status, headers, body).into_response()
 }
 
-/// `/metrics`, for a caller already let through: the text exposition format 0.0.4.
-pub fn metrics(method: &Method) -> Response {
+/// `/metrics`, for a caller already let through: the text exposition format 0.0.4, with how
+/// the listener that answers shares its connections.
+pub fn metrics(method: &Method, shares: &metrics::ListenerShares) -> Response {
     if let Some(r) = not_get(method) {
         return r;
     }
@@ -46,7 +47,9 @@ pub fn metrics(method: &Method) -> Response {
         (header::CONTENT_TYPE, metrics::CONTENT_TYPE),
         (header::CACHE_CONTROL, "no-store"),
     ];
-    (StatusCode::OK, headers, metrics::metrics().render()).into_response()
+    let mut text = metrics::metrics().render();
+    shares.render(&mut text);
+    (StatusCode::OK, headers, text).into_response()
 }
 
 /// 405 for anything but GET and HEAD.

@@ -75,10 +75,7 @@ pub struct Metrics {
     group: Histogram,
     reads: Histogram,
     commits: Histogram,
-    /// Open connections by [`Transport::ALL`]. The per-principal connection shares
-    /// (`transport/accept.rs`) belong beside these: an `IntGaugeVec` registered in
-    /// [`Metrics::new`] like `connections`, its children kept, and a guard like
-    /// [`OpenConnection`] held by each connection that counts in a share.
+    /// Open connections by [`Transport::ALL`] (an HTTP listener's shares: [`ListenerShares`]).
     connections: [IntGauge; 3],
 }
 
@@ -261,6 +258,89 @@ impl Metrics {
             tracing::error!("metrics: {e}");
         }
         text
+    }
+}
+
+/// How the HTTP listener that answers `/metrics` shares its connections among principals
+/// (`transport/share.rs`), read when scraped: counts only, so no principal's name reaches
+/// another principal's scrape.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ListenerShares {
+    /// `--max-connections`.
+    pub max_connections: usize,
+    /// Connections one principal may hold (`None`: every client is one principal).
+    pub principal_share: Option<usize>,
+    /// Open connections no request has authenticated yet (all open ones:
+    /// `redmark_connections_open`).
+    pub unauthenticated: usize,
+    /// Principals holding at least one connection.
+    pub principals: usize,
+    /// The most connections one principal holds.
+    pub largest: usize,
+    /// New connections closed on accept since the start (no place, none could be taken).
+    pub refused: u64,
+    /// Connections closed to make room for a newcomer since the start.
+    pub replaced: u64,
+    /// Requests refused (503) because their principal held its share, since the start.
+    pub over_share: u64,
+}
+
+impl ListenerShares {
+    /// Appends these as metric families in the text format.
+    pub fn render(&self, text: &mut String) {
+        use std::fmt::Write as _;
+        let gauges = [
+            (
+                "max_connections",
+                "Connections the listener holds at most (--max-connections)",
+                Some(self.max_connections),
+            ),
+            (
+                "principal_share",
+                "Connections one principal may hold (absent: one principal)",
+                self.principal_share,
+            ),
+            (
+                "connections_unauthenticated",
+                "Open connections no request has authenticated yet",
+                Some(self.unauthenticated),
+            ),
+            (
+                "principals",
+                "Principals holding at least one connection",
+                Some(self.principals),
+            ),
+            (
+                "largest_principal_connections",
+                "The most connections one principal holds",
+                Some(self.largest),
+            ),
+        ];
+        for (name, help, value) in gauges {
+            if let Some(v) = value {
+                let _ = write!(text, "# HELP redmark_http_{name} {help}\n# TYPE redmark_http_{name} gauge\nredmark_http_{name} {v}\n");
+            }
+        }
+        let counters = [
+            (
+                "refused_total",
+                "New connections closed on accept: no place, none could be taken",
+                self.refused,
+            ),
+            (
+                "replaced_total",
+                "Connections closed to make room for a newcomer",
+                self.replaced,
+            ),
+            (
+                "over_share_total",
+                "Requests answered 503: their principal held its share",
+                self.over_share,
+            ),
+        ];
+        for (name, help, v) in counters {
+            let _ = write!(text, "# HELP redmark_http_connections_{name} {help}\n# TYPE redmark_http_connections_{name} counter\nredmark_http_connections_{name} {v}\n");
+        }
     }
 }
 

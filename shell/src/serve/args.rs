@@ -37,8 +37,8 @@ Connections (--max-connections per listener): over HTTP a new connection at the 
 place of another (one unused for a second first, one nothing has authenticated on first;
 then one of whoever holds the most), and is refused only when every connection has a request
 of its principal in flight. With --tokens or --auth-issuer a connection counts
-against the principal of its latest request: one principal holds at most half of
---max-connections (a request beyond that gets 503 with Retry-After, and that connection
+against the principal of its latest request: one principal holds at most
+--max-connections-per-principal, by default half of --max-connections (a request beyond that gets 503 with Retry-After, and that connection
 closes), connections no request has authenticated yet at most three quarters (32 per
 address). Without either, every HTTP client is one principal and no share applies; TCP
 clients are all the local user, bounded by --max-connections and --idle-timeout alone.
@@ -121,10 +121,14 @@ pub struct ServeArgs {
     pub repair: bool,
     /// Most connections open at once per TCP or HTTP listener (and on the data folder's socket);
     /// more are closed on accept, except that over HTTP a newcomer takes another connection's
-    /// place, and with --tokens or --auth-issuer one principal holds at most half (see
-    /// Connections below)
+    /// place, and with --tokens or --auth-issuer one principal holds at most
+    /// --max-connections-per-principal (see Connections below)
     #[arg(long, value_name = "N", default_value_t = 1024)]
     pub max_connections: usize,
+    /// With --tokens or --auth-issuer, most connections one principal may hold on an HTTP
+    /// listener; its request on one more is answered 503 [default: half of --max-connections]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections_per_principal: Option<u32>,
     /// Close a TCP connection that completes no message for this many seconds (0: never)
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     pub idle_timeout: u64,

@@ -34,7 +34,7 @@ use crate::host::{panics, Hosted, HostedBooking, Shared};
 use crate::platform::signals::Signals;
 use crate::store::{pg, redb, SharedStore};
 use crate::transport::stream::StreamLimits;
-use crate::transport::{http, lanes, listen, stdio, tcp};
+use crate::transport::{http, lanes, listen, share, stdio, tcp};
 pub use args::ServeArgs;
 
 pub use crate::store::redb::STORE_FILE;
@@ -401,6 +401,10 @@ async fn serve<A: Hosted>(
             tokens: tokens.clone(),
             oauth: oauth.clone(),
             max_conns: args.max_connections,
+            per_principal: args.max_connections_per_principal.map_or_else(
+                || share::default_principal_share(args.max_connections),
+                |n| n as usize,
+            ),
             read_timeout: Duration::from_secs(30),
             grace: Duration::from_secs(10),
             write_timeout: Duration::from_secs(args.write_timeout),

@@ -62,6 +62,8 @@ pub struct HttpConfig {
     /// OAuth (`--auth-issuer`): JWT access tokens accepted too.
     pub oauth: Option<Arc<OAuth>>,
     pub max_conns: usize,
+    /// Connections one principal may hold (with `tokens` or `oauth`).
+    pub per_principal: usize,
     /// Time to receive a request's headers, and separately its body.
     pub read_timeout: Duration,
     /// How long shutdown waits for open connections to finish their request.
@@ -80,7 +82,6 @@ struct HttpState<A: Hosted> {
     /// LEGACY (dual-era, crate::legacy): the 2025-11-25 sessions.
     legacy: Arc<HttpLegacy>,
     /// Who holds the listener's connections ([`Shares::snapshot`] for metrics).
-    #[allow(dead_code, reason = "for the /metrics route (issue 40)")]
     shares: Arc<Shares>,
 }
 
@@ -100,7 +101,7 @@ pub async fn serve_http<A: Hosted>(
     // no request has authenticated yet, and each principal's, have shares of the listener
     // (transport/share.rs); without, every request is the one anonymous principal.
     let st_tokens = cfg.tokens.is_some() || cfg.oauth.is_some();
-    let shares = Shares::new(cfg.max_conns, st_tokens, &shutdown);
+    let shares = Shares::new(cfg.max_conns, st_tokens, cfg.per_principal, &shutdown);
     let state = Arc::new(HttpState {
         shared,
         tokens: cfg.tokens,
@@ -214,10 +215,14 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
         return ops::healthz(&parts.method, st.shared.backing().store).await;
     }
     if parts.uri.path() == ops::METRICS_PATH {
-        if let Err(r) = caller(&st, &parts.headers).await {
-            return r;
+        let who = match caller(&st, &parts.headers).await {
+            Ok(who) => who,
+            Err(r) => return r,
+        };
+        if let Some(over) = over_share(&parts, &who.principal) {
+            return over;
         }
-        return ops::metrics(&parts.method);
+        return ops::metrics(&parts.method, &st.shares.snapshot().counts());
     }
     if parts.uri.path() != "/mcp" {
         return plain(
@@ -261,12 +266,8 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
         Ok(who) => (who.principal, who.scopes),
         Err(r) => return r,
     };
-    // The connection counts against this principal now, within its share (transport/share.rs).
-    if let Some(hold) = parts.extensions.get::<Arc<Hold>>() {
-        if let Err(over) = hold.charge(&principal) {
-            tracing::debug!("http: 503 ({over:?})");
-            return over.into_response();
-        }
+    if let Some(over) = over_share(&parts, &principal) {
+        return over;
     }
     let declared = parts
         .headers
@@ -378,6 +379,18 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
 struct Caller {
     principal: Arc<[u8]>,
     scopes: Option<Vec<String>>,
+}
+
+/// Counts the request's connection against `principal` from now on, within its share
+/// (transport/share.rs); the 503 to answer instead when that share is full.
+fn over_share(parts: &axum::http::request::Parts, principal: &Arc<[u8]>) -> Option<Response> {
+    let over = parts
+        .extensions
+        .get::<Arc<Hold>>()?
+        .charge(principal)
+        .err()?;
+    tracing::debug!("http: 503 ({over:?})");
+    Some(over.into_response())
 }
 
 /// The caller named by the `Authorization` header: a `--tokens` token, else (with

@@ -1,7 +1,8 @@
 //! Who holds the places of an HTTP listener, and the shares that keep one holder from taking
 //! them all: a connection counts against the principal of its latest authenticated request, or
 //! before that against its source address; one principal holds at most
-//! [`PRINCIPAL_SHARE_PERCENT`] of `--max-connections`; and a newcomer at a bound takes the place
+//! `--max-connections-per-principal` (by default [`PRINCIPAL_SHARE_PERCENT`] of
+//! `--max-connections`); and a newcomer at a bound takes the place
 //! of another connection (a settled one first, unauthenticated first; then the largest
 //! holder's) rather than being refused.
 //!
@@ -19,15 +20,23 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use tokio_util::sync::CancellationToken;
 
+use crate::ops::metrics::ListenerShares;
+
 /// Connections one source address may hold before any request on them authenticated (with
 /// `--tokens` or `--auth-issuer`).
 pub const MAX_UNAUTHENTICATED_PER_SOURCE: usize = 32;
 /// Percent of `--max-connections` that unauthenticated connections may hold together (with
 /// `--tokens` or `--auth-issuer`).
 pub const UNAUTHENTICATED_SHARE_PERCENT: usize = 75;
-/// Percent of `--max-connections` one principal's connections may hold (with `--tokens` or
-/// `--auth-issuer`; without either every HTTP client is the one anonymous principal).
+/// Percent of `--max-connections` one principal's connections may hold unless
+/// `--max-connections-per-principal` says otherwise (with `--tokens` or `--auth-issuer`;
+/// without either every HTTP client is the one anonymous principal).
 pub const PRINCIPAL_SHARE_PERCENT: usize = 50;
+
+/// Connections one principal may hold on a listener of `max` by default.
+pub fn default_principal_share(max: usize) -> usize {
+    (max * PRINCIPAL_SHARE_PERCENT / 100).max(1)
+}
 /// A connection used this recently (accepted, or a request answered) is replaced only when no
 /// other connection can be: its client's next request may be on its way.
 pub const RECENTLY_USED: Duration = Duration::from_secs(1);
@@ -218,14 +227,20 @@ pub struct Shares {
 }
 
 impl Shares {
-    /// The places of a listener of `max` connections; `gated` when requests authenticate.
-    pub fn new(max: usize, gated: bool, shutdown: &CancellationToken) -> Arc<Self> {
+    /// The places of a listener of `max` connections; `gated` when requests authenticate, and
+    /// then one principal holds at most `per_principal` of them.
+    pub fn new(
+        max: usize,
+        gated: bool,
+        per_principal: usize,
+        shutdown: &CancellationToken,
+    ) -> Arc<Self> {
         let epoch = Instant::now();
         Arc::new(Shares {
             max,
             gated,
             unauthenticated_limit: (max * UNAUTHENTICATED_SHARE_PERCENT / 100).max(1),
-            principal_limit: (max * PRINCIPAL_SHARE_PERCENT / 100).max(1),
+            principal_limit: per_principal.clamp(1, max.max(1)),
             shutdown: shutdown.clone(),
             epoch,
             table: Mutex::new(Table::new(epoch)),
@@ -304,7 +319,6 @@ impl Shares {
 
     /// Who holds the listener now, and what was refused or closed for room so far: for
     /// metrics.
-    #[allow(dead_code, reason = "for the /metrics route (issue 40)")]
     pub fn snapshot(&self) -> ShareSnapshot {
         let t = self.lock();
         let mut principals: Vec<PrincipalShare> = t
@@ -352,6 +366,27 @@ pub struct ShareSnapshot {
     pub replaced: u64,
     /// Requests refused (503) because their principal held its share, since the start.
     pub over_share: u64,
+}
+
+impl ShareSnapshot {
+    /// The counts `/metrics` shows (no principal's name).
+    pub fn counts(&self) -> ListenerShares {
+        ListenerShares {
+            max_connections: self.max_connections,
+            principal_share: self.principal_share,
+            unauthenticated: self.unauthenticated,
+            principals: self.principals.len(),
+            largest: self
+                .principals
+                .iter()
+                .map(|p| p.connections)
+                .max()
+                .unwrap_or(0),
+            refused: self.refused,
+            replaced: self.replaced,
+            over_share: self.over_share,
+        }
+    }
 }
 
 /// One principal's part of a [`ShareSnapshot`].

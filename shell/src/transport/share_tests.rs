@@ -30,7 +30,12 @@ fn used_at(s: &Shares, h: &Hold, at: Instant) {
 /// whose request is still authenticating: that request is then refused.
 #[test]
 fn unauthenticated_connections_are_bounded() {
-    let s = Shares::new(100, true, &CancellationToken::new());
+    let s = Shares::new(
+        100,
+        true,
+        default_principal_share(100),
+        &CancellationToken::new(),
+    );
     let held: Vec<_> = (0..MAX_UNAUTHENTICATED_PER_SOURCE)
         .map(|_| s.admit(peer(1)).unwrap())
         .collect();
@@ -49,7 +54,12 @@ fn unauthenticated_connections_are_bounded() {
     assert_eq!(s.snapshot().unauthenticated, 2);
     drop((newcomer, other));
 
-    let s = Shares::new(100, true, &CancellationToken::new());
+    let s = Shares::new(
+        100,
+        true,
+        default_principal_share(100),
+        &CancellationToken::new(),
+    );
     let limit = 100 * UNAUTHENTICATED_SHARE_PERCENT / 100;
     let _many: Vec<_> = (0..100u8).map(|i| s.admit(peer(i)).unwrap()).collect();
     let snap = s.snapshot();
@@ -61,7 +71,12 @@ fn unauthenticated_connections_are_bounded() {
 /// request in flight.
 #[test]
 fn only_requests_in_flight_keep_a_place() {
-    let s = Shares::new(4, true, &CancellationToken::new());
+    let s = Shares::new(
+        4,
+        true,
+        default_principal_share(4),
+        &CancellationToken::new(),
+    );
     let conns: Vec<_> = (0..4)
         .map(|i| {
             let c = s.admit(peer(i)).unwrap();
@@ -76,11 +91,28 @@ fn only_requests_in_flight_keep_a_place() {
     assert!(s.admit(peer(9)).is_ok());
 }
 
+/// `--max-connections-per-principal` sets the share: 2 of 8 here (and never more than the cap).
+#[test]
+fn the_share_is_the_operators_to_set() {
+    let s = Shares::new(8, true, 2, &CancellationToken::new());
+    let conns: Vec<_> = (0..4).map(|i| s.admit(peer(i)).unwrap()).collect();
+    let charged = conns.iter().filter(|c| c.charge(&alice()).is_ok()).count();
+    assert_eq!(charged, 2);
+    assert_eq!(s.snapshot().principal_share, Some(2));
+    let wide = Shares::new(4, true, 99, &CancellationToken::new());
+    assert_eq!(wide.snapshot().principal_share, Some(4));
+}
+
 /// One principal holds at most its share; another principal still gets its connections, and
 /// a refused request leaves the connection where it was.
 #[test]
 fn a_principal_holds_at_most_its_share() {
-    let s = Shares::new(8, true, &CancellationToken::new());
+    let s = Shares::new(
+        8,
+        true,
+        default_principal_share(8),
+        &CancellationToken::new(),
+    );
     let share = 8 * PRINCIPAL_SHARE_PERCENT / 100;
     let mut charged = 0;
     let conns: Vec<_> = (0..8)
@@ -119,7 +151,12 @@ fn a_principal_holds_at_most_its_share() {
 /// where the least recently used idle connection makes room.
 #[test]
 fn one_principal_has_the_whole_listener() {
-    let s = Shares::new(4, false, &CancellationToken::new());
+    let s = Shares::new(
+        4,
+        false,
+        default_principal_share(4),
+        &CancellationToken::new(),
+    );
     let anon: Arc<[u8]> = Arc::from(&b"http:anonymous"[..]);
     let conns: Vec<_> = (0..4).map(|_| s.admit(peer(1)).unwrap()).collect();
     for c in &conns {
@@ -151,7 +188,12 @@ fn one_principal_has_the_whole_listener() {
 /// whose principal has a request in flight on it.
 #[test]
 fn the_idle_connection_that_makes_room() {
-    let s = Shares::new(6, true, &CancellationToken::new());
+    let s = Shares::new(
+        6,
+        true,
+        default_principal_share(6),
+        &CancellationToken::new(),
+    );
     let a: Vec<_> = (0..3)
         .map(|i| {
             let c = s.admit(peer(i)).unwrap();
@@ -190,7 +232,12 @@ fn the_idle_connection_that_makes_room() {
 /// to a newcomer is refused, even on a connection already its principal's.
 #[test]
 fn a_request_keeps_its_place_or_is_refused() {
-    let s = Shares::new(1, true, &CancellationToken::new());
+    let s = Shares::new(
+        1,
+        true,
+        default_principal_share(1),
+        &CancellationToken::new(),
+    );
     let c = s.admit(peer(1)).unwrap();
     {
         let _answering = c.answering();
