@@ -38,7 +38,7 @@ scripts/cross.sh
 
 step "formatting"
 cargo fmt --all -- --check
-for crate in flash-store panel lm3s6965evb microbit; do
+for crate in flash-store panel panel-http lm3s6965evb microbit; do
     cargo fmt --check --manifest-path "boards/$crate/Cargo.toml"
 done
 
@@ -74,11 +74,15 @@ REDMARK_REQUIRE_PANEL=1 REDMARK_REQUIRE_PG=1 REDMARK_REQUIRE_LEGACY_PEERS=1 REDM
 step "the panel's flash store on the host (power cut at every write step)"
 cargo test --locked --manifest-path boards/flash-store/Cargo.toml
 
-step "tests that need root (connecting to TCP as another user)"
+step "the networked panel's HTTP request-head parser on the host"
+cargo test --locked --manifest-path boards/panel-http/Cargo.toml
+
+step "tests that need root (connecting to TCP as another user; a fake folder owner of another user)"
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
     cargo test --locked -p redmark-tests --test serve_stream -- --ignored tcp_refuses_another_users_process
+    cargo test --locked -p redmark-tests --test serve_folder_owner -- --ignored a_relay_refuses_an_owner_of_another_user
 else
-    echo "skipped: not root or no setpriv (tcp_refuses_another_users_process stays ignored)"
+    echo "skipped: not root or no setpriv (tcp_refuses_another_users_process and a_relay_refuses_an_owner_of_another_user stay ignored)"
 fi
 
 step "fuzz smoke (every target in core/fuzz for a few seconds; skipped without nightly)"

@@ -21,7 +21,9 @@
 //! `redmark call`, in `tests/tests/shell_library.rs`).
 //!
 //! Extension points:
-//! - [`serve::run_app`]: any app, every transport (what `serve --fixtures` uses too);
+//! - [`serve::run_app`]: any app, every transport (what `serve --fixtures` uses too), with a
+//!   data folder of its own unless `--data` names one ([`serve::app_data_dir`]: `redmark-NAME`
+//!   beside the floor's, NAME from the app's `ServerInfo`);
 //! - [`Hosted`] and [`hosted!`]: what the host needs of an app (its store link, if its tools
 //!   wait for one: the booking tools' [`HostLink`]);
 //! - [`host::Shared::with_store`]: engines whose tools wait for a [`store::SharedStore`]
@@ -33,6 +35,7 @@ pub mod client;
 mod folder;
 pub mod host;
 mod legacy;
+pub mod ops;
 mod platform;
 pub mod serve;
 pub mod store;

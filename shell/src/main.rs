@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use redmark::{client, serve};
+use redmark::{client, ops, serve};
 
 use clap::{Parser, Subcommand};
 
@@ -22,6 +22,8 @@ enum Command {
     Call(client::CallArgs),
     /// List a server's tools with their input schemas.
     Tools(client::ToolsArgs),
+    /// Copy a data folder's bookings to a file, while a server serves them or not.
+    Backup(ops::backup::BackupArgs),
 }
 
 fn main() -> ExitCode {
@@ -30,5 +32,6 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve::run(args),
         Command::Call(args) => client::run_call(args),
         Command::Tools(args) => client::run_tools(args),
+        Command::Backup(args) => ops::backup::run(args),
     }
 }

@@ -172,9 +172,25 @@ function pickTool() {
 
 // ---- the floor ----------------------------------------------------------------------------
 
+/**
+ * The grid's day is the page's day: the tool form's `day` argument follows it (so "Call a
+ * tool" books the day shown, not the day the page was loaded on), and so does the address (a
+ * reload shows the same day).
+ */
+function followDay(day) {
+  const field = $('tool-args').querySelector('[data-field=day] input');
+  if (field) field.value = day;
+  const url = new URL(location.href);
+  if (url.searchParams.get('day') !== day) {
+    url.searchParams.set('day', day);
+    history.replaceState(null, '', url);
+  }
+}
+
 async function refreshFloor() {
-  if (!floor) return;
   const day = $('day').value || todayUtc();
+  followDay(day);
+  if (!floor) return;
   $('grid').setAttribute('aria-busy', 'true');
   try {
     await floor.load(day);
@@ -239,6 +255,7 @@ async function start() {
   });
   $('forget').addEventListener('click', async () => { await useToken(null); say('The token is forgotten.'); });
   $('day-form').addEventListener('submit', (e) => { e.preventDefault(); refreshFloor(); });
+  $('day').addEventListener('change', () => { if ($('day').value) refreshFloor(); });
   $('tool').addEventListener('change', pickTool);
   $('tool-form').addEventListener('submit', (e) => {
     e.preventDefault();

@@ -1,12 +1,16 @@
 // The floor at a glance: a day of rooms × hours (free, booked, yours, past) read with the
 // booking tools: list_rooms says what is free, list_bookings which of the rest are yours.
+// The working hours are always shown, and any other hour of the day that has a booking.
 
 import { el } from './form.js';
 import { resultText } from './mcp.js';
 
-/** The first and last start hour (UTC) the day view shows. */
+/** The first and last start hour (UTC) the day view always shows (the floor has no opening
+ * hours yet); other hours are shown when they have a booking. */
 export const FIRST_HOUR = 7;
 export const LAST_HOUR = 20;
+/** Start hours of a day: 0–23 (UTC), as the booking tools take them. */
+const DAY_HOURS = Array.from({ length: 24 }, (_, h) => h);
 /** Pages of list_bookings read for one day at most (a server's page is 8 bookings). */
 const MAX_PAGES = 50;
 
@@ -32,24 +36,29 @@ export class FloorView {
     Object.assign(this, { client, root, onBook, onCancel, listsBookings });
     this.rooms = null;
     this.mine = new Map();
+    this.loads = 0;
   }
 
-  /** Reads the rooms and each hour of `day`, then draws the grid. Throws McpFailure. */
+  /** Reads the rooms and every hour of `day`, then draws the grid (unless a later load began
+   * meanwhile: the last day asked for is the one drawn). Throws McpFailure. */
   async load(day) {
+    const ticket = ++this.loads;
     if (!this.rooms) {
       const r = await this.client.callTool('list_rooms', {}, noQuestions);
       this.rooms = (r.structuredContent && r.structuredContent.rooms) || [];
     }
-    const hours = [];
-    for (let h = FIRST_HOUR; h <= LAST_HOUR; h++) hours.push(h);
-    const [free, mine] = await Promise.all([Promise.all(hours.map(async (hour) => {
+    const [free, mine] = await Promise.all([Promise.all(DAY_HOURS.map(async (hour) => {
       if (started(day, hour)) return null;
       const r = await this.client.callTool('list_rooms', { day, hour }, noQuestions);
       if (r.isError) throw new Error(resultText(r));
       return new Map(((r.structuredContent && r.structuredContent.rooms) || []).map((x) => [x.id, x.free]));
     })), this.yours(day)]);
+    if (ticket !== this.loads) return;
     this.mine = mine;
-    this.draw(day, hours, free);
+    const booked = (hour) => (free[hour] && [...free[hour].values()].some((f) => f === false))
+      || [...mine.values()].some((b) => b.hour === hour);
+    const hours = DAY_HOURS.filter((h) => (h >= FIRST_HOUR && h <= LAST_HOUR) || booked(h));
+    this.draw(day, hours, hours.map((h) => free[h]));
   }
 
   /** The caller's bookings on `day`, as the server lists them: "hour room" → booking. */
@@ -74,7 +83,7 @@ export class FloorView {
     const rows = hours.map((hour, i) => el('tr', {}, el('th', { scope: 'row', text: hh(hour) }),
       this.rooms.map((room) => this.cell(day, hour, room, free[i]))));
     const table = el('table', { class: 'grid' },
-      el('caption', { text: `Rooms on ${day}, one-hour slots in UTC` }),
+      el('caption', { text: `Rooms on ${day}, one-hour slots in UTC: ${hh(FIRST_HOUR)}–${hh(LAST_HOUR)} and any other hour with a booking` }),
       el('thead', {}, head), el('tbody', {}, rows));
     this.root.replaceChildren(table);
   }

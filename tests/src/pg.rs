@@ -164,6 +164,17 @@ impl Cluster {
         )
     }
 
+    /// The postmaster's process id (the first line of its `postmaster.pid`), while it runs.
+    pub fn postmaster_pid(&self) -> Option<u32> {
+        std::fs::read_to_string(self.data().join("postmaster.pid"))
+            .ok()?
+            .lines()
+            .next()?
+            .trim()
+            .parse()
+            .ok()
+    }
+
     /// Runs SQL with `psql` and returns its unaligned, tuples-only output.
     pub fn psql(&self, sql: &str) -> String {
         let out = Command::new(self.bin.join("psql"))

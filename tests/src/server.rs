@@ -97,6 +97,13 @@ impl TempDir {
         let p = std::env::temp_dir().join(format!("redmark-{tag}-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&p);
         std::fs::create_dir_all(&p).expect("create temp dir");
+        // Private whatever the umask: a data folder others may write to is refused.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let private = std::fs::Permissions::from_mode(0o700);
+            std::fs::set_permissions(&p, private).expect("chmod temp dir");
+        }
         TempDir(p)
     }
 

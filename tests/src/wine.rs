@@ -37,6 +37,12 @@ pub fn windows_path(path: &Path) -> String {
     format!("Z:{}", path.display())
 }
 
+/// `path` as a Windows command line names it for `cmd.exe` (drive Z:, backslashes: cmd takes a
+/// forward slash after the drive for a switch).
+pub fn windows_cmd_path(path: &Path) -> String {
+    format!("Z:{}", path.display()).replace('/', "\\")
+}
+
 /// Where the staged files live: `target/wine/` of this workspace.
 fn stage_dir() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")

@@ -2,7 +2,8 @@
 //! Ethernet controller) under QEMU's user networking, its ports forwarded to loopback:
 //! `redmark call` books over HTTP and over TCP answering the form; the HTTP rules of
 //! `redmark serve --http` (Host/Origin guard, 404, 405, 413, the MCP header checks); a
-//! stalled and a garbage client do not stop another; a reset between the question and the
+//! stalled and a garbage client do not stop another, nor do slow clients that hold every
+//! connection; a reset between the question and the
 //! answer books once, and bookings survive it.
 //!
 //! Needs `qemu-system-arm` and the `thumbv7m-none-eabi` target (ignored without them, required
@@ -12,10 +13,12 @@ mod client_support;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use client_support::{cat, redmark, Trace};
-use redmark_tests::qemu::net::{read_answer, HttpAnswer, NetPanel};
+use redmark_tests::qemu::net::{
+    exchange_once, read_answer, served_within, slow_client, try_read_answer, HttpAnswer, NetPanel,
+};
 use redmark_tests::qemu::{firmware, Build};
 use redmark_tests::server::meta;
 use serde_json::{json, Value};
@@ -140,6 +143,8 @@ fn http_answers_as_redmark_serve_does() {
         )
     };
     let host = format!("Host: 127.0.0.1:{}\r\n", p.http);
+    let list = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {"_meta": meta(json!({}))}});
+    let list_body = list.to_string();
     // The DNS-rebinding guard: Host and Origin must name the panel.
     let a = p.http_raw(req("Host: evil.example\r\n", "POST", "/mcp").as_bytes());
     assert_eq!(a.status, 403, "{a:?}");
@@ -180,13 +185,34 @@ fn http_answers_as_redmark_serve_does() {
     let a = p.http_raw(big.as_bytes());
     assert_eq!(a.status, 413, "{a:?}");
     assert_eq!(json_of(&a)["error"]["code"], -32600, "{a:?}");
+    // Content-Length is digits only, and once (RFC 9110 §8.6): else 400 and the connection
+    // closes. Each request is otherwise good: read leniently, `+N` would be answered 200.
+    let n = list_body.len();
+    let (twice, listed) = (format!("{n}\r\nContent-Length: {n}"), format!("{n}, {n}"));
+    let (spaced, signed) = (format!("{n} {n}"), format!("+{n}"));
+    for bad in [
+        &signed,
+        "-1",
+        &spaced,
+        &listed,
+        &twice,
+        "18446744073709551616",
+    ] {
+        let a = p.http_raw(
+            format!(
+                "POST /mcp HTTP/1.1\r\n{host}MCP-Protocol-Version: 2026-07-28\r\n\
+                 Mcp-Method: tools/list\r\nContent-Length: {bad}\r\n\r\n{list_body}"
+            )
+            .as_bytes(),
+        );
+        assert_eq!(a.status, 400, "Content-Length: {bad:?}: {a:?}");
+    }
     // A notification: 202, no body.
     let note = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1, "_meta": meta(json!({}))}});
     let a = p.post(&note);
     assert_eq!((a.status, a.body.as_str()), (202, ""), "{a:?}");
     // A good request, and two more on the same connection (keep-alive).
-    let list = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {"_meta": meta(json!({}))}});
-    let text = list.to_string();
+    let text = list_body;
     let one = format!(
         "POST /mcp HTTP/1.1\r\n{host}MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list\r\nContent-Length: {}\r\n\r\n{text}",
         text.len()
@@ -251,6 +277,82 @@ fn a_stalled_and_a_garbage_client_do_not_stop_another() {
     let first = String::from_utf8_lossy(&buf[..n]);
     assert!(first.contains("-32700"), "{first}");
     drop(stalled);
+}
+
+/// The panel's deadline for a whole message (`MESSAGE_MS` in boards/panel/src/net/mod.rs).
+const MESSAGE: Duration = Duration::from_secs(5);
+
+#[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
+fn slow_clients_holding_every_connection_do_not_keep_a_new_client_out() {
+    let p = boot();
+    // Three HTTP and two line connections (every socket the panel has) each send a byte every
+    // 4 s: under an idle timer reset by every byte they would hold the panel for hours.
+    let step = Duration::from_secs(4);
+    let until = Instant::now() + Duration::from_secs(20);
+    let head: &'static [u8] = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 9\r\n\r\n";
+    let line: &'static [u8] = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}";
+    let slow: Vec<_> = (0..3)
+        .map(|_| slow_client(p.http, head, step, until))
+        .chain((0..2).map(|_| slow_client(p.tcp, line, step, until)))
+        .collect();
+    std::thread::sleep(Duration::from_secs(2));
+    // A new client of each kind is served within 5 s (trying again if turned away).
+    let list = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {"_meta": meta(json!({}))}});
+    let text = list.to_string();
+    let post = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/list\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{text}",
+        text.len()
+    );
+    let within = Duration::from_secs(5);
+    let http = served_within(within, |left| {
+        exchange_once(p.http, post.as_bytes(), left, try_read_answer)
+    });
+    let (a, took) =
+        http.unwrap_or_else(|| panic!("no HTTP answer within {within:?}:\n{}", p.panel.stderr()));
+    assert_eq!(
+        (a.status, json_of(&a)["id"].clone()),
+        (200, json!(7)),
+        "{a:?}"
+    );
+    println!("new HTTP client served after {took:?}");
+    let lined = served_within(within, |left| {
+        exchange_once(p.tcp, format!("{text}\n").as_bytes(), left, |s| {
+            let mut got = Vec::new();
+            let mut byte = [0u8; 1];
+            while s.read(&mut byte).ok()? == 1 {
+                if byte[0] == b'\n' {
+                    return serde_json::from_slice::<Value>(&got).ok();
+                }
+                got.push(byte[0]);
+            }
+            None
+        })
+    });
+    let (r, took) =
+        lined.unwrap_or_else(|| panic!("no line answer within {within:?}:\n{}", p.panel.stderr()));
+    assert_eq!(r["id"], 7, "{r}");
+    println!("new line client served after {took:?}");
+    // And a byte now and then does not stretch the deadline: every slow connection is gone
+    // within MESSAGE (plus a margin) of its first byte; the HTTP ones not reset to make room
+    // were told 408.
+    let ends: Vec<_> = slow.into_iter().map(|h| h.join().unwrap()).collect();
+    for e in &ends {
+        let after = e
+            .dropped_after
+            .unwrap_or_else(|| panic!("still open: {ends:?}"));
+        assert!(after <= MESSAGE + Duration::from_secs(2), "{ends:?}");
+    }
+    assert!(
+        ends[..3]
+            .iter()
+            .any(|e| e.received.starts_with("HTTP/1.1 408")),
+        "{ends:?}"
+    );
 }
 
 #[test]

@@ -153,8 +153,8 @@ fn dns_rebinding_guard_on_loopback() {
         let r = post_mcp(a, &discover(1), &[("Host", &host)]);
         assert_eq!(r.status, 200, "Host {host}");
     }
-    let r = post_mcp(a, &discover(1), &[("Origin", "http://localhost:5173")]);
-    assert_eq!(r.status, 200);
+    let r = post_mcp(a, &discover(1), &[("Origin", &format!("http://{a}"))]);
+    assert_eq!(r.status, 200, "the same origin");
     for (k, v) in [
         ("Host", "evil.example"),
         ("Host", "evil.example:80"),
@@ -170,6 +170,72 @@ fn dns_rebinding_guard_on_loopback() {
         http(a, "GET", "/mcp", &[("Origin", "http://evil.example")], b"").status,
         403
     );
+}
+
+/// A page of another site (a page on another local port is one) cannot drive the server with
+/// a "simple" cross-origin request, which a browser sends without a preflight (issue 40, item
+/// 6): a POST that is not `application/json` gets 415 in both eras, so a `text/plain`
+/// 2025-11-25 `initialize` opens no session (and so evicts none of the user's); an Origin that
+/// is not the Host gets 403. Clients that send no Origin (curl, the SDKs) and same-origin
+/// pages (the booking page at `/`) are served.
+#[test]
+fn cross_origin_simple_requests_are_refused() {
+    let data = TempDir::new("http-cross-origin");
+    let s = Server::start(&["--http", "127.0.0.1:0"], data.path());
+    let a = s.http[0];
+    let port = a.port();
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion":"2025-11-25","capabilities":{},
+        "clientInfo":{"name":"a page","version":"0"}}});
+    let init = serde_json::to_vec(&init).unwrap();
+    let modern = serde_json::to_vec(&discover(2)).unwrap();
+    let page = format!("http://localhost:{}", port.wrapping_add(1));
+    for body in [&init, &modern] {
+        for ct in [
+            Some("text/plain"),
+            Some("text/plain;charset=UTF-8"),
+            Some("application/x-www-form-urlencoded"),
+            Some("multipart/form-data; boundary=x"),
+            None,
+        ] {
+            let mut h: Vec<(&str, &str)> = vec![("Origin", &page)];
+            h.extend(ct.map(|ct| ("Content-Type", ct)));
+            // From the page: 403 (its Origin); with no Origin at all, still 415.
+            for (h, status) in [(&h[..], 403), (&h[1..], 415)] {
+                let r = http(a, "POST", "/mcp", h, body);
+                let text = String::from_utf8_lossy(&r.body);
+                assert_eq!(r.status, status, "{h:?}: {text}");
+                assert!(r.header("mcp-session-id").is_none());
+            }
+        }
+    }
+    // JSON from another local port: 403.
+    let json = ("Content-Type", "application/json");
+    for origin in [
+        page.clone(),
+        format!("http://127.0.0.1:{}", port.wrapping_add(1)),
+        format!("http://localhost:{port}"),
+    ] {
+        let r = http(a, "POST", "/mcp", &[json, ("Origin", &origin)], &init);
+        assert_eq!(r.status, 403, "Origin {origin}");
+    }
+    // No Origin (curl, the SDKs), or the same origin (a page of this server): served.
+    let r = http(a, "POST", "/mcp", &[json], &init);
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    assert!(r.header("mcp-session-id").is_some());
+    let same = format!("http://127.0.0.1:{port}");
+    let r = http(a, "POST", "/mcp", &[json, ("Origin", &same)], &init);
+    assert_eq!(r.status, 200);
+    let local = format!("localhost:{port}");
+    let same = format!("http://{local}");
+    let r = post_mcp(a, &discover(3), &[("Host", &local), ("Origin", &same)]);
+    assert_eq!(r.status, 200);
+    let with_charset = [
+        ("Content-Type", "application/json; charset=utf-8"),
+        ("MCP-Protocol-Version", VERSION),
+        ("Mcp-Method", "server/discover"),
+    ];
+    assert_eq!(http(a, "POST", "/mcp", &with_charset, &modern).status, 200);
 }
 
 #[test]

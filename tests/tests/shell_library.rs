@@ -98,3 +98,24 @@ fn lunch_over_http_with_the_shells_flags() {
         refused.stderr
     );
 }
+
+#[test]
+fn lunch_keeps_its_own_data_folder_by_default() {
+    // No --data: the platform's data directory (XDG_DATA_HOME here) gets `redmark-lunch`,
+    // apart from the booking floor's `redmark`. Stdin is closed, so it says so and stops.
+    let home = TempDir::new("lunch-default");
+    let mut cmd = Command::new(example_bin("lunch"));
+    cmd.env("XDG_DATA_HOME", home.path())
+        .env_remove("REDMARK_KEY");
+    let said = run_bounded(cmd);
+    assert_eq!(said.code, 0, "{}", said.stderr);
+    let own = home.path().join("redmark-lunch");
+    assert!(
+        said.stderr
+            .contains(&format!("redmark: data folder {} (", own.display())),
+        "{}",
+        said.stderr
+    );
+    assert!(own.join("sealing-keys").is_file());
+    assert!(!home.path().join("redmark").exists(), "the floor's folder");
+}

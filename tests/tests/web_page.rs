@@ -1,7 +1,8 @@
 //! The booking page at `/` of `redmark serve --http`, driven in real headless Chromium over
 //! WebDriver: book "the big room" and pick Studio B in the rendered form, the red mark on an
 //! invalid answer, decline, cancel, one's own booking cancelled through the confirm form, a
-//! second tab, keyboard-only answers, a phone's width, a pasted token, and errors in words.
+//! second tab, keyboard-only answers, a phone's width (every room shown), a pasted token, the
+//! day chosen on the grid booked, every booked hour shown, and errors in words.
 //!
 //! What the page shows is checked against the server itself (`list_rooms` over plain HTTP).
 //! With `REDMARK_SCREENSHOTS=DIR` the first test also writes the pictures in the README
@@ -28,9 +29,14 @@ fn page_url(s: &Server) -> String {
 
 /// The rooms the server itself says are free at `hour` of [`DAY`].
 fn free_rooms(addr: SocketAddr, hour: u8) -> Vec<String> {
+    free_rooms_on(addr, DAY, hour)
+}
+
+/// The rooms the server itself says are free at `hour` of `day`.
+fn free_rooms_on(addr: SocketAddr, day: &str, hour: u8) -> Vec<String> {
     let r = post_mcp(
         addr,
-        &tool_call(1, "list_rooms", json!({"day": DAY, "hour": hour}), true),
+        &tool_call(1, "list_rooms", json!({"day": day, "hour": hour}), true),
         &[],
     );
     let rooms = r.json()["result"]["structuredContent"]["rooms"].clone();
@@ -95,6 +101,47 @@ fn book_in_words(b: &Browser, hour: u8, hint: &str) {
     );
     b.fill(&b.find("#tool-args [data-field=room_hint] input"), hint);
     b.click(&b.find("#call"));
+}
+
+/// Books `room` at `hour` of [`DAY`] over plain HTTP (the page's own principal, anonymous).
+fn book_over_http(addr: SocketAddr, hour: u8, room: &str) {
+    let r = post_mcp(
+        addr,
+        &tool_call(
+            9,
+            "book_room",
+            json!({"day": DAY, "hour": hour, "room_id": room}),
+            true,
+        ),
+        &[],
+    );
+    assert_eq!(r.json()["result"]["structuredContent"]["booked"], true);
+}
+
+/// Every room's column of the grid lies wholly inside the window, with nothing to scroll to
+/// sideways (the rooms as the server lists them: `list_rooms`).
+fn assert_every_room_shown(b: &Browser, addr: SocketAddr) {
+    let rooms = free_rooms(addr, 9);
+    let cut: Value = b.js(
+        "const view = document.documentElement.clientWidth;\
+         const wrap = document.getElementById('grid');\
+         const cut = [];\
+         for (const id of arguments[0]) {\
+           const c = document.querySelector(`td[data-room=\"${id}\"]`);\
+           if (!c) { cut.push(`${id}: no column`); continue; }\
+           const r = c.getBoundingClientRect();\
+           if (r.left < 0 || r.right > view + 0.5) cut.push(`${id}: ${r.left}..${r.right} of ${view}`);\
+         }\
+         if (wrap.scrollWidth > wrap.clientWidth) cut.push(`the grid scrolls: ${wrap.scrollWidth} > ${wrap.clientWidth}`);\
+         return cut;",
+        json!([rooms]),
+    );
+    assert_eq!(
+        cut,
+        json!([]),
+        "rooms cut off at {}px",
+        b.js("return window.innerWidth", json!([]))
+    );
 }
 
 /// With `REDMARK_SCREENSHOTS=DIR`, a PNG of the element `css` (the whole window for `None`)
@@ -262,7 +309,122 @@ fn book_pick_mark_decline_cancel_and_a_second_tab() {
         json!([]),
     );
     assert_eq!(fits, true, "the page is wider than a phone");
+    assert_every_room_shown(&b, addr);
     shot(&b, None, "phone.png");
+}
+
+#[test]
+#[cfg_attr(not(browser_tools), ignore = "chromium/chromedriver are not installed")]
+fn a_phone_shows_every_room() {
+    let data = TempDir::new("web-phone");
+    let s = Server::start(&["--http", "127.0.0.1:0"], data.path());
+    let addr = s.http[0];
+    // Booked cells say "Yours · bk_N", the widest a cell gets.
+    for (hour, room) in [(9, "atrium"), (10, "studio-b"), (11, "nook")] {
+        book_over_http(addr, hour, room);
+    }
+    // 390 px with no room to spare before, so a desktop window of that width (its scrollbar
+    // takes 15 px) cut the Nook off; 360 px, a common Android width, cut it off as well.
+    // (Resized after start: Chromium's headless window is never narrower than 500 px at launch.)
+    let b = Browser::start(1000, 1300);
+    for (width, height) in [(390, 844), (360, 780)] {
+        b.resize(width, height);
+        b.goto(&page_url(&s));
+        wait_cell(&b, "nook", 11, "own");
+        assert_every_room_shown(&b, addr);
+    }
+}
+
+#[test]
+#[cfg_attr(not(browser_tools), ignore = "chromium/chromedriver are not installed")]
+fn the_page_books_the_day_chosen_on_the_grid() {
+    const NEXT: &str = "2099-09-18";
+    let data = TempDir::new("web-day");
+    let s = Server::start(&["--http", "127.0.0.1:0"], data.path());
+    let addr = s.http[0];
+    let b = Browser::start(1000, 1300);
+    b.goto(&page_url(&s));
+    wait_cell(&b, "studio-b", 9, "free");
+    // The tool form is open on book_room before the day changes, as a person would have it.
+    b.js(
+        "const s = document.getElementById('tool'); s.value = 'book_room';\
+         s.dispatchEvent(new Event('change'));",
+        json!([]),
+    );
+    // Another day on the grid.
+    b.js(
+        "document.getElementById('day').value = arguments[0];",
+        json!([NEXT]),
+    );
+    b.click(&b.find("#show-day"));
+    b.wait_js(
+        "the grid to show the next day",
+        &format!(
+            "const c = document.querySelector('#grid caption');\
+             return !!c && c.textContent.includes('{NEXT}') && !document.querySelector('[aria-busy]');"
+        ),
+        SHOW,
+    );
+    b.fill(&b.find("#tool-args [data-field=hour] input"), "9");
+    b.fill(
+        &b.find("#tool-args [data-field=room_hint] input"),
+        "the big room",
+    );
+    b.click(&b.find("#call"));
+    wait_question(&b, "room");
+    b.click(&b.find("#ask input[value=studio-b]"));
+    b.click(&b.find("#ask button[data-action=accept]"));
+    wait_says(
+        &b,
+        "status",
+        &format!("Booked Studio B (12 seats) on {NEXT} at 09:00"),
+    );
+    wait_cell(&b, "studio-b", 9, "own");
+    assert_eq!(free_rooms_on(addr, NEXT, 9), ["atrium", "nook"]);
+    assert_eq!(
+        free_rooms(addr, 9).len(),
+        3,
+        "nothing booked on the day loaded"
+    );
+
+    // Choosing a day is enough: the grid follows it, and a reload keeps it.
+    b.js(
+        "const d = document.getElementById('day'); d.value = '2099-09-19';\
+         d.dispatchEvent(new Event('change'));",
+        json!([]),
+    );
+    let follows = "const c = document.querySelector('#grid caption');\
+         return !!c && c.textContent.includes('2099-09-19') && !document.querySelector('[aria-busy]');";
+    b.wait_js("the grid to follow the date field", follows, SHOW);
+    b.refresh();
+    b.wait_js("a reload to keep the day", follows, SHOW);
+}
+
+#[test]
+#[cfg_attr(not(browser_tools), ignore = "chromium/chromedriver are not installed")]
+fn the_grid_shows_every_hour_that_has_a_booking() {
+    let data = TempDir::new("web-hours");
+    let s = Server::start(&["--http", "127.0.0.1:0"], data.path());
+    let addr = s.http[0];
+    book_over_http(addr, 5, "atrium");
+    book_over_http(addr, 22, "nook");
+    let b = Browser::start(1000, 1300);
+    b.goto(&page_url(&s));
+    wait_cell(&b, "atrium", 5, "own");
+    wait_cell(&b, "nook", 22, "own");
+    let hours = b.js(
+        "return [...document.querySelectorAll('#grid tbody tr')]\
+           .map((r) => Number(r.querySelector('td').dataset.hour));",
+        json!([]),
+    );
+    let mut want = vec![5];
+    want.extend(7..=20);
+    want.push(22);
+    assert_eq!(
+        hours,
+        json!(want),
+        "the working day and every booked hour, in order"
+    );
 }
 
 #[test]

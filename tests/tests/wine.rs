@@ -2,6 +2,9 @@
 //! over stdio and over Streamable HTTP (loopback) for the Linux `redmark call`; a second
 //! process on a data folder held by the first is refused, saying why, and so is `--tcp`
 //! without `--tcp-any-local-user` (no peer-user check there; docs/platforms.md), served with it.
+//! `redmark.exe call` itself starts a stdio server and runs `--token-command` through
+//! `cmd.exe` (no `sh` on Windows), and the default data folder is the one docs/platforms.md
+//! names.
 //! Ignored without Wine and mingw-w64 (tests/build.rs); `REDMARK_REQUIRE_WINE=1` makes that a
 //! failure.
 #![cfg_attr(not(wine_tools), allow(dead_code, unused_imports))]
@@ -11,8 +14,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use redmark_tests::server::{redmark_bin, run_bounded, Run, TempDir, WAIT};
-use redmark_tests::wine::{windows_exe, windows_path, wine};
+use redmark_tests::server::{redmark_bin, run_bounded, Run, Server, TempDir, WAIT};
+use redmark_tests::wine::{windows_cmd_path, windows_exe, windows_path, wine};
 
 /// A room booking that asks which room first (the red mark), answered on the command line.
 const BOOK: [&str; 6] = [
@@ -177,5 +180,61 @@ fn windows_build_serves_tcp_only_when_told_there_is_no_peer_check() {
     assert!(
         server.stop(),
         "redmark.exe stops by itself when stdin closes"
+    );
+}
+
+/// `redmark.exe call ARGS…` under Wine: the Windows client itself.
+fn call_exe(args: &[&str]) -> Run {
+    let mut cmd = wine(&windows_exe());
+    cmd.arg("call").args(args);
+    run_bounded(cmd)
+}
+
+#[test]
+#[cfg_attr(not(wine_tools), ignore = "Wine or mingw-w64 is not installed")]
+fn windows_call_runs_its_command_lines_without_sh() {
+    // --stdio: the command line as cmd.exe takes it (a .exe by its Windows path, a flag).
+    let data = TempDir::new("wine-call");
+    let server = format!(
+        "{} serve --data {}",
+        windows_cmd_path(&windows_exe()),
+        windows_cmd_path(data.path())
+    );
+    let booked = call_exe(&[&["--stdio", &server][..], &BOOK].concat());
+    assert_eq!(booked.code, 0, "{booked:?}");
+    assert!(booked.stdout.contains("Booked Studio B"), "{booked:?}");
+
+    // --token-command: a cmd.exe built-in prints the token; the server needs it.
+    const TOKEN: &str = "alice-token-0123456789";
+    let linux = TempDir::new("wine-call-tokens");
+    let file = linux.path().join("tokens.toml");
+    std::fs::write(&file, format!("alice = \"{TOKEN}\"\n")).unwrap();
+    let server = Server::start(
+        &["--http", "127.0.0.1:0", "--tokens", file.to_str().unwrap()],
+        linux.path(),
+    );
+    let url = format!("http://{}/mcp", server.http[0]);
+    let refused = call_exe(&["--url", &url, "list_rooms"]);
+    assert_ne!(refused.code, 0, "no token: {refused:?}");
+    let echo = format!("echo {TOKEN}");
+    let listed = call_exe(&["--url", &url, "--token-command", &echo, "list_rooms"]);
+    assert_eq!(listed.code, 0, "{listed:?}");
+    assert!(listed.stdout.contains("Studio B"), "{listed:?}");
+}
+
+#[test]
+#[cfg_attr(not(wine_tools), ignore = "Wine or mingw-w64 is not installed")]
+fn windows_default_data_folder_is_under_roaming_app_data() {
+    // No --data: the folder docs/platforms.md names (%APPDATA%\redmark). Stdin is closed, so
+    // the server says where its data is and stops.
+    let mut serve = wine(&windows_exe());
+    serve.arg("serve");
+    let said = run_bounded(serve);
+    assert_eq!(said.code, 0, "{said:?}");
+    assert!(
+        said.stderr.contains("redmark: data folder C:\\users\\")
+            && said.stderr.contains("\\AppData\\Roaming\\redmark ("),
+        "{}",
+        said.stderr
     );
 }

@@ -1,21 +1,23 @@
 //! The issuer's signing keys (its JWKS), cached: looked up by `kid`, fetched again when a token
-//! names a `kid` not in the cache (at most once per [`MIN_REFRESH`]) or, in the background, when
-//! the cache is older than [`MAX_AGE`]. A failed fetch keeps the keys already held, so an issuer
-//! that is down does not stop (or slow) tokens its cached keys verify. Fetches run on tokio's
-//! blocking pool, never on a runtime thread.
+//! names a `kid` not in the cache (one fetch at a time, which every such token waits for, the
+//! next [`MIN_REFRESH`] after it ended) or, in the background, when the cache is older than
+//! [`MAX_AGE`]. A failed fetch keeps the keys already held, so an issuer that is down does not
+//! stop (or slow) tokens its cached keys verify. Fetches run on tokio's blocking pool, never on
+//! a runtime thread.
 
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use jsonwebtoken::jwk::{Jwk, PublicKeyUse};
 use jsonwebtoken::{Algorithm, AlgorithmFamily, DecodingKey};
 use serde_json::Value;
+use tokio::sync::watch;
 
 use super::metadata;
 
-/// Shortest time between two fetches of the JWKS (an unknown `kid` cannot make the server
-/// hammer the issuer).
+/// Shortest time from the end of one fetch of the JWKS to the start of the next (tokens with
+/// made-up `kid`s cannot make the server hammer the issuer, nor queue fetches one after another).
 pub const MIN_REFRESH: Duration = Duration::from_secs(5);
 /// Keys older than this are fetched again on the next token (a key the issuer withdrew stops
 /// verifying within this time, or at the next unknown `kid`).
@@ -35,19 +37,42 @@ pub struct Key {
 
 type KeyMap = HashMap<String, Arc<Key>>;
 
+/// How long one fetch may take and how often fetches may start: the constants, shorter in tests.
+#[derive(Debug, Clone, Copy)]
+struct Pace {
+    fetch_timeout: Duration,
+    min_refresh: Duration,
+}
+
+impl Pace {
+    const DEFAULT: Pace = Pace {
+        fetch_timeout: metadata::FETCH_TIMEOUT,
+        min_refresh: MIN_REFRESH,
+    };
+}
+
 /// The cache.
 pub struct Jwks {
     source: Arc<Source>,
-    /// When a fetch was last tried (held while fetching).
-    tried: Arc<tokio::sync::Mutex<Option<Instant>>>,
+    pace: Pace,
 }
 
-/// Where the keys come from, and the keys held.
+/// Where the keys come from, the keys held, and the fetch in flight.
 struct Source {
     uri: String,
     agent: ureq::Agent,
     /// The keys and when they were fetched.
     keys: RwLock<(Arc<KeyMap>, Instant)>,
+    /// At most one fetch at a time, and when the last one ended.
+    fetching: Mutex<Fetching>,
+}
+
+/// The fetch in flight, if any, and when the last one ended.
+struct Fetching {
+    /// Ends (its sender is dropped) when the fetch in flight has stored what it brought.
+    running: Option<watch::Receiver<()>>,
+    /// When the last fetch ended, whatever it brought: the next may start [`MIN_REFRESH`] later.
+    ended: Instant,
 }
 
 /// Why a key was not found.
@@ -63,7 +88,11 @@ impl Jwks {
     /// A cache of the JWKS at `uri`, fetched once now (blocking: call at start, off the
     /// runtime, or from `spawn_blocking`).
     pub fn load(uri: &str) -> Result<Jwks, String> {
-        let agent = metadata::agent();
+        Self::load_paced(uri, Pace::DEFAULT)
+    }
+
+    fn load_paced(uri: &str, pace: Pace) -> Result<Jwks, String> {
+        let agent = metadata::agent_with_timeout(pace.fetch_timeout);
         let keys = fetch(&agent, uri)?;
         if keys.is_empty() {
             return Err(format!(
@@ -76,8 +105,12 @@ impl Jwks {
                 uri: uri.to_owned(),
                 agent,
                 keys: RwLock::new((Arc::new(keys), now)),
+                fetching: Mutex::new(Fetching {
+                    running: None,
+                    ended: now,
+                }),
             }),
-            tried: Arc::new(tokio::sync::Mutex::new(Some(now))),
+            pace,
         })
     }
 
@@ -89,49 +122,58 @@ impl Jwks {
         }
     }
 
-    /// The key `kid` names. An unknown `kid` waits for the JWKS to be fetched again (at most
-    /// one fetch per [`MIN_REFRESH`]); keys older than [`MAX_AGE`] are fetched again in the
-    /// background while the cached ones keep answering (so an issuer that is down or slow never
-    /// delays a token its cached keys verify). A failed fetch keeps the keys.
+    /// The key `kid` names. An unknown `kid` waits for the fetch in flight, or starts one when
+    /// the last ended at least [`MIN_REFRESH`] ago, and waits at most [`FETCH_TIMEOUT`]
+    /// (however many wait, they share that one fetch). Keys older than [`MAX_AGE`] are fetched
+    /// again in the background while the cached ones keep answering (so an issuer that is down
+    /// or slow never delays a token its cached keys verify). A failed fetch keeps the keys.
+    ///
+    /// [`FETCH_TIMEOUT`]: metadata::FETCH_TIMEOUT
     pub async fn key(&self, kid: Option<&str>) -> Result<Arc<Key>, Missing> {
         let (keys, at) = self.source.snapshot();
         let found = Self::find(&keys, kid);
         if found.is_ok() {
             if at.elapsed() > MAX_AGE {
-                self.refresh_in_background();
+                self.fetch();
             }
             return found;
         }
-        // One fetch at a time; whoever waited looks again at what that fetch brought.
-        let mut tried = self.tried.lock().await;
-        let found = Self::find(&self.source.snapshot().0, kid);
-        if found.is_ok() || tried.is_some_and(|t| t.elapsed() < MIN_REFRESH) {
-            return found;
+        if let Some(mut ended) = self.fetch() {
+            // Err: the fetch ended (its sender dropped); Elapsed: it outlasted its timeout.
+            let _ = tokio::time::timeout(self.pace.fetch_timeout, ended.changed()).await;
         }
-        *tried = Some(Instant::now());
-        self.source.refresh().await;
         Self::find(&self.source.snapshot().0, kid)
     }
 
-    /// Fetches the keys again on a task of its own, unless a fetch is running or was tried
-    /// less than [`MIN_REFRESH`] ago.
-    fn refresh_in_background(&self) {
-        let Ok(mut tried) = Arc::clone(&self.tried).try_lock_owned() else {
-            return;
-        };
-        if tried.is_some_and(|t| t.elapsed() < MIN_REFRESH) {
-            return;
+    /// The end of the fetch in flight, or of one started now on a task of its own; None when
+    /// none runs and the last ended less than [`MIN_REFRESH`] ago.
+    fn fetch(&self) -> Option<watch::Receiver<()>> {
+        let mut fetching = self.source.fetching();
+        if let Some(running) = &fetching.running {
+            return Some(running.clone());
         }
-        *tried = Some(Instant::now());
+        if fetching.ended.elapsed() < self.pace.min_refresh {
+            return None;
+        }
+        let (done, ended) = watch::channel(());
+        fetching.running = Some(ended.clone());
         let source = Arc::clone(&self.source);
         tokio::spawn(async move {
             source.refresh().await;
-            drop(tried);
+            let mut fetching = source.fetching();
+            fetching.running = None;
+            fetching.ended = Instant::now();
+            drop(done);
         });
+        Some(ended)
     }
 }
 
 impl Source {
+    fn fetching(&self) -> MutexGuard<'_, Fetching> {
+        self.fetching.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     fn snapshot(&self) -> (Arc<KeyMap>, Instant) {
         let k = match self.keys.read() {
             Ok(k) => k,
@@ -226,6 +268,7 @@ fn keys_of(list: &[Value]) -> KeyMap {
 mod tests {
     use super::*;
     use serde_json::json;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
     fn rsa(kid: &str) -> Value {
         // A 2048-bit modulus is not needed to parse: any base64url n and e are a key.
@@ -248,33 +291,40 @@ mod tests {
         assert_eq!(keys["a"].family, AlgorithmFamily::Rsa);
     }
 
-    /// A loopback HTTP server answering every request with `body` (counted), until dropped.
+    /// A loopback HTTP server answering every request with its body (counted), or, while it has
+    /// none, accepting and never answering (an issuer that hangs); until dropped.
     struct JwksServer {
         url: String,
-        hits: Arc<std::sync::atomic::AtomicUsize>,
-        stop: Arc<std::sync::atomic::AtomicBool>,
+        hits: Arc<AtomicUsize>,
+        body: Arc<Mutex<Option<String>>>,
+        stop: Arc<AtomicBool>,
     }
 
     impl JwksServer {
         fn start(body: String) -> JwksServer {
             use std::io::{Read, Write};
-            use std::sync::atomic::Ordering;
             let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
             listener.set_nonblocking(true).unwrap();
             let url = format!("http://{}/jwks", listener.local_addr().unwrap());
-            let hits = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-            let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-            let (h, st) = (Arc::clone(&hits), Arc::clone(&stop));
+            let hits = Arc::new(AtomicUsize::new(0));
+            let body = Arc::new(Mutex::new(Some(body)));
+            let stop = Arc::new(AtomicBool::new(false));
+            let (h, b, st) = (Arc::clone(&hits), Arc::clone(&body), Arc::clone(&stop));
             std::thread::spawn(move || {
+                let mut held = Vec::new();
                 while !st.load(Ordering::Relaxed) {
                     let Ok((mut sock, _)) = listener.accept() else {
                         std::thread::sleep(Duration::from_millis(5));
                         continue;
                     };
+                    h.fetch_add(1, Ordering::SeqCst);
+                    let Some(body) = b.lock().unwrap().clone() else {
+                        held.push(sock);
+                        continue;
+                    };
                     let _ = sock.set_nonblocking(false);
                     let mut buf = [0u8; 4096];
                     let _ = sock.read(&mut buf);
-                    h.fetch_add(1, Ordering::SeqCst);
                     let _ = write!(
                         sock,
                         "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -282,26 +332,45 @@ mod tests {
                     );
                 }
             });
-            JwksServer { url, hits, stop }
+            JwksServer {
+                url,
+                hits,
+                body,
+                stop,
+            }
         }
 
         fn hits(&self) -> usize {
-            self.hits.load(std::sync::atomic::Ordering::SeqCst)
+            self.hits.load(Ordering::SeqCst)
+        }
+
+        /// Answers `body` from now on (None: hangs).
+        fn answer(&self, body: Option<String>) {
+            *self.body.lock().unwrap() = body;
         }
     }
 
     impl Drop for JwksServer {
         fn drop(&mut self) {
-            self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            self.stop.store(true, Ordering::Relaxed);
         }
+    }
+
+    /// Lets the next unknown `kid` fetch at once, as if the refetch interval had passed.
+    fn allow_fetch(jwks: &Jwks) {
+        jwks.source.fetching().ended = Instant::now() - jwks.pace.min_refresh;
+    }
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
     }
 
     #[test]
     fn an_unknown_kid_fetches_at_most_once_per_interval_and_a_down_issuer_keeps_the_keys() {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
+        let rt = runtime();
         let server = JwksServer::start(json!({"keys": [rsa("a")]}).to_string());
         let jwks = Jwks::load(&server.url).unwrap();
         assert_eq!(server.hits(), 1);
@@ -311,7 +380,7 @@ mod tests {
             assert_eq!(jwks.key(Some("b")).await.err(), Some(Missing::UnknownKid));
             assert_eq!(server.hits(), 1);
             // Once the interval has passed, it does (once).
-            *jwks.tried.lock().await = Some(Instant::now() - MIN_REFRESH);
+            allow_fetch(&jwks);
             assert_eq!(jwks.key(Some("b")).await.err(), Some(Missing::UnknownKid));
             assert_eq!(jwks.key(Some("c")).await.err(), Some(Missing::UnknownKid));
             assert_eq!(server.hits(), 2);
@@ -320,9 +389,56 @@ mod tests {
         std::thread::sleep(Duration::from_millis(50));
         rt.block_on(async {
             // The issuer is gone: a fetch fails, the cached key still verifies.
-            *jwks.tried.lock().await = Some(Instant::now() - MIN_REFRESH);
+            allow_fetch(&jwks);
             assert_eq!(jwks.key(Some("b")).await.err(), Some(Missing::UnknownKid));
             assert!(jwks.key(Some("a")).await.is_ok());
+        });
+    }
+
+    /// Issue 40: while the JWKS endpoint hangs, requests naming unknown `kid`s (and one whose
+    /// key was rotated in) share one fetch, each answered within one fetch timeout; the failed
+    /// fetch is not retried by every waiter, nor at once by the next request.
+    #[test]
+    fn waiters_on_a_hanging_issuer_share_one_fetch_and_none_waits_longer_than_its_timeout() {
+        // Production's ratio (10 s fetch timeout, 5 s between fetches), made short.
+        let pace = Pace {
+            fetch_timeout: Duration::from_secs(2),
+            min_refresh: Duration::from_secs(1),
+        };
+        let server = JwksServer::start(json!({"keys": [rsa("a")]}).to_string());
+        let jwks = Jwks::load_paced(&server.url, pace).unwrap();
+        // The issuer rotates in key "b", then its JWKS endpoint hangs.
+        server.answer(None);
+        let rt = runtime();
+        rt.block_on(async {
+            allow_fetch(&jwks);
+            let start = Instant::now();
+            let asked = |kid: &'static str| {
+                let jwks = &jwks;
+                async move { (kid, jwks.key(Some(kid)).await.err(), start.elapsed()) }
+            };
+            let answers = tokio::join!(asked("x1"), asked("x2"), asked("x3"), asked("b"));
+            for (kid, missing, took) in [answers.0, answers.1, answers.2, answers.3] {
+                assert_eq!(missing, Some(Missing::UnknownKid), "{kid}");
+                assert!(
+                    took <= pace.fetch_timeout + Duration::from_secs(1),
+                    "{kid} answered after {took:?}, more than one fetch timeout ({:?}) + 1 s",
+                    pace.fetch_timeout
+                );
+            }
+            assert_eq!(server.hits(), 2, "the start-up fetch and one shared fetch");
+            // The failed fetch is not tried again by the next unknown kid right away.
+            assert_eq!(jwks.key(Some("x4")).await.err(), Some(Missing::UnknownKid));
+            assert_eq!(server.hits(), 2, "no fetch right after a failed one");
+        });
+        server.answer(Some(json!({"keys": [rsa("a"), rsa("b")]}).to_string()));
+        rt.block_on(async {
+            allow_fetch(&jwks);
+            assert!(
+                jwks.key(Some("b")).await.is_ok(),
+                "the rotated key, fetched"
+            );
+            assert_eq!(server.hits(), 3);
         });
     }
 

@@ -26,11 +26,16 @@ pub struct Issuer {
     pub from: String,
 }
 
-/// An HTTP agent for metadata: status codes as values, a timeout, no redirects.
+/// An HTTP agent for metadata: status codes as values, [`FETCH_TIMEOUT`], no redirects.
 pub fn agent() -> ureq::Agent {
+    agent_with_timeout(FETCH_TIMEOUT)
+}
+
+/// [`agent`] with `timeout` for each request, connect to last byte.
+pub fn agent_with_timeout(timeout: Duration) -> ureq::Agent {
     ureq::Agent::config_builder()
         .http_status_as_error(false)
-        .timeout_global(Some(FETCH_TIMEOUT))
+        .timeout_global(Some(timeout))
         .max_redirects(0)
         .tls_config(crate::platform::tls::config())
         .build()
@@ -85,6 +90,27 @@ pub fn split_url(url: &str) -> Result<(&str, &str), String> {
         return Err(format!("{url:?} has no host"));
     }
     Ok(url.split_at(scheme_len + at))
+}
+
+/// Whether `url` is `https://`, or `http://` to this machine (`localhost`, 127.0.0.0/8, `::1`).
+/// An issuer's metadata and keys decide whose tokens are accepted: in the clear, anyone on the
+/// way could substitute their own keys (RFC 8414 §3 requires TLS for them).
+pub fn is_tls_or_loopback(url: &str) -> bool {
+    if url.starts_with("https://") {
+        return true;
+    }
+    if !url.starts_with("http://") {
+        return false;
+    }
+    let Ok(uri) = url.parse::<axum::http::Uri>() else {
+        return false;
+    };
+    let host = uri.host().unwrap_or_default();
+    let ip = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || ip
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.to_canonical().is_loopback())
 }
 
 /// The authorization server metadata of `issuer`: RFC 8414's well-known URI first, then OpenID
@@ -213,6 +239,34 @@ mod tests {
         assert!(split_url("ftp://x/").is_err());
         assert!(split_url("https:///x").is_err());
         assert!(split_url("https://x/a?b").is_err());
+    }
+
+    #[test]
+    fn metadata_travels_over_tls_unless_it_stays_on_this_machine() {
+        for ok in [
+            "https://idp.example/realms/x",
+            "http://127.0.0.1:8080",
+            "http://127.1.2.3/jwks",
+            "http://localhost:9/x",
+            "http://LOCALHOST",
+            "http://[::1]:8080/x",
+            "http://[::ffff:127.0.0.1]/x",
+        ] {
+            assert!(is_tls_or_loopback(ok), "{ok}");
+        }
+        for refused in [
+            "http://idp.example:8080",
+            "http://10.0.0.5/jwks",
+            "http://0.0.0.0:8080",
+            "http://[::]/x",
+            "http://localhost.idp.example/x",
+            "http://127.0.0.1.idp.example/x",
+            "http://user@idp.example/x",
+            "ftp://127.0.0.1/x",
+            "not a url",
+        ] {
+            assert!(!is_tls_or_loopback(refused), "{refused}");
+        }
     }
 
     #[test]

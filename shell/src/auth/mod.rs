@@ -46,6 +46,21 @@ pub struct AuthArgs {
     #[arg(long, value_name = "SECS", default_value_t = DEFAULT_LEEWAY,
           value_parser = clap::value_parser!(u64).range(0..=MAX_LEEWAY))]
     pub auth_leeway: u64,
+    /// Accept an http:// --auth-issuer (or jwks_uri) that is not on loopback. Its signing keys
+    /// then travel unencrypted and anyone on the way can forge tokens: only for a network you
+    /// trust (RFC 8414 requires https)
+    #[arg(long, requires = "auth_issuer")]
+    pub allow_insecure_issuer: bool,
+}
+
+/// The one-line refusal of `url` (the issuer, or its `what`) sent in the clear off loopback.
+fn in_the_clear(url: &str, what: &str) -> String {
+    format!(
+        "--auth-issuer {url}: {what} is not https:// and not on loopback, so the signing keys would \
+         travel unencrypted and anyone on the way could forge tokens (RFC 8414 requires https): \
+         use the provider's https:// URL, or pass --allow-insecure-issuer if the network to it \
+         is trusted"
+    )
 }
 
 /// A configured resource server: the issuer's rules and keys, and what it publishes.
@@ -78,12 +93,31 @@ impl OAuth {
         };
         let (_, path) = metadata::split_url(resource).map_err(|e| format!("--resource {e}"))?;
         metadata::split_url(issuer).map_err(|e| format!("--auth-issuer {e}"))?;
+        let insecure_ok = args.allow_insecure_issuer;
+        if !insecure_ok && !metadata::is_tls_or_loopback(issuer) {
+            return Err(in_the_clear(issuer, "the issuer"));
+        }
         if args.write_scope.is_empty() || args.write_scope.contains(char::is_whitespace) {
             return Err("--write-scope: one scope, no spaces".into());
         }
         let agent = metadata::agent();
         let meta = metadata::fetch_issuer(&agent, issuer)
             .map_err(|e| format!("--auth-issuer {issuer}: {e}"))?;
+        if !insecure_ok && !metadata::is_tls_or_loopback(&meta.jwks_uri) {
+            return Err(in_the_clear(
+                issuer,
+                &format!("its metadata's jwks_uri {}", meta.jwks_uri),
+            ));
+        }
+        if insecure_ok
+            && !(metadata::is_tls_or_loopback(issuer)
+                && metadata::is_tls_or_loopback(&meta.jwks_uri))
+        {
+            tracing::warn!(
+                "auth: issuer {issuer} (keys {}) in the clear off loopback (--allow-insecure-issuer)",
+                meta.jwks_uri
+            );
+        }
         let keys =
             Jwks::load(&meta.jwks_uri).map_err(|e| format!("--auth-issuer {issuer}: {e}"))?;
         let algorithms = validate::algorithms(&meta.signing_algs);

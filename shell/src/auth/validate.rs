@@ -102,7 +102,8 @@ pub async fn validate(token: &str, rules: &Rules, keys: &Jwks) -> Result<Subject
         Ok(k) => k,
         Err(Missing::UnknownKid) => {
             return no(format!(
-            "no key {:?} in the issuer's JWKS (even after fetching it again, at most every {} s)",
+            "no key {:?} in the issuer's JWKS (fetched again for an unknown kid, {} s after the \
+             last fetch ended at the soonest)",
             header.kid,
             super::jwks::MIN_REFRESH.as_secs()
         ))

@@ -92,7 +92,8 @@ Examples:
 /// Which server to talk to (none of --stdio, --tcp, --url: one in this process).
 #[derive(clap::Args, Debug)]
 pub struct ServerArgs {
-    /// Spawn an MCP server and talk newline-delimited JSON over its stdin/stdout (run with `sh -c`).
+    /// Spawn an MCP server and talk newline-delimited JSON over its stdin/stdout (the command
+    /// line runs through `sh -c`; on Windows `cmd.exe /C`).
     #[arg(long, value_name = "CMD", conflicts_with_all = ["tcp", "url"])]
     pub stdio: Option<String>,
     /// Talk newline-delimited JSON over TCP.
@@ -112,7 +113,8 @@ pub struct ServerArgs {
     /// REDMARK_TOKEN]
     #[arg(long, value_name = "TOKEN", requires = "url", conflicts_with_all = ["token_command", "client_id"])]
     pub token: Option<String>,
-    /// With --url: run this command (sh -c) and send the first line it prints as the token
+    /// With --url: run this command (`sh -c`; on Windows `cmd.exe /C`) and send the first line
+    /// it prints as the token
     #[arg(
         long,
         value_name = "CMD",

@@ -19,6 +19,7 @@ mod form;
 mod legacy;
 mod mrtr;
 mod prompt;
+mod shell;
 mod suggest;
 mod token;
 mod trace;

@@ -2,9 +2,10 @@
 //! `--token-command`, or one fetched by the client-credentials grant (`--client-id` with
 //! `--client-secret` or `REDMARK_CLIENT_SECRET`) from the issuer the server's metadata names.
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use super::args::ServerArgs;
+use super::shell::{shell_command, SHELL};
 use super::trace::trace;
 use super::transport::TransportError;
 use crate::auth::grant;
@@ -50,14 +51,14 @@ pub fn bearer(s: &ServerArgs, url: &str) -> Result<Option<String>, TransportErro
         .filter(|t| !t.is_empty()))
 }
 
-/// Runs `cmd` with `sh -c` and takes its first line of output as the token.
+/// Runs `cmd` through the platform's shell (`sh -c`, `cmd.exe /C`: client/shell.rs) and takes
+/// its first line of output as the token.
 fn run_command(cmd: &str) -> Result<String, String> {
-    let out = Command::new("sh")
-        .args(["-c", cmd])
+    let out = shell_command(cmd, false)
         .stdin(Stdio::null())
         .stderr(Stdio::inherit())
         .output()
-        .map_err(|e| format!("--token-command: cannot run sh: {e}"))?;
+        .map_err(|e| format!("--token-command: cannot run {SHELL}: {e}"))?;
     if !out.status.success() {
         return Err(format!("--token-command {cmd:?} failed ({})", out.status));
     }

@@ -6,6 +6,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use tokio::io::AsyncReadExt;
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
@@ -13,6 +14,7 @@ use tokio_util::task::TaskTracker;
 
 use super::socket_path;
 use crate::host::{Hosted, Shared, LOCAL_PRINCIPAL};
+use crate::ops::metrics::Transport;
 use crate::transport::stream::{serve_stream, End, Socket, StreamLimits};
 
 /// The socket of a store folder, bound; removed again when dropped (while the store is still
@@ -51,9 +53,7 @@ impl Drop for FolderSocket {
 
 /// Whether the process at the other end of `s` runs as this process's user.
 pub fn same_user(s: &UnixStream) -> io::Result<bool> {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let me = unsafe { libc::geteuid() };
-    Ok(s.peer_cred()?.uid() == me)
+    Ok(s.peer_cred()?.uid() == super::trust::my_uid())
 }
 
 /// Serves the folder's other processes on `socket` until shutdown, at most `max_conns` at
@@ -101,12 +101,25 @@ pub async fn serve_folder<A: Hosted>(
             continue;
         };
         let (shared, shutdown) = (Arc::clone(&shared), shutdown.clone());
+        let dir = socket
+            .path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
         tracker.spawn(async move {
+            // OPS (crate::ops): `redmark backup` asks here with a first line of its own.
+            let asked = crate::ops::backup::owner::unless_asked(sock, &shared, &dir, &shutdown);
+            let Some((sock, read)) = asked.await else {
+                drop(permit);
+                return;
+            };
+            let _open = crate::ops::metrics::metrics().connection(Transport::Folder);
             let limits = StreamLimits {
                 idle: None,
                 write_timeout: None,
             };
             let (r, w) = sock.into_split();
+            let r = std::io::Cursor::new(read).chain(r);
             let end = serve_stream(&shared, r, Socket(w), LOCAL_PRINCIPAL, limits, &shutdown).await;
             match end {
                 End::Eof | End::Shutdown => tracing::debug!("folder socket: {end:?}"),

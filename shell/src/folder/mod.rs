@@ -8,7 +8,9 @@
 //!   serves stdio: the same framing and engine path, the local principal ([`listen`]).
 //! - A stdio `redmark serve` that finds the store in use is a **relay** ([`relay`]): it opens
 //!   no store and runs no engine, and passes its stdin's lines to the owner and the owner's
-//!   lines to its stdout, byte for byte. So at-most-once, "slot taken" and "only the holder
+//!   lines to its stdout, byte for byte. It (and `redmark call`) talks only to an owner of its
+//!   own user: the store file and the socket's peer must be its user's ([`trust`]), and a
+//!   data folder other users may write to is refused at start. So at-most-once, "slot taken" and "only the holder
 //!   cancels" are decided once, in the owner's one store.
 //! - **Handover**: when the owner exits or is killed, every relay sees its socket close and
 //!   tries the lock; the one that gets it opens the store (redb's recovery after a kill, the
@@ -37,6 +39,8 @@ pub mod pending;
 pub mod relay;
 #[cfg_attr(not(unix), allow(dead_code))]
 pub mod replay;
+#[cfg(unix)]
+pub mod trust;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -151,15 +155,16 @@ pub enum Reached<S> {
     Relay(S),
 }
 
-/// Takes the store of folder `at` (with `open`) or connects to its owner (with `connect`),
-/// trying again every [`RETRY_PAUSE`] until `wait` has passed; then the last "in use" error,
-/// with the reason nothing answered.
+/// Takes the store of folder `at` (with `open`) or connects to its owner (with `connect`, the
+/// connection accepted only if `trusted` says so), trying again every [`RETRY_PAUSE`] until
+/// `wait` has passed; then the last "in use" error, with the reason nothing answered.
 #[cfg_attr(not(unix), allow(dead_code))]
 fn reach_with<S>(
     at: &Path,
     wait: Duration,
     mut open: impl FnMut() -> Result<RedbStore, String>,
     mut connect: impl FnMut(&Path) -> std::io::Result<S>,
+    mut trusted: impl FnMut(&S) -> Result<(), String>,
     mut pause: impl FnMut(),
 ) -> Result<Reached<S>, String> {
     let sock = socket_path(at);
@@ -171,7 +176,10 @@ fn reach_with<S>(
             Err(e) => return Err(e),
         };
         let why = match connect(&sock) {
-            Ok(s) => return Ok(Reached::Relay(s)),
+            Ok(s) => {
+                trusted(&s)?;
+                return Ok(Reached::Relay(s));
+            }
             Err(e) => e,
         };
         if Instant::now() >= deadline {
@@ -187,14 +195,22 @@ fn reach_with<S>(
     }
 }
 
-/// [`reach_with`] for `redmark call`: blocking, the store opened as `redmark serve` opens it.
+/// [`reach_with`] for `redmark call`: blocking, the store opened as `redmark serve` opens it,
+/// an owner trusted only if it is this process's user ([`trust`]).
 #[cfg(unix)]
 pub fn reach_blocking(at: &Path, wait: Duration) -> Result<Reached<Connection>, String> {
+    reach_as(at, wait, trust::my_uid())
+}
+
+/// [`reach_blocking`] trusting an owner of user `me` only.
+#[cfg(unix)]
+fn reach_as(at: &Path, wait: Duration, me: u32) -> Result<Reached<Connection>, String> {
     reach_with(
         at,
         wait,
         || crate::serve::data::open_store(at, false),
         |p: &Path| std::os::unix::net::UnixStream::connect(p),
+        |s: &Connection| trust::check_owner(at, s, me),
         || std::thread::sleep(RETRY_PAUSE),
     )
 }

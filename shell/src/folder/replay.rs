@@ -24,9 +24,18 @@ pub struct Replay {
 }
 
 impl Hello {
-    /// Notes a client line (with its `\n`) going to the owner, parsed as `msg` if it is an
-    /// object.
-    pub fn note(&mut self, line: &[u8], msg: &Map<String, Value>) {
+    /// Notes a client line (with its `\n`) going to the owner (read as the owner's 2025-11-25
+    /// session reads it, only if it names `initialize` or `initialized`).
+    pub fn note(&mut self, line: &[u8]) {
+        if !line
+            .windows(b"initialize".len())
+            .any(|w| w == b"initialize")
+        {
+            return;
+        }
+        let Ok(msg) = serde_json::from_slice::<Map<String, Value>>(line) else {
+            return;
+        };
         match msg.get("method").and_then(Value::as_str) {
             Some("initialize") => {
                 let id = msg
@@ -40,6 +49,11 @@ impl Hello {
             }
             _ => {}
         }
+    }
+
+    /// Whether the client opened a 2025-11-25 session.
+    pub fn opened(&self) -> bool {
+        self.initialize.is_some()
     }
 
     /// The session's opening for a new owner, if the client opened one.
@@ -107,8 +121,7 @@ mod tests {
     use super::*;
 
     fn note(h: &mut Hello, line: &str) {
-        let m: Map<String, Value> = serde_json::from_str(line).unwrap();
-        h.note(format!("{line}\n").as_bytes(), &m);
+        h.note(format!("{line}\n").as_bytes());
     }
 
     #[test]

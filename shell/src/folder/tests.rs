@@ -117,6 +117,37 @@ async fn the_owners_socket_serves_like_stdio_and_a_waiting_process_relays_to_it(
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// A process that finds the store held and someone listening relays only to its own user: an
+/// owner of another user (here: this process, taken for someone else) is refused at once,
+/// without waiting for the reach's time to pass.
+#[test]
+fn a_relay_refuses_an_owner_of_another_user() {
+    let d = folder("trust");
+    let Ok(Reached::Owner(_store)) = reach_blocking(&d, SHORT) else {
+        panic!("a free folder is owned")
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let _socket = rt.block_on(async { FolderSocket::bind(&d).unwrap() });
+    let me = trust::my_uid();
+    let start = std::time::Instant::now();
+    let Err(e) = reach_as(&d, Duration::from_secs(30), me.wrapping_add(1)) else {
+        panic!("relayed to another user's owner")
+    };
+    assert!(start.elapsed() < Duration::from_secs(30), "refused at once");
+    assert!(
+        e.contains("refusing to pass messages") && !is_in_use(&e),
+        "{e}"
+    );
+    assert!(
+        matches!(reach_as(&d, SHORT, me), Ok(Reached::Relay(_))),
+        "its own user's owner is reached"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 #[test]
 fn a_socket_of_our_own_is_our_users() {
     let rt = tokio::runtime::Builder::new_current_thread()

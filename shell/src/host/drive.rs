@@ -7,7 +7,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::pin::pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use redmark_core::booking::{
     resume, step, Answered, Exchange, Link, Outcome, Pending, Step, StoreError, StoreOp,
@@ -183,10 +183,16 @@ async fn perform(p: Pending, backing: Backing<'_>) -> Answered {
     };
     let outcome = match (Write::of(&op), backing.committer, backing.store) {
         (Some(w), Some(c), _) => c.submit(w).await.map_or_else(|_| lost(), |w| w.outcome()),
-        (None, _, Some(store)) => match store.read(&op) {
-            Reading::Now(o) => o,
-            Reading::Later(reading) => reading.await,
-        },
+        (None, _, Some(store)) => {
+            let began = Instant::now();
+            let o = match store.read(&op) {
+                Reading::Now(o) => o,
+                Reading::Later(reading) => reading.await,
+            };
+            // OPS (crate::ops::metrics): store latency.
+            crate::ops::metrics::metrics().store_read(began.elapsed());
+            o
+        }
         _ => lost(),
     };
     asked.answer(outcome)

@@ -9,6 +9,7 @@
 //! outcomes a single lock would.
 
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use redmark_core::booking::{Booking, BookingId, Holder, Slot, Store, StoreError};
 use redmark_core::seal::Nonce;
@@ -170,11 +171,14 @@ fn commit_loop<S: SharedStore>(store: &S, mut rx: mpsc::UnboundedReceiver<Job>) 
             }
         }
         writes.extend(group.iter().map(|(w, _)| w.clone()));
+        let began = Instant::now();
         let outcomes =
             super::panics::catch_quiet(|| store.write_group(&writes)).unwrap_or_else(|p| {
                 tracing::error!("booking store: a group commit panicked ({p})");
                 Vec::new()
             });
+        // OPS (crate::ops::metrics): the group's size, how long it took, what it made.
+        crate::ops::metrics::metrics().group_committed(&outcomes, began.elapsed());
         let mut outcomes = outcomes.into_iter();
         for (_, reply) in group.drain(..) {
             let got = outcomes.next().unwrap_or(Written::Lost);

@@ -408,6 +408,8 @@ impl<A: Hosted> Conn<A> {
         if h.responded {
             self.answer.extend_from_slice(&out[..h.len]);
         }
+        // OPS (crate::ops::metrics): every answered message, by method and outcome.
+        crate::ops::metrics::metrics().request(msg.bytes(), &out[..h.len], h.responded);
         h
     }
 
@@ -457,10 +459,7 @@ const FAULT_WITHOUT_ID: &[u8] =
 
 /// The `-32603` answer to a message whose handling failed, written into `out`.
 fn fault(msg: Msg<'_>, out: &mut [u8]) -> Handled {
-    let bytes = match msg {
-        Msg::Line(b) | Msg::Http { body: b, .. } => Some(b),
-        Msg::TooLong => None,
-    };
+    let bytes = msg.bytes();
     // `fault_answer` re-reads the input with the envelope parser, which may be what panicked:
     // a second panic gets the fixed id-less answer instead.
     panic::catch_unwind(AssertUnwindSafe(|| fault_answer(bytes, out))).unwrap_or_else(|_| {

@@ -15,6 +15,16 @@ pub enum Msg<'a> {
     },
 }
 
+impl<'a> Msg<'a> {
+    /// The message's bytes (`None`: over the framing limit).
+    pub fn bytes(self) -> Option<&'a [u8]> {
+        match self {
+            Msg::Line(b) | Msg::Http { body: b, .. } => Some(b),
+            Msg::TooLong => None,
+        }
+    }
+}
+
 /// `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and every `Mcp-Param-*` as received.
 #[derive(Default)]
 pub struct OwnedHeaders {

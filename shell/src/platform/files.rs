@@ -1,6 +1,6 @@
 //! Files only their owner may read: the sealing keys, the store, the store's id marker and the
-//! data folder. On Unix by mode (0600 files, a 0700 folder, and a key file others may read is
-//! refused); on Windows a file inherits its folder's access list (the data folder is under the
+//! data folder. On Unix by mode (0600 files, a 0700 folder, and a key file others may read or a
+//! folder others may write to is refused); on Windows a file inherits its folder's access list (the data folder is under the
 //! user's own profile by default), and no mode is checked.
 
 use std::fs;
@@ -56,6 +56,23 @@ pub fn shared_mode(path: &Path) -> io::Result<Option<u32>> {
     }
 }
 
+/// The permission bits of `path` when group or others may write to it (`Some(mode)`, with the
+/// sticky, setuid and setgid bits); always `None` where there are no modes.
+pub fn others_may_write(path: &Path) -> io::Result<Option<u32>> {
+    let m = fs::metadata(path)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = m.permissions().mode() & 0o7777;
+        Ok((mode & 0o022 != 0).then_some(mode))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = m;
+        Ok(None)
+    }
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
@@ -80,6 +97,12 @@ mod tests {
         assert_eq!(shared_mode(&file).unwrap(), Some(0o640));
         make_private(&file).unwrap();
         assert_eq!(mode(&file), 0o600);
+        let inner = dir.join("inner");
+        assert_eq!(others_may_write(&inner).unwrap(), None);
+        for (set, loose) in [(0o755, None), (0o775, Some(0o775)), (0o1777, Some(0o1777))] {
+            fs::set_permissions(&inner, fs::Permissions::from_mode(set)).unwrap();
+            assert_eq!(others_may_write(&inner).unwrap(), loose, "{set:o}");
+        }
         fs::remove_dir_all(&dir).unwrap();
     }
 }

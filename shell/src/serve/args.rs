@@ -17,14 +17,31 @@ processes of the server's own user; elsewhere that check is missing and --tcp is
 unless --tcp-any-local-user says any local process may act as you, see docs/platforms.md); HTTP clients are named by --tokens (Authorization:
 Bearer), or by OAuth access tokens from --auth-issuer (their iss and sub; see docs/oauth.md), or
 are all one anonymous principal without either (a warning is logged). On loopback,
-HTTP requests whose Host or Origin is not localhost/127.0.0.1/[::1] get 403. A non-loopback
+HTTP requests whose Host is not localhost/127.0.0.1/[::1] get 403; on any listener so do
+requests whose Origin is not the Host itself (a page on another port is another site), and a
+POST /mcp that is not Content-Type: application/json gets 415. A non-loopback
 --http address is refused unless --tokens is given (there the Host/Origin guard cannot stop DNS
 rebinding, so bearer tokens must); put TLS in front of it.
+
+Operating (docs/operators.md, Health and metrics): each --http listener also answers GET
+/healthz, to anyone (no token): 200 while the store answers a read within 2 s, else 503, never
+a booking; and GET /metrics (Prometheus text format 0.0.4) to whoever may POST /mcp. `redmark
+backup --data DIR OUT` copies the bookings while this server serves them.
 
 Limits: a message (line or POST body) holds at most 16384 bytes; a longer line gets a -32600
 error without id and the connection goes on; a longer POST body gets HTTP 413 with that error.
 A TCP or HTTP client that takes no bytes of an answer for 30 s (--write-timeout) is
 disconnected; HTTP request headers and bodies must each arrive within 30 s, and idle keep-alive connections close after 30 s.
+
+Connections (--max-connections per listener): over HTTP a new connection at the cap takes the
+place of another (one unused for a second first, one nothing has authenticated on first;
+then one of whoever holds the most), and is refused only when every connection has a request
+of its principal in flight. With --tokens or --auth-issuer a connection counts
+against the principal of its latest request: one principal holds at most
+--max-connections-per-principal, by default half of --max-connections (a request beyond that gets 503 with Retry-After, and that connection
+closes), connections no request has authenticated yet at most three quarters (32 per
+address). Without either, every HTTP client is one principal and no share applies; TCP
+clients are all the local user, bounded by --max-connections and --idle-timeout alone.
 
 Keys: REDMARK_KEY (32 to 64 bytes as 64 to 128 hex digits) overrides the key file
 DIR/sealing-keys; REDMARK_OLD_KEYS (comma-separated hex) keeps older keys verifying. Without
@@ -72,7 +89,8 @@ pub struct ServeArgs {
     #[arg(long)]
     pub stdio: bool,
     /// Directory of the sealing keys and the bookings [default: the platform's data directory,
-    /// e.g. ~/.local/share/redmark]; several stdio servers may share one (see Bookings below)
+    /// e.g. ~/.local/share/redmark for the floor, redmark-NAME beside it for an app named NAME];
+    /// several stdio servers may share one (see Bookings below)
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
     /// The floor of rooms, TOML `[[room]]` entries with id, name, seats, aliases [default: the
@@ -102,9 +120,15 @@ pub struct ServeArgs {
     #[arg(long)]
     pub repair: bool,
     /// Most connections open at once per TCP or HTTP listener (and on the data folder's socket);
-    /// more are closed on accept
+    /// more are closed on accept, except that over HTTP a newcomer takes another connection's
+    /// place, and with --tokens or --auth-issuer one principal holds at most
+    /// --max-connections-per-principal (see Connections below)
     #[arg(long, value_name = "N", default_value_t = 1024)]
     pub max_connections: usize,
+    /// With --tokens or --auth-issuer, most connections one principal may hold on an HTTP
+    /// listener; its request on one more is answered 503 [default: half of --max-connections]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections_per_principal: Option<u32>,
     /// Close a TCP connection that completes no message for this many seconds (0: never)
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     pub idle_timeout: u64,

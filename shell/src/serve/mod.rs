@@ -34,7 +34,7 @@ use crate::host::{panics, Hosted, HostedBooking, Shared};
 use crate::platform::signals::Signals;
 use crate::store::{pg, redb, SharedStore};
 use crate::transport::stream::StreamLimits;
-use crate::transport::{http, lanes, listen, stdio, tcp};
+use crate::transport::{http, lanes, listen, share, stdio, tcp};
 pub use args::ServeArgs;
 
 pub use crate::store::redb::STORE_FILE;
@@ -47,8 +47,9 @@ pub fn run(args: ServeArgs) -> ExitCode {
 }
 
 /// Serves the apps `make` builds (one per connection) as `redmark serve` serves the booking
-/// floor: every transport, flag and default, sealing keys in the data folder. The flags of
-/// the booking floor (`--store`, `--rooms`, `--fixtures`, `--repair`) are refused.
+/// floor: every transport, flag and default, sealing keys in the data folder — its own, by
+/// default ([`app_data_dir`]). The flags of the booking floor (`--store`, `--rooms`,
+/// `--fixtures`, `--repair`) are refused.
 pub fn run_app<A: Hosted>(
     args: ServeArgs,
     make: impl Fn() -> A + Send + Sync + 'static,
@@ -168,7 +169,9 @@ async fn start<A: Hosted>(
                     .into(),
             );
         }
-        let data = open_keys(data_dir(args.data.as_deref())?, args.rotate_key)?;
+        // One app made here only to read its name: the default folder is named after it.
+        let dir = app_data_dir(args.data.as_deref(), make().info().name)?;
+        let data = open_keys(dir, args.rotate_key)?;
         eprintln!(
             "redmark: data folder {} ({})",
             data.dir.display(),
@@ -273,6 +276,30 @@ pub fn data_dir(data: Option<&Path>) -> Result<PathBuf, String> {
     }
 }
 
+/// The data directory of an app served by [`run_app`]: `--data`, else the platform's data
+/// directory's `redmark-NAME` (NAME: the app's `ServerInfo` name, characters other than
+/// letters, digits, `-`, `_` and `.` made `-`), never the booking floor's keys and store.
+pub fn app_data_dir(data: Option<&Path>, name: &str) -> Result<PathBuf, String> {
+    if let Some(d) = data {
+        return Ok(d.to_path_buf());
+    }
+    let safe: String = name
+        .chars()
+        .map(|c| match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '-' | '_' | '.' => c,
+            _ => '-',
+        })
+        .collect();
+    if safe.chars().all(|c| c == '.' || c == '-') {
+        return Err(format!(
+            "this app's name {name:?} cannot name its data folder; pass --data DIR"
+        ));
+    }
+    Ok(dirs::data_dir()
+        .ok_or("no platform data directory; pass --data DIR")?
+        .join(format!("redmark-{safe}")))
+}
+
 /// The data directory, opened: where it is, its sealing keys and where they came from.
 pub struct Data {
     /// The directory.
@@ -288,6 +315,7 @@ pub struct Data {
 /// `redmark serve` and the in-process server of `redmark call`.
 pub fn open_keys(dir: PathBuf, rotate: bool) -> Result<Data, String> {
     keys::ensure_dir(&dir)?;
+    data::check_folder(&dir)?;
     let loaded = keys::load(&dir, rotate)?;
     tracing::info!("sealing keys: {}", loaded.source);
     Ok(Data {
@@ -373,6 +401,10 @@ async fn serve<A: Hosted>(
             tokens: tokens.clone(),
             oauth: oauth.clone(),
             max_conns: args.max_connections,
+            per_principal: args.max_connections_per_principal.map_or_else(
+                || share::default_principal_share(args.max_connections),
+                |n| n as usize,
+            ),
             read_timeout: Duration::from_secs(30),
             grace: Duration::from_secs(10),
             write_timeout: Duration::from_secs(args.write_timeout),
@@ -428,4 +460,22 @@ async fn serve<A: Hosted>(
     }
     tracing::info!("stopped");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_app_gets_a_data_folder_of_its_own() {
+        let floor = data_dir(None).unwrap();
+        let lunch = app_data_dir(None, "lunch").unwrap();
+        assert_eq!(lunch.parent(), floor.parent());
+        assert_eq!(lunch.file_name().unwrap(), "redmark-lunch");
+        let odd = app_data_dir(None, "../Lunch counter").unwrap();
+        assert_eq!(odd.file_name().unwrap(), "redmark-..-Lunch-counter");
+        assert!(app_data_dir(None, "/").is_err());
+        let given = Path::new("/tmp/x");
+        assert_eq!(app_data_dir(Some(given), "lunch").unwrap(), given);
+    }
 }

@@ -64,6 +64,15 @@ pub enum Reading {
     Later(Pin<Box<dyn Future<Output = Outcome> + Send>>),
 }
 
+/// What a copy of a store holds (`redmark backup`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Snapshot {
+    /// Bookings in it (cancelled ones too).
+    pub bookings: u64,
+    /// The highest booking id in it.
+    pub newest: Option<BookingId>,
+}
+
 /// A store every connection shares: reads from any thread, writes applied in groups.
 pub trait SharedStore: Send + Sync + 'static {
     /// [`redmark_core::booking::Store::get`].
@@ -93,5 +102,16 @@ pub trait SharedStore: Send + Sync + 'static {
             StoreOp::NextHeld(holder, slot, room) => self.next_held(holder, *slot, room),
             StoreOp::Commit(_) | StoreOp::Cancel(..) => Err(StoreError::Io),
         }))
+    }
+    /// Writes a copy of the whole store, as one read sees it, into the empty file `to` (a redb
+    /// database: `redmark backup`), durable when this returns. A store that is not a redb file
+    /// says how it is copied instead.
+    fn snapshot(&self, to: std::fs::File) -> Result<Snapshot, String> {
+        drop(to);
+        Err(
+            "this server's bookings are not in a redb file (a PostgreSQL store is copied with \
+             pg_dump: docs/operators.md)"
+                .into(),
+        )
     }
 }

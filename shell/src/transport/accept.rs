@@ -1,14 +1,12 @@
-//! What TCP and HTTP listeners share: the accept loop with its connection cap, the bound on
-//! connections no request has authenticated yet (per source address and in all, so idle
-//! unauthenticated connections cannot take every place), and the write timeout that closes a
-//! client which does not read its answers.
+//! What TCP and HTTP listeners share: the accept loop with its connection cap (HTTP's shares
+//! of it are in [`super::share`]), and the write timeout that closes a client which does not
+//! read its answers.
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::io;
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -26,30 +24,28 @@ pub async fn accept_loop(
     listener: &TcpListener,
     max_conns: usize,
     shutdown: &CancellationToken,
-    mut serve: impl FnMut(TcpStream, SocketAddr, OwnedSemaphorePermit),
+    serve: impl FnMut(TcpStream, SocketAddr, OwnedSemaphorePermit),
 ) {
-    accept_gated(
-        what,
-        listener,
-        max_conns,
-        shutdown,
-        |_| Ok(()),
-        |sock, peer, permit, ()| serve(sock, peer, permit),
-    )
-    .await
+    let permits = Arc::new(Semaphore::new(max_conns));
+    let admit = |_| {
+        Arc::clone(&permits)
+            .try_acquire_owned()
+            .map_err(|_| "connections already open")
+    };
+    accept_gated(what, listener, max_conns, shutdown, admit, serve).await
 }
 
-/// [`accept_loop`] with a second gate: `admit` may refuse a connection (closed on accept, the
-/// refusals of a burst logged once) or hand `serve` what the connection must hold.
+/// Accepts connections on `listener` until shutdown; `admit` gives each the place it must hold
+/// until it closes (for `serve`), or refuses it: closed on accept, the first refusal of a burst
+/// logged (with `max_conns`, the `--max-connections` it was under) and the rest counted.
 pub async fn accept_gated<G>(
     what: &str,
     listener: &TcpListener,
     max_conns: usize,
     shutdown: &CancellationToken,
     mut admit: impl FnMut(SocketAddr) -> Result<G, &'static str>,
-    mut serve: impl FnMut(TcpStream, SocketAddr, OwnedSemaphorePermit, G),
+    mut serve: impl FnMut(TcpStream, SocketAddr, G),
 ) {
-    let permits = Arc::new(Semaphore::new(max_conns));
     // Refusals since the last accepted connection: the first is logged, the rest counted.
     let mut refused = 0u64;
     loop {
@@ -65,11 +61,7 @@ pub async fn accept_gated<G>(
                 }
             },
         };
-        let admitted = match Arc::clone(&permits).try_acquire_owned() {
-            Err(_) => Err("connections already open"),
-            Ok(permit) => admit(peer).map(|held| (permit, held)),
-        };
-        let (permit, held) = match admitted {
+        let held = match admit(peer) {
             Ok(x) => x,
             Err(why) => {
                 if refused == 0 {
@@ -88,87 +80,7 @@ pub async fn accept_gated<G>(
         }
         refused = 0;
         let _ = sock.set_nodelay(true);
-        serve(sock, peer, permit, held);
-    }
-}
-
-/// Connections one source address may hold before any request on them authenticated (HTTP
-/// with `--tokens`).
-pub const MAX_UNAUTHENTICATED_PER_SOURCE: usize = 32;
-/// Percent of `--max-connections` that unauthenticated connections may hold together; the
-/// rest stays for connections that authenticated.
-pub const UNAUTHENTICATED_SHARE_PERCENT: usize = 75;
-
-/// The unauthenticated connections of one listener, in all and per source address.
-pub struct Unauthenticated {
-    limit: usize,
-    by_source: Mutex<HashMap<IpAddr, usize>>,
-}
-
-impl Unauthenticated {
-    /// The bounds for a listener of `max_conns` connections.
-    pub fn new(max_conns: usize) -> Arc<Self> {
-        Arc::new(Unauthenticated {
-            limit: (max_conns * UNAUTHENTICATED_SHARE_PERCENT / 100).max(1),
-            by_source: Mutex::new(HashMap::new()),
-        })
-    }
-
-    /// Admits a new connection from `peer` as unauthenticated, or says why not.
-    pub fn admit(self: &Arc<Self>, peer: SocketAddr) -> Result<Arc<Unverified>, &'static str> {
-        let mut m = self
-            .by_source
-            .lock()
-            .map_err(|_| "unauthenticated table poisoned")?;
-        let all: usize = m.values().sum();
-        if all >= self.limit {
-            return Err("too many unauthenticated connections");
-        }
-        let n = m.entry(peer.ip()).or_insert(0);
-        if *n >= MAX_UNAUTHENTICATED_PER_SOURCE {
-            return Err("too many unauthenticated connections from this address");
-        }
-        *n += 1;
-        Ok(Arc::new(Unverified(Mutex::new(Some(Slot {
-            table: Arc::clone(self),
-            ip: peer.ip(),
-        })))))
-    }
-
-    #[cfg(test)]
-    fn held(&self) -> usize {
-        self.by_source.lock().unwrap().values().sum()
-    }
-}
-
-/// A connection's place among the unauthenticated until a request on it authenticates.
-pub struct Unverified(Mutex<Option<Slot>>);
-
-impl Unverified {
-    /// A request on this connection authenticated: it no longer counts as unauthenticated.
-    pub fn authenticated(&self) {
-        if let Ok(mut s) = self.0.lock() {
-            s.take();
-        }
-    }
-}
-
-/// One counted unauthenticated connection; uncounted when dropped.
-struct Slot {
-    table: Arc<Unauthenticated>,
-    ip: IpAddr,
-}
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        if let Ok(mut m) = self.table.by_source.lock() {
-            if let Some(n) = m.get_mut(&self.ip) {
-                *n = n.saturating_sub(1);
-                if *n == 0 {
-                    m.remove(&self.ip);
-                }
-            }
-        }
+        serve(sock, peer, held);
     }
 }
 
@@ -273,37 +185,6 @@ mod tests {
         let got = tokio::time::timeout(Duration::from_secs(10), w.write_all(&big)).await;
         let err = got.expect("the write hung").unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::TimedOut);
-    }
-
-    /// Unauthenticated connections are bounded per source and in all; authenticating or
-    /// closing gives the place back.
-    #[test]
-    fn unauthenticated_connections_are_bounded() {
-        let t = Unauthenticated::new(100);
-        let a: SocketAddr = "127.0.0.1:1".parse().unwrap();
-        let held: Vec<_> = (0..MAX_UNAUTHENTICATED_PER_SOURCE)
-            .map(|_| t.admit(a).unwrap())
-            .collect();
-        assert!(t.admit(a).is_err(), "per source");
-        held[0].authenticated();
-        let again = t.admit(a).unwrap();
-        drop(held);
-        assert_eq!(t.held(), 1);
-        drop(again);
-        assert_eq!(t.held(), 0);
-        let mut many = Vec::new();
-        for i in 0..=255u8 {
-            let peer = SocketAddr::from(([127, 0, 1, i], 1));
-            match t.admit(peer) {
-                Ok(u) => many.push(u),
-                Err(_) => break,
-            }
-        }
-        assert_eq!(
-            many.len(),
-            100 * UNAUTHENTICATED_SHARE_PERCENT / 100,
-            "in all"
-        );
     }
 
     /// A peer that reads: nothing times out.

@@ -2,18 +2,22 @@
 //! decoded here beyond the three MCP headers, which the engine checks against the body.
 //!
 //! Per request, in order:
-//! 1. Host/Origin (DNS rebinding): when bound to loopback, `Host` must name localhost,
-//!    127.0.0.1 or `[::1]` (any port) and `Origin`, if sent, too; otherwise an `Origin` must name
-//!    the `Host`. Else **403**. Off loopback that check cannot stop DNS rebinding (the
-//!    attacker's name is a valid `Host` and `Origin`), which is why `redmark serve` refuses a
-//!    non-loopback address without `--tokens`: there the bearer token is the guard.
+//! 1. Host/Origin (DNS rebinding, other sites): when bound to loopback, `Host` must name
+//!    localhost, 127.0.0.1 or `[::1]` (any port); an `Origin`, if sent, must be the `Host`
+//!    itself (name and port: a page on another local port is another site). Else **403**. Off
+//!    loopback that check cannot stop DNS rebinding (the attacker's name is a valid `Host` and
+//!    `Origin`), which is why `redmark serve` refuses a non-loopback address without
+//!    `--tokens`: there the bearer token is the guard.
 //! 2. Path `/mcp` (else 404; `GET /` and `/web/…` are the booking page, [`crate::web`]);
-//!    method POST (else **405**, `Allow: POST`).
+//!    method POST (else **405**, `Allow: POST`); `Content-Type: application/json` (else
+//!    **415**: a page may send `text/plain` and form bodies to any site without a preflight).
 //! 3. `Authorization: Bearer` → principal from `--tokens`, or from a JWT access token when
 //!    `--auth-issuer` is given (`crate::auth`: 401 with `resource_metadata`, 403
 //!    `insufficient_scope` after the body is read); unknown or missing → **401**. With neither
 //!    every request is one anonymous principal. `GET /.well-known/oauth-protected-resource[/mcp]`
-//!    serves RFC 9728 metadata under `--auth-issuer`.
+//!    serves RFC 9728 metadata under `--auth-issuer`. The connection then counts against that
+//!    principal; one already holding its share of the listener gets **503**
+//!    ([`super::share`]).
 //! 4. Body of at most [`MAX_MESSAGE`] bytes, read within the body timeout: larger → **413**
 //!    with an id-less JSON-RPC `-32600` "message too large"; too slow → 408.
 //! 5. The engine answers; its `Handled.status` is the HTTP status (400 for -32020/-32021/-32022
@@ -33,17 +37,20 @@ use axum::response::{IntoResponse, Response};
 use axum::Router;
 use http_body_util::{BodyExt, Limited};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use redmark_core::limits::MAX_MESSAGE;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
-use super::accept::{accept_gated, Unauthenticated, Unverified, WriteTimeout};
+use super::accept::{accept_gated, WriteTimeout};
 use super::lanes::Lanes;
+use super::share::{Hold, Shares};
 use crate::auth::{OAuth, Verdict};
 use crate::host::{Hosted, Msg, OwnedHeaders, Shared};
 use crate::legacy::http::HttpLegacy;
+use crate::ops::http as ops;
+use crate::ops::metrics::Transport;
 use crate::serve::config::Tokens;
 
 /// Principal of every request when no tokens file is given.
@@ -55,6 +62,8 @@ pub struct HttpConfig {
     /// OAuth (`--auth-issuer`): JWT access tokens accepted too.
     pub oauth: Option<Arc<OAuth>>,
     pub max_conns: usize,
+    /// Connections one principal may hold (with `tokens` or `oauth`).
+    pub per_principal: usize,
     /// Time to receive a request's headers, and separately its body.
     pub read_timeout: Duration,
     /// How long shutdown waits for open connections to finish their request.
@@ -72,6 +81,8 @@ struct HttpState<A: Hosted> {
     anonymous: Arc<[u8]>,
     /// LEGACY (dual-era, crate::legacy): the 2025-11-25 sessions.
     legacy: Arc<HttpLegacy>,
+    /// Who holds the listener's connections ([`Shares::snapshot`] for metrics).
+    shares: Arc<Shares>,
 }
 
 /// Serves HTTP on `listener` until shutdown, then lets open requests finish (up to the grace).
@@ -86,8 +97,11 @@ pub async fn serve_http<A: Hosted>(
         .local_addr()
         .map(|a| a.ip().is_loopback())
         .unwrap_or(false);
-    // AUTH (crate::auth): with an issuer, too, requests must authenticate.
+    // AUTH (crate::auth): with an issuer, too, requests must authenticate. Then connections
+    // no request has authenticated yet, and each principal's, have shares of the listener
+    // (transport/share.rs); without, every request is the one anonymous principal.
     let st_tokens = cfg.tokens.is_some() || cfg.oauth.is_some();
+    let shares = Shares::new(cfg.max_conns, st_tokens, cfg.per_principal, &shutdown);
     let state = Arc::new(HttpState {
         shared,
         tokens: cfg.tokens,
@@ -96,32 +110,37 @@ pub async fn serve_http<A: Hosted>(
         read_timeout: cfg.read_timeout,
         anonymous: Arc::from(ANONYMOUS),
         legacy: HttpLegacy::new(),
+        shares: Arc::clone(&shares),
     });
     let app = Router::new().fallback(handle::<A>).with_state(state);
-    let graceful = GracefulShutdown::new();
-    // With --tokens, connections no request has authenticated yet are bounded apart
-    // (transport/accept.rs); without, every request is the anonymous principal.
-    let unauthenticated = st_tokens.then(|| Unauthenticated::new(cfg.max_conns));
+    let tracker = TaskTracker::new();
     accept_gated(
         "http",
         &listener,
         cfg.max_conns,
         &shutdown,
-        |peer| match &unauthenticated {
-            Some(u) => u.admit(peer).map(Some),
-            None => Ok(None),
-        },
-        |sock, peer, permit, unverified| {
+        |peer| shares.admit(peer),
+        |sock, peer, hold: Arc<Hold>| {
             let svc = TowerToHyperService::new(app.clone());
+            let held = Arc::clone(&hold);
             let svc = hyper::service::service_fn(move |mut req| {
-                if let Some(u) = &unverified {
-                    req.extensions_mut().insert(Arc::clone(u));
+                req.extensions_mut().insert(Arc::clone(&held));
+                // Counted in flight until hyper has taken the whole answer (an SSE stream too).
+                let answering = held.answering();
+                let answer = hyper::service::Service::call(&svc, req);
+                async move {
+                    let r = answer.await?;
+                    Ok::<_, std::convert::Infallible>(r.map(|b| {
+                        axum::body::Body::new(b.map_frame(move |f| {
+                            let _ = &answering;
+                            f
+                        }))
+                    }))
                 }
-                hyper::service::Service::call(&svc, req)
             });
-            let watcher = graceful.watcher();
             let (read_timeout, write_timeout) = (cfg.read_timeout, cfg.write_timeout);
-            lanes.spawn(sock, None, move |sock| async move {
+            lanes.spawn(sock, Some(&tracker), move |sock| async move {
+                let _open = crate::ops::metrics::metrics().connection(Transport::Http);
                 // A client that sends requests and never reads the answers is closed after the
                 // write timeout, as over TCP (hyper itself would wait on a full socket forever).
                 let io = WriteTimeout::new(sock, Some(write_timeout));
@@ -130,16 +149,27 @@ pub async fn serve_http<A: Hosted>(
                     .header_read_timeout(read_timeout)
                     .max_buf_size(64 * 1024)
                     .serve_connection(TokioIo::new(io), svc);
-                if let Err(e) = watcher.watch(conn).await {
+                let mut conn = std::pin::pin!(conn);
+                // Shutdown, or room for a newcomer: closed at once when idle, else after the
+                // answer being written.
+                let end = tokio::select! {
+                    r = conn.as_mut() => r,
+                    () = hold.closing().cancelled() => {
+                        conn.as_mut().graceful_shutdown();
+                        conn.await
+                    }
+                };
+                if let Err(e) = end {
                     tracing::debug!("http {peer}: {e}");
                 }
-                drop(permit);
+                drop(hold);
             });
         },
     )
     .await;
+    tracker.close();
     tokio::select! {
-        _ = graceful.shutdown() => tracing::debug!("http: connections closed"),
+        _ = tracker.wait() => tracing::debug!("http: connections closed"),
         _ = tokio::time::sleep(cfg.grace) => tracing::warn!("http: connections still open after {:?}", cfg.grace),
     }
 }
@@ -160,7 +190,7 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
         Ok(h) => h,
         Err(bad) => return bad.into_response(),
     };
-    if let Err(why) = check_origin(&host_view, st.loopback) {
+    if let Err(why) = super::strict::check_origin(&host_view, st.loopback) {
         tracing::info!("http: 403 ({why})");
         return plain(
             StatusCode::FORBIDDEN,
@@ -178,6 +208,21 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
         .and_then(|o| o.well_known(parts.uri.path()))
     {
         return r;
+    }
+    // OPS (crate::ops): the load balancer's probe, before any credentials; the metrics, for
+    // whoever may call /mcp.
+    if parts.uri.path() == ops::HEALTH_PATH {
+        return ops::healthz(&parts.method, st.shared.backing().store).await;
+    }
+    if parts.uri.path() == ops::METRICS_PATH {
+        let who = match caller(&st, &parts.headers).await {
+            Ok(who) => who,
+            Err(r) => return r,
+        };
+        if let Some(over) = over_share(&parts, &who.principal) {
+            return over;
+        }
+        return ops::metrics(&parts.method, &st.shares.snapshot().counts());
     }
     if parts.uri.path() != "/mcp" {
         return plain(
@@ -210,12 +255,19 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
             .insert(header::ALLOW, HeaderValue::from_static("POST"));
         return r;
     }
+    // Anything but JSON could be a page's cross-origin "simple" request (no preflight).
+    if !super::strict::is_json(&parts.headers) {
+        return plain(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Unsupported media type: POST /mcp needs Content-Type: application/json\n",
+        );
+    }
     let (principal, scopes) = match caller(&st, &parts.headers).await {
         Ok(who) => (who.principal, who.scopes),
         Err(r) => return r,
     };
-    if let Some(u) = parts.extensions.get::<Arc<Unverified>>() {
-        u.authenticated();
+    if let Some(over) = over_share(&parts, &principal) {
+        return over;
     }
     let declared = parts
         .headers
@@ -329,6 +381,18 @@ struct Caller {
     scopes: Option<Vec<String>>,
 }
 
+/// Counts the request's connection against `principal` from now on, within its share
+/// (transport/share.rs); the 503 to answer instead when that share is full.
+fn over_share(parts: &axum::http::request::Parts, principal: &Arc<[u8]>) -> Option<Response> {
+    let over = parts
+        .extensions
+        .get::<Arc<Hold>>()?
+        .charge(principal)
+        .err()?;
+    tracing::debug!("http: 503 ({over:?})");
+    Some(over.into_response())
+}
+
 /// The caller named by the `Authorization` header: a `--tokens` token, else (with
 /// `--auth-issuer`) a valid access token; no `--tokens` and no issuer: anonymous. Else the 401.
 async fn caller<A: Hosted>(st: &HttpState<A>, h: &HeaderMap) -> Result<Caller, Response> {
@@ -385,65 +449,6 @@ fn bearer(h: &HeaderMap) -> Option<&str> {
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
 }
 
-/// The host part of `host[:port]` / `[v6]:port`, lower-cased. Anything else after a `]` than
-/// a port keeps the whole text (`[::1]evil` is not `[::1]`, so it is never taken for local).
-fn host_of(authority: &str) -> String {
-    let a = authority.trim();
-    let is_port = |p: &str| p.chars().all(|c| c.is_ascii_digit());
-    let host = if let Some(rest) = a.strip_prefix('[') {
-        match rest.split_once(']') {
-            Some((h, tail)) if tail.is_empty() || tail.strip_prefix(':').is_some_and(is_port) => {
-                format!("[{h}]")
-            }
-            _ => a.to_string(),
-        }
-    } else {
-        a.rsplit_once(':')
-            .filter(|(_, p)| is_port(p))
-            .map_or(a, |(h, _)| h)
-            .to_string()
-    };
-    host.to_ascii_lowercase()
-}
-
-fn is_local(host: &str) -> bool {
-    matches!(host, "localhost" | "127.0.0.1" | "[::1]")
-}
-
-/// The DNS-rebinding guard (see the module docs).
-fn check_origin(h: &HeaderMap, loopback: bool) -> Result<(), &'static str> {
-    let host = h
-        .get(header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .map(host_of);
-    let origin = match h.get(header::ORIGIN) {
-        None => None,
-        Some(v) => {
-            let o = v.to_str().map_err(|_| "unreadable Origin")?;
-            let rest = o
-                .strip_prefix("http://")
-                .or_else(|| o.strip_prefix("https://"))
-                .ok_or("Origin is not http(s)")?;
-            Some(host_of(rest.split('/').next().unwrap_or("")))
-        }
-    };
-    if loopback {
-        match &host {
-            Some(hst) if is_local(hst) => {}
-            Some(_) => return Err("Host is not a loopback name"),
-            None => return Err("no Host"),
-        }
-        if origin.as_deref().is_some_and(|o| !is_local(o)) {
-            return Err("Origin is not a loopback name");
-        }
-    } else if let Some(o) = &origin {
-        if host.as_deref() != Some(o.as_str()) {
-            return Err("Origin does not match Host");
-        }
-    }
-    Ok(())
-}
-
 /// Binds an HTTP listener, printing `redmark: listening http ADDR` on stderr.
 pub async fn bind(addr: SocketAddr) -> Result<TcpListener, String> {
     let l = super::listen(addr).map_err(|e| format!("cannot listen on http {addr}: {e}"))?;
@@ -465,56 +470,6 @@ mod tests {
             h.insert(*k, HeaderValue::from_static(v));
         }
         h
-    }
-
-    #[test]
-    fn origin_guard() {
-        assert!(check_origin(&hm(&[("host", "127.0.0.1:8080")]), true).is_ok());
-        assert!(check_origin(
-            &hm(&[("host", "localhost:1"), ("origin", "http://localhost:3000")]),
-            true
-        )
-        .is_ok());
-        assert!(check_origin(
-            &hm(&[("host", "[::1]:80"), ("origin", "https://127.0.0.1")]),
-            true
-        )
-        .is_ok());
-        assert!(check_origin(&hm(&[("host", "evil.example:8080")]), true).is_err());
-        // Text after an IPv6 literal that is not a port: not that literal.
-        for host in ["[::1]evil", "[::1]evil:80", "[::1]:80x", "[::1"] {
-            let h = hm(&[("host", host)]);
-            assert!(check_origin(&h, true).is_err(), "{host}");
-        }
-        assert!(check_origin(
-            &hm(&[("host", "[::1]"), ("origin", "http://[::1]evil.example")]),
-            true
-        )
-        .is_err());
-        assert_eq!(host_of("[::1]"), "[::1]");
-        assert_eq!(host_of("[::1]:8080"), "[::1]");
-        assert!(check_origin(
-            &hm(&[
-                ("host", "127.0.0.1:8080"),
-                ("origin", "http://evil.example")
-            ]),
-            true
-        )
-        .is_err());
-        assert!(
-            check_origin(&hm(&[("host", "127.0.0.1:8080"), ("origin", "null")]), true).is_err()
-        );
-        assert!(check_origin(&hm(&[]), true).is_err());
-        assert!(check_origin(
-            &hm(&[("host", "a.example:1"), ("origin", "https://a.example:1")]),
-            false
-        )
-        .is_ok());
-        assert!(check_origin(
-            &hm(&[("host", "a.example"), ("origin", "https://b.example")]),
-            false
-        )
-        .is_err());
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod pipes;
 #[cfg(not(target_os = "linux"))]
 #[path = "no_pipes.rs"]
 pub mod pipes;
+pub mod share;
 pub mod stdio;
 pub mod stream;
 pub mod strict;

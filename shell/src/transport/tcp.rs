@@ -13,6 +13,7 @@ use super::lanes::Lanes;
 use super::peer::{PeerUids, Verdict};
 use super::stream::{serve_stream, End, Socket, StreamLimits};
 use crate::host::{Hosted, Shared, LOCAL_PRINCIPAL};
+use crate::ops::metrics::{metrics, Transport};
 
 /// Accepts TCP connections until shutdown; each is served by its own task, at most
 /// `max_conns` at once (further ones are closed on accept, and logged).
@@ -43,6 +44,7 @@ pub async fn serve_tcp<A: Hosted>(
             }
             let (shared, shutdown) = (Arc::clone(&shared), shutdown.clone());
             lanes.spawn(sock, Some(&tracker), move |sock| async move {
+                let _open = metrics().connection(Transport::Tcp);
                 let (r, w) = sock.into_split();
                 let sink = Socket(WriteTimeout::new(w, limits.write_timeout));
                 let end = serve_stream(&shared, r, sink, LOCAL_PRINCIPAL, limits, &shutdown).await;

@@ -196,3 +196,87 @@ pub fn try_read_answer(s: &mut impl Read) -> Option<HttpAnswer> {
         body: String::from_utf8_lossy(&body).into_owned(),
     })
 }
+
+/// What a [`slow_client`] saw: when the panel dropped it (after its first byte), and what
+/// it was sent before that.
+#[derive(Debug)]
+pub struct SlowEnd {
+    /// Time from its first byte to the end of its connection; None: still open at the end.
+    pub dropped_after: Option<Duration>,
+    /// Everything the panel sent it.
+    pub received: String,
+}
+
+/// A client that connects to `port` on loopback and sends `bytes` one byte every `step`
+/// (reading whatever comes back meanwhile) until the connection ends or `until`.
+pub fn slow_client(
+    port: u16,
+    bytes: &'static [u8],
+    step: Duration,
+    until: Instant,
+) -> thread::JoinHandle<SlowEnd> {
+    thread::spawn(move || {
+        let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect the slow client");
+        s.set_read_timeout(Some(Duration::from_millis(50))).unwrap();
+        let start = Instant::now();
+        let (mut sent, mut next) = (0, start);
+        let mut received = Vec::new();
+        let mut buf = [0u8; 1024];
+        let end = |received: &[u8], dropped: bool| SlowEnd {
+            dropped_after: dropped.then(|| start.elapsed()),
+            received: String::from_utf8_lossy(received).into_owned(),
+        };
+        while Instant::now() < until {
+            if Instant::now() >= next && sent < bytes.len() {
+                if s.write_all(&bytes[sent..=sent]).is_err() {
+                    return end(&received, true);
+                }
+                sent += 1;
+                next += step;
+            }
+            match s.read(&mut buf) {
+                Ok(0) => return end(&received, true),
+                Ok(n) => received.extend_from_slice(&buf[..n]),
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(_) => return end(&received, true),
+            }
+        }
+        end(&received, false)
+    })
+}
+
+/// Runs `attempt` (given the time left) on fresh connections until it answers or `within`
+/// has passed, as a client that is turned away tries again; how long it took.
+pub fn served_within<T>(
+    within: Duration,
+    mut attempt: impl FnMut(Duration) -> Option<T>,
+) -> Option<(T, Duration)> {
+    let start = Instant::now();
+    while start.elapsed() < within {
+        if let Some(t) = attempt(within - start.elapsed()) {
+            return Some((t, start.elapsed()));
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+    None
+}
+
+/// One attempt of a new client: connects to `port`, sends `request`, and reads until the
+/// reader `answered` has what it wants; None if the connection ends or `left` passes first.
+pub fn exchange_once<T>(
+    port: u16,
+    request: &[u8],
+    left: Duration,
+    answered: impl FnOnce(&mut TcpStream) -> Option<T>,
+) -> Option<T> {
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let mut s = TcpStream::connect_timeout(&addr, left).ok()?;
+    s.set_read_timeout(Some(left.max(Duration::from_millis(1))))
+        .ok()?;
+    s.write_all(request).ok()?;
+    answered(&mut s)
+}

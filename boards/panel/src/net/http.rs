@@ -9,17 +9,20 @@
 //!    `text/event-stream`; a notification → 202 without a body.
 //!
 //! Keep-alive: requests are answered in order, the next one read only once the last answer
-//! has left the send buffer.
+//! has left the send buffer. A request not whole [`super::MESSAGE_MS`] after its first byte
+//! gets 408 and the connection closes; see `slots` for the other deadline and the spare
+//! listener.
 
 use embedded_storage::nor_flash::NorFlash;
 use redmark_core::engine::{Context, HttpHeaders};
 use redmark_core::serve::Host;
 use redmark_core::wire::lines::Line;
+use redmark_panel_http::{self as request, HeadError};
 use smoltcp::socket::tcp::{Socket, State};
 use smoltcp::wire::Ipv4Address;
 
-use super::request::{self, HeadError};
-use super::{Pass, HTTP_PORT, IDLE_MS, PRINCIPAL};
+use super::slots::Wait;
+use super::{Pass, HTTP_PORT, PRINCIPAL};
 use crate::{Panel, PanelHost, LINE_MAX};
 
 /// Largest body accepted (one JSON-RPC message, as on the UART).
@@ -32,18 +35,17 @@ pub const REQUEST_MAX: usize = super::BUF;
 pub struct Conn {
     /// Bytes the receive buffer held at the last look (nothing new: nothing to parse).
     seen: usize,
-    /// When the connection last brought a byte (ms since boot); 0: not yet established.
-    last_ms: u64,
+    /// Its deadlines (see `slots`).
+    pub wait: Wait,
 }
 
 impl Conn {
     pub const fn new() -> Conn {
-        Conn { seen: 0, last_ms: 0 }
+        Conn { seen: 0, wait: Wait::new() }
     }
 
     fn reset(&mut self) {
-        self.seen = 0;
-        self.last_ms = 0;
+        *self = Conn::new();
     }
 }
 
@@ -54,8 +56,8 @@ pub(crate) struct Lent<'a> {
     pub scratch: &'a mut [u8; REQUEST_MAX],
 }
 
-/// One pass over an HTTP socket: (re)listen, look at what arrived, answer at most one
-/// request.
+/// One pass over an HTTP socket: (re)listen, enforce the deadlines, look at what arrived,
+/// answer at most one request.
 pub(crate) fn serve<F: NorFlash>(
     s: &mut Socket<'_>,
     c: &mut Conn,
@@ -70,8 +72,20 @@ pub(crate) fn serve<F: NorFlash>(
         let _ = s.listen(HTTP_PORT);
         return Pass::Idle;
     }
-    if s.state() == State::Established && c.last_ms == 0 {
-        c.last_ms = now_ms;
+    if s.state() == State::Listen {
+        return Pass::Idle;
+    }
+    c.wait.begin(now_ms);
+    if c.wait.expired(now_ms) {
+        if c.wait.in_message() && s.send_queue() == 0 && s.may_send() {
+            // A request not whole in time: say so and close (the close has IDLE_MS).
+            plain(s, 408, b"Request timeout: send the whole request at once\n", true, b"");
+            s.close();
+            c.wait.restart(now_ms);
+        } else {
+            s.abort();
+        }
+        return Pass::Busy;
     }
     if s.state() == State::CloseWait && s.send_queue() == 0 && !s.can_recv() {
         // The client closed and has every answer: free the socket for the next one now,
@@ -83,20 +97,17 @@ pub(crate) fn serve<F: NorFlash>(
         return Pass::Idle;
     }
     let queued = s.recv_queue();
+    if queued > 0 {
+        c.wait.started(now_ms);
+    }
     if queued == c.seen {
         // Nothing new since the last look.
         if s.state() == State::CloseWait {
             return relisten(s, c);
         }
-        if c.last_ms != 0 && now_ms.saturating_sub(c.last_ms) > IDLE_MS {
-            s.abort();
-            c.reset();
-            return Pass::Busy;
-        }
         return Pass::Idle;
     }
     c.seen = queued;
-    c.last_ms = now_ms;
     let Ok(n) = s.peek_slice(&mut lent.scratch[..]) else { return Pass::Busy };
     let full = n == REQUEST_MAX;
     match request(s, &lent.scratch[..n], full, engine, host, lent.out, ip) {
@@ -105,6 +116,7 @@ pub(crate) fn serve<F: NorFlash>(
             discard(s, used);
             // Look again once the answer has left: a pipelined request may be waiting.
             c.seen = 0;
+            c.wait.restart(now_ms);
             if close {
                 s.close();
             }
@@ -199,6 +211,7 @@ fn reason(status: u16) -> &'static [u8] {
         403 => b"Forbidden",
         404 => b"Not Found",
         405 => b"Method Not Allowed",
+        408 => b"Request Timeout",
         411 => b"Length Required",
         413 => b"Payload Too Large",
         431 => b"Request Header Fields Too Large",
@@ -231,7 +244,7 @@ fn request<F: NorFlash>(
     let all = buf.len();
     let head = match request::parse(buf) {
         Err(HeadError::Incomplete) if !full => return Outcome::Wait,
-        Err(HeadError::Incomplete) => {
+        Err(HeadError::Incomplete | HeadError::TooManyHeaders) => {
             plain(s, 431, b"Request head too large\n", true, b"");
             return Outcome::Answered { close: true, used: all };
         }

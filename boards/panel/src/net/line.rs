@@ -1,6 +1,7 @@
 //! Newline-delimited JSON-RPC on one TCP connection, as `redmark serve --tcp` and the UART
 //! serve it: framing by `Lines`, one answer line per message; a line over `LINE_MAX` gets
-//! `-32600` and the connection goes on.
+//! `-32600` and the connection goes on. A line not finished [`super::MESSAGE_MS`] after its
+//! first byte is reset (see `slots`).
 
 use embedded_storage::nor_flash::NorFlash;
 use redmark_core::engine::{Context, Handled};
@@ -8,23 +9,25 @@ use redmark_core::serve::Host;
 use redmark_core::wire::lines::Lines;
 use smoltcp::socket::tcp::{Socket, State};
 
-use super::{Pass, IDLE_MS, LINE_PORT, PRINCIPAL};
+use super::slots::Wait;
+use super::{Pass, LINE_PORT, PRINCIPAL};
 use crate::{Panel, PanelHost, LINE_MAX};
 
-/// One line connection's state: the partial line.
+/// One line connection's state: the partial line and its deadlines.
 pub struct Conn {
     lines: Lines<LINE_MAX>,
-    /// When the connection last brought a byte (ms since boot); 0: not yet established.
-    last_ms: u64,
+    /// Its deadlines (see `slots`).
+    pub wait: Wait,
 }
 
 impl Conn {
     pub const fn new() -> Conn {
-        Conn { lines: Lines::new(), last_ms: 0 }
+        Conn { lines: Lines::new(), wait: Wait::new() }
     }
 }
 
-/// One pass over a line socket: (re)listen, read until one message is answered.
+/// One pass over a line socket: (re)listen, enforce the deadlines, read until one message is
+/// answered.
 pub(crate) fn serve<F: NorFlash>(
     s: &mut Socket<'_>,
     c: &mut Conn,
@@ -38,8 +41,15 @@ pub(crate) fn serve<F: NorFlash>(
         let _ = s.listen(LINE_PORT);
         return Pass::Idle;
     }
-    if s.state() == State::Established && c.last_ms == 0 {
-        c.last_ms = now_ms;
+    if s.state() == State::Listen {
+        return Pass::Idle;
+    }
+    c.wait.begin(now_ms);
+    if c.wait.expired(now_ms) {
+        // No line begun in time, or one not finished in time (a byte now and then does not
+        // stretch it): reset; the next pass listens again.
+        s.abort();
+        return Pass::Busy;
     }
     if s.state() == State::CloseWait && s.send_queue() == 0 && !s.can_recv() {
         // The client closed and has every answer: listen again at once (see http.rs).
@@ -64,19 +74,16 @@ pub(crate) fn serve<F: NorFlash>(
             (used, handled)
         });
         let Ok(handled) = got else { break };
-        c.last_ms = now_ms;
         pass = Pass::Busy;
         if let Some(h) = handled {
+            c.wait.restart(now_ms);
             if answer(s, host, out, h) {
                 break;
             }
         }
     }
-    if pass == Pass::Idle {
-        if c.last_ms != 0 && now_ms.saturating_sub(c.last_ms) > IDLE_MS {
-            s.abort();
-            return Pass::Busy;
-        }
+    if c.lines.has_partial() {
+        c.wait.started(now_ms);
     }
     pass
 }

@@ -9,12 +9,15 @@
 //!   interface.
 //! - [`HTTP_SOCKETS`] + [`LINE_SOCKETS`] connections at once. A connection's next message is
 //!   read only once its last answer has left the send buffer, so a client that stops reading
-//!   holds up only itself; one that sends nothing for [`IDLE_MS`] is reset.
+//!   holds up only itself. Deadlines, not idle timers: a connection has [`IDLE_MS`] from its
+//!   accept or last answer to begin its next message and [`MESSAGE_MS`] from that message's
+//!   first byte to its last; and while every socket of a kind is taken, the connection that
+//!   has waited longest (at least [`EVICT_MS`]) is reset so that one listens (`slots`).
 //! - One engine and one output buffer serve every connection, one message at a time.
 
 mod http;
 mod line;
-mod request;
+mod slots;
 
 use core::ptr::addr_of_mut;
 use core::sync::atomic::{AtomicBool, Ordering};
@@ -44,8 +47,16 @@ pub const LINE_PORT: u16 = 7000;
 pub const HTTP_SOCKETS: usize = 3;
 /// TCP line connections served at once.
 pub const LINE_SOCKETS: usize = 2;
-/// A connection that sends nothing for this long (milliseconds) is reset.
+/// A connection that begins no message this long (ms) after its accept or its last answer is
+/// reset (also one that has not read its answer by then).
 pub const IDLE_MS: u64 = 10_000;
+/// A message must be whole this long (ms) after its first byte (an HTTP request's head and
+/// body; a line): else 408 and the connection closes (HTTP), or it is reset (TCP lines).
+pub const MESSAGE_MS: u64 = 5_000;
+/// While every socket of a kind holds a connection, the one that has waited longest for its
+/// next message is reset once it has waited this long (ms), so that a new client finds a
+/// listener.
+pub const EVICT_MS: u64 = 1_000;
 /// The principal of every network request (the building's network is the trust boundary;
 /// see docs/panel-network.md).
 pub const PRINCIPAL: &[u8] = b"panel:eth0";
@@ -169,6 +180,23 @@ pub fn run<D: Device, F: NorFlash>(device: &mut D, board: Board, store: &'static
             } else {
                 line::serve(s, &mut lines[i - HTTP_SOCKETS], &mut engine, &mut host, &mut out[..], ms)
             };
+            if p == Pass::Busy {
+                pass = Pass::Busy;
+            }
+        }
+        let (http_handles, line_handles) = handles.split_at(HTTP_SOCKETS);
+        for p in [
+            slots::keep_one_listening(
+                &mut sockets,
+                http_handles.iter().flatten().copied().zip(http_conns.iter().map(|c| c.wait)),
+                ms,
+            ),
+            slots::keep_one_listening(
+                &mut sockets,
+                line_handles.iter().flatten().copied().zip(lines.iter().map(|c| c.wait)),
+                ms,
+            ),
+        ] {
             if p == Pass::Busy {
                 pass = Pass::Busy;
             }

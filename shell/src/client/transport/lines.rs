@@ -3,7 +3,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -14,6 +14,7 @@ use super::{
     is_response_to, is_server_request, read_line_limited, refuse_server_request, trace_ignored,
     Outgoing, Transport, TransportError, MAX_MESSAGE,
 };
+use crate::client::shell::shell_command;
 use crate::client::trace::trace;
 
 /// What to do with a request the server sends while a response is awaited, given the stream
@@ -29,12 +30,11 @@ pub struct Lines {
 }
 
 impl Lines {
-    /// Spawns `command` with `sh -c` and talks over its stdin/stdout; its stderr is passed on
-    /// line by line, never cutting into a traced message.
+    /// Spawns `command` through the platform's shell (`sh -c`, `cmd.exe /C`: client/shell.rs)
+    /// and talks over its stdin/stdout; its stderr is passed on line by line, never cutting
+    /// into a traced message.
     pub fn spawn(command: &str, timeout: Duration) -> Result<Lines, TransportError> {
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(format!("exec {command}"))
+        let mut child = shell_command(command, true)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -55,6 +55,7 @@
 
 mod open;
 mod overlay;
+mod snapshot;
 mod tables;
 
 use std::ops::Bound;
@@ -67,9 +68,10 @@ use redmark_core::booking::{
 };
 use redmark_core::seal::Nonce;
 
-use super::{SharedStore, Write, Written};
+use super::{SharedStore, Snapshot, Write, Written};
 use crate::host::panics::catch_quiet;
 pub use open::{repair, OpenError, STORE_FILE};
+pub use snapshot::summary;
 use tables::{corrupt, decode, fault, held_key, load, Tables, BOOKINGS, HELD, NONCES};
 
 /// Bookings in a redb file; every change is durable before the call returns.
@@ -240,6 +242,19 @@ impl SharedStore for RedbStore {
                 })
                 .collect()
         })
+    }
+
+    /// One read transaction copied table by table (`snapshot.rs`); a panic in redb breaks the
+    /// store as any other call's does.
+    fn snapshot(&self, to: std::fs::File) -> Result<Snapshot, String> {
+        let mut why = None;
+        let copied = self.guarded("copying the store", |db| {
+            snapshot::snapshot(db, to).map_err(|e| {
+                why = Some(e);
+                StoreError::Io
+            })
+        });
+        copied.map_err(|e| why.unwrap_or_else(|| e.message().to_owned()))
     }
 }
 
