@@ -25,6 +25,7 @@ struct Arg {
 }
 
 pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
+    let k = crate::krate::krate();
     let mut open = false;
     each(&input.attrs, "args", |key, m| {
         if key == "open" {
@@ -84,7 +85,7 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
         if let Kind::Str = a.kind {
             let r = room(a);
             return if a.required {
-                quote!(#id: __p::text(#s, scratch, #r)?.ok_or(::redmark_core::typed::Unreadable)?)
+                quote!(#id: __p::text(#s, scratch, #r)?.ok_or(#k::typed::Unreadable)?)
             } else {
                 quote!(#id: __p::text(#s, scratch, #r)?)
             };
@@ -101,7 +102,7 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
     } else {
         quote! {
             let mut found = [__p::None; #n];
-            __p::find(sent, <Self as ::redmark_core::typed::Args<#impl_lt>>::ARGS, &mut found)?;
+            __p::find(sent, <Self as #k::typed::Args<#impl_lt>>::ARGS, &mut found)?;
             let [#(#slots),*] = found;
             __p::Ok(#name { #(#inits),* })
         }
@@ -109,8 +110,8 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
     let generics = if ty_lt { quote!(<#impl_lt>) } else { quote!() };
     Ok(quote! {
         const _: () = {
-            use ::redmark_core::typed::__private as __p;
-            impl<#impl_lt> ::redmark_core::typed::Args<#impl_lt> for #name #generics {
+            use #k::typed::__private as __p;
+            impl<#impl_lt> #k::typed::Args<#impl_lt> for #name #generics {
                 const SCHEMA: &'static str = #schema;
                 const ARGS: &'static [__p::Arg] = &[#(#table),*];
                 const NAMES: &'static [&'static str] = &[#(#names),*];
@@ -119,8 +120,8 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
                 const SCRATCH: usize = 0 #(#scratch)*;
                 fn read(
                     sent: __p::Option<__p::Value<#impl_lt>>,
-                    scratch: &mut ::redmark_core::typed::Scratch<#impl_lt>,
-                ) -> __p::Result<Self, ::redmark_core::typed::Unreadable> {
+                    scratch: &mut #k::typed::Scratch<#impl_lt>,
+                ) -> __p::Result<Self, #k::typed::Unreadable> {
                     #body
                 }
             }
@@ -272,6 +273,7 @@ fn bounds(a: &Arg) -> (TokenStream, TokenStream) {
 }
 
 fn arg_row(a: &Arg) -> TokenStream {
+    let k = crate::krate::krate();
     let (name, required) = (&a.name, a.required);
     let kind = match &a.kind {
         Kind::Str => {
@@ -312,7 +314,7 @@ fn arg_row(a: &Arg) -> TokenStream {
         Kind::Bool => quote!(__p::ArgKind::Boolean),
         _ => {
             let inner = &classify(&a.ty).inner;
-            quote!(__p::ArgKind::Choice(<#inner as ::redmark_core::typed::Choices>::OPTIONS))
+            quote!(__p::ArgKind::Choice(<#inner as #k::typed::Choices>::OPTIONS))
         }
     };
     quote!(__p::Arg { name: #name, required: #required, kind: #kind })
@@ -337,6 +339,7 @@ fn number(text: &mut String, pieces: &mut Vec<TokenStream>, n: &Bound) {
 
 /// The schema: literal pieces, and each `Choices` enum's `oneOf` between them.
 fn schema(args: &[Arg], open: bool) -> TokenStream {
+    let k = crate::krate::krate();
     let mut pieces: Vec<TokenStream> = Vec::new();
     let mut text = String::from(r#"{"type":"object","properties":{"#);
     for (i, a) in args.iter().enumerate() {
@@ -376,7 +379,7 @@ fn schema(args: &[Arg], open: bool) -> TokenStream {
                 text.push_str(r#""type":"string","#);
                 pieces.push(quote!(#text));
                 let inner = &classify(&a.ty).inner;
-                pieces.push(quote!(<#inner as ::redmark_core::typed::Choices>::ONE_OF));
+                pieces.push(quote!(<#inner as #k::typed::Choices>::ONE_OF));
                 text = String::new();
             }
         }

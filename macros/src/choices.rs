@@ -9,6 +9,7 @@ use crate::attrs::{self, docs, each};
 use crate::json;
 
 pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
+    let k = crate::krate::krate();
     let Data::Enum(e) = &input.data else {
         return Err(syn::Error::new_spanned(
             &input.ident,
@@ -75,8 +76,8 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
         .map(|(v, t)| quote!(__p::Choice { value: #v, title: &#t }));
     Ok(quote! {
         const _: () = {
-            use ::redmark_core::typed::__private as __p;
-            impl ::redmark_core::typed::Choices for #name {
+            use #k::typed::__private as __p;
+            impl #k::typed::Choices for #name {
                 const OPTIONS: &'static [__p::Choice<'static>] = &[#(#rows),*];
                 const ALL: &'static [Self] = &[#(#all),*];
                 const ONE_OF: &'static str = #one_of;
@@ -84,17 +85,17 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
                     match self { #(#arms),* }
                 }
             }
-            impl<'__s> ::redmark_core::typed::ArgValue<'__s> for #name {
+            impl<'__s> #k::typed::ArgValue<'__s> for #name {
                 fn read(
                     v: __p::Value<'__s>,
-                    _: &mut ::redmark_core::typed::Scratch<'__s>,
+                    _: &mut #k::typed::Scratch<'__s>,
                 ) -> __p::Option<Self> {
-                    <Self as ::redmark_core::typed::Choices>::named(v)
+                    <Self as #k::typed::Choices>::named(v)
                 }
             }
-            impl<'__a> ::redmark_core::typed::FieldValue<'__a> for #name {
+            impl<'__a> #k::typed::FieldValue<'__a> for #name {
                 fn decode(v: __p::Value<'__a>) -> __p::Option<Self> {
-                    <Self as ::redmark_core::typed::Choices>::named(v)
+                    <Self as #k::typed::Choices>::named(v)
                 }
             }
         };

@@ -15,9 +15,13 @@ mod types;
 use proc_macro::TokenStream;
 use syn::{parse_macro_input, DeriveInput};
 
-/// Collects the result of a derive: the generated code or its compile errors.
+/// Collects the result of a derive: the generated code or its compile errors (first of all,
+/// a crate that has neither `redmark` nor `redmark-core` to name the generated paths by).
 fn emit(r: syn::Result<proc_macro2::TokenStream>) -> TokenStream {
-    r.unwrap_or_else(syn::Error::into_compile_error).into()
+    krate::check()
+        .and(r)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
 }
 
 /// A tool's arguments: the `inputSchema`, the engine's checks, `Mcp-Param-*` mirroring and a

@@ -27,6 +27,7 @@ struct FieldAttrs {
 }
 
 pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
+    let k = crate::krate::krate();
     let mut key = json::snake(&input.ident.to_string());
     each(&input.attrs, "question", |item, m| {
         if item == "key" {
@@ -82,11 +83,11 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
     let offers = match offers {
         None => quote! {
             const OFFERS: usize = 0;
-            type Offered<'__o> = ::redmark_core::typed::Offer<'__o, 0>;
+            type Offered<'__o> = #k::typed::Offer<'__o, 0>;
         },
         Some(n) => quote! {
             const OFFERS: usize = #n;
-            type Offered<'__o> = ::redmark_core::typed::Offer<'__o, { #n }>;
+            type Offered<'__o> = #k::typed::Offer<'__o, { #n }>;
             fn with_fields<R>(
                 offer: &[__p::Choice<'_>],
                 f: impl FnOnce(&[__p::Field<'_>]) -> R,
@@ -99,8 +100,8 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
     let generics = if has_lt { quote!(<#lt>) } else { quote!() };
     Ok(quote! {
         const _: () = {
-            use ::redmark_core::typed::__private as __p;
-            impl<#lt> ::redmark_core::typed::Question<#lt> for #name #generics {
+            use #k::typed::__private as __p;
+            impl<#lt> #k::typed::Question<#lt> for #name #generics {
                 const KEY: &'static str = #key;
                 const FIELDS: &'static [__p::Field<'static>] = &[#(#rows),*];
                 #offers
@@ -150,6 +151,7 @@ fn opt_default(v: &Option<Expr>) -> TokenStream {
 /// One field's row in the table, its line in the decode, and its bound if it is a run-time
 /// choice.
 fn field(f: &syn::Field) -> syn::Result<(TokenStream, TokenStream, Option<syn::Expr>)> {
+    let k = crate::krate::krate();
     let ident = f.ident.clone().expect("named field");
     let name = ident.to_string().trim_start_matches("r#").to_string();
     let t = classify(&f.ty);
@@ -220,7 +222,7 @@ fn field(f: &syn::Field) -> syn::Result<(TokenStream, TokenStream, Option<syn::E
                 None => quote!(__p::None),
             };
             let (min, max, d) = (f(&a.min_expr), f(&a.max_expr), f(&a.default));
-            quote!(__p::FieldKind::Shaped(&::redmark_core::typed::NumberField {
+            quote!(__p::FieldKind::Shaped(&#k::typed::NumberField {
                 min: #min,
                 max: #max,
                 default: #d,
@@ -247,7 +249,7 @@ fn field(f: &syn::Field) -> syn::Result<(TokenStream, TokenStream, Option<syn::E
             let inner = &t.inner;
             let d = choice_default(&a.default, inner)?;
             quote!(__p::FieldKind::Choice {
-                options: <#inner as ::redmark_core::typed::Choices>::OPTIONS,
+                options: <#inner as #k::typed::Choices>::OPTIONS,
                 default: #d,
             })
         }
@@ -270,8 +272,8 @@ fn field(f: &syn::Field) -> syn::Result<(TokenStream, TokenStream, Option<syn::E
                 }
                 None => quote!(&[]),
             };
-            quote!(__p::FieldKind::Shaped(&::redmark_core::typed::PicksField {
-                options: <#e as ::redmark_core::typed::Choices>::OPTIONS,
+            quote!(__p::FieldKind::Shaped(&#k::typed::PicksField {
+                options: <#e as #k::typed::Choices>::OPTIONS,
                 min_items: #lo,
                 max_items: #hi,
                 default: #d,
@@ -339,10 +341,11 @@ fn choice_default(d: &Option<Expr>, e: &syn::Type) -> syn::Result<TokenStream> {
 }
 
 fn choice_value(v: &Expr, e: &syn::Type) -> syn::Result<TokenStream> {
+    let k = crate::krate::krate();
     if let Expr::Lit(l) = v {
         if let Lit::Str(_) = l.lit {
             return Err(err(v, "name the option as its variant: `Enum::Variant`"));
         }
     }
-    Ok(quote!(<#e as ::redmark_core::typed::Choices>::OPTIONS[#v as usize].value))
+    Ok(quote!(<#e as #k::typed::Choices>::OPTIONS[#v as usize].value))
 }

@@ -6,6 +6,7 @@ use quote::quote;
 use syn::{Data, DeriveInput, Fields, Index, Member};
 
 pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
+    let k = crate::krate::krate();
     let Data::Struct(s) = &input.data else {
         return Err(syn::Error::new_spanned(
             &input.ident,
@@ -35,9 +36,9 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
     };
     Ok(quote! {
         const _: () = {
-            use ::redmark_core::typed::__private as __p;
-            impl ::redmark_core::typed::Sealed for #name {
-                const SIZE: usize = 0 #(+ <#types as ::redmark_core::typed::Sealed>::SIZE)*;
+            use #k::typed::__private as __p;
+            impl #k::typed::Sealed for #name {
+                const SIZE: usize = 0 #(+ <#types as #k::typed::Sealed>::SIZE)*;
                 fn put(&self, out: &mut [u8]) {
                     let mut at = 0;
                     #(__p::put_at(&self.#members, out, &mut at);)*
