@@ -23,6 +23,8 @@ echo "no-std check: the extend_meeting example builds for thumbv7em-none-eabihf"
 # on the derives of redmark-macros, for a Cortex-M0+.
 cargo build --quiet -p redmark-core --release --example first_tool --target thumbv6m-none-eabi
 echo "no-std check: the first_tool example builds for thumbv6m-none-eabi"
+cargo build --quiet -p redmark-core --release --example report_fault --target thumbv6m-none-eabi
+echo "no-std check: the report_fault example (serde arguments) builds for thumbv6m-none-eabi"
 if grep -rnE '^\s*(extern crate (alloc|std)|use (alloc|std)::)' core/src core/examples; then
     echo "no-std check: core/src or core/examples names alloc or std" >&2
     exit 1

@@ -7,7 +7,7 @@ use syn::{Data, DeriveInput, Fields, Generics, Ident, Lifetime};
 
 use crate::attrs::{self, docs, each, Bound};
 use crate::json;
-use crate::types::{classify, Kind};
+use crate::types::{classify, const_of, Kind};
 
 /// One argument as declared.
 struct Arg {
@@ -22,19 +22,24 @@ struct Arg {
     date: bool,
     header: Option<String>,
     doc: Option<String>,
+    /// `heapless::String<N>` under `#[args(serde)]`: its `N` (bytes).
+    owned: Option<syn::Expr>,
 }
 
 pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
     let k = crate::krate::krate();
-    let mut open = false;
+    let (mut open, mut serde) = (false, false);
     each(&input.attrs, "args", |key, m| {
-        if key == "open" {
-            open = true;
-            Ok(())
-        } else {
-            Err(attrs::unknown(m, "`open`"))
+        match key {
+            "open" => open = true,
+            "serde" => serde = true,
+            _ => return Err(attrs::unknown(m, "`open` and `serde`")),
         }
+        Ok(())
     })?;
+    if serde {
+        serde_container(&input)?;
+    }
     let fields = match &input.data {
         Data::Struct(s) => match &s.fields {
             Fields::Named(n) => n.named.iter().collect(),
@@ -52,7 +57,7 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
     };
     let args = fields
         .into_iter()
-        .map(read_arg)
+        .map(|f| read_arg(f, serde))
         .collect::<syn::Result<Vec<_>>>()?;
     let (impl_lt, ty_lt) = lifetime(&input.generics, &input)?;
     let name = &input.ident;
@@ -72,6 +77,11 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
         None => quote!(__p::MAX_STR),
     };
     let scratch = args.iter().map(|a| match a.kind {
+        // serde-json-core decodes escapes for an owned string only, into at most its `N`.
+        _ if serde => match &a.owned {
+            Some(n) => quote!(+ (#n as usize)),
+            None => quote!(),
+        },
         Kind::Str => {
             let r = room(a);
             quote!(+ #r)
@@ -97,7 +107,9 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
             quote!(#id: __p::optional::<#inner>(#s, scratch)?)
         }
     });
-    let body = if n == 0 {
+    let body = if serde {
+        quote!(__p::serde_read(sent, scratch))
+    } else if n == 0 {
         quote!(let _ = (sent, scratch); __p::Ok(#name {}))
     } else {
         quote! {
@@ -148,21 +160,37 @@ pub fn lifetime(g: &Generics, at: &DeriveInput) -> syn::Result<(Lifetime, bool)>
     })
 }
 
-fn read_arg(f: &syn::Field) -> syn::Result<Arg> {
+fn read_arg(f: &syn::Field, serde: bool) -> syn::Result<Arg> {
     let ident = f.ident.clone().expect("named field");
-    let t = classify(&f.ty);
+    let mut t = classify(&f.ty);
+    // `heapless::String<N>`, which serde-json-core fills: a string of at most `N`.
+    let owned = match &t.inner {
+        syn::Type::Path(p)
+            if serde && p.path.segments.last().is_some_and(|s| s.ident == "String") =>
+        {
+            const_of(&t.inner)
+        }
+        _ => None,
+    };
+    if owned.is_some() {
+        t.kind = Kind::Str;
+    }
     let mut a = Arg {
         name: ident.to_string().trim_start_matches("r#").to_string(),
         ident,
         required: !t.optional,
         ty: f.ty.clone(),
         kind: t.kind,
-        max_len: None,
         min: None,
         max: None,
         date: false,
         header: None,
         doc: docs(&f.attrs),
+        max_len: owned.as_ref().map(|n| match attrs::int_of(n) {
+            Ok(n) => Bound::Lit(n),
+            Err(_) => Bound::Const(n.clone()),
+        }),
+        owned,
     };
     each(&f.attrs, "arg", |key, m| {
         match key {
@@ -185,8 +213,62 @@ fn read_arg(f: &syn::Field) -> syn::Result<Arg> {
         }
         Ok(())
     })?;
+    if serde {
+        serde_field(&mut a, f);
+    }
     check_arg(&a, f)?;
     Ok(a)
+}
+
+/// Under `#[args(serde)]`, what serde reads differently from the field itself: a field's
+/// `#[serde(rename = "…")]` is the argument's name, `#[serde(default…)]` makes it optional.
+/// (Anything else in the attribute is serde's to check.)
+fn serde_field(a: &mut Arg, f: &syn::Field) {
+    for attr in f.attrs.iter().filter(|at| at.path().is_ident("serde")) {
+        let _ = attr.parse_nested_meta(|m| {
+            if m.path.is_ident("rename") && m.input.peek(syn::Token![=]) {
+                a.name = attrs::string(&m)?;
+            } else if m.path.is_ident("default") {
+                a.required = false;
+            }
+            if m.input.peek(syn::Token![=]) {
+                m.value()?.parse::<syn::Expr>()?;
+            } else if m.input.peek(syn::token::Paren) {
+                m.parse_nested_meta(|n| {
+                    if n.input.peek(syn::Token![=]) {
+                        n.value()?.parse::<syn::Expr>()?;
+                    }
+                    Ok(())
+                })?;
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Under `#[args(serde)]`, container attributes that would make serde read other names or
+/// defaults than the schema declares.
+fn serde_container(input: &DeriveInput) -> syn::Result<()> {
+    for attr in input.attrs.iter().filter(|at| at.path().is_ident("serde")) {
+        let mut bad = None;
+        let _ = attr.parse_nested_meta(|m| {
+            if m.path.is_ident("rename_all") || m.path.is_ident("default") {
+                bad = Some(m.path.clone());
+            }
+            if m.input.peek(syn::Token![=]) {
+                m.value()?.parse::<syn::Expr>()?;
+            }
+            Ok(())
+        });
+        if let Some(p) = bad {
+            return Err(err(
+                p,
+                "under `#[args(serde)]` the schema names and requires each field as declared: \
+                 write `#[serde(rename = \"…\")]` or `#[serde(default)]` on the field instead",
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn check_arg(a: &Arg, f: &syn::Field) -> syn::Result<()> {

@@ -78,7 +78,7 @@ fn generic_of(ty: &Type, wrapper: &str) -> Option<Type> {
 }
 
 /// The one const argument of a path type (`Pick<N>`, `Pick<{ N }>`).
-fn const_of(ty: &Type) -> Option<syn::Expr> {
+pub fn const_of(ty: &Type) -> Option<syn::Expr> {
     let Type::Path(p) = ty else { return None };
     let PathArguments::AngleBracketed(a) = &p.path.segments.last()?.arguments else {
         return None;

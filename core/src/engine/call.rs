@@ -1,11 +1,6 @@
 //! One call as the app sees it: [`Call`], its arguments, answers and state.
 
-use core::fmt;
-
-use serde::de::DeserializeOwned;
-
 use super::args::{Arg, ArgsInvalid};
-use crate::limits::MAX_STR;
 use crate::mrtr::{Answer, InputResponses, KeyedForm};
 use crate::seal::{Nonce, Opened};
 use crate::wire::json::Value;
@@ -32,19 +27,6 @@ pub struct Call<'a> {
     pub nonce: Nonce,
     pub(crate) answers_need_state: bool,
 }
-
-/// Why `arguments` could not be read into a tool's typed struct.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ArgsError;
-
-impl fmt::Display for ArgsError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("the arguments do not fit the tool's argument type")
-    }
-}
-
-impl core::error::Error for ArgsError {}
 
 impl<'a> Call<'a> {
     /// The answer to `q`, or [`Answer::Missing`] when it does not count (no valid state for a
@@ -84,15 +66,5 @@ impl<'a> Call<'a> {
     /// answers an error with [`Reply::fail`](super::Reply::fail), so the model can correct its call.
     pub fn check_args(&self, args: &'static [Arg]) -> Result<(), ArgsInvalid<'a>> {
         super::args::check(args, self.args)
-    }
-
-    /// Deserializes `arguments` (absent = `{}`) with serde-json-core into an owned type
-    /// (strings as `heapless::String`, so escapes are decoded and lengths bounded).
-    pub fn args<T: DeserializeOwned>(&self) -> Result<T, ArgsError> {
-        let raw = self.args.map_or(&b"{}"[..], |a| a.raw());
-        let mut scratch = [0u8; MAX_STR];
-        serde_json_core::from_slice_escaped(raw, &mut scratch)
-            .map(|(t, _)| t)
-            .map_err(|_| ArgsError)
     }
 }

@@ -24,7 +24,7 @@ pub use app::{
 };
 pub(crate) use args::check_with;
 pub use args::{Arg, ArgKind, ArgsInvalid};
-pub use call::{ArgsError, Call};
+pub use call::Call;
 pub use elicit::{Elicited, Round};
 pub use error::{CallError, RpcError};
 pub use handled::{Handled, Note};

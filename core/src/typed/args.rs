@@ -1,5 +1,6 @@
 //! Typed tool arguments: [`Args`] (what `#[derive(Args)]` implements), the scalar types an
-//! argument may have ([`ArgValue`]), and the zero-copy read of a call's `arguments`.
+//! argument may have ([`ArgValue`]), and the zero-copy read of a call's `arguments` (or
+//! serde-json-core's, under `#[args(serde)]`).
 
 use core::fmt;
 
@@ -203,6 +204,20 @@ pub fn optional<'s, T: ArgValue<'s>>(
     scratch: &mut Scratch<'s>,
 ) -> Result<Option<T>, Unreadable> {
     v.map(|v| T::read(v, scratch).ok_or(Unreadable)).transpose()
+}
+
+/// `#[args(serde)]`'s read: the checked `arguments` (absent = `{}`) deserialized with
+/// serde-json-core, no heap; a string with escapes is decoded into `scratch` (so it reaches an
+/// owned `heapless::String<N>`, not a borrowed `&str`).
+#[doc(hidden)]
+pub fn serde_read<'s, T: serde::Deserialize<'s>>(
+    sent: Option<Value<'s>>,
+    scratch: &mut Scratch<'s>,
+) -> Result<T, Unreadable> {
+    let raw = sent.map_or(&b"{}"[..], |v| v.raw());
+    serde_json_core::from_slice_escaped(raw, scratch.0)
+        .map(|(t, _)| t)
+        .map_err(|_| Unreadable)
 }
 
 #[cfg(test)]

@@ -46,7 +46,7 @@ pub use redmark_macros::{app, Args, Choices, Question, Sealed};
 /// What the derived code names; not an API.
 #[doc(hidden)]
 pub mod __private {
-    pub use super::args::{find, optional, required, text};
+    pub use super::args::{find, optional, required, serde_read, text};
     pub use super::concat::{as_str, bound, decimal, decimal_len, join, total_len};
     pub use super::offer::pick;
     pub use super::question::field;

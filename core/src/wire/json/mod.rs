@@ -2,8 +2,8 @@
 //! navigate it without allocating. serde-json-core cannot `deserialize_any`, so the envelope,
 //! `_meta` and `inputResponses` (whose shapes vary) are read through this view. The booking
 //! tools read their arguments from it too (`booking/read.rs`, smaller on the panel than a
-//! serde derive); [`Call::args`](crate::engine::Call::args) still offers serde-json-core over
-//! the spans it hands out, for other tools.
+//! serde derive); a tool whose arguments are `#[args(serde)]` has serde-json-core read the
+//! span it hands out.
 //!
 //! Duplicate object keys are not rejected: every lookup takes the first occurrence.
 
