@@ -344,6 +344,21 @@ impl Panel {
     /// waits until the firmware is up again. The UART stays connected.
     pub fn reset(&mut self) {
         let ups = self.boots();
+        self.qmp(&[r#"{"execute":"system_reset"}"#]);
+        let end = Instant::now() + REPLY_TIMEOUT;
+        while self.boots() == ups {
+            assert!(
+                Instant::now() < end,
+                "the panel did not come back up after a reset:\n{}",
+                self.stderr()
+            );
+            thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Runs QMP commands (JSON objects, e.g. `{"execute":"screendump",...}`) on a fresh QMP
+    /// connection, in order; fails the test on an error; each one's `return` line.
+    pub fn qmp(&self, commands: &[&str]) -> Vec<String> {
         let mut conn = None;
         let end = Instant::now() + REPLY_TIMEOUT;
         while conn.is_none() && Instant::now() < end {
@@ -358,26 +373,21 @@ impl Panel {
         let mut w = conn;
         let mut line = String::new();
         reader.read_line(&mut line).expect("QMP greeting");
-        for cmd in ["qmp_capabilities", "system_reset"] {
-            writeln!(w, "{{\"execute\":\"{cmd}\"}}").expect("QMP write");
+        let mut returns = Vec::new();
+        for cmd in [r#"{"execute":"qmp_capabilities"}"#].iter().chain(commands) {
+            writeln!(w, "{cmd}").expect("QMP write");
             loop {
                 line.clear();
                 reader.read_line(&mut line).expect("QMP reply");
                 assert!(!line.contains("\"error\""), "QMP {cmd}: {line}");
                 if line.contains("\"return\"") {
+                    returns.push(line.clone());
                     break;
                 }
             }
         }
-        let end = Instant::now() + REPLY_TIMEOUT;
-        while self.boots() == ups {
-            assert!(
-                Instant::now() < end,
-                "the panel did not come back up after a reset:\n{}",
-                self.stderr()
-            );
-            thread::sleep(Duration::from_millis(10));
-        }
+        returns.remove(0);
+        returns
     }
 
     /// How many times the firmware came up (its `up:` diagnostic line).

@@ -1,7 +1,10 @@
 //! The networked door panel's wall clock under QEMU: provisioned with an SNTP server (a
 //! responder on the host side of QEMU's user network), it refuses to book until that server
 //! answers, then refuses past hours by the host's time; an answer outside 2026-2099, one behind
-//! its clock, or one far ahead does not move the clock back or far.
+//! its clock, or one far ahead does not move the clock back or far. Its OLED (QEMU's
+//! `screendump` through QMP, compared with the golden PNGs in docs/ outside the clock's digits;
+//! `REDMARK_RETAKE_SCREENS=1` retakes them: scripts/panel-screenshots.sh) shows "no time", then
+//! the room free, then a booking made over HTTP, then the room busy until it ends.
 //!
 //! Needs `qemu-system-arm` and the `thumbv7m-none-eabi` target (ignored without them, required
 //! by scripts/test-all.sh). The SNTP responder's port is fixed (built into the image), so these
@@ -10,7 +13,7 @@
 use std::time::Duration;
 
 use redmark_core::booking::Slot;
-use redmark_tests::qemu::face::{host_now, sntp_firmware, SntpResponder};
+use redmark_tests::qemu::face::{expect_screen, host_now, sntp_firmware, SntpResponder};
 use redmark_tests::qemu::net::{HttpAnswer, NetPanel};
 use redmark_tests::server::meta;
 use serde_json::{json, Value};
@@ -18,6 +21,8 @@ use serde_json::{json, Value};
 /// Longest wait for the panel to take an SNTP answer: two of its requests while it has no
 /// time, or one while its clock is set (16 s), with room for a slow machine.
 const SNTP_WAIT: Duration = Duration::from_secs(40);
+/// Longest wait for the screen to show what it should (it redraws within 250 ms of a change).
+const SHOT_WAIT: Duration = Duration::from_secs(10);
 
 fn call(name: &str, args: Value) -> Value {
     let params = json!({"name": name, "arguments": args, "_meta": meta(json!({}))});
@@ -112,4 +117,41 @@ fn an_sntp_answer_behind_the_clock_or_far_ahead_does_not_move_it_back_or_far() {
     wait_for(&p, "clock: SNTP time too far ahead, stepped 4 s only", 1);
     let r = book_at(&p, host_now() + 2 * 3600);
     assert_eq!(r["isError"], json!(false), "{r}");
+}
+
+/// The panel's time in the screen test: 2026-09-21 09:59:40 UTC when the clock is set, so a
+/// booking for 10:00 can be made and then seen to begin.
+const SCREEN_T0: u64 = 1_789_984_780;
+
+#[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
+fn the_screen_shows_no_time_then_free_then_the_booking_and_busy_until_it_ends() {
+    assert_eq!(
+        Slot::containing(SCREEN_T0).map(|s| (s.day.to_string(), s.hour)),
+        Some(("2026-09-21".to_owned(), 9))
+    );
+    let sntp = SntpResponder::start();
+    let p = NetPanel::boot(&sntp_firmware());
+    expect_screen(&p.panel, "no-time", SHOT_WAIT);
+
+    let set_at = std::time::Instant::now();
+    sntp.answer(SCREEN_T0 as i64 - host_now() as i64);
+    wait_for(&p, "clock: set by SNTP to ", 1);
+    expect_screen(&p.panel, "free", SHOT_WAIT);
+
+    // Booked over HTTP for the next hour: "until 10:00" appears at once.
+    let r = result(&p.post(&call(
+        "book_room",
+        json!({"day": "2026-09-21", "hour": 10, "room_id": "atrium"}),
+    )));
+    assert_eq!(r["isError"], json!(false), "{r}");
+    expect_screen(&p.panel, "free-until", SHOT_WAIT);
+
+    // At 10:00 by the panel's clock the room is busy until 11:00.
+    let ten = Duration::from_secs(20 + 2);
+    std::thread::sleep(ten.saturating_sub(set_at.elapsed()));
+    expect_screen(&p.panel, "busy", SHOT_WAIT);
 }

@@ -1,7 +1,8 @@
 //! redmark door-panel firmware for QEMU's `lm3s6965evb` (Cortex-M3): the board-independent
 //! panel (`redmark-panel`: engine, booking tools, flash store, boot counter) over this board's
 //! UART0 (PL011), its flash (see [`flash`]) and a SysTick clock. With feature `net` the panel
-//! serves over the Ethernet controller instead ([`enet`], smoltcp; see docs/panel-network.md).
+//! serves over the Ethernet controller instead ([`enet`], smoltcp; see docs/panel-network.md)
+//! and shows the room's state on the board's OLED ([`oled`]).
 #![no_std]
 #![no_main]
 
@@ -9,6 +10,8 @@ mod clock;
 #[cfg(feature = "net")]
 mod enet;
 mod flash;
+#[cfg(feature = "net")]
+mod oled;
 #[cfg(not(feature = "net"))]
 mod uart;
 mod vectors;
@@ -49,7 +52,8 @@ fn main() -> ! {
             now_s: clock::now_s,
             idle: enet::idle,
         };
-        redmark_panel::net::run(device, board, store)
+        let mut screen = oled::Oled::new();
+        redmark_panel::net::run(device, board, store, &mut screen)
     }
 }
 

@@ -14,11 +14,13 @@
 //!   first byte to its last; and while every socket of a kind is taken, the connection that
 //!   has waited longest (at least [`EVICT_MS`]) is reset so that one listens (`slots`).
 //! - One engine and one output buffer serve every connection, one message at a time.
+//! - The screen ([`face`]): the door's room, Free / Busy and until when, the clock.
 //! - The wall clock: with an SNTP server provisioned (`REDMARK_PANEL_SNTP`), [`sntp`] asks it
 //!   for the time and [`wall`] keeps it (never back, bounded steps); `book_room` waits for it
 //!   ([`clocked`]).
 
 pub(crate) mod clocked;
+pub mod face;
 mod http;
 mod line;
 mod slots;
@@ -29,6 +31,7 @@ use core::ptr::addr_of_mut;
 use core::sync::atomic::{AtomicBool, Ordering};
 
 use embedded_storage::nor_flash::NorFlash;
+use redmark_core::booking::DEFAULT_FLOOR;
 use redmark_core::serve::Host;
 use smoltcp::iface::{Config, Interface, SocketHandle, SocketSet, SocketStorage};
 use smoltcp::phy::Device;
@@ -119,7 +122,13 @@ pub(crate) enum Pass {
 }
 
 /// Serves the panel on `device` for ever, its bookings in `store` (as [`crate::run`]).
-pub fn run<D: Device, F: NorFlash>(device: &mut D, board: Board, store: &'static mut Bookings<F>) -> ! {
+/// Draws the face on `screen` ([`face::NoScreen`] for a board without one).
+pub fn run<D: Device, F: NorFlash, S: face::Screen>(
+    device: &mut D,
+    board: Board,
+    store: &'static mut Bookings<F>,
+    screen: &mut S,
+) -> ! {
     let (mut engine, mut host) = crate::setup(store, board.now_s);
     if TAKEN.swap(true, Ordering::Relaxed) {
         diag::fail()
@@ -165,6 +174,7 @@ pub fn run<D: Device, F: NorFlash>(device: &mut D, board: Board, store: &'static
         udp::PacketBuffer::new(&mut meta_tx[..], &mut buf_tx[..]),
     ));
     let mut sntp = crate::provision::SNTP.map(sntp::Sntp::new);
+    let mut shown = face::Face::default();
     crate::stack::boot_done();
     crate::announce(&host);
     diag::line(&[
@@ -190,6 +200,8 @@ pub fn run<D: Device, F: NorFlash>(device: &mut D, board: Board, store: &'static
         if let Some(sntp) = sntp.as_mut() {
             sntp.poll(sockets.get_mut::<udp::Socket>(udp), &mut host, ms, (board.now_s)());
         }
+        let wall = wall::is_set().then(|| wall::now((board.now_s)()));
+        shown.look(screen, &*engine.app().0.store(), DEFAULT_FLOOR, ms, wall);
         let ip = iface.ipv4_addr().unwrap_or(STATIC_IP);
         let mut pass = Pass::Idle;
         for (i, h) in handles.iter().enumerate() {
