@@ -155,3 +155,30 @@ fn the_screen_shows_no_time_then_free_then_the_booking_and_busy_until_it_ends() 
     std::thread::sleep(ten.saturating_sub(set_at.elapsed()));
     expect_screen(&p.panel, "busy", SHOT_WAIT);
 }
+
+/// QMP: press and release the gamepad's select button (QEMU maps it to Ctrl), held 200 ms.
+const SELECT_KEY: &str = r#"{"execute":"send-key","arguments":{"keys":[{"type":"qcode","data":"ctrl"}],"hold-time":200}}"#;
+
+#[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
+fn book_now_at_the_door_books_the_hour_under_way_once_and_only_with_a_time() {
+    let sntp = SntpResponder::start();
+    let p = NetPanel::boot(&sntp_firmware());
+    p.panel.qmp(&[SELECT_KEY]);
+    wait_for(&p, "door: book now pressed with no time: nothing booked", 1);
+
+    sntp.answer(SCREEN_T0 as i64 - host_now() as i64);
+    wait_for(&p, "clock: set by SNTP to ", 1);
+    expect_screen(&p.panel, "free", SHOT_WAIT);
+    p.panel.qmp(&[SELECT_KEY]);
+    wait_for(&p, "door: booked now, bk_1, hour 9", 1);
+    expect_screen(&p.panel, "book-now", SHOT_WAIT);
+
+    // Pressed again: the room is held; still one booking.
+    p.panel.qmp(&[SELECT_KEY]);
+    wait_for(&p, "door: book now pressed, the room is already held", 1);
+    assert_eq!(p.panel.stderr().matches("door: booked now").count(), 1);
+}

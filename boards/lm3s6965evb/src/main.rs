@@ -6,6 +6,8 @@
 #![no_std]
 #![no_main]
 
+#[cfg(feature = "net")]
+mod buttons;
 mod clock;
 #[cfg(feature = "net")]
 mod enet;
@@ -50,8 +52,10 @@ fn main() -> ! {
             mac: enet::Enet::mac(),
             now_ms: clock::now_ms,
             now_s: clock::now_s,
+            pressed: buttons::pressed,
             idle: enet::idle,
         };
+        buttons::start();
         let mut screen = oled::Oled::new();
         redmark_panel::net::run(device, board, store, &mut screen)
     }

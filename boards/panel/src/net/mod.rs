@@ -14,12 +14,14 @@
 //!   first byte to its last; and while every socket of a kind is taken, the connection that
 //!   has waited longest (at least [`EVICT_MS`]) is reset so that one listens (`slots`).
 //! - One engine and one output buffer serve every connection, one message at a time.
-//! - The screen ([`face`]): the door's room, Free / Busy and until when, the clock.
+//! - The screen ([`face`]): the door's room, Free / Busy and until when, the clock; the
+//!   buttons ([`door`]): "book now".
 //! - The wall clock: with an SNTP server provisioned (`REDMARK_PANEL_SNTP`), [`sntp`] asks it
 //!   for the time and [`wall`] keeps it (never back, bounded steps); `book_room` waits for it
 //!   ([`clocked`]).
 
 pub(crate) mod clocked;
+pub mod door;
 pub mod face;
 mod http;
 mod line;
@@ -92,6 +94,8 @@ pub struct Board {
     pub now_ms: fn() -> u64,
     /// Seconds since boot.
     pub now_s: fn() -> u64,
+    /// The buttons pressed since the last call ([`door`]'s bits; 0 on a board without any).
+    pub pressed: fn() -> u8,
     /// Sleeps until the device may have a frame or the clock ticked (returns at once when a
     /// frame is waiting).
     pub idle: fn(),
@@ -201,6 +205,7 @@ pub fn run<D: Device, F: NorFlash, S: face::Screen>(
             sntp.poll(sockets.get_mut::<udp::Socket>(udp), &mut host, ms, (board.now_s)());
         }
         let wall = wall::is_set().then(|| wall::now((board.now_s)()));
+        door::press((board.pressed)(), &engine, &mut host, wall);
         shown.look(screen, &*engine.app().0.store(), DEFAULT_FLOOR, ms, wall);
         let ip = iface.ipv4_addr().unwrap_or(STATIC_IP);
         let mut pass = Pass::Idle;
