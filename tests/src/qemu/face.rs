@@ -24,7 +24,7 @@ pub fn sntp_firmware() -> PathBuf {
 }
 
 /// An SNTP server on 127.0.0.1:[`SNTP_PORT`] answering the host's time shifted by
-/// [`SntpResponder::shift`] seconds, or nothing while silent. One at a time per process (the
+/// seconds ([`SntpResponder::answer`]), or nothing while silent. One at a time per process (the
 /// port is fixed): it holds a lock while it lives. Dropping it stops it.
 pub struct SntpResponder {
     shift: Arc<AtomicI64>,
