@@ -1,5 +1,7 @@
 //! Provisions the panel at build time: the sealing key from `REDMARK_PANEL_KEY` (hex, 32 to 64
-//! bytes) and the requestState lifetime from `REDMARK_PANEL_STATE_TTL` (seconds, default 300).
+//! bytes), the requestState lifetime from `REDMARK_PANEL_STATE_TTL` (seconds, default 300) and,
+//! for the networked image, the SNTP server from `REDMARK_PANEL_SNTP` (`a.b.c.d:port`; unset:
+//! none, the clock counts from boot).
 //! (Each board's own build script supplies its linker script.)
 
 use std::env;
@@ -35,6 +37,7 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=REDMARK_PANEL_KEY");
     println!("cargo:rerun-if-env-changed=REDMARK_PANEL_STATE_TTL");
+    println!("cargo:rerun-if-env-changed=REDMARK_PANEL_SNTP");
 
     let dev = env::var_os("CARGO_FEATURE_DEV_KEY").is_some();
     let (hex, is_dev) = match env::var("REDMARK_PANEL_KEY") {
@@ -56,6 +59,13 @@ fn main() {
         },
         Err(_) => 300,
     };
+    let sntp = match env::var("REDMARK_PANEL_SNTP") {
+        Ok(s) if !s.trim().is_empty() => match s.trim().parse::<std::net::SocketAddrV4>() {
+            Ok(a) => format!("Some(({:?}, {}))", a.ip().octets(), a.port()),
+            Err(_) => fail("REDMARK_PANEL_SNTP must be an IPv4 address and port, e.g. 10.0.2.2:123"),
+        },
+        _ => "None".to_string(),
+    };
 
     let mut src = String::new();
     let _ = writeln!(src, "/// The sealing key (provisioned at build time).");
@@ -64,5 +74,10 @@ fn main() {
     let _ = writeln!(src, "pub const KEY_IS_DEV: bool = {is_dev};");
     let _ = writeln!(src, "/// How long a sealed requestState stays valid, seconds.");
     let _ = writeln!(src, "pub const STATE_TTL_S: u32 = {ttl};");
+    let _ = writeln!(
+        src,
+        "/// The SNTP server (address, port) the networked panel sets its clock from; None: no wall clock."
+    );
+    let _ = writeln!(src, "pub const SNTP: Option<([u8; 4], u16)> = {sntp};");
     fs::write(out.join("provision.rs"), src).expect("write provision.rs");
 }

@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
+pub mod face;
 pub mod net;
 
 /// A QEMU board and its firmware crate (`boards/<name>`, QEMU machine `<name>`).
@@ -132,7 +133,7 @@ pub fn firmware(build: Build) -> PathBuf {
         .entry(build)
         .or_default()
         .clone();
-    cell.get_or_init(|| cargo_build(build))
+    cell.get_or_init(|| cargo_build(build, None))
         .clone()
         .unwrap_or_else(|e| panic!("{e}"))
 }
@@ -147,7 +148,7 @@ static BUILD_LOCK: Mutex<()> = Mutex::new(());
 /// Builds run one at a time in this process.
 pub fn cargo_firmware(args: &[&str], key: Option<&str>, state_ttl_s: Option<u32>) -> Output {
     let _one_at_a_time = BUILD_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    cargo_firmware_locked(LM3S6965EVB, args, key, state_ttl_s)
+    cargo_firmware_locked(LM3S6965EVB, args, key, state_ttl_s, None)
 }
 
 fn firmware_target_dir() -> PathBuf {
@@ -159,6 +160,7 @@ fn cargo_firmware_locked(
     args: &[&str],
     key: Option<&str>,
     state_ttl_s: Option<u32>,
+    sntp: Option<&str>,
 ) -> Output {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
@@ -187,18 +189,38 @@ fn cargo_firmware_locked(
         Some(t) => cmd.env("REDMARK_PANEL_STATE_TTL", t.to_string()),
         None => cmd.env_remove("REDMARK_PANEL_STATE_TTL"),
     };
+    match sntp {
+        Some(a) => cmd.env("REDMARK_PANEL_SNTP", a),
+        None => cmd.env_remove("REDMARK_PANEL_SNTP"),
+    };
     cmd.output()
         .unwrap_or_else(|e| panic!("cannot run cargo: {e}"))
 }
 
-fn cargo_build(build: Build) -> Result<PathBuf, String> {
+/// The networked image (`Build::NET`) provisioned with an SNTP server (`REDMARK_PANEL_SNTP`,
+/// e.g. `10.0.2.2:40123`), built once per process.
+pub fn firmware_with_sntp(server: &'static str) -> PathBuf {
+    static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    BUILT
+        .get_or_init(|| cargo_build(Build::NET, Some(server)))
+        .clone()
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn cargo_build(build: Build, sntp: Option<&str>) -> Result<PathBuf, String> {
     let _one_at_a_time = BUILD_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let features: &[&str] = if build.net {
         &["--features", "net"]
     } else {
         &[]
     };
-    let out = cargo_firmware_locked(build.board, features, Some(TEST_KEY), build.state_ttl_s);
+    let out = cargo_firmware_locked(
+        build.board,
+        features,
+        Some(TEST_KEY),
+        build.state_ttl_s,
+        sntp,
+    );
     if !out.status.success() {
         return Err(format!(
             "building the {} panel firmware failed (is the target installed? rustup target add {}):\n{}",
@@ -213,7 +235,8 @@ fn cargo_build(build: Build) -> Result<PathBuf, String> {
         .join(build.board.target)
         .join("release")
         .join("redmark-panel");
-    let image = panel.join(format!("redmark-panel-{}.elf", build.file_name()));
+    let sntp = if sntp.is_some() { "-sntp" } else { "" };
+    let image = panel.join(format!("redmark-panel-{}{sntp}.elf", build.file_name()));
     let partial = image.with_extension(format!("elf.{}", std::process::id()));
     std::fs::copy(&built, &partial)
         .and_then(|_| std::fs::rename(&partial, &image))
@@ -321,6 +344,21 @@ impl Panel {
     /// waits until the firmware is up again. The UART stays connected.
     pub fn reset(&mut self) {
         let ups = self.boots();
+        self.qmp(&[r#"{"execute":"system_reset"}"#]);
+        let end = Instant::now() + REPLY_TIMEOUT;
+        while self.boots() == ups {
+            assert!(
+                Instant::now() < end,
+                "the panel did not come back up after a reset:\n{}",
+                self.stderr()
+            );
+            thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Runs QMP commands (JSON objects, e.g. `{"execute":"screendump",...}`) on a fresh QMP
+    /// connection, in order; fails the test on an error; each one's `return` line.
+    pub fn qmp(&self, commands: &[&str]) -> Vec<String> {
         let mut conn = None;
         let end = Instant::now() + REPLY_TIMEOUT;
         while conn.is_none() && Instant::now() < end {
@@ -335,26 +373,21 @@ impl Panel {
         let mut w = conn;
         let mut line = String::new();
         reader.read_line(&mut line).expect("QMP greeting");
-        for cmd in ["qmp_capabilities", "system_reset"] {
-            writeln!(w, "{{\"execute\":\"{cmd}\"}}").expect("QMP write");
+        let mut returns = Vec::new();
+        for cmd in [r#"{"execute":"qmp_capabilities"}"#].iter().chain(commands) {
+            writeln!(w, "{cmd}").expect("QMP write");
             loop {
                 line.clear();
                 reader.read_line(&mut line).expect("QMP reply");
                 assert!(!line.contains("\"error\""), "QMP {cmd}: {line}");
                 if line.contains("\"return\"") {
+                    returns.push(line.clone());
                     break;
                 }
             }
         }
-        let end = Instant::now() + REPLY_TIMEOUT;
-        while self.boots() == ups {
-            assert!(
-                Instant::now() < end,
-                "the panel did not come back up after a reset:\n{}",
-                self.stderr()
-            );
-            thread::sleep(Duration::from_millis(10));
-        }
+        returns.remove(0);
+        returns
     }
 
     /// How many times the firmware came up (its `up:` diagnostic line).

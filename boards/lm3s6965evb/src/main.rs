@@ -1,14 +1,19 @@
 //! redmark door-panel firmware for QEMU's `lm3s6965evb` (Cortex-M3): the board-independent
 //! panel (`redmark-panel`: engine, booking tools, flash store, boot counter) over this board's
 //! UART0 (PL011), its flash (see [`flash`]) and a SysTick clock. With feature `net` the panel
-//! serves over the Ethernet controller instead ([`enet`], smoltcp; see docs/panel-network.md).
+//! serves over the Ethernet controller instead ([`enet`], smoltcp; see docs/panel-network.md)
+//! and shows the room's state on the board's OLED ([`oled`]).
 #![no_std]
 #![no_main]
 
+#[cfg(feature = "net")]
+mod buttons;
 mod clock;
 #[cfg(feature = "net")]
 mod enet;
 mod flash;
+#[cfg(feature = "net")]
+mod oled;
 #[cfg(not(feature = "net"))]
 mod uart;
 mod vectors;
@@ -47,9 +52,12 @@ fn main() -> ! {
             mac: enet::Enet::mac(),
             now_ms: clock::now_ms,
             now_s: clock::now_s,
+            pressed: buttons::pressed,
             idle: enet::idle,
         };
-        redmark_panel::net::run(device, board, store)
+        buttons::start();
+        let mut screen = oled::Oled::new();
+        redmark_panel::net::run(device, board, store, &mut screen)
     }
 }
 

@@ -27,6 +27,7 @@ pub mod diag;
 pub mod net;
 pub mod stack;
 
+#[cfg_attr(not(feature = "net"), allow(dead_code))]
 mod provision {
     include!(concat!(env!("OUT_DIR"), "/provision.rs"));
 }
@@ -75,6 +76,9 @@ pub(crate) struct PanelHost {
 
 impl Host for PanelHost {
     fn now(&mut self) -> u64 {
+        #[cfg(feature = "net")]
+        return net::wall::now((self.now_s)());
+        #[cfg(not(feature = "net"))]
         (self.now_s)()
     }
 
@@ -112,7 +116,12 @@ fn note_text(note: Note) -> &'static str {
     }
 }
 
-pub(crate) type Panel<F> = Engine<BookingApp<'static, Immediate<&'static mut Bookings<F>>>>;
+#[cfg(not(feature = "net"))]
+type PanelApp<F> = BookingApp<'static, Immediate<&'static mut Bookings<F>>>;
+/// Networked, `book_room` waits for the wall clock (SNTP).
+#[cfg(feature = "net")]
+type PanelApp<F> = net::clocked::Clocked<BookingApp<'static, Immediate<&'static mut Bookings<F>>>>;
+pub(crate) type Panel<F> = Engine<PanelApp<F>>;
 
 /// Loads the store and counts this boot, then builds the engine. Not inlined: its frame
 /// (the key schedule, the engine as built) is gone while serving.
@@ -130,6 +139,8 @@ pub(crate) fn setup<F: NorFlash>(
         Sha256::new().chain_update(b"redmark-panel nonce v1").chain_update(provision::KEY).finalize().into();
     let config = Config { state_ttl_s: provision::STATE_TTL_S, epoch, ..Config::default() };
     let app = BookingApp::new(DEFAULT_FLOOR, store, INFO);
+    #[cfg(feature = "net")]
+    let app = net::clocked::Clocked(app);
     (Engine::new(app, KeyRing::new(key), config), PanelHost { nonce_secret, epoch, counter: 0, now_s })
 }
 

@@ -14,19 +14,30 @@
 //!   first byte to its last; and while every socket of a kind is taken, the connection that
 //!   has waited longest (at least [`EVICT_MS`]) is reset so that one listens (`slots`).
 //! - One engine and one output buffer serve every connection, one message at a time.
+//! - The screen ([`face`]): the door's room, Free / Busy and until when, the clock; the
+//!   buttons ([`door`]): "book now".
+//! - The wall clock: with an SNTP server provisioned (`REDMARK_PANEL_SNTP`), [`sntp`] asks it
+//!   for the time and [`wall`] keeps it (never back, bounded steps); `book_room` waits for it
+//!   ([`clocked`]).
 
+pub(crate) mod clocked;
+pub mod door;
+pub mod face;
 mod http;
 mod line;
 mod slots;
+pub mod sntp;
+pub mod wall;
 
 use core::ptr::addr_of_mut;
 use core::sync::atomic::{AtomicBool, Ordering};
 
 use embedded_storage::nor_flash::NorFlash;
+use redmark_core::booking::DEFAULT_FLOOR;
 use redmark_core::serve::Host;
 use smoltcp::iface::{Config, Interface, SocketHandle, SocketSet, SocketStorage};
 use smoltcp::phy::Device;
-use smoltcp::socket::{dhcpv4, tcp};
+use smoltcp::socket::{dhcpv4, tcp, udp};
 use smoltcp::time::{Duration, Instant};
 use smoltcp::wire::{EthernetAddress, HardwareAddress, IpCidr, Ipv4Address, Ipv4Cidr};
 
@@ -61,7 +72,8 @@ pub const EVICT_MS: u64 = 1_000;
 /// see docs/panel-network.md).
 pub const PRINCIPAL: &[u8] = b"panel:eth0";
 
-const SOCKETS: usize = HTTP_SOCKETS + LINE_SOCKETS + 1;
+/// The TCP sockets, DHCP's and SNTP's.
+const SOCKETS: usize = HTTP_SOCKETS + LINE_SOCKETS + 2;
 const TCP_SOCKETS: usize = HTTP_SOCKETS + LINE_SOCKETS;
 /// Send buffer per connection, and receive buffer per HTTP connection (which holds a whole
 /// request: head and body), bytes.
@@ -82,6 +94,8 @@ pub struct Board {
     pub now_ms: fn() -> u64,
     /// Seconds since boot.
     pub now_s: fn() -> u64,
+    /// The buttons pressed since the last call ([`door`]'s bits; 0 on a board without any).
+    pub pressed: fn() -> u8,
     /// Sleeps until the device may have a frame or the clock ticked (returns at once when a
     /// frame is waiting).
     pub idle: fn(),
@@ -98,6 +112,8 @@ static mut HTTP: [http::Conn; HTTP_SOCKETS] = [const { http::Conn::new() }; HTTP
 static mut LINES: [line::Conn; LINE_SOCKETS] = [const { line::Conn::new() }; LINE_SOCKETS];
 static mut OUT: [u8; ANSWER_MAX] = [0; ANSWER_MAX];
 static mut SCRATCH: [u8; http::REQUEST_MAX] = [0; http::REQUEST_MAX];
+static mut SNTP_META: [[udp::PacketMetadata; 1]; 2] = [[udp::PacketMetadata::EMPTY; 1]; 2];
+static mut SNTP_BUF: [[u8; sntp::PACKET]; 2] = [[0; sntp::PACKET]; 2];
 static TAKEN: AtomicBool = AtomicBool::new(false);
 
 /// What one pass over a connection did.
@@ -110,13 +126,19 @@ pub(crate) enum Pass {
 }
 
 /// Serves the panel on `device` for ever, its bookings in `store` (as [`crate::run`]).
-pub fn run<D: Device, F: NorFlash>(device: &mut D, board: Board, store: &'static mut Bookings<F>) -> ! {
+/// Draws the face on `screen` ([`face::NoScreen`] for a board without one).
+pub fn run<D: Device, F: NorFlash, S: face::Screen>(
+    device: &mut D,
+    board: Board,
+    store: &'static mut Bookings<F>,
+    screen: &mut S,
+) -> ! {
     let (mut engine, mut host) = crate::setup(store, board.now_s);
     if TAKEN.swap(true, Ordering::Relaxed) {
         diag::fail()
     }
     // SAFETY: taken once (TAKEN above); nothing else names these statics.
-    let (storage, http_rx, line_rx, tx, http_conns, lines, out, scratch) = unsafe {
+    let (storage, http_rx, line_rx, tx, http_conns, lines, out, scratch, sntp_meta, sntp_buf) = unsafe {
         (
             &mut *addr_of_mut!(STORAGE),
             &mut *addr_of_mut!(HTTP_RX),
@@ -126,6 +148,8 @@ pub fn run<D: Device, F: NorFlash>(device: &mut D, board: Board, store: &'static
             &mut *addr_of_mut!(LINES),
             &mut *addr_of_mut!(OUT),
             &mut *addr_of_mut!(SCRATCH),
+            &mut *addr_of_mut!(SNTP_META),
+            &mut *addr_of_mut!(SNTP_BUF),
         )
     };
 
@@ -147,6 +171,14 @@ pub fn run<D: Device, F: NorFlash>(device: &mut D, board: Board, store: &'static
         handles[i] = Some(sockets.add(s));
     }
     let dhcp = sockets.add(dhcpv4::Socket::new());
+    let [meta_rx, meta_tx] = sntp_meta;
+    let [buf_rx, buf_tx] = sntp_buf;
+    let udp = sockets.add(udp::Socket::new(
+        udp::PacketBuffer::new(&mut meta_rx[..], &mut buf_rx[..]),
+        udp::PacketBuffer::new(&mut meta_tx[..], &mut buf_tx[..]),
+    ));
+    let mut sntp = crate::provision::SNTP.map(sntp::Sntp::new);
+    let mut shown = face::Face::default();
     crate::stack::boot_done();
     crate::announce(&host);
     diag::line(&[
@@ -169,6 +201,12 @@ pub fn run<D: Device, F: NorFlash>(device: &mut D, board: Board, store: &'static
         let _ = iface.poll(now(), device, &mut sockets);
         dhcp_event(&mut iface, sockets.get_mut::<dhcpv4::Socket>(dhcp), &mut leased);
         let ms = (board.now_ms)();
+        if let Some(sntp) = sntp.as_mut() {
+            sntp.poll(sockets.get_mut::<udp::Socket>(udp), &mut host, ms, (board.now_s)());
+        }
+        let wall = wall::is_set().then(|| wall::now((board.now_s)()));
+        door::press((board.pressed)(), &engine, &mut host, wall);
+        shown.look(screen, &*engine.app().0.store(), DEFAULT_FLOOR, ms, wall);
         let ip = iface.ipv4_addr().unwrap_or(STATIC_IP);
         let mut pass = Pass::Idle;
         for (i, h) in handles.iter().enumerate() {

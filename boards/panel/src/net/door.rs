@@ -1,0 +1,57 @@
+//! What the door's buttons do, for whoever stands there without an account: "book now" (the
+//! select button) books the door's room for the hour under way, as the principal
+//! [`AT_THE_DOOR`], straight into the store (the `book_room` tool refuses an hour that has
+//! begun); only with a wall clock, only if the room is free then, one booking per press.
+
+use redmark_core::booking::{Commit, DEFAULT_FLOOR};
+use redmark_core::booking::{Link, NewBooking, Outcome, RoomId, Slot, StoreOp};
+use redmark_core::serve::Host;
+use sha2::{Digest, Sha256};
+
+use super::face::DOOR_ROOM;
+use crate::diag::{self, Piece::Num, Piece::Text};
+use crate::{Panel, PanelHost};
+use embedded_storage::nor_flash::NorFlash;
+
+/// The principal of a booking made at the door.
+pub const AT_THE_DOOR: &[u8] = b"panel:at-the-door";
+/// The gamepad's buttons as the board reports presses: a bit each.
+pub const UP: u8 = 1 << 0;
+/// Down.
+pub const DOWN: u8 = 1 << 1;
+/// Left.
+pub const LEFT: u8 = 1 << 2;
+/// Right.
+pub const RIGHT: u8 = 1 << 3;
+/// Select: "book now".
+pub const SELECT: u8 = 1 << 4;
+
+/// Acts on `pressed` (the buttons pressed since the last look) at wall time `wall`.
+pub(crate) fn press<F: NorFlash>(pressed: u8, engine: &Panel<F>, host: &mut PanelHost, wall: Option<u64>) {
+    if pressed & SELECT == 0 {
+        return;
+    }
+    let Some(slot) = wall.and_then(Slot::containing) else {
+        diag::text("door: book now pressed with no time: nothing booked");
+        return;
+    };
+    let Some(room) = DEFAULT_FLOOR.rooms.get(DOOR_ROOM) else { return };
+    let Ok(room_id) = RoomId::try_from(room.id) else { return };
+    let mut holder = [0; 8];
+    holder.copy_from_slice(&Sha256::digest(AT_THE_DOOR)[..8]);
+    let new = NewBooking { room: room_id, slot, attendees: 0, holder, nonce: host.entropy() };
+    let what = match engine.app().0.link().ask(StoreOp::Commit(new)) {
+        Some(Outcome::Commit(Ok(Commit::Created(b)))) => {
+            diag::line(&[
+                Text("door: booked now, bk_"),
+                Num(b.id.into()),
+                Text(", hour "),
+                Num(slot.hour.into()),
+            ]);
+            return;
+        }
+        Some(Outcome::Commit(Ok(Commit::Taken(_)))) => "door: book now pressed, the room is already held",
+        _ => "door: book now failed: the store did not take it",
+    };
+    diag::text(what);
+}

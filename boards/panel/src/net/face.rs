@@ -1,0 +1,163 @@
+//! The door panel's face: the room's name, "Free" or "Busy" and until when for the hour under
+//! way, and the wall clock, or "no time" without one; drawn with an 8×8 font (`font8x8`)
+//! straight into the screen's own memory (no frame buffer in RAM), redrawn when what it shows
+//! changes (a booking from any client, the hour, the minute).
+
+use font8x8::legacy::BASIC_LEGACY;
+use redmark_core::booking::{Floor, Slot, Store};
+
+/// A gray-scale screen that keeps its own pixels: the panel writes windows of it.
+pub trait Screen {
+    /// Pixels across.
+    const WIDTH: u8;
+    /// Pixels down.
+    const HEIGHT: u8;
+    /// Starts drawing the window at (`x`, `y`), `w` × `h` pixels (`x` and `w` even); its pixels
+    /// follow row by row through [`Screen::pixel`].
+    fn window(&mut self, x: u8, y: u8, w: u8, h: u8);
+    /// The window's next pixel, gray 0 (off) to 15.
+    fn pixel(&mut self, gray: u8);
+}
+
+/// A board without a screen.
+pub struct NoScreen;
+
+impl Screen for NoScreen {
+    const WIDTH: u8 = 0;
+    const HEIGHT: u8 = 0;
+    fn window(&mut self, _x: u8, _y: u8, _w: u8, _h: u8) {}
+    fn pixel(&mut self, _gray: u8) {}
+}
+
+/// How often the face looks at the clock and the store, ms.
+pub const LOOK_EVERY_MS: u64 = 250;
+/// The door's room: this floor position's (the floor's first room).
+pub const DOOR_ROOM: usize = 0;
+/// Gray of the text.
+const INK: u8 = 15;
+/// Glyph size, pixels.
+const GLYPH: u8 = 8;
+/// Where the lines go: the room's name, the state (twice the size), until when, the clock.
+const NAME_Y: u8 = 0;
+const STATE_Y: u8 = 16;
+const UNTIL_Y: u8 = 40;
+const CLOCK_Y: u8 = 56;
+
+/// What the face shows besides the clock.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// No wall clock: the hour under way is unknown.
+    NoTime,
+    /// Free for the hour under way, until the next booking today (its hour).
+    Free(Option<u8>),
+    /// Booked for the hour under way, until the hour it ends (24: midnight).
+    Busy(u8),
+}
+
+/// What is on the screen.
+#[derive(Default)]
+pub struct Face {
+    shown: Option<State>,
+    minute: Option<u64>,
+    next_ms: u64,
+}
+
+impl Face {
+    /// Every [`LOOK_EVERY_MS`]: redraws what changed, from `store` and the wall clock `wall`
+    /// (unix seconds; None: no time).
+    pub fn look<S: Screen>(
+        &mut self,
+        screen: &mut S,
+        store: &impl Store,
+        floor: Floor<'_>,
+        now_ms: u64,
+        wall: Option<u64>,
+    ) {
+        if S::WIDTH == 0 || now_ms < self.next_ms {
+            return;
+        }
+        self.next_ms = now_ms + LOOK_EVERY_MS;
+        let Some(room) = floor.rooms.get(DOOR_ROOM) else { return };
+        let slot = wall.and_then(Slot::containing);
+        let state = slot.map_or(State::NoTime, |s| occupancy(store, room.id, s));
+        if self.shown != Some(state) {
+            blank(screen, 0, 0, S::WIDTH, S::HEIGHT);
+            text(screen, NAME_Y, 1, room.name.as_bytes());
+            let mut until = *b"until HH:00";
+            match state {
+                State::NoTime => text(screen, STATE_Y, 2, b"no time"),
+                State::Free(next) => {
+                    text(screen, STATE_Y, 2, b"Free");
+                    if let Some(h) = next {
+                        two_digits(&mut until[6..8], h.into());
+                        text(screen, UNTIL_Y, 1, &until);
+                    }
+                }
+                State::Busy(h) => {
+                    text(screen, STATE_Y, 2, b"Busy");
+                    two_digits(&mut until[6..8], h.into());
+                    text(screen, UNTIL_Y, 1, &until);
+                }
+            }
+            self.shown = Some(state);
+            self.minute = None;
+        }
+        let minute = wall.map(|t| t / 60);
+        if minute != self.minute {
+            blank(screen, 0, CLOCK_Y, S::WIDTH, GLYPH);
+            if let Some(m) = minute {
+                let mut clock = *b"HH:MM UTC";
+                two_digits(&mut clock[0..2], m / 60 % 24);
+                two_digits(&mut clock[3..5], m % 60);
+                text(screen, CLOCK_Y, 1, &clock);
+            }
+            self.minute = minute;
+        }
+    }
+}
+
+/// Whether `room` is held at `slot`, and until when; else until which booking today.
+fn occupancy(store: &impl Store, room: &str, slot: Slot) -> State {
+    let held = |hour: u8| {
+        let s = Slot { hour, ..slot };
+        store.occupant(room, s).ok().flatten().is_some()
+    };
+    let next_change = |from: u8, busy: bool| (from..24).find(|&h| held(h) != busy);
+    if held(slot.hour) {
+        State::Busy(next_change(slot.hour + 1, true).unwrap_or(24))
+    } else {
+        State::Free(next_change(slot.hour + 1, false))
+    }
+}
+
+fn two_digits(at: &mut [u8], n: u64) {
+    at[0] = b'0' + (n / 10 % 10) as u8;
+    at[1] = b'0' + (n % 10) as u8;
+}
+
+/// Draws `line` from the left edge at row `y`, each glyph `scale` times its size, as far as the
+/// screen is wide (non-ASCII bytes as their low 7 bits).
+fn text<S: Screen>(screen: &mut S, y: u8, scale: u8, line: &[u8]) {
+    let size = GLYPH * scale;
+    for (i, &c) in line.iter().enumerate() {
+        let x = i * usize::from(size);
+        if x + usize::from(size) > usize::from(S::WIDTH) {
+            return;
+        }
+        let glyph = BASIC_LEGACY[usize::from(c & 0x7F)];
+        screen.window(x as u8, y, size, size);
+        for row in 0..size {
+            let bits = glyph[usize::from(row / scale)];
+            for col in 0..size {
+                screen.pixel(if bits >> (col / scale) & 1 == 1 { INK } else { 0 });
+            }
+        }
+    }
+}
+
+fn blank<S: Screen>(screen: &mut S, x: u8, y: u8, w: u8, h: u8) {
+    screen.window(x, y, w, h);
+    for _ in 0..u16::from(w) * u16::from(h) {
+        screen.pixel(0);
+    }
+}

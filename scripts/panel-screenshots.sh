@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Retakes the door panel's screenshots (docs/panel-face-*.png, shown in docs/panel.md): boots
+# the networked panel under QEMU with an SNTP responder and saves QEMU's screendumps, as PNG, at
+# each step of tests/tests/qemu_face.rs's screen tests (no time, free, booked, busy; booked with
+# the "book now" button) instead of comparing them with the goldens. Needs what the QEMU tests need (qemu-system-arm, the
+# thumbv7m-none-eabi target).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REDMARK_RETAKE_SCREENS=1 REDMARK_REQUIRE_PANEL=1 \
+  cargo test -p redmark-tests --test qemu_face -- --exact \
+  the_screen_shows_no_time_then_free_then_the_booking_and_busy_until_it_ends \
+  book_now_at_the_door_books_the_hour_under_way_once_and_only_with_a_time
+ls -l docs/panel-face-*.png

@@ -1,0 +1,184 @@
+//! The networked door panel's wall clock under QEMU: provisioned with an SNTP server (a
+//! responder on the host side of QEMU's user network), it refuses to book until that server
+//! answers, then refuses past hours by the host's time; an answer outside 2026-2099, one behind
+//! its clock, or one far ahead does not move the clock back or far. Its OLED (QEMU's
+//! `screendump` through QMP, compared with the golden PNGs in docs/ outside the clock's digits;
+//! `REDMARK_RETAKE_SCREENS=1` retakes them: scripts/panel-screenshots.sh) shows "no time", then
+//! the room free, then a booking made over HTTP, then the room busy until it ends.
+//!
+//! Needs `qemu-system-arm` and the `thumbv7m-none-eabi` target (ignored without them, required
+//! by scripts/test-all.sh). The SNTP responder's port is fixed (built into the image), so these
+//! tests take turns. Every wait is bounded; every QEMU is killed by its `NetPanel`.
+
+use std::time::Duration;
+
+use redmark_core::booking::Slot;
+use redmark_tests::qemu::face::{expect_screen, host_now, sntp_firmware, SntpResponder};
+use redmark_tests::qemu::net::{HttpAnswer, NetPanel};
+use redmark_tests::server::meta;
+use serde_json::{json, Value};
+
+/// Longest wait for the panel to take an SNTP answer: two of its requests while it has no
+/// time, or one while its clock is set (16 s), with room for a slow machine.
+const SNTP_WAIT: Duration = Duration::from_secs(40);
+/// Longest wait for the screen to show what it should (it redraws within 250 ms of a change).
+const SHOT_WAIT: Duration = Duration::from_secs(10);
+
+fn call(name: &str, args: Value) -> Value {
+    let params = json!({"name": name, "arguments": args, "_meta": meta(json!({}))});
+    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+}
+
+fn result(a: &HttpAnswer) -> Value {
+    assert_eq!(a.status, 200, "{a:?}");
+    let v: Value =
+        serde_json::from_str(&a.body).unwrap_or_else(|e| panic!("not JSON ({e}): {a:?}"));
+    v["result"].clone()
+}
+
+/// Books the atrium for the hour that contains unix time `t`; the tool result.
+fn book_at(p: &NetPanel, t: u64) -> Value {
+    let slot = Slot::containing(t).expect("a slot in 2000-2999");
+    result(&p.post(&call(
+        "book_room",
+        json!({"day": slot.day.to_string(), "hour": slot.hour, "room_id": "atrium"}),
+    )))
+}
+
+fn text(r: &Value) -> String {
+    r["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// Waits until the panel's stderr holds `needle` `count` times.
+fn wait_for(p: &NetPanel, needle: &str, count: usize) {
+    let end = std::time::Instant::now() + SNTP_WAIT;
+    while p.panel.stderr().matches(needle).count() < count {
+        assert!(
+            std::time::Instant::now() < end,
+            "no {needle:?} (x{count}) within {SNTP_WAIT:?}:\n{}",
+            p.panel.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
+fn without_an_sntp_answer_the_panel_books_nothing_then_refuses_past_hours() {
+    let sntp = SntpResponder::start();
+    let p = NetPanel::boot(&sntp_firmware());
+    // No answer yet: no time, no booking (not even one far in the future).
+    let r = book_at(&p, 4_070_908_800); // 2099-01-01
+    assert_eq!(r["isError"], json!(true), "{r}");
+    assert!(text(&r).contains("no time"), "{r}");
+
+    // A time before 2026 (a forged or broken server) is refused: still no time.
+    sntp.answer(-(30 * 365 * 86_400));
+    wait_for(&p, "clock: SNTP time outside 2026-2099 refused", 1);
+    let r = book_at(&p, 4_070_908_800);
+    assert!(text(&r).contains("no time"), "{r}");
+
+    sntp.answer(0);
+    wait_for(&p, "clock: set by SNTP to ", 1);
+    let now = host_now();
+    let r = book_at(&p, now - 2 * 3600);
+    assert_eq!(r["isError"], json!(true), "{r}");
+    assert!(text(&r).contains("has already started"), "{r}");
+    let r = book_at(&p, now + 2 * 3600);
+    assert_eq!(r["isError"], json!(false), "{r}");
+    assert!(sntp.answered() >= 2);
+}
+
+#[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
+fn an_sntp_answer_behind_the_clock_or_far_ahead_does_not_move_it_back_or_far() {
+    let sntp = SntpResponder::start();
+    let p = NetPanel::boot(&sntp_firmware());
+    sntp.answer(0);
+    wait_for(&p, "clock: set by SNTP to ", 1);
+
+    // A day back: refused, the clock keeps the host's time (the past hour stays past).
+    sntp.answer(-86_400);
+    wait_for(&p, "clock: SNTP time behind the clock refused", 1);
+    let r = book_at(&p, host_now() - 2 * 3600);
+    assert!(text(&r).contains("has already started"), "{r}");
+
+    // A day ahead: the clock moves 4 s, not a day (an hour two from now is still bookable).
+    sntp.answer(86_400);
+    wait_for(&p, "clock: SNTP time too far ahead, stepped 4 s only", 1);
+    let r = book_at(&p, host_now() + 2 * 3600);
+    assert_eq!(r["isError"], json!(false), "{r}");
+}
+
+/// The panel's time in the screen test: 2026-09-21 09:59:40 UTC when the clock is set, so a
+/// booking for 10:00 can be made and then seen to begin.
+const SCREEN_T0: u64 = 1_789_984_780;
+
+#[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
+fn the_screen_shows_no_time_then_free_then_the_booking_and_busy_until_it_ends() {
+    assert_eq!(
+        Slot::containing(SCREEN_T0).map(|s| (s.day.to_string(), s.hour)),
+        Some(("2026-09-21".to_owned(), 9))
+    );
+    let sntp = SntpResponder::start();
+    let p = NetPanel::boot(&sntp_firmware());
+    expect_screen(&p.panel, "no-time", SHOT_WAIT);
+
+    let set_at = std::time::Instant::now();
+    sntp.answer(SCREEN_T0 as i64 - host_now() as i64);
+    wait_for(&p, "clock: set by SNTP to ", 1);
+    expect_screen(&p.panel, "free", SHOT_WAIT);
+
+    // Booked over HTTP for the next hour: "until 10:00" appears at once.
+    let r = result(&p.post(&call(
+        "book_room",
+        json!({"day": "2026-09-21", "hour": 10, "room_id": "atrium"}),
+    )));
+    assert_eq!(r["isError"], json!(false), "{r}");
+    expect_screen(&p.panel, "free-until", SHOT_WAIT);
+
+    // At 10:00 by the panel's clock the room is busy until 11:00.
+    let ten = Duration::from_secs(20 + 2);
+    std::thread::sleep(ten.saturating_sub(set_at.elapsed()));
+    expect_screen(&p.panel, "busy", SHOT_WAIT);
+}
+
+/// QMP: press and release the gamepad's select button (QEMU maps it to Ctrl), held 200 ms.
+const SELECT_KEY: &str = r#"{"execute":"send-key","arguments":{"keys":[{"type":"qcode","data":"ctrl"}],"hold-time":200}}"#;
+
+#[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
+fn book_now_at_the_door_books_the_hour_under_way_once_and_only_with_a_time() {
+    let sntp = SntpResponder::start();
+    let p = NetPanel::boot(&sntp_firmware());
+    p.panel.qmp(&[SELECT_KEY]);
+    wait_for(&p, "door: book now pressed with no time: nothing booked", 1);
+
+    sntp.answer(SCREEN_T0 as i64 - host_now() as i64);
+    wait_for(&p, "clock: set by SNTP to ", 1);
+    expect_screen(&p.panel, "free", SHOT_WAIT);
+    p.panel.qmp(&[SELECT_KEY]);
+    wait_for(&p, "door: booked now, bk_1, hour 9", 1);
+    expect_screen(&p.panel, "book-now", SHOT_WAIT);
+
+    // Pressed again: the room is held; still one booking.
+    p.panel.qmp(&[SELECT_KEY]);
+    wait_for(&p, "door: book now pressed, the room is already held", 1);
+    assert_eq!(p.panel.stderr().matches("door: booked now").count(), 1);
+}
