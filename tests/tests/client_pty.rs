@@ -67,6 +67,20 @@ fn arrow_keys_pick_a_room() {
     expect(&mut s, "EXIT=0");
 }
 
+/// An Enter typed before the prompt is up (so before raw mode: the line discipline turns it
+/// into `\n`, which raw mode reads as Ctrl-J) still opens the form.
+#[test]
+fn an_enter_typed_early_opens_the_form() {
+    let (mut s, _home) = pty(BOOK);
+    s.send(ENTER).unwrap();
+    expect(&mut s, "matches more than one room");
+    expect(&mut s, "The Atrium (24 seats)");
+    s.send(DOWN).unwrap();
+    s.send(ENTER).unwrap();
+    expect(&mut s, "Booked Studio B");
+    expect(&mut s, "EXIT=0");
+}
+
 #[test]
 fn n_alone_declines() {
     // One key, no Enter: the footer says `n` declines, so `n` declines.

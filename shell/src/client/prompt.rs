@@ -69,7 +69,8 @@ enum Go {
 }
 
 /// The key pressed at "Answer it?": y or Enter fills in the form, n declines, Esc or Ctrl-C
-/// (or Ctrl-D) cancels; anything else is not an answer.
+/// (or Ctrl-D) cancels; anything else is not an answer. Ctrl-J is Enter too: an Enter typed
+/// before raw mode began reaches us as the line discipline's `\n`, which raw mode reads so.
 fn go_for(key: &KeyEvent) -> Option<Go> {
     if key.kind == KeyEventKind::Release {
         return None;
@@ -77,6 +78,7 @@ fn go_for(key: &KeyEvent) -> Option<Go> {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     match key.code {
         KeyCode::Char('c' | 'd') if ctrl => Some(Go::Cancel),
+        KeyCode::Char('j') if ctrl => Some(Go::Form),
         _ if ctrl => None,
         KeyCode::Enter | KeyCode::Char('y' | 'Y') => Some(Go::Form),
         KeyCode::Char('n' | 'N') => Some(Go::Decline),
@@ -107,14 +109,16 @@ fn answer_it() -> Result<Go, Failure> {
     const PROMPT: &str = "\x1b[32m?\x1b[0m Answer it? \x1b[2m(Y/n)\x1b[0m";
     let cannot = |e: std::io::Error| Failure::NeedInput(format!("cannot ask in the terminal: {e}"));
     let mut err = std::io::stderr();
-    write!(
-        err,
-        "{PROMPT}  \x1b[36m[y/Enter: fill in the form · n: decline · Esc: cancel]\x1b[0m "
-    )
-    .and_then(|()| err.flush())
-    .map_err(cannot)?;
     let go = {
+        // Raw before the prompt shows: an Enter typed as soon as it shows would otherwise
+        // reach the line discipline as `\n`, which raw mode then reads as Ctrl-J.
         let _raw = RawMode::on().map_err(cannot)?;
+        write!(
+            err,
+            "{PROMPT}  \x1b[36m[y/Enter: fill in the form · n: decline · Esc: cancel]\x1b[0m "
+        )
+        .and_then(|()| err.flush())
+        .map_err(cannot)?;
         loop {
             if let Event::Key(k) = event::read().map_err(cannot)? {
                 if let Some(go) = go_for(&k) {
@@ -281,6 +285,7 @@ mod tests {
         assert_eq!(k(KeyCode::Esc), Some(Go::Cancel));
         assert_eq!(ctrl('c'), Some(Go::Cancel));
         assert_eq!(ctrl('d'), Some(Go::Cancel));
+        assert_eq!(ctrl('j'), Some(Go::Form), "an early Enter, read raw");
         assert_eq!(ctrl('n'), None);
         assert_eq!(k(KeyCode::Char('x')), None);
         assert_eq!(k(KeyCode::Up), None);
