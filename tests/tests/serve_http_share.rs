@@ -157,30 +157,33 @@ fn hog(
     })
 }
 
+/// A server over HTTP with `--tokens` for alice and mallory and `--max-connections` [`MAX`];
+/// the folder first, so the server (dropped first) stops before its folder goes.
+fn alice_and_mallory(tag: &str) -> (TempDir, Server) {
+    let data = TempDir::new(tag);
+    let file = data.path().join("tokens.toml");
+    let tokens = format!("alice = \"{ALICE}\"\nmallory = \"{MALLORY}\"\n");
+    std::fs::write(&file, tokens).expect("tokens");
+    let max = MAX.to_string();
+    let path = file.to_str().expect("path");
+    let args = [
+        "--http",
+        "127.0.0.1:0",
+        "--tokens",
+        path,
+        "--max-connections",
+        &max,
+    ];
+    let server = Server::start(&args, data.path());
+    (data, server)
+}
+
 /// With `--tokens` and `--max-connections 8`: mallory opens 8 keep-alive connections, then
 /// keeps opening more (authenticated ones and idle ones) while alice sends 40 requests, each
 /// on a connection of its own; every one of alice's requests is answered 200.
 #[test]
 fn one_principal_cannot_hold_every_connection() {
-    let data = TempDir::new("http-share");
-    let file = data.path().join("tokens.toml");
-    std::fs::write(
-        &file,
-        format!("alice = \"{ALICE}\"\nmallory = \"{MALLORY}\"\n"),
-    )
-    .expect("tokens");
-    let max = MAX.to_string();
-    let s = Server::start(
-        &[
-            "--http",
-            "127.0.0.1:0",
-            "--tokens",
-            file.to_str().expect("path"),
-            "--max-connections",
-            &max,
-        ],
-        data.path(),
-    );
+    let (_data, s) = alice_and_mallory("http-share");
     let a = s.http[0];
     // Mallory takes (or tries to take) every place with keep-alive connections.
     let held: Vec<_> = (0..MAX).map(|_| ask(a, Some(MALLORY), true)).collect();
@@ -213,25 +216,7 @@ fn one_principal_cannot_hold_every_connection() {
 /// and alice's requests are all answered.
 #[test]
 fn requests_in_flight_hold_at_most_a_principals_share() {
-    let data = TempDir::new("http-share-busy");
-    let file = data.path().join("tokens.toml");
-    std::fs::write(
-        &file,
-        format!("alice = \"{ALICE}\"\nmallory = \"{MALLORY}\"\n"),
-    )
-    .expect("tokens");
-    let max = MAX.to_string();
-    let s = Server::start(
-        &[
-            "--http",
-            "127.0.0.1:0",
-            "--tokens",
-            file.to_str().expect("path"),
-            "--max-connections",
-            &max,
-        ],
-        data.path(),
-    );
+    let (_data, s) = alice_and_mallory("http-share-busy");
     let a = s.http[0];
     let slow = format!(
         "POST /mcp HTTP/1.1\r\nHost: {a}\r\nAuthorization: Bearer {MALLORY}\r\n\
