@@ -13,7 +13,8 @@ use super::store::Store;
 use super::tools::MineArgs;
 use super::tools::{BookArgs, CancelArgs, ListArgs};
 use crate::engine::{App, Call, Replied, Reply, ServerInfo, ToolEntry};
-use crate::typed::{app, Tools as _};
+use crate::typed::Tools as _;
+use redmark_macros::app;
 
 /// A floor of rooms and the way to where their bookings live, as an [`App`].
 pub struct BookingApp<'r, L: Link> {
