@@ -31,10 +31,12 @@
 //! - [`store::SharedStore`]: another place for bookings (redb and PostgreSQL are two).
 
 mod auth;
+pub mod backup;
 pub mod client;
 mod folder;
 pub mod host;
 mod legacy;
+pub mod metrics;
 pub mod ops;
 mod platform;
 pub mod serve;

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use redmark::{client, ops, serve};
+use redmark::{backup, client, serve};
 
 use clap::{Parser, Subcommand};
 
@@ -23,7 +23,7 @@ enum Command {
     /// List a server's tools with their input schemas.
     Tools(client::ToolsArgs),
     /// Copy a data folder's bookings to a file, while a server serves them or not.
-    Backup(ops::backup::BackupArgs),
+    Backup(backup::BackupArgs),
 }
 
 fn main() -> ExitCode {
@@ -32,6 +32,6 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve::run(args),
         Command::Call(args) => client::run_call(args),
         Command::Tools(args) => client::run_tools(args),
-        Command::Backup(args) => ops::backup::run(args),
+        Command::Backup(args) => backup::run(args),
     }
 }

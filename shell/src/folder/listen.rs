@@ -14,7 +14,7 @@ use tokio_util::task::TaskTracker;
 
 use super::socket_path;
 use crate::host::{Hosted, Shared, LOCAL_PRINCIPAL};
-use crate::ops::metrics::Transport;
+use crate::metrics::Transport;
 use crate::transport::stream::{serve_stream, End, Socket, StreamLimits};
 
 /// The socket of a store folder, bound; removed again when dropped (while the store is still
@@ -108,12 +108,12 @@ pub async fn serve_folder<A: Hosted>(
             .unwrap_or_default();
         tracker.spawn(async move {
             // OPS (crate::ops): `redmark backup` asks here with a first line of its own.
-            let asked = crate::ops::backup::owner::unless_asked(sock, &shared, &dir, &shutdown);
+            let asked = super::backup::unless_asked(sock, &shared, &dir, &shutdown);
             let Some((sock, read)) = asked.await else {
                 drop(permit);
                 return;
             };
-            let _open = crate::ops::metrics::metrics().connection(Transport::Folder);
+            let _open = crate::metrics::metrics().connection(Transport::Folder);
             let limits = StreamLimits {
                 idle: None,
                 write_timeout: None,

@@ -32,6 +32,8 @@
 //! what to do instead ([`UNIX_ONLY`]; docs/platforms.md).
 
 #[cfg(unix)]
+pub mod backup;
+#[cfg(unix)]
 pub mod listen;
 #[cfg_attr(not(unix), allow(dead_code))]
 pub mod pending;

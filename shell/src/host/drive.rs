@@ -189,8 +189,8 @@ async fn perform(p: Pending, backing: Backing<'_>) -> Answered {
                 Reading::Now(o) => o,
                 Reading::Later(reading) => reading.await,
             };
-            // OPS (crate::ops::metrics): store latency.
-            crate::ops::metrics::metrics().store_read(began.elapsed());
+            // OPS (crate::metrics): store latency.
+            crate::metrics::metrics().store_read(began.elapsed());
             o
         }
         _ => lost(),

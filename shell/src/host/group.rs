@@ -177,8 +177,8 @@ fn commit_loop<S: SharedStore>(store: &S, mut rx: mpsc::UnboundedReceiver<Job>) 
                 tracing::error!("booking store: a group commit panicked ({p})");
                 Vec::new()
             });
-        // OPS (crate::ops::metrics): the group's size, how long it took, what it made.
-        crate::ops::metrics::metrics().group_committed(&outcomes, began.elapsed());
+        // OPS (crate::metrics): the group's size, how long it took, what it made.
+        crate::metrics::metrics().group_committed(&outcomes, began.elapsed());
         let mut outcomes = outcomes.into_iter();
         for (_, reply) in group.drain(..) {
             let got = outcomes.next().unwrap_or(Written::Lost);

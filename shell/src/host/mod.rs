@@ -408,8 +408,8 @@ impl<A: Hosted> Conn<A> {
         if h.responded {
             self.answer.extend_from_slice(&out[..h.len]);
         }
-        // OPS (crate::ops::metrics): every answered message, by method and outcome.
-        crate::ops::metrics::metrics().request(msg.bytes(), &out[..h.len], h.responded);
+        // OPS (crate::metrics): every answered message, by method and outcome.
+        crate::metrics::metrics().request(msg.bytes(), &out[..h.len], h.responded);
         h
     }
 

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use redmark_core::booking::{Outcome, StoreOp};
 
-use super::metrics::metrics;
+use crate::metrics::metrics;
 use crate::store::{Reading, SharedStore};
 
 /// How long the health check waits for the store's answer (a PostgreSQL store that is down

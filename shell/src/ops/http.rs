@@ -5,7 +5,8 @@
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 
-use super::{health, metrics};
+use super::health;
+use crate::metrics;
 use crate::store::SharedStore;
 
 /// Where the health check is served.

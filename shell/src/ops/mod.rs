@@ -1,10 +1,7 @@
-//! What an operator runs a floor's server with: `/healthz` for a load balancer ([`health`],
-//! [`http`]), counters for Prometheus at `/metrics` ([`metrics`], counted by the host, the
-//! committer and the listeners), and `redmark backup` ([`backup`]). See docs/operators.md,
-//! "Health and metrics" and "Backup and restore".
+//! The operator's two paths on `--http`: `/healthz` for a load balancer ([`health`], [`http`])
+//! and `/metrics` for Prometheus (served from [`crate::metrics`], which the host, the
+//! committer and the listeners count into). See docs/operators.md, "Health and metrics";
+//! `redmark backup` is [`crate::backup`].
 
-pub mod backup;
-mod classify;
 pub mod health;
 pub mod http;
-pub mod metrics;

@@ -49,8 +49,8 @@ use super::share::{Hold, Shares};
 use crate::auth::{OAuth, Verdict};
 use crate::host::{Hosted, Msg, OwnedHeaders, Shared};
 use crate::legacy::http::HttpLegacy;
+use crate::metrics::Transport;
 use crate::ops::http as ops;
-use crate::ops::metrics::Transport;
 use crate::serve::config::Tokens;
 
 /// Principal of every request when no tokens file is given.
@@ -140,7 +140,7 @@ pub async fn serve_http<A: Hosted>(
             });
             let (read_timeout, write_timeout) = (cfg.read_timeout, cfg.write_timeout);
             lanes.spawn(sock, Some(&tracker), move |sock| async move {
-                let _open = crate::ops::metrics::metrics().connection(Transport::Http);
+                let _open = crate::metrics::metrics().connection(Transport::Http);
                 // A client that sends requests and never reads the answers is closed after the
                 // write timeout, as over TCP (hyper itself would wait on a full socket forever).
                 let io = WriteTimeout::new(sock, Some(write_timeout));

@@ -20,7 +20,7 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use tokio_util::sync::CancellationToken;
 
-use crate::ops::metrics::ListenerShares;
+use crate::metrics::ListenerShares;
 
 /// Connections one source address may hold before any request on them authenticated (with
 /// `--tokens` or `--auth-issuer`).

@@ -13,7 +13,7 @@ use super::lanes::Lanes;
 use super::peer::{PeerUids, Verdict};
 use super::stream::{serve_stream, End, Socket, StreamLimits};
 use crate::host::{Hosted, Shared, LOCAL_PRINCIPAL};
-use crate::ops::metrics::{metrics, Transport};
+use crate::metrics::{metrics, Transport};
 
 /// Accepts TCP connections until shutdown; each is served by its own task, at most
 /// `max_conns` at once (further ones are closed on accept, and logged).

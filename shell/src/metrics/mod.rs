@@ -9,6 +9,8 @@
 //! pair the first time it is seen ([`OnceLock`], at most 12 × 12 of them), so only pairs that
 //! happened are exposed.
 
+mod classify;
+
 use std::sync::{LazyLock, OnceLock};
 use std::time::Duration;
 
@@ -18,8 +20,8 @@ use prometheus::{
 };
 use redmark_core::booking::Commit;
 
-use super::classify::{self, Action, Outcome, CODES, METHODS};
 use crate::store::Written;
+use classify::{Action, Outcome, CODES, METHODS};
 
 /// The media type of the text exposition format.
 pub const CONTENT_TYPE: &str = prometheus::TEXT_FORMAT;

@@ -6,7 +6,7 @@ use std::io::{self, Read, Write};
 use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
-use super::owner::REQUEST;
+use crate::folder::backup::REQUEST;
 use crate::store::Snapshot;
 
 /// How long the client waits for each read of the owner's answer (the owner copies the whole

@@ -4,7 +4,7 @@
 //! A serving process holds the store's file lock, so no other process can open the file. The
 //! backup asks that process (the folder's owner) instead, on the data folder's socket
 //! (`DIR/redmark.sock`, where the owner serves its own user's processes): its first line is
-//! [`owner::REQUEST`], which no MCP client sends (it is not JSON). The owner copies every table as one
+//! `redmark backup 1` (`folder/backup.rs`), which no MCP client sends (it is not JSON). The owner copies every table as one
 //! read transaction sees it into a new redb file (unlinked in the data folder as soon as it is
 //! made, so nothing is left behind), and sends `ok LEN BOOKINGS NEWEST` and the file's LEN bytes,
 //! or `error WHY`. Writers go on meanwhile: every booking acknowledged before the request
@@ -24,8 +24,6 @@ use crate::store::{SharedStore, Snapshot};
 
 #[cfg(unix)]
 mod ask;
-#[cfg(unix)]
-pub mod owner;
 
 const AFTER_HELP: &str = "\
 While `redmark serve` holds DIR's store, the copy is made by that server (through

@@ -1,5 +1,5 @@
 //! The owner's side of `redmark backup`: a connection on the data folder's socket whose first
-//! line is [`REQUEST`] gets a copy of the store (see [`super`]) instead of being served as MCP.
+//! line is [`REQUEST`] gets a copy of the store (see `crate::backup`) instead of being served as MCP.
 
 use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
