@@ -24,25 +24,23 @@
 //! - [`booking`]: the floor of rooms, the booking store and the `book_room` tools.
 //! - [`typed`]: tools, forms and sealed state as Rust types (the derives of `redmark-macros`).
 //!
-//! # A store that answers later
+//! # The app's own I/O
 //!
-//! A booking tool never calls its store: it leaves the operation on the app's
-//! [`Link`](booking::Link) and awaits, and the host answers it however it likes — at once, in
-//! a group commit, on another thread, across the network — then resumes the same handling.
-//! The message is parsed and run once; the handling lives in the caller's frame, no heap.
-//! The simplest host answers from a store of its own, in a loop of three lines:
+//! The engine is sans-IO for protocol bytes; the application's own I/O is an `async` trait the
+//! app holds, the embedded idiom (`embedded-storage-async`, embassy). The booking tools await
+//! their [`Store`](booking::Store): a synchronous store (RAM, a panel's flash) is ready on the
+//! first poll, so [`Engine::handle`] serves a message in one call; a store across a network or
+//! a bus is awaited by a host that drives [`Engine::handling`] on its executor. Either way the
+//! message is parsed and run once, and the handling lives in the caller's frame, no heap:
 //!
 //! ```
-//! use core::pin::pin;
-//! use redmark_core::booking::{resume, step, BookingApp, LocalLink, MemStore, Step, DEFAULT_FLOOR};
-//! use redmark_core::engine::{Config, Context, Engine, Message, ServerInfo};
+//! use redmark_core::booking::{BookingApp, MemStore, DEFAULT_FLOOR};
+//! use redmark_core::engine::{Config, Context, Engine, ServerInfo};
 //! use redmark_core::seal::{Key, KeyRing};
 //!
 //! # fn main() -> Result<(), redmark_core::seal::KeyError> {
 //! let info = ServerInfo { name: "door-panel", version: "1.0.0", instructions: None };
-//! let link = LocalLink::default();
-//! let mut store = MemStore::<8>::new();
-//! let app = BookingApp::with_link(DEFAULT_FLOOR, &link, info);
+//! let app = BookingApp::new(DEFAULT_FLOOR, MemStore::<8>::new(), info);
 //! let mut engine = Engine::new(app, KeyRing::new(Key::new(1, &[7; 32])?), Config::default());
 //!
 //! let book = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"book_room",
@@ -51,27 +49,12 @@
 //!     "io.modelcontextprotocol/clientCapabilities":{}}}}"#;
 //! let cx = Context { now: 1_800_000_000, principal: b"alice", entropy: [1; 8] };
 //! let mut out = [0u8; 4096];
-//! let mut handling = pin!(engine.handling(Message::Plain(book), &cx, &mut out));
-//!
-//! let mut at = step(handling.as_mut(), &link);
-//! let handled = loop {
-//!     match at {
-//!         Step::Done(handled) => break handled,
-//!         // The store's turn: answered here at once; a host may take its time.
-//!         Step::Pending(op) => at = resume(handling.as_mut(), &link, op.answer_with(&mut store)),
-//!     }
-//! };
+//! let handled = engine.handle(book, &cx, &mut out);
 //! assert!(handled.responded);
-//! assert_eq!(store.bookings().len(), 1);
+//! assert_eq!(engine.app().store().bookings().len(), 1);
 //! # Ok(())
 //! # }
 //! ```
-//!
-//! [`Pending`](booking::Pending) names each operation with the type of its outcome
-//! ([`Ask::answer`](booking::Ask::answer) takes nothing else), and it and [`Step`](booking::Step)
-//! are `#[must_use]`. A store that always answers at once can skip the loop:
-//! [`BookingApp::new`](booking::BookingApp::new) wraps it in [`Immediate`](booking::Immediate)
-//! and [`Engine::handle`] serves it in one call, as the door panels do with their flash store.
 //!
 //! With the `fixtures` feature, `fixtures` hosts the official conformance suite's tools,
 //! prompts and resources on the same engine (the shell's `serve --fixtures`).

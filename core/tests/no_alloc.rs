@@ -137,25 +137,27 @@ fn thousands_of_mixed_messages_allocate_nothing() {
     );
 }
 
-/// A host that answers the store later: every booking stops with a pending write, the host
-/// performs it on its own store and resumes the same handling; nothing touches the heap.
+/// A store that waits like a timer (each operation pending twice, then woken), under a host
+/// that polls only when woken: every booking books, no poll is wasted, nothing touches the heap.
 #[test]
-fn bookings_through_pending_writes_allocate_nothing() {
-    use core::pin::pin;
-    use redmark_core::booking::{resume, step, LocalLink, Pending, Step};
+fn bookings_through_a_waiting_store_allocate_nothing() {
+    use common::waiting::{block_on, Waiting, TICKS};
     use redmark_core::engine::Message;
 
     const BOOKINGS: usize = 200;
-    let link = LocalLink::default();
-    let mut store = MemStore::<BOOKINGS>::new();
     let mut engine = Engine::new(
-        BookingApp::with_link(DEFAULT_FLOOR, &link, common::INFO),
+        BookingApp::new(
+            DEFAULT_FLOOR,
+            Waiting(MemStore::<BOOKINGS>::new()),
+            common::INFO,
+        ),
         KeyRing::new(Key::new(1, &[0x42; 32]).unwrap()),
         Config::default(),
     );
     let mut out = vec![0u8; OUT];
     let mut msg = [0u8; 512];
-    let (mut writes, mut reads, mut booked) = (0usize, 0usize, 0usize);
+    let (mut polls, mut booked) = (0usize, 0usize);
+    let ticks_before = TICKS.load(Ordering::Relaxed);
     COUNTING.with(|c| c.set(true));
     for i in 0..BOOKINGS as u64 * 2 {
         // Each slot twice: the second finds it taken (and reads which rooms are free).
@@ -175,27 +177,20 @@ fn bookings_through_pending_writes_allocate_nothing() {
             principal: b"alice",
             entropy: i.to_be_bytes(),
         };
-        let mut handling = pin!(engine.handling(Message::Plain(&msg[..n]), &cx, &mut out));
-        let mut at = step(handling.as_mut(), &link);
-        let handled = loop {
-            match at {
-                Step::Done(h) => break h,
-                Step::Pending(p) => {
-                    match &p {
-                        Pending::Commit(_) | Pending::Cancel(_) => writes += 1,
-                        _ => reads += 1,
-                    }
-                    at = resume(handling.as_mut(), &link, p.answer_with(&mut store));
-                }
-            }
-        };
+        let (handled, n) = block_on(engine.handling(Message::Plain(&msg[..n]), &cx, &mut out));
         assert!(handled.responded);
+        polls += n;
         booked += (i % 2 == 0) as usize;
     }
     COUNTING.with(|c| c.set(false));
-    assert_eq!(writes, BOOKINGS * 2, "every booking waited for its write");
-    assert!(reads >= BOOKINGS, "a taken slot reads which rooms are free");
-    assert_eq!(store.bookings().len(), booked);
+    let ticks = TICKS.load(Ordering::Relaxed) - ticks_before;
+    // One poll to start each message, and one per time a store operation was pending.
+    assert_eq!(polls, BOOKINGS * 2 + ticks, "polled only when woken");
+    assert!(
+        ticks >= BOOKINGS * 2 * 2,
+        "every booking waited for its write"
+    );
+    assert_eq!(engine.app().store().0.bookings().len(), booked);
     assert_eq!(
         ALLOCATIONS.load(Ordering::SeqCst),
         0,
@@ -207,12 +202,11 @@ fn bookings_through_pending_writes_allocate_nothing() {
 /// fixed at compile time, and bounded here (docs: `Engine::handling`).
 #[test]
 fn a_waiting_handling_fits_in_a_bounded_size() {
-    use redmark_core::booking::LocalLink;
+    use common::waiting::Waiting;
     use redmark_core::engine::Message;
 
-    let link = LocalLink::default();
     let mut engine = Engine::new(
-        BookingApp::with_link(DEFAULT_FLOOR, &link, common::INFO),
+        BookingApp::new(DEFAULT_FLOOR, Waiting(MemStore::<64>::new()), common::INFO),
         KeyRing::new(Key::new(1, &[0x42; 32]).unwrap()),
         Config::default(),
     );

@@ -315,26 +315,31 @@ fn notifications_over_http_are_checked_like_requests() {
 struct BrokenStore;
 
 impl Store for BrokenStore {
-    fn commit(&mut self, _: &NewBooking) -> Result<Commit, StoreError> {
+    async fn commit(&mut self, _: &NewBooking) -> Result<Commit, StoreError> {
         Err(StoreError::Io)
     }
-    fn get(&self, _: u32) -> Result<Option<Booking>, StoreError> {
+    async fn get(&mut self, _: u32) -> Result<Option<Booking>, StoreError> {
         Err(StoreError::Io)
     }
-    fn made_by(
-        &self,
+    async fn made_by(
+        &mut self,
         _: &Holder,
         _: &redmark_core::seal::Nonce,
     ) -> Result<Option<Booking>, StoreError> {
         Err(StoreError::Io)
     }
-    fn occupant(&self, _: &str, _: Slot) -> Result<Option<Booking>, StoreError> {
+    async fn occupant(&mut self, _: &str, _: Slot) -> Result<Option<Booking>, StoreError> {
         Err(StoreError::Io)
     }
-    fn next_held(&self, _: &Holder, _: Slot, _: &str) -> Result<Option<Booking>, StoreError> {
+    async fn next_held(
+        &mut self,
+        _: &Holder,
+        _: Slot,
+        _: &str,
+    ) -> Result<Option<Booking>, StoreError> {
         Err(StoreError::Io)
     }
-    fn cancel(&mut self, _: u32, _: &Holder) -> Result<Option<Booking>, StoreError> {
+    async fn cancel(&mut self, _: u32, _: &Holder) -> Result<Option<Booking>, StoreError> {
         Err(StoreError::Io)
     }
 }

@@ -24,11 +24,13 @@
 //! - [`serve::run_app`]: any app, every transport (what `serve --fixtures` uses too), with a
 //!   data folder of its own unless `--data` names one ([`serve::app_data_dir`]: `redmark-NAME`
 //!   beside the floor's, NAME from the app's `ServerInfo`);
-//! - [`Hosted`] and [`hosted!`]: what the host needs of an app (its store link, if its tools
-//!   wait for one: the booking tools' [`HostLink`]);
-//! - [`host::Shared::with_store`]: engines whose tools wait for a [`store::SharedStore`]
-//!   (reads at once or awaited, writes group-committed);
-//! - [`store::SharedStore`]: another place for bookings (redb and PostgreSQL are two).
+//! - [`Hosted`] and [`hosted!`]: what the host needs of an app (for a booking app over a shell
+//!   store, the store handle's place in its connection's order);
+//! - [`host::Shared::booking`]: the booking tools over a [`store::Bookings`], each engine with
+//!   a handle of its own;
+//! - [`store::Bookings`]: another place for bookings, the core's
+//!   [`Store`](redmark_core::booking::Store) with a handle per engine (redb and PostgreSQL are
+//!   two).
 
 mod auth;
 pub mod backup;
@@ -44,6 +46,6 @@ pub mod store;
 mod transport;
 mod web;
 
-pub use host::{HostLink, Hosted};
+pub use host::Hosted;
 pub use redmark_core as core;
 pub use serve::ServeArgs;

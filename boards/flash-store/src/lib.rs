@@ -417,11 +417,11 @@ impl<F: NorFlash, const N: usize> FlashStore<F, N> {
 }
 
 impl<F: NorFlash, const N: usize> Store for FlashStore<F, N> {
-    fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
-        if let Some(b) = self.made_by(&new.holder, &new.nonce)? {
+    async fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
+        if let Some(b) = self.made_by(&new.holder, &new.nonce).await? {
             return Ok(Commit::Replayed(b));
         }
-        if let Some(b) = self.occupant(&new.room, new.slot)? {
+        if let Some(b) = self.occupant(&new.room, new.slot).await? {
             return Ok(Commit::Taken(b));
         }
         if self.poisoned {
@@ -439,25 +439,30 @@ impl<F: NorFlash, const N: usize> Store for FlashStore<F, N> {
         Ok(Commit::Created(b))
     }
 
-    fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
+    async fn get(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
         Ok(self.bookings().find(|b| b.id == id).cloned())
     }
 
-    fn made_by(&self, holder: &Holder, nonce: &Nonce) -> Result<Option<Booking>, StoreError> {
+    async fn made_by(&mut self, holder: &Holder, nonce: &Nonce) -> Result<Option<Booking>, StoreError> {
         let same_operation = |b: &&Booking| b.new.nonce == *nonce && b.new.holder == *holder;
         Ok(self.bookings().find(same_operation).cloned())
     }
 
-    fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
+    async fn occupant(&mut self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
         let held = |b: &&Booking| b.status == Status::Active && b.new.room == room && b.new.slot == slot;
         Ok(self.bookings().find(held).cloned())
     }
 
-    fn next_held(&self, holder: &Holder, slot: Slot, room: &str) -> Result<Option<Booking>, StoreError> {
+    async fn next_held(
+        &mut self,
+        holder: &Holder,
+        slot: Slot,
+        room: &str,
+    ) -> Result<Option<Booking>, StoreError> {
         Ok(next_held_in(self.bookings(), holder, slot, room).cloned())
     }
 
-    fn cancel(&mut self, id: BookingId, holder: &Holder) -> Result<Option<Booking>, StoreError> {
+    async fn cancel(&mut self, id: BookingId, holder: &Holder) -> Result<Option<Booking>, StoreError> {
         let theirs = |(b, _): &(Booking, u32)| b.id == id && b.new.holder == *holder;
         let Some(i) = self.bookings.iter().position(theirs) else { return Ok(None) };
         if self.bookings[i].0.status == Status::Cancelled {
@@ -468,28 +473,6 @@ impl<F: NorFlash, const N: usize> Store for FlashStore<F, N> {
         self.append(&encode(&b))?;
         self.bookings[i] = (b.clone(), self.head);
         Ok(Some(b))
-    }
-}
-
-/// A store in a static, lent to the booking tools.
-impl<F: NorFlash, const N: usize> Store for &mut FlashStore<F, N> {
-    fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
-        (**self).commit(new)
-    }
-    fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
-        (**self).get(id)
-    }
-    fn made_by(&self, holder: &Holder, nonce: &Nonce) -> Result<Option<Booking>, StoreError> {
-        (**self).made_by(holder, nonce)
-    }
-    fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
-        (**self).occupant(room, slot)
-    }
-    fn next_held(&self, holder: &Holder, slot: Slot, room: &str) -> Result<Option<Booking>, StoreError> {
-        (**self).next_held(holder, slot, room)
-    }
-    fn cancel(&mut self, id: BookingId, holder: &Holder) -> Result<Option<Booking>, StoreError> {
-        (**self).cancel(id, holder)
     }
 }
 

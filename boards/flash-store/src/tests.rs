@@ -16,6 +16,11 @@ const PAGES: u32 = 4;
 const BASE: u32 = PAGE as u32;
 const SIZE: usize = PAGE * (PAGES as usize + 2);
 type Sim = FlashStore<SimFlash, 10>;
+
+/// The outcome of a store operation, which a flash store gives on the first poll.
+fn now<F: core::future::Future>(f: F) -> F::Output {
+    redmark_core::engine::poll_once(f).expect("a flash store is ready at once")
+}
 type Small = FlashStore<SimFlash, 6>;
 
 /// NOR flash in RAM: erase sets bytes to 0xFF, programming only clears bits, word by word.
@@ -182,14 +187,14 @@ fn run(flash: SimFlash, ops: &[Op], ledger: &mut Ledger) -> SimFlash {
     for (i, op) in ops.iter().enumerate() {
         let done = match op {
             Op::Boot => store.boot().map(|e| ledger.epochs.push(e)),
-            Op::Book(new) => store.commit(new).map(|c| match c {
+            Op::Book(new) => now(store.commit(new)).map(|c| match c {
                 Commit::Created(b) | Commit::Replayed(b) => {
                     ledger.booked.insert(i, b);
                 }
                 Commit::Taken(_) => {}
             }),
             Op::Cancel(j) => match ledger.booked.get(j) {
-                Some(b) => store.cancel(b.id, &b.new.holder).map(|c| {
+                Some(b) => now(store.cancel(b.id, &b.new.holder)).map(|c| {
                     assert_eq!(c.map(|c| c.status), Some(Status::Cancelled));
                     ledger.cancelled.insert(b.id);
                 }),
@@ -254,7 +259,7 @@ fn check_after_reboot(flash: SimFlash, ops: &[Op], ledger: &Ledger, context: &st
     };
     let full = store.bookings().count() == 10;
     for b in acked.values() {
-        let Some(got) = store.get(b.id).unwrap() else {
+        let Some(got) = now(store.get(b.id)).unwrap() else {
             // A full mirror forgets its oldest cancelled booking to make room for a new one
             // (live, or while the booking that needed the room was being written).
             let forgettable = ledger.cancelled.contains(&b.id) && (full || in_flight_new.is_some());
@@ -285,20 +290,20 @@ fn check_after_reboot(flash: SimFlash, ops: &[Op], ledger: &Ledger, context: &st
     assert!(ledger.epochs.iter().all(|&e| e < epoch), "{context}: epoch {epoch} after {:?}", ledger.epochs);
     // Replays of acknowledged operations return the same booking, nothing new.
     for b in acked.values().filter(|b| !ledger.cancelled.contains(&b.id)) {
-        match store.commit(&b.new).unwrap() {
+        match now(store.commit(&b.new)).unwrap() {
             Commit::Replayed(r) => assert_eq!(r.id, b.id, "{context}"),
             other => panic!("{context}: replay of {} gave {other:?}", b.id),
         }
     }
     let max_id = store.bookings().map(|b| b.id).max().unwrap_or(0);
     let fresh = new_booking("after", 30, 23, 9, 0xAF7E);
-    let made = store.commit(&fresh).unwrap_or_else(|e| {
+    let made = now(store.commit(&fresh)).unwrap_or_else(|e| {
         panic!("{context}: {e:?} {:?}", store.bookings().map(|b| (b.id, b.status)).collect::<Vec<_>>())
     });
     let Commit::Created(made) = made else { panic!("{context}: not created") };
     assert!(made.id > max_id, "{context}: id reused");
     let mut again = Sim::open(store.into_flash(), BASE, PAGES).unwrap();
-    assert_eq!(again.get(made.id).unwrap().as_ref(), Some(&made), "{context}");
+    assert_eq!(now(again.get(made.id)).unwrap().as_ref(), Some(&made), "{context}");
     assert!(again.boot().unwrap() > epoch, "{context}");
     again.into_flash()
 }
@@ -346,13 +351,13 @@ fn a_clean_run_matches_the_ram_store() {
     for (i, op) in ops.iter().enumerate() {
         match op {
             Op::Book(n) => {
-                if let Commit::Created(b) | Commit::Replayed(b) = mem.commit(n).unwrap() {
+                if let Commit::Created(b) | Commit::Replayed(b) = now(mem.commit(n)).unwrap() {
                     mem_booked.insert(i, b);
                 }
             }
             Op::Cancel(j) => {
                 if let Some(b) = mem_booked.get(j) {
-                    mem.cancel(b.id, &b.new.holder).unwrap();
+                    now(mem.cancel(b.id, &b.new.holder)).unwrap();
                 }
             }
             Op::Boot => {}
@@ -364,24 +369,24 @@ fn a_clean_run_matches_the_ram_store() {
     b.sort_by_key(|x| x.0);
     assert_eq!(a, b, "the same operations booked");
     assert!(flash.steps > 0);
-    let store = Sim::open(flash.revive(), BASE, PAGES).unwrap();
+    let mut store = Sim::open(flash.revive(), BASE, PAGES).unwrap();
     assert_eq!(store.epoch(), 5);
     let active = store.bookings().filter(|b| b.status == Status::Active).count();
     assert_eq!(active, mem.bookings().iter().filter(|b| b.status == Status::Active).count());
     // Each holder's bookings, walked after the reboot, as the RAM store walks them.
     for holder in [[0; 8], [1; 8], [7; 8]] {
-        assert_eq!(held(&store, holder), held(&mem, holder), "holder {holder:?}");
+        assert_eq!(held(&mut store, holder), held(&mut mem, holder), "holder {holder:?}");
     }
-    assert!(!held(&store, [1; 8]).is_empty());
+    assert!(!held(&mut store, [1; 8]).is_empty());
 }
 
 /// A holder's active bookings as `next_held` walks them from the start: (slot, room) each.
-fn held(s: &impl Store, holder: Holder) -> Vec<(Slot, RoomId)> {
+fn held(s: &mut impl Store, holder: Holder) -> Vec<(Slot, RoomId)> {
     let first = Slot { day: Day { year: 2000, month: 1, day: 1 }, hour: 0 };
     let mut walked: Vec<(Slot, RoomId)> = Vec::new();
     while let Some(b) = {
         let (slot, room) = walked.last().cloned().unwrap_or((first, RoomId::new()));
-        s.next_held(&holder, slot, &room).unwrap()
+        now(s.next_held(&holder, slot, &room)).unwrap()
     } {
         walked.push((b.new.slot, b.new.room));
     }
@@ -453,8 +458,8 @@ fn wear_is_spread_over_every_page() {
     let mut store = Sim::open(SimFlash::new(), BASE, PAGES).unwrap();
     for i in 0..2000u64 {
         let n = new_booking("atrium", 1 + (i % 28) as u8, (i % 24) as u8, 1, i);
-        let Commit::Created(b) = store.commit(&n).unwrap() else { panic!("{i}") };
-        store.cancel(b.id, &b.new.holder).unwrap();
+        let Commit::Created(b) = now(store.commit(&n)).unwrap() else { panic!("{i}") };
+        now(store.cancel(b.id, &b.new.holder)).unwrap();
     }
     let flash = store.into_flash();
     let ours = &flash.erases[1..=PAGES as usize];
@@ -468,19 +473,20 @@ fn six_active_bookings_fill_it_and_cancelled_ones_make_room() {
     let mut store = Small::open(SimFlash::new(), BASE, PAGES).unwrap();
     let mut ids = Vec::new();
     for h in 0..6 {
-        let Commit::Created(b) = store.commit(&new_booking("nook", 1, h, 1, u64::from(h))).unwrap() else {
+        let Commit::Created(b) = now(store.commit(&new_booking("nook", 1, h, 1, u64::from(h)))).unwrap()
+        else {
             panic!()
         };
         ids.push(b.id);
     }
-    assert_eq!(store.commit(&new_booking("nook", 1, 9, 1, 99)), Err(StoreError::Full));
-    assert_eq!(store.cancel(ids[2], &[0xee; 8]), Ok(None), "not theirs");
-    assert_eq!(store.commit(&new_booking("nook", 1, 9, 1, 99)), Err(StoreError::Full));
+    assert_eq!(now(store.commit(&new_booking("nook", 1, 9, 1, 99))), Err(StoreError::Full));
+    assert_eq!(now(store.cancel(ids[2], &[0xee; 8])), Ok(None), "not theirs");
+    assert_eq!(now(store.commit(&new_booking("nook", 1, 9, 1, 99))), Err(StoreError::Full));
     let holder = new_booking("nook", 1, 2, 1, 2).holder;
-    store.cancel(ids[2], &holder).unwrap();
-    assert!(matches!(store.commit(&new_booking("nook", 1, 9, 1, 99)), Ok(Commit::Created(_))));
+    now(store.cancel(ids[2], &holder)).unwrap();
+    assert!(matches!(now(store.commit(&new_booking("nook", 1, 9, 1, 99))), Ok(Commit::Created(_))));
     // The cancelled booking was forgotten to make room; a reboot agrees.
-    assert_eq!(store.get(ids[2]).unwrap(), None);
+    assert_eq!(now(store.get(ids[2])).unwrap(), None);
     let store = Small::open(store.into_flash(), BASE, PAGES).unwrap();
     assert_eq!(store.bookings().count(), 6);
     assert!(store.bookings().all(|b| b.status == Status::Active));
@@ -494,14 +500,14 @@ fn a_write_that_reads_back_wrong_is_not_acknowledged_and_poisons_until_reopened(
     let at = store.addr(store.head, store.next_slot) as usize + 20;
     store.flash.stuck = Some(at);
     let n = new_booking("nook", 1, 1, 1, 1);
-    assert_eq!(store.commit(&n), Err(StoreError::Io));
-    assert_eq!(store.commit(&new_booking("nook", 1, 2, 1, 2)), Err(StoreError::Io), "poisoned");
+    assert_eq!(now(store.commit(&n)), Err(StoreError::Io));
+    assert_eq!(now(store.commit(&new_booking("nook", 1, 2, 1, 2))), Err(StoreError::Io), "poisoned");
     let mut flash = store.into_flash();
     flash.stuck = None;
     flash.mem[at] = 0;
     let mut store = Sim::open(flash, BASE, PAGES).unwrap();
     assert_eq!(store.bookings().count(), 0, "the bad record is skipped");
-    assert!(matches!(store.commit(&n), Ok(Commit::Created(_))));
+    assert!(matches!(now(store.commit(&n)), Ok(Commit::Created(_))));
 }
 
 #[test]

@@ -38,7 +38,7 @@ use cortex_m_rt::{exception, ExceptionFrame};
 use diag::Piece::{Hex, Num, Text};
 use embedded_io::{Read, Write};
 use embedded_storage::nor_flash::NorFlash;
-use redmark_core::booking::{BookingApp, Immediate, DEFAULT_FLOOR};
+use redmark_core::booking::{BookingApp, DEFAULT_FLOOR};
 use redmark_core::engine::{Config, Note, ServerInfo};
 use redmark_core::seal::{Key, KeyRing};
 use redmark_core::serve::{serve, Host};
@@ -117,10 +117,10 @@ fn note_text(note: Note) -> &'static str {
 }
 
 #[cfg(not(feature = "net"))]
-type PanelApp<F> = BookingApp<'static, Immediate<&'static mut Bookings<F>>>;
+type PanelApp<F> = BookingApp<'static, &'static mut Bookings<F>>;
 /// Networked, `book_room` waits for the wall clock (SNTP).
 #[cfg(feature = "net")]
-type PanelApp<F> = net::clocked::Clocked<BookingApp<'static, Immediate<&'static mut Bookings<F>>>>;
+type PanelApp<F> = net::clocked::Clocked<BookingApp<'static, &'static mut Bookings<F>>>;
 pub(crate) type Panel<F> = Engine<PanelApp<F>>;
 
 /// Loads the store and counts this boot, then builds the engine. Not inlined: its frame

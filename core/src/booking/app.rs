@@ -1,10 +1,9 @@
-//! The booking tools as an [`App`]: a floor and a desk to the store, and each tool declared
+//! The booking tools as an [`App`]: a floor and the store it books, and each tool declared
 //! once (`#[app]` checks and reads a call's arguments and hands them to the tool).
 
 use super::book::book_room;
 use super::cancel::cancel_booking;
 use super::floor::Floor;
-use super::link::{Desk, Immediate, Link};
 use super::list::list_rooms;
 #[cfg(feature = "list-bookings")]
 use super::mine::list_bookings;
@@ -16,47 +15,36 @@ use crate::engine::{App, Call, Replied, Reply, ServerInfo, ToolEntry};
 use crate::typed::Tools as _;
 use redmark_macros::app;
 
-/// A floor of rooms and the way to where their bookings live, as an [`App`].
-pub struct BookingApp<'r, L: Link> {
+/// A floor of rooms and the store that keeps their bookings, as an [`App`].
+pub struct BookingApp<'r, S> {
     floor: Floor<'r>,
-    desk: Desk<L>,
+    store: S,
     info: ServerInfo,
 }
 
-impl<'r, S: Store> BookingApp<'r, Immediate<S>> {
-    /// The booking tools over `floor`, keeping bookings in the synchronous `store` (every
-    /// operation answered at once: [`Engine::handle`](crate::Engine::handle) serves it).
-    pub fn new(floor: Floor<'r>, store: S, info: ServerInfo) -> Self {
-        Self::with_link(floor, Immediate::new(store), info)
+impl<'r, S: Store> BookingApp<'r, S> {
+    /// The booking tools over `floor`, keeping bookings in `store`. A store whose operations
+    /// are ready at once is served by [`Engine::handle`](crate::Engine::handle); one that
+    /// waits (across a network or a bus) by [`Engine::handling`](crate::Engine::handling).
+    pub const fn new(floor: Floor<'r>, store: S, info: ServerInfo) -> Self {
+        BookingApp { floor, store, info }
     }
 
-    /// The store.
-    pub fn store(&self) -> core::cell::Ref<'_, S> {
-        self.desk.link().store()
-    }
-}
-
-impl<'r, L: Link> BookingApp<'r, L> {
-    /// The booking tools over `floor`, leaving store operations on `link` for the host to
-    /// answer (drive the engine with [`Engine::handling`](crate::Engine::handling)).
-    pub fn with_link(floor: Floor<'r>, link: L, info: ServerInfo) -> Self {
-        BookingApp {
-            floor,
-            desk: Desk::new(link),
-            info,
-        }
+    /// The store (e.g. to read its bookings between messages).
+    pub fn store(&self) -> &S {
+        &self.store
     }
 
-    /// The link the tools leave store operations on.
-    pub fn link(&self) -> &L {
-        self.desk.link()
+    /// The store, mutably.
+    pub fn store_mut(&mut self) -> &mut S {
+        &mut self.store
     }
 }
 
 /// The booking tools, each declared once: its description, annotations and argument type here,
 /// its logic in its own file.
 #[app(tools = BookingTool)]
-impl<L: Link> App for BookingApp<'_, L> {
+impl<S: Store> App for BookingApp<'_, S> {
     fn info(&self) -> ServerInfo {
         self.info
     }
@@ -66,21 +54,21 @@ impl<L: Link> App for BookingApp<'_, L> {
     /// hint fits more than one room the user is asked which.
     #[tool(title = "Book a room", idempotent, salient = all, answers_need_state)]
     async fn book_room(&mut self, args: BookArgs<'_>, call: &Call, reply: Reply) -> Replied {
-        book_room(self.floor, &self.desk, args, call, reply).await
+        book_room(self.floor, &mut self.store, args, call, reply).await
     }
 
     /// Cancels one of your bookings after asking you to confirm.
     #[tool(title = "Cancel a booking", answers_need_state)]
     #[tool(destructive, idempotent, salient = all)]
     async fn cancel_booking(&mut self, args: CancelArgs<'_>, call: &Call, reply: Reply) -> Replied {
-        cancel_booking(self.floor, &self.desk, args, call, reply).await
+        cancel_booking(self.floor, &mut self.store, args, call, reply).await
     }
 
     /// Lists the rooms with their seats; with day and hour, says which are free (none once
     /// that hour has started).
     #[tool(title = "List rooms", read_only, idempotent)]
     async fn list_rooms(&mut self, args: ListArgs<'_>, call: &Call, reply: Reply) -> Replied {
-        list_rooms(self.floor, &self.desk, args, call, reply).await
+        list_rooms(self.floor, &mut self.store, args, call, reply).await
     }
 
     /// Lists your bookings, earliest first: those of one day, or those still to come (from
@@ -88,7 +76,7 @@ impl<L: Link> App for BookingApp<'_, L> {
     #[cfg(feature = "list-bookings")]
     #[tool(title = "List your bookings", read_only, idempotent)]
     async fn list_bookings(&mut self, args: MineArgs<'_>, call: &Call, reply: Reply) -> Replied {
-        list_bookings(self.floor, &self.desk, args, call, reply).await
+        list_bookings(self.floor, &mut self.store, args, call, reply).await
     }
 }
 

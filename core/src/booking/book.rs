@@ -4,9 +4,9 @@ use heapless::String;
 
 use super::answer::{complete, fail, Text};
 use super::floor::{Floor, Mask, Room};
-use super::link::{Desk, Link};
 use super::read::slot;
 use super::report::{Booked, Earliest, NotBooked, RoomQuestion, Taken, TooSmall, UnknownRoom};
+use super::store::Store;
 use super::store::{holder, Commit, NewBooking, StoreError};
 use super::tools::BookArgs;
 use super::vacancy::free_at;
@@ -19,9 +19,9 @@ use redmark_macros::Question;
 
 /// Books the room `call` names or hints at for the slot it names, asking which room first if
 /// the hint fits more than one.
-pub(super) async fn book_room<L: Link>(
+pub(super) async fn book_room<S: Store>(
     floor: Floor<'_>,
-    store: &Desk<L>,
+    store: &mut S,
     args: BookArgs<'_>,
     call: &Call<'_>,
     reply: Reply<'_, '_>,

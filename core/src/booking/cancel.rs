@@ -2,18 +2,18 @@
 
 use super::answer::{complete, fail, Text};
 use super::floor::Floor;
-use super::link::{Desk, Link};
 use super::read::yours;
 use super::report::{BookingRef, Cancelled, Described};
+use super::store::Store;
 use super::store::{holder, Status};
 use super::tools::CancelArgs;
 use crate::engine::{Call, CallError, Done, Msg, Reply};
 use crate::typed::Round;
 
 /// Cancels the caller's booking `call` names, once the caller confirms.
-pub(super) async fn cancel_booking<L: Link>(
+pub(super) async fn cancel_booking<S: Store>(
     floor: Floor<'_>,
-    store: &Desk<L>,
+    store: &mut S,
     args: CancelArgs<'_>,
     call: &Call<'_>,
     reply: Reply<'_, '_>,

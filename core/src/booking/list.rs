@@ -2,17 +2,17 @@
 
 use super::answer::{complete, fail, Text};
 use super::floor::Floor;
-use super::link::{Desk, Link};
 use super::read::slot;
 use super::report::RoomList;
+use super::store::Store;
 use super::tools::ListArgs;
 use super::vacancy::free_at;
 use crate::engine::{Call, CallError, Done, Reply};
 
 /// Lists the rooms with enough seats and, given a day and hour, which of them are free.
-pub(super) async fn list_rooms<L: Link>(
+pub(super) async fn list_rooms<S: Store>(
     floor: Floor<'_>,
-    store: &Desk<L>,
+    store: &mut S,
     args: ListArgs<'_>,
     call: &Call<'_>,
     reply: Reply<'_, '_>,

@@ -29,11 +29,11 @@ impl<const N: usize> MemStore<N> {
 }
 
 impl<const N: usize> Store for MemStore<N> {
-    fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
-        if let Some(b) = self.made_by(&new.holder, &new.nonce)? {
+    async fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
+        if let Some(b) = self.made_by(&new.holder, &new.nonce).await? {
             return Ok(Commit::Replayed(b));
         }
-        if let Some(b) = self.occupant(&new.room, new.slot)? {
+        if let Some(b) = self.occupant(&new.room, new.slot).await? {
             return Ok(Commit::Taken(b));
         }
         let id = self.bookings.len() as BookingId + 1;
@@ -48,23 +48,27 @@ impl<const N: usize> Store for MemStore<N> {
         Ok(Commit::Created(b))
     }
 
-    fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
+    async fn get(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
         Ok(self.bookings.iter().find(|b| b.id == id).cloned())
     }
 
-    fn made_by(&self, holder: &Holder, nonce: &Nonce) -> Result<Option<Booking>, StoreError> {
+    async fn made_by(
+        &mut self,
+        holder: &Holder,
+        nonce: &Nonce,
+    ) -> Result<Option<Booking>, StoreError> {
         let same_operation = |b: &&Booking| b.new.nonce == *nonce && b.new.holder == *holder;
         Ok(self.bookings.iter().find(same_operation).cloned())
     }
 
-    fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
+    async fn occupant(&mut self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
         let held =
             |b: &&Booking| b.status == Status::Active && b.new.room == room && b.new.slot == slot;
         Ok(self.bookings.iter().find(held).cloned())
     }
 
-    fn next_held(
-        &self,
+    async fn next_held(
+        &mut self,
         holder: &Holder,
         slot: Slot,
         room: &str,
@@ -72,7 +76,11 @@ impl<const N: usize> Store for MemStore<N> {
         Ok(next_held_in(&self.bookings, holder, slot, room).cloned())
     }
 
-    fn cancel(&mut self, id: BookingId, holder: &Holder) -> Result<Option<Booking>, StoreError> {
+    async fn cancel(
+        &mut self,
+        id: BookingId,
+        holder: &Holder,
+    ) -> Result<Option<Booking>, StoreError> {
         let theirs = |b: &&mut Booking| b.id == id && b.new.holder == *holder;
         Ok(self.bookings.iter_mut().find(theirs).map(|b| {
             b.status = Status::Cancelled;

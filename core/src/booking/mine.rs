@@ -5,10 +5,10 @@ use heapless::Vec;
 
 use super::answer::{complete, fail, Text};
 use super::floor::Floor;
-use super::link::{Desk, Link};
 use super::read::yours;
 use super::report::Mine;
 use super::slot::{Day, Slot, CLOCK_SET_FROM};
+use super::store::Store;
 use super::store::{holder, Booking, RoomId};
 use super::tools::MineArgs;
 use crate::engine::{Call, CallError, Done, Msg, Reply};
@@ -34,9 +34,9 @@ fn start(day: Option<Day>, now: u64) -> Slot {
 
 /// Lists the caller's active bookings (of one day, or from the hour under way on), at most
 /// [`MAX_LISTED`] a call; `after` continues from the booking the last page ended with.
-pub(super) async fn list_bookings<L: Link>(
+pub(super) async fn list_bookings<S: Store>(
     floor: Floor<'_>,
-    store: &Desk<L>,
+    store: &mut S,
     args: MineArgs<'_>,
     call: &Call<'_>,
     reply: Reply<'_, '_>,

@@ -1,5 +1,5 @@
-//! Room booking: the floor, the store (a [`Store`] answering at once, or a [`Link`] the host
-//! answers later), and the `book_room`, `cancel_booking`, `list_rooms` and `list_bookings`
+//! Room booking: the floor, the [`Store`] trait the app holds (answering at once, or awaited),
+//! and the `book_room`, `cancel_booking`, `list_rooms` and `list_bookings`
 //! tools, hosted by the panel and the desktop alike.
 
 mod answer;
@@ -7,12 +7,10 @@ mod app;
 mod book;
 mod cancel;
 mod floor;
-mod link;
 mod list;
 mod mem_store;
 #[cfg(feature = "list-bookings")]
 mod mine;
-mod pending;
 mod read;
 mod report;
 mod slot;
@@ -23,9 +21,7 @@ mod vacancy;
 pub use app::BookingApp;
 pub use app::{BookingTool, TOOLS};
 pub use floor::{Floor, Room, DEFAULT_FLOOR};
-pub use link::{Desk, Exchange, Immediate, Link, LocalLink, Outcome, StoreOp};
 pub use mem_store::MemStore;
-pub use pending::{resume, run, step, Answered, Ask, Asked, Pending, Step};
 pub use slot::{Day, Slot, CLOCK_SET_FROM};
 pub use store::{
     next_held_in, Booking, BookingId, Commit, Holder, NewBooking, RoomId, Status, Store, StoreError,

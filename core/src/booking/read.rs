@@ -2,8 +2,8 @@
 //! booking of a `bk_N` id (the arguments themselves are read by their `#[derive(Args)]`
 //! structs in `tools.rs`).
 
-use super::link::{Desk, Link};
 use super::slot::{Day, Slot};
+use super::store::Store;
 use super::store::{Booking, Holder, StoreError};
 
 /// The slot a `day` and `hour` argument name, if they name one.
@@ -14,8 +14,8 @@ pub(super) fn slot(day: &str, hour: i64) -> Option<Slot> {
 }
 
 /// The booking `id` (as `bk_N`) names, if `holder` holds it; anyone else's is `None` too.
-pub(super) async fn yours<L: Link>(
-    store: &Desk<L>,
+pub(super) async fn yours<S: Store>(
+    store: &mut S,
     id: &str,
     holder: &Holder,
 ) -> Result<Option<Booking>, StoreError> {

@@ -1,5 +1,5 @@
-//! The booking store: a trait the caller implements (RAM on a panel, a durable database on a
-//! desktop), so at-most-once is decided atomically where the bookings live.
+//! The booking store: the one trait that lists what a tool may ask of where bookings live (RAM
+//! or flash on a panel, a durable database on a desktop), so at-most-once is decided there.
 
 use heapless::String;
 use sha2::{Digest, Sha256};
@@ -107,31 +107,84 @@ impl From<StoreError> for CallError {
 
 impl core::error::Error for StoreError {}
 
-/// Where bookings live. Each method is atomic.
+/// Where bookings live, held by the app: every operation a tool may ask, each atomic.
+///
+/// The methods are `async`, the embedded idiom for the application's own I/O
+/// (`embedded-storage-async`, embassy): a store across a network or a bus awaits it, with no
+/// heap and no busy loop, and a synchronous store (RAM, a panel's flash) writes ordinary
+/// bodies that are ready on the first poll, so [`Engine::handle`](crate::Engine::handle)
+/// serves it in one call. Adding an operation is this trait's method, the tool that calls it,
+/// and each store's implementation.
+// The futures' auto traits are left to each implementation: a threaded host names its store's
+// concrete type and the compiler sees whether its futures are `Send`.
+#[allow(async_fn_in_trait)]
 pub trait Store {
     /// Books `new` unless the same holder's nonce already booked (then returns that booking)
     /// or the room is held at that hour. A `Created` booking is durable when this returns.
-    fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError>;
+    async fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError>;
+    /// Marks booking `id` cancelled if `holder` holds it (idempotent); returns it as it now
+    /// stands, or `None` when `holder` holds no booking `id` (the store, not only the tool,
+    /// refuses anyone else's). Durable when this returns.
+    async fn cancel(
+        &mut self,
+        id: BookingId,
+        holder: &Holder,
+    ) -> Result<Option<Booking>, StoreError>;
     /// The booking with this id.
-    fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError>;
+    async fn get(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError>;
     /// The booking `holder`'s operation `nonce` made, if it made one (what [`Store::commit`]
     /// would replay), without booking anything.
-    fn made_by(&self, holder: &Holder, nonce: &Nonce) -> Result<Option<Booking>, StoreError>;
+    async fn made_by(
+        &mut self,
+        holder: &Holder,
+        nonce: &Nonce,
+    ) -> Result<Option<Booking>, StoreError>;
     /// The active booking holding `room` at `slot`.
-    fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError>;
+    async fn occupant(&mut self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError>;
     /// The first active booking `holder` holds after (`slot`, `room`), in (slot, room id)
     /// order, the order of [`Store::occupant`]'s key: asked again from the booking it returns,
     /// it walks the holder's bookings one at a time (`room` `""` starts at `slot` itself).
-    fn next_held(
-        &self,
+    async fn next_held(
+        &mut self,
         holder: &Holder,
         slot: Slot,
         room: &str,
     ) -> Result<Option<Booking>, StoreError>;
-    /// Marks booking `id` cancelled if `holder` holds it (idempotent); returns it as it now
-    /// stands, or `None` when `holder` holds no booking `id` (the store, not only the tool,
-    /// refuses anyone else's).
-    fn cancel(&mut self, id: BookingId, holder: &Holder) -> Result<Option<Booking>, StoreError>;
+}
+
+/// A store lent to the app (e.g. one in a static) is a store.
+impl<S: Store + ?Sized> Store for &mut S {
+    async fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
+        (**self).commit(new).await
+    }
+    async fn cancel(
+        &mut self,
+        id: BookingId,
+        holder: &Holder,
+    ) -> Result<Option<Booking>, StoreError> {
+        (**self).cancel(id, holder).await
+    }
+    async fn get(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
+        (**self).get(id).await
+    }
+    async fn made_by(
+        &mut self,
+        holder: &Holder,
+        nonce: &Nonce,
+    ) -> Result<Option<Booking>, StoreError> {
+        (**self).made_by(holder, nonce).await
+    }
+    async fn occupant(&mut self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
+        (**self).occupant(room, slot).await
+    }
+    async fn next_held(
+        &mut self,
+        holder: &Holder,
+        slot: Slot,
+        room: &str,
+    ) -> Result<Option<Booking>, StoreError> {
+        (**self).next_held(holder, slot, room).await
+    }
 }
 
 /// [`Store::next_held`] over bookings kept in any order (a store that holds them all in RAM).

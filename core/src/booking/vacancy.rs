@@ -2,15 +2,15 @@
 //! a `book_room` whose room is taken).
 
 use super::floor::{Floor, Mask};
-use super::link::{Desk, Link};
 use super::slot::Slot;
+use super::store::Store;
 use crate::engine::CallError;
 use crate::limits::MAX_ROOMS;
 
 /// The rooms of `floor` with at least `people` seats that nobody holds at `slot`.
-pub(super) async fn free_at<L: Link>(
+pub(super) async fn free_at<S: Store>(
     floor: Floor<'_>,
-    store: &Desk<L>,
+    store: &mut S,
     slot: Slot,
     people: u16,
 ) -> Result<Mask, CallError> {

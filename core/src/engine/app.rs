@@ -181,9 +181,9 @@ pub trait App {
     /// The tool table, in `tools/list` order (names unique).
     fn tools(&self) -> &[ToolEntry<Self::Tool>];
     /// Runs `tool` (the entry of [`App::tools`] the call named) and answers through `reply`.
-    /// Write it as an `async fn`: it may await its store (a booking tool's
-    /// [`Desk`](crate::booking::Desk)), and the host resumes it with the outcome; it awaits
-    /// nothing else.
+    /// Write it as an `async fn`: it may await the app's own I/O (a booking tool its
+    /// [`Store`](crate::booking::Store), a sensor, a timer); see [`Engine::handle`](crate::Engine::handle)
+    /// and [`Engine::handling`](crate::Engine::handling) for which host serves which.
     fn call_tool(
         &mut self,
         tool: Self::Tool,

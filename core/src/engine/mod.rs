@@ -172,12 +172,15 @@ impl<A: App> Engine<A> {
 
     /// Handles one message and writes the answer into `out` (at least [`MIN_OUT`] bytes).
     /// No header is checked: this is for transports without headers (see
-    /// [`Engine::handle_http`]). For an app whose store answers at once (the booking app
-    /// over a [`Store`](crate::booking::Store), the fixtures); an app that waits for its store
-    /// is driven with [`Engine::handling`].
+    /// [`Engine::handle_http`]). The handling is polled once: this is for an app whose tools
+    /// are ready on the first poll (the booking app over a synchronous
+    /// [`Store`](crate::booking::Store), the fixtures, tools that await nothing). A tool that
+    /// is still waiting then (it awaits a store across a network, a sensor, a timer) gets its
+    /// call answered `-32603` with [`Note::Internal`], and nothing it would have done after the
+    /// await is done: drive such an app with [`Engine::handling`].
     pub fn handle(&mut self, input: &[u8], cx: &Context<'_>, out: &mut [u8]) -> Handled {
         let handling = self.handle_message(input, cx, (), &mut *out);
-        at_once(handling).unwrap_or_else(|| waited(Some(input), out))
+        poll_once(handling).unwrap_or_else(|| waited(Some(input), out))
     }
 
     /// [`Engine::handle`] for a Streamable HTTP request: `headers` are checked against the
@@ -193,15 +196,14 @@ impl<A: App> Engine<A> {
         out: &mut [u8],
     ) -> Handled {
         let handling = self.handle_message(input, cx, headers, &mut *out);
-        at_once(handling).unwrap_or_else(|| waited(Some(input), out))
+        poll_once(handling).unwrap_or_else(|| waited(Some(input), out))
     }
 
-    /// Handles one message as a future that finishes with the [`Handled`] once every store
-    /// operation the app waits for has been answered: the host drives it with
-    /// [`step`](crate::booking::step) and [`resume`](crate::booking::resume) (or polls it
-    /// from any executor, answering the app's link between polls). The message is parsed and
-    /// run once, however long the store takes. The future is all the state a waiting message
-    /// keeps: about 2 KiB for the booking app on a 64-bit host, at most
+    /// Handles one message as a future that finishes with the [`Handled`] once the app's tool
+    /// has: the host awaits it on its executor, and a tool may await its own I/O (its store, a
+    /// sensor, a timer) meanwhile, woken by that I/O's waker. The message is parsed and run
+    /// once, however long the tool waits. The future is all the state a waiting message keeps:
+    /// about 2 KiB for the booking app on a 64-bit host, at most
     /// [`MAX_HANDLING`](crate::limits::MAX_HANDLING) (a test holds it there).
     pub async fn handling(
         &mut self,
@@ -318,7 +320,7 @@ impl<A: App> Engine<A> {
             Line::TooLong => None,
         };
         let handling = self.line_handling(line, cx, &mut *out);
-        at_once(handling).unwrap_or_else(|| waited(input, out))
+        poll_once(handling).unwrap_or_else(|| waited(input, out))
     }
 }
 
@@ -333,21 +335,22 @@ pub enum Message<'i> {
     Http(&'i [u8], &'i HttpHeaders<'i>),
 }
 
-/// Polls `handling` once: its answer, or `None` if the app waited for its store.
-fn at_once(handling: impl Future<Output = Handled>) -> Option<Handled> {
-    let handling = core::pin::pin!(handling);
+/// Polls `f` once: its output, or `None` if it is still waiting. How a synchronous host reads
+/// a synchronous store outside the engine (a panel's button booking through its flash store).
+pub fn poll_once<F: Future>(f: F) -> Option<F::Output> {
+    let f = core::pin::pin!(f);
     let mut cx = core::task::Context::from_waker(core::task::Waker::noop());
-    match handling.poll(&mut cx) {
+    match f.poll(&mut cx) {
         core::task::Poll::Ready(h) => Some(h),
         core::task::Poll::Pending => None,
     }
 }
 
-/// The answer of a synchronous `handle*` whose app waited for its store (`-32603`).
+/// The answer of a synchronous `handle*` whose app's tool was still waiting (`-32603`).
 fn waited(input: Option<&[u8]>, out: &mut [u8]) -> Handled {
     let mut h = fault_answer(input, out);
     h.note = Some(Note::Internal(
-        "the app waited for its store: drive it with Engine::handling",
+        "the app's tool was still waiting when polled once: drive it with Engine::handling",
     ));
     h
 }

@@ -3,7 +3,9 @@
 //! types (`rust-mcp-schema`).
 #![allow(dead_code)]
 
-use redmark_core::booking::{BookingApp, Immediate, MemStore, DEFAULT_FLOOR};
+pub mod waiting;
+
+use redmark_core::booking::{BookingApp, MemStore, DEFAULT_FLOOR};
 use redmark_core::engine::{Config, ServerInfo};
 use redmark_core::limits::OUT;
 use redmark_core::seal::{Key, KeyRing};
@@ -13,7 +15,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 pub const VERSION: &str = "2026-07-28";
-pub type Panel = Engine<BookingApp<'static, Immediate<MemStore<64>>>>;
+pub type Panel = Engine<BookingApp<'static, MemStore<64>>>;
 
 pub const INFO: ServerInfo = ServerInfo {
     name: "redmark",

@@ -20,7 +20,7 @@ use std::process::ExitCode;
 use crate::folder::{reach_blocking, Reached, REACH_WAIT};
 use crate::platform::files::private_file;
 use crate::store::redb::{summary, STORE_FILE};
-use crate::store::{SharedStore, Snapshot};
+use crate::store::Snapshot;
 
 #[cfg(unix)]
 mod ask;

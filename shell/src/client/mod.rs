@@ -154,6 +154,7 @@ fn on_data(dir: Option<&Path>, timeout: Duration) -> Result<Box<dyn Transport>, 
         Err(e) => return Err(io(e)),
     };
     let data = serve::open_keys(dir, false).map_err(io)?;
+    let store = crate::store::redb::RedbBookings::new(store);
     let host = serve::booking_host(DEFAULT_FLOOR, store, data.ring, Config::default());
     if tracing() {
         eprintln!("(in-process server on {})", data.dir.display());

@@ -106,8 +106,7 @@ fn copy<A: Hosted>(
         .try_clone()
         .map_err(|e| format!("cannot use {}: {e}", path.display()))?;
     let store = shared
-        .backing()
-        .store
+        .admin()
         .ok_or_else(|| "this server has no booking store".to_owned())?;
     let said = store.snapshot(file)?;
     Ok((reader, said))

@@ -73,7 +73,7 @@ async fn the_owners_socket_serves_like_stdio_and_a_waiting_process_relays_to_it(
     };
     let host = crate::serve::booking_host(
         redmark_core::booking::DEFAULT_FLOOR,
-        store,
+        crate::store::redb::RedbBookings::new(store),
         KeyRing::new(Key::new(1, &[7; 32]).unwrap()),
         Config::default(),
     );

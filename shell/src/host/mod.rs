@@ -3,19 +3,19 @@
 //! panics, durable writes.
 //!
 //! There is no engine shared by all connections. [`Shared`] holds what every engine is made
-//! of (the app's parts, the sealing keys, the configuration) and the store's [`Committer`];
-//! each connection makes its own [`Conn`]: an engine and a reused answer buffer. The engine
-//! keeps no state between requests (an open question travels in the client's sealed
-//! `requestState`), so engines need no lock, and a message is answered on the task that read
-//! it. A handling that waits for its store keeps its place (see `drive.rs`): a durable write
-//! goes to the group committer (`group.rs`) and the same handling resumes with the outcome.
+//! of (the app's parts, each with its own handle on the app's store, the sealing keys, the
+//! configuration); each connection makes its own [`Conn`]: an engine and a reused answer
+//! buffer. The engine keeps no state between requests (an open question travels in the
+//! client's sealed `requestState`), so engines need no lock, and a message is answered on the
+//! task that read it. A handling that waits for its store keeps its place (see `drive.rs`):
+//! the app's store handle awaits its read or its durable write, and wakes the handling.
 //!
 //! Every request gets an answer: a panic while the engine handles it (a bug, or a library
 //! meeting damage it did not expect) is caught here, logged, and answered with a JSON-RPC
 //! `-32603` error carrying the request's id (read with the core's envelope parser), on every
 //! transport; serving goes on. Continuing with the same engine is safe since it keeps no state
-//! between requests; a panic mid-request commits nothing (writes are made by the committer, in
-//! redb transactions), and the redb store catches redb's own panics and then refuses further
+//! between requests; a panic mid-request commits nothing (writes are made by the store's own
+//! committer, in transactions), and the redb store catches redb's own panics and then refuses further
 //! use of the file (see [`crate::store::redb`]).
 
 use std::cell::RefCell;
@@ -34,14 +34,14 @@ use redmark_core::{App, Engine, Handled};
 
 pub mod drive;
 pub mod entropy;
-pub mod group;
 pub mod msg;
 pub mod panics;
 pub mod tidy;
 
-use crate::store::SharedStore;
-pub use drive::{Backing, Cx, HostLink, Panicked};
-use group::Committer;
+use crate::store::pg::PgStore;
+use crate::store::redb::RedbBookings;
+use crate::store::{Admin, Bookings, Fence};
+pub use drive::{Cx, Panicked};
 pub use msg::{Msg, OwnedHeaders};
 
 /// The principal of stdio and TCP clients: the local user.
@@ -49,8 +49,9 @@ pub const LOCAL_PRINCIPAL: &[u8] = b"local";
 
 /// An app the shell can host.
 pub trait Hosted: App + Send + Sized + 'static {
-    /// The link the app's tools leave store operations on (`None`: it never waits).
-    fn link(&self) -> Option<&HostLink> {
+    /// Where the app's store keeps this engine's place in its connection's read-after-write
+    /// order (`None`: it keeps no store, or its store needs no order).
+    fn fence(&self) -> Option<&Fence> {
         None
     }
 
@@ -61,8 +62,6 @@ pub trait Hosted: App + Send + Sized + 'static {
         msg: Msg<'a>,
         cx: &'a Cx<'a>,
         out: &'a mut [u8],
-        shared: &'a Shared<Self>,
-        fenced: bool,
     ) -> Driving<'a>;
 
     /// [`run_job`] on this app, boxed as a future that may move between threads (one
@@ -76,10 +75,10 @@ pub type Driving<'a> = Pin<Box<dyn Future<Output = Result<Handled, Panicked>> + 
 /// A begun message on its way ([`Hosted::begin`]).
 pub type Begin<A> = Pin<Box<dyn Future<Output = Finished<A>> + Send>>;
 
-/// Makes an app type [`Hosted`]: `redmark::hosted!(MyApp);` for an app whose tools never wait
-/// for a store, `redmark::hosted!(MyApp, link)` for one whose tools leave their store
-/// operations on the [`HostLink`] its method `link(&self) -> &HostLink` returns. Written per
-/// type, where the compiler sees that the app's handling may move between threads.
+/// Makes an app type [`Hosted`]: `redmark::hosted!(MyApp);`, or `redmark::hosted!(MyApp,
+/// store)` for a [`BookingApp`] over a shell store ([`Bookings`]), whose handle keeps the
+/// engine's place in its connection's order. Written per type, where the compiler sees that
+/// the app's handling (its tools, its store's futures) may move between threads.
 #[macro_export]
 macro_rules! hosted {
     ($app:ty) => {
@@ -87,10 +86,10 @@ macro_rules! hosted {
             $crate::hosted!(@drive);
         }
     };
-    ($app:ty, $link:ident) => {
+    ($app:ty, store) => {
         impl $crate::host::Hosted for $app {
-            fn link(&self) -> ::core::option::Option<&$crate::host::HostLink> {
-                ::core::option::Option::Some(<$app>::$link(self))
+            fn fence(&self) -> ::core::option::Option<&$crate::store::Fence> {
+                ::core::option::Option::Some($crate::store::Bookings::fence(self.store()))
             }
             $crate::hosted!(@drive);
         }
@@ -101,14 +100,8 @@ macro_rules! hosted {
             msg: $crate::host::Msg<'a>,
             cx: &'a $crate::host::Cx<'a>,
             out: &'a mut [u8],
-            shared: &'a $crate::host::Shared<Self>,
-            fenced: bool,
         ) -> $crate::host::Driving<'a> {
-            let link = $crate::host::Hosted::link(engine.app()).cloned();
-            let backing = shared.backing();
-            ::std::boxed::Box::pin($crate::host::drive::drive(
-                engine, link, msg, cx, out, backing, fenced,
-            ))
+            ::std::boxed::Box::pin($crate::host::drive::drive(engine, msg, cx, out))
         }
         fn begin(job: $crate::host::Job<Self>) -> $crate::host::Begin<Self> {
             ::std::boxed::Box::pin($crate::host::run_job(job))
@@ -117,10 +110,12 @@ macro_rules! hosted {
 }
 
 crate::hosted!(Fixtures);
-crate::hosted!(HostedBooking, link);
+crate::hosted!(HostedBooking<RedbBookings>, store);
+crate::hosted!(HostedBooking<PgStore>, store);
 
-/// The booking app as the shell hosts it: its tools wait for the shared store.
-pub type HostedBooking = BookingApp<'static, HostLink>;
+/// The booking app as the shell hosts it: its tools hold a handle on the shell's store
+/// (redb unless named).
+pub type HostedBooking<S = RedbBookings> = BookingApp<'static, S>;
 
 /// The answer [`Shared::run_line`] gives a line, to come.
 pub type LineAnswer = Pin<Box<dyn Future<Output = Option<Vec<u8>>> + Send>>;
@@ -130,14 +125,12 @@ pub struct Shared<A> {
     make: Box<dyn Fn() -> A + Send + Sync>,
     keys: KeyRing,
     config: Config,
-    /// The store's group committer (none without durable writes), closed on drop.
-    committer: Option<Committer>,
-    /// The store, for reads (none without a store).
-    store: Option<Arc<dyn SharedStore>>,
+    /// The app's store, for the operator's paths (none without a store).
+    admin: Option<Box<dyn Admin>>,
 }
 
 impl<A: Hosted> Shared<A> {
-    /// Engines hosting the apps `make` builds, with no durable writes (fixtures, memory).
+    /// Engines hosting the apps `make` builds.
     pub fn new(
         make: impl Fn() -> A + Send + Sync + 'static,
         keys: KeyRing,
@@ -147,17 +140,13 @@ impl<A: Hosted> Shared<A> {
             make: Box::new(make),
             keys,
             config,
-            committer: None,
-            store: None,
+            admin: None,
         })
     }
 
-    /// What answers the store operations of this host's engines.
-    pub fn backing(&self) -> Backing<'_> {
-        Backing {
-            committer: self.committer.as_ref(),
-            store: self.store.as_deref(),
-        }
+    /// The app's store, for `/healthz` and `redmark backup` (none without a store).
+    pub fn admin(&self) -> Option<&dyn Admin> {
+        self.admin.as_deref()
     }
 
     /// A new engine (cheap: the app's parts, the keys and the configuration are copied).
@@ -195,49 +184,26 @@ impl<A: Hosted> Shared<A> {
     }
 }
 
-impl<A: Hosted> Shared<A> {
-    /// Engines hosting the apps `make` builds, whose store operations (left on
-    /// [`Hosted::link`]) are answered from `store`: reads at once (or awaited, for a store
-    /// across the network), writes group-committed by a thread of its own (started by the
-    /// first write).
-    pub fn with_store<S: SharedStore>(
-        make: impl Fn() -> A + Send + Sync + 'static,
-        store: S,
-        keys: KeyRing,
-        config: Config,
-    ) -> Arc<Self> {
-        let store = Arc::new(store);
-        let committer = Committer::new(Arc::clone(&store));
-        Arc::new(Shared {
-            make: Box::new(make),
-            keys,
-            config,
-            committer: Some(committer),
-            store: Some(store),
-        })
-    }
-}
-
-impl Shared<HostedBooking> {
-    /// The booking floor over `store` ([`Shared::with_store`]).
-    pub fn booking<S: SharedStore>(
+impl<S: Bookings> Shared<HostedBooking<S>>
+where
+    HostedBooking<S>: Hosted,
+{
+    /// The booking tools over `floor`, each engine's with its own handle on `store`: reads
+    /// on the store, durable writes as it makes them (a redb store group-commits them).
+    pub fn booking(
         floor: Floor<'static>,
         store: S,
         info: ServerInfo,
         keys: KeyRing,
         config: Config,
     ) -> Arc<Self> {
-        let make = move || BookingApp::with_link(floor, HostLink::default(), info);
-        Self::with_store(make, store, keys, config)
-    }
-}
-
-impl<A> Drop for Shared<A> {
-    fn drop(&mut self) {
-        // The store is released when the host is: the thread makes what was sent and ends.
-        if let Some(c) = self.committer.take() {
-            c.close();
-        }
+        let admin: Box<dyn Admin> = Box::new(store.handle());
+        Arc::new(Shared {
+            make: Box::new(move || BookingApp::new(floor, store.handle(), info)),
+            keys,
+            config,
+            admin: Some(admin),
+        })
     }
 }
 
@@ -271,7 +237,7 @@ pub enum Begun<A: Hosted> {
 /// its answer buffer), so the connection goes on with the next line meanwhile.
 pub struct InFlight<A: Hosted> {
     handling: Begin<A>,
-    link: Option<HostLink>,
+    fence: Option<Fence>,
     /// Bytes of its line.
     pub len: usize,
 }
@@ -279,7 +245,7 @@ pub struct InFlight<A: Hosted> {
 impl<A: Hosted> InFlight<A> {
     /// Whether it waits to read until the connection's earlier writes are made.
     pub fn held(&self) -> bool {
-        self.link.as_ref().is_some_and(HostLink::held)
+        self.fence.as_ref().is_some_and(Fence::held)
     }
 }
 
@@ -289,8 +255,6 @@ pub struct Job<A: Hosted> {
     /// A copy of its line (`None`: a line over the framing limit).
     line: Option<Vec<u8>>,
     principal: Arc<[u8]>,
-    shared: Arc<Shared<A>>,
-    fenced: bool,
 }
 
 /// A begun message at its end, with what it owned.
@@ -307,15 +271,11 @@ pub async fn run_job<A: Hosted>(job: Job<A>) -> Finished<A> {
         mut engine,
         line,
         principal,
-        shared,
-        fenced,
     } = job;
     let mut out = OutBuf::take();
     let cx = Cx::new(&principal);
     let msg = line.as_deref().map_or(Msg::TooLong, Msg::Line);
-    let link = Hosted::link(engine.app()).cloned();
-    let backing = shared.backing();
-    let ran = drive::drive(&mut engine, link, msg, &cx, &mut out.0, backing, fenced).await;
+    let ran = drive::drive(&mut engine, msg, &cx, &mut out.0).await;
     Finished {
         engine,
         line,
@@ -329,7 +289,10 @@ impl<A: Hosted> Conn<A> {
     pub async fn handle(&mut self, msg: Msg<'_>, principal: &[u8]) -> Handled {
         let cx = Cx::new(principal);
         let mut out = OutBuf::take();
-        let ran = A::drive(&mut self.engine, msg, &cx, &mut out.0, &self.shared, false).await;
+        if let Some(f) = self.engine.app().fence() {
+            f.begin(false);
+        }
+        let ran = A::drive(&mut self.engine, msg, &cx, &mut out.0).await;
         self.finish(msg, ran, &mut out.0)
     }
 
@@ -342,7 +305,10 @@ impl<A: Hosted> Conn<A> {
             Some(e) => e,
             None => Box::new(self.shared.engine()),
         };
-        let link = Hosted::link(engine.app()).cloned();
+        let fence = engine.app().fence().cloned();
+        if let Some(f) = &fence {
+            f.begin(fenced);
+        }
         let line = line.map(|l| {
             let mut copy = self.lines.pop().unwrap_or_default();
             copy.extend_from_slice(l);
@@ -357,15 +323,13 @@ impl<A: Hosted> Conn<A> {
             engine,
             line,
             principal,
-            shared: Arc::clone(&self.shared),
-            fenced,
         });
         let mut poll = TaskContext::from_waker(Waker::noop());
         match handling.as_mut().poll(&mut poll) {
             Poll::Ready(f) => Begun::Done(self.finished(f)),
             Poll::Pending => Begun::Waiting(InFlight {
                 handling,
-                link,
+                fence,
                 len,
             }),
         }

@@ -1,42 +1,117 @@
-//! The host's tests: no connection holds up another, nonces never repeat, and no message is
-//! handled twice however its store answers.
+//! The host's tests: no connection holds up another, nonces never repeat, no message is
+//! handled twice however its store answers, and a tool that awaits a timer is woken, not spun.
 
 use super::*;
-use crate::host::group::Locked;
-use crate::store::{Write, Written};
+use crate::store::redb::{RedbBookings, RedbStore};
+use crate::store::{Admin, Bookings, Fence};
 use redmark_core::booking::{
-    Booking, BookingId, Holder, MemStore, Slot, StoreError, DEFAULT_FLOOR,
+    Booking, BookingId, Commit, Holder, NewBooking, Slot, Store, StoreError, DEFAULT_FLOOR,
 };
 use redmark_core::seal::{Key, Nonce};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::Poll;
 use std::time::Duration;
+use tokio::sync::Semaphore;
 
-/// A store whose group commits wait until the test lets them through.
-struct Gated {
-    store: Locked<MemStore<8>>,
-    open: std::sync::Mutex<mpsc::Receiver<()>>,
+/// A redb store in memory whose operations each wait for a timer-like future first (pending
+/// twice, woken from another thread), and whose commits wait for a permit if gated.
+struct Hooked {
+    inner: RedbBookings,
+    gate: Option<Arc<Semaphore>>,
+    /// Polls of the timer-like futures, all handles together.
+    polls: Arc<AtomicUsize>,
 }
 
-impl SharedStore for Gated {
-    fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
-        self.store.get(id)
+impl Hooked {
+    fn new(gate: Option<Arc<Semaphore>>) -> Self {
+        Hooked {
+            inner: RedbBookings::new(RedbStore::in_memory().unwrap()),
+            gate,
+            polls: Arc::default(),
+        }
     }
-    fn made_by(&self, h: &Holder, n: &Nonce) -> Result<Option<Booking>, StoreError> {
-        self.store.made_by(h, n)
+
+    /// Pending twice, each time woken 1 ms later by a thread of its own (a timer firing).
+    async fn tick(&self) {
+        let mut left = 2;
+        std::future::poll_fn(|cx| {
+            self.polls.fetch_add(1, Ordering::SeqCst);
+            if left == 0 {
+                return Poll::Ready(());
+            }
+            left -= 1;
+            let waker = cx.waker().clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(1));
+                waker.wake();
+            });
+            Poll::Pending
+        })
+        .await;
     }
-    fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
-        self.store.occupant(room, slot)
+}
+
+impl Store for Hooked {
+    async fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
+        self.tick().await;
+        if let Some(gate) = &self.gate {
+            let _ = gate.acquire().await;
+        }
+        self.inner.commit(new).await
     }
-    fn next_held(&self, h: &Holder, slot: Slot, room: &str) -> Result<Option<Booking>, StoreError> {
-        self.store.next_held(h, slot, room)
+    async fn cancel(&mut self, id: BookingId, h: &Holder) -> Result<Option<Booking>, StoreError> {
+        self.tick().await;
+        self.inner.cancel(id, h).await
     }
-    fn write_group(&self, writes: &[Write]) -> Vec<Written> {
-        let _ = self
-            .open
-            .lock()
-            .unwrap()
-            .recv_timeout(Duration::from_secs(30));
-        self.store.write_group(writes)
+    async fn get(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
+        self.tick().await;
+        self.inner.get(id).await
+    }
+    async fn made_by(&mut self, h: &Holder, n: &Nonce) -> Result<Option<Booking>, StoreError> {
+        self.tick().await;
+        self.inner.made_by(h, n).await
+    }
+    async fn occupant(&mut self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
+        self.tick().await;
+        self.inner.occupant(room, slot).await
+    }
+    async fn next_held(
+        &mut self,
+        h: &Holder,
+        slot: Slot,
+        room: &str,
+    ) -> Result<Option<Booking>, StoreError> {
+        self.tick().await;
+        self.inner.next_held(h, slot, room).await
+    }
+}
+
+impl Bookings for Hooked {
+    fn handle(&self) -> Self {
+        Hooked {
+            inner: self.inner.handle(),
+            gate: self.gate.clone(),
+            polls: Arc::clone(&self.polls),
+        }
+    }
+    fn fence(&self) -> &Fence {
+        self.inner.fence()
+    }
+}
+
+impl Admin for Hooked {
+    fn probe(&self) -> Pin<Box<dyn Future<Output = Result<(), StoreError>> + Send + '_>> {
+        self.inner.probe()
+    }
+}
+
+crate::hosted!(HostedBooking<Hooked>, store);
+
+fn info() -> ServerInfo {
+    ServerInfo {
+        name: "t",
+        version: "0",
+        instructions: None,
     }
 }
 
@@ -51,21 +126,13 @@ fn a_booking_waiting_for_its_commit_holds_up_no_other_connection() {
         .enable_all()
         .build()
         .unwrap();
-    let (open, gate) = mpsc::channel();
-    let store = Gated {
-        store: Locked::new(MemStore::new()),
-        open: std::sync::Mutex::new(gate),
-    };
-    let info = ServerInfo {
-        name: "t",
-        version: "0",
-        instructions: None,
-    };
+    let gate = Arc::new(Semaphore::new(0));
+    let store = Hooked::new(Some(Arc::clone(&gate)));
     let key = Key::new(1, &[7u8; 32]).unwrap();
     let host = Shared::booking(
         DEFAULT_FLOOR,
         store,
-        info,
+        info(),
         KeyRing::new(key),
         Config::default(),
     );
@@ -93,7 +160,7 @@ fn a_booking_waiting_for_its_commit_holds_up_no_other_connection() {
             assert!(String::from_utf8_lossy(b.answer(&got)).contains("book_room"));
         }
         assert!(!booking.is_finished(), "answered before its commit was made");
-        open.send(()).unwrap();
+        gate.add_permits(1);
         let answer = tokio::time::timeout(Duration::from_secs(10), booking)
             .await
             .expect("the booking is answered once committed")
@@ -105,12 +172,12 @@ fn a_booking_waiting_for_its_commit_holds_up_no_other_connection() {
 /// The booking app, counting how often its tools are entered per operation (a message run
 /// twice would enter twice with the same nonce).
 struct Counted {
-    app: HostedBooking,
+    app: HostedBooking<Hooked>,
     entered: Arc<std::sync::Mutex<std::collections::HashMap<Nonce, usize>>>,
 }
 
 impl App for Counted {
-    type Tool = <HostedBooking as App>::Tool;
+    type Tool = <HostedBooking<Hooked> as App>::Tool;
 
     fn info(&self) -> ServerInfo {
         self.app.info()
@@ -137,12 +204,12 @@ impl App for Counted {
 }
 
 impl Counted {
-    fn link(&self) -> &HostLink {
-        self.app.link()
+    fn store(&self) -> &Hooked {
+        self.app.store()
     }
 }
 
-crate::hosted!(Counted, link);
+crate::hosted!(Counted, store);
 
 /// Pipelined bookings on 8 connections (every slot asked twice, so half find it taken and
 /// read which rooms are free), each line begun while earlier ones wait for their group
@@ -157,17 +224,12 @@ fn no_message_is_handled_twice() {
     let key = Key::new(1, &[7u8; 32]).unwrap();
     let entered = Arc::new(std::sync::Mutex::new(std::collections::HashMap::new()));
     let counts = Arc::clone(&entered);
-    let info = ServerInfo {
-        name: "t",
-        version: "0",
-        instructions: None,
-    };
-    let host = Shared::with_store(
+    let store = Hooked::new(None);
+    let host = Shared::new(
         move || Counted {
-            app: BookingApp::with_link(DEFAULT_FLOOR, HostLink::default(), info),
+            app: BookingApp::new(DEFAULT_FLOOR, store.handle(), info()),
             entered: Arc::clone(&counts),
         },
-        Locked::new(MemStore::<512>::new()),
         KeyRing::new(key),
         Config::default(),
     );
@@ -231,5 +293,51 @@ fn no_message_is_handled_twice() {
     assert!(
         entered.values().all(|&n| n == 1),
         "a message entered its tool twice"
+    );
+}
+
+/// A booking whose every store operation first awaits a timer-like future (pending twice,
+/// woken from another thread) books under the host, and each such future is polled three
+/// times: once to start, once per wake. A host that spun on a pending handling would poll it
+/// thousands of times in the milliseconds it waits.
+#[test]
+fn a_tool_awaiting_a_timer_books_without_spinning() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let store = Hooked::new(None);
+    let polls = Arc::clone(&store.polls);
+    let key = Key::new(1, &[7u8; 32]).unwrap();
+    let host = Shared::booking(
+        DEFAULT_FLOOR,
+        store,
+        info(),
+        KeyRing::new(key),
+        Config::default(),
+    );
+    let answers = rt.block_on(async {
+        let mut conn = host.connection();
+        let mut answers = Vec::new();
+        for id in 1..=2 {
+            // The same slot twice: the second finds it taken and reads which rooms are free.
+            let book = format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"2099-01-01","hour":9,"room_id":"nook"}},{META}}}}}"#
+            );
+            let h = conn.handle(Msg::Line(book.as_bytes()), b"a").await;
+            answers.push(String::from_utf8_lossy(conn.answer(&h)).into_owned());
+        }
+        answers
+    });
+    assert!(answers[0].contains("Booked"), "{}", answers[0]);
+    assert!(answers[1].contains("is already booked"), "{}", answers[1]);
+    let polls = polls.load(Ordering::SeqCst);
+    // The booking: one commit. The second: its commit, then one read per room of the floor.
+    let waits = 1 + 1 + DEFAULT_FLOOR.rooms.len();
+    assert_eq!(
+        polls,
+        3 * waits,
+        "each timer polled once to start and once per wake"
     );
 }

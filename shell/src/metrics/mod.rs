@@ -18,9 +18,8 @@ use prometheus::{
     Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts,
     Registry, TextEncoder,
 };
-use redmark_core::booking::Commit;
+use redmark_core::booking::{Booking, Commit, StoreError};
 
-use crate::store::Written;
 use classify::{Action, Outcome, CODES, METHODS};
 
 /// The media type of the text exposition format.
@@ -228,16 +227,23 @@ impl Metrics {
         }
     }
 
-    /// Counts one group commit of `writes` writes that took `took`, and what it made.
-    pub fn group_committed(&self, outcomes: &[Written], took: Duration) {
-        self.group.observe(outcomes.len() as f64);
+    /// Counts one group commit of `writes` writes that took `took`.
+    pub fn group_committed(&self, writes: usize, took: Duration) {
+        self.group.observe(writes as f64);
         self.commits.observe(took.as_secs_f64());
-        for w in outcomes {
-            match w {
-                Written::Book(Ok(Commit::Created(_))) => self.made.inc(),
-                Written::Cancel(Ok(Some(_))) => self.cancelled.inc(),
-                _ => {}
-            }
+    }
+
+    /// Counts a booking made durable, if `commit` made one.
+    pub fn committed(&self, commit: &Result<Commit, StoreError>) {
+        if let Ok(Commit::Created(_)) = commit {
+            self.made.inc();
+        }
+    }
+
+    /// Counts a booking cancelled, if `cancel` found one (again, when it already was).
+    pub fn cancelled(&self, cancel: &Result<Option<Booking>, StoreError>) {
+        if let Ok(Some(_)) = cancel {
+            self.cancelled.inc();
         }
     }
 

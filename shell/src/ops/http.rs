@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::health;
 use crate::metrics;
-use crate::store::SharedStore;
+use crate::store::Admin;
 
 /// Where the health check is served.
 pub const HEALTH_PATH: &str = "/healthz";
@@ -16,7 +16,7 @@ pub const METRICS_PATH: &str = "/metrics";
 
 /// `/healthz`: 200 `{"status":"ok"}` when the store answers a read within
 /// [`health::HEALTH_TIMEOUT`], else 503 with the reason (never a booking).
-pub async fn healthz(method: &Method, store: Option<&dyn SharedStore>) -> Response {
+pub async fn healthz(method: &Method, store: Option<&dyn Admin>) -> Response {
     if let Some(r) = not_get(method) {
         return r;
     }

@@ -32,7 +32,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::host::{panics, Hosted, HostedBooking, Shared};
 use crate::platform::signals::Signals;
-use crate::store::{pg, redb, SharedStore};
+use crate::store::{pg, redb};
 use crate::transport::stream::StreamLimits;
 use crate::transport::{http, lanes, listen, share, stdio, tcp};
 pub use args::ServeArgs;
@@ -225,7 +225,7 @@ async fn start<A: Hosted>(
     match store {
         Bookings::Redb(store, at) => {
             booked(&at);
-            let host = booking_host(floor, store, data.ring, config);
+            let host = booking_host(floor, redb::RedbBookings::new(store), data.ring, config);
             serve(host, &args, tokens, oauth, owner).await
         }
         Bookings::Pg(store, at) => {
@@ -325,15 +325,18 @@ pub fn open_keys(dir: PathBuf, rotate: bool) -> Result<Data, String> {
     })
 }
 
-/// The booking floor's host over a bookings store ([`data::open_store`], or PostgreSQL); its
-/// bookings are group-committed. Shared by `redmark serve` and the
+/// The booking floor's host over a bookings store (redb: [`data::open_store`] made
+/// [`RedbBookings`](redb::RedbBookings); or PostgreSQL). Shared by `redmark serve` and the
 /// in-process server of `redmark call`.
-pub fn booking_host<S: SharedStore>(
+pub fn booking_host<S: crate::store::Bookings>(
     floor: Floor<'static>,
     store: S,
     ring: KeyRing,
     config: Config,
-) -> Arc<Shared<HostedBooking>> {
+) -> Arc<Shared<HostedBooking<S>>>
+where
+    HostedBooking<S>: Hosted,
+{
     let info = ServerInfo {
         name: "redmark",
         version: env!("CARGO_PKG_VERSION"),

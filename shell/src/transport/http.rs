@@ -212,7 +212,7 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
     // OPS (crate::ops): the load balancer's probe, before any credentials; the metrics, for
     // whoever may call /mcp.
     if parts.uri.path() == ops::HEALTH_PATH {
-        return ops::healthz(&parts.method, st.shared.backing().store).await;
+        return ops::healthz(&parts.method, st.shared.admin()).await;
     }
     if parts.uri.path() == ops::METRICS_PATH {
         let who = match caller(&st, &parts.headers).await {

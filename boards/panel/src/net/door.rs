@@ -4,7 +4,8 @@
 //! begun); only with a wall clock, only if the room is free then, one booking per press.
 
 use redmark_core::booking::{Commit, DEFAULT_FLOOR};
-use redmark_core::booking::{Link, NewBooking, Outcome, RoomId, Slot, StoreOp};
+use redmark_core::booking::{NewBooking, RoomId, Slot, Store};
+use redmark_core::engine::poll_once;
 use redmark_core::serve::Host;
 use sha2::{Digest, Sha256};
 
@@ -27,7 +28,12 @@ pub const RIGHT: u8 = 1 << 3;
 pub const SELECT: u8 = 1 << 4;
 
 /// Acts on `pressed` (the buttons pressed since the last look) at wall time `wall`.
-pub(crate) fn press<F: NorFlash>(pressed: u8, engine: &Panel<F>, host: &mut PanelHost, wall: Option<u64>) {
+pub(crate) fn press<F: NorFlash>(
+    pressed: u8,
+    engine: &mut Panel<F>,
+    host: &mut PanelHost,
+    wall: Option<u64>,
+) {
     if pressed & SELECT == 0 {
         return;
     }
@@ -40,8 +46,8 @@ pub(crate) fn press<F: NorFlash>(pressed: u8, engine: &Panel<F>, host: &mut Pane
     let mut holder = [0; 8];
     holder.copy_from_slice(&Sha256::digest(AT_THE_DOOR)[..8]);
     let new = NewBooking { room: room_id, slot, attendees: 0, holder, nonce: host.entropy() };
-    let what = match engine.app().0.link().ask(StoreOp::Commit(new)) {
-        Some(Outcome::Commit(Ok(Commit::Created(b)))) => {
+    let what = match poll_once(engine.app_mut().0.store_mut().commit(&new)) {
+        Some(Ok(Commit::Created(b))) => {
             diag::line(&[
                 Text("door: booked now, bk_"),
                 Num(b.id.into()),
@@ -50,7 +56,7 @@ pub(crate) fn press<F: NorFlash>(pressed: u8, engine: &Panel<F>, host: &mut Pane
             ]);
             return;
         }
-        Some(Outcome::Commit(Ok(Commit::Taken(_)))) => "door: book now pressed, the room is already held",
+        Some(Ok(Commit::Taken(_))) => "door: book now pressed, the room is already held",
         _ => "door: book now failed: the store did not take it",
     };
     diag::text(what);

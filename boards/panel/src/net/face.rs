@@ -5,6 +5,7 @@
 
 use font8x8::legacy::BASIC_LEGACY;
 use redmark_core::booking::{Floor, Slot, Store};
+use redmark_core::engine::poll_once;
 
 /// A gray-scale screen that keeps its own pixels: the panel writes windows of it.
 pub trait Screen {
@@ -68,7 +69,7 @@ impl Face {
     pub fn look<S: Screen>(
         &mut self,
         screen: &mut S,
-        store: &impl Store,
+        store: &mut impl Store,
         floor: Floor<'_>,
         now_ms: u64,
         wall: Option<u64>,
@@ -117,16 +118,18 @@ impl Face {
 }
 
 /// Whether `room` is held at `slot`, and until when; else until which booking today.
-fn occupancy(store: &impl Store, room: &str, slot: Slot) -> State {
-    let held = |hour: u8| {
+fn occupancy(store: &mut impl Store, room: &str, slot: Slot) -> State {
+    let mut held = |hour: u8| {
         let s = Slot { hour, ..slot };
-        store.occupant(room, s).ok().flatten().is_some()
+        // The flash store answers on the first poll.
+        poll_once(store.occupant(room, s)).and_then(Result::ok).flatten().is_some()
     };
-    let next_change = |from: u8, busy: bool| (from..24).find(|&h| held(h) != busy);
-    if held(slot.hour) {
-        State::Busy(next_change(slot.hour + 1, true).unwrap_or(24))
+    let busy = held(slot.hour);
+    let change = (slot.hour + 1..24).find(|&h| held(h) != busy);
+    if busy {
+        State::Busy(change.unwrap_or(24))
     } else {
-        State::Free(next_change(slot.hour + 1, false))
+        State::Free(change)
     }
 }
 

@@ -205,8 +205,8 @@ pub fn run<D: Device, F: NorFlash, S: face::Screen>(
             sntp.poll(sockets.get_mut::<udp::Socket>(udp), &mut host, ms, (board.now_s)());
         }
         let wall = wall::is_set().then(|| wall::now((board.now_s)()));
-        door::press((board.pressed)(), &engine, &mut host, wall);
-        shown.look(screen, &*engine.app().0.store(), DEFAULT_FLOOR, ms, wall);
+        door::press((board.pressed)(), &mut engine, &mut host, wall);
+        shown.look(screen, engine.app_mut().0.store_mut(), DEFAULT_FLOOR, ms, wall);
         let ip = iface.ipv4_addr().unwrap_or(STATIC_IP);
         let mut pass = Pass::Idle;
         for (i, h) in handles.iter().enumerate() {

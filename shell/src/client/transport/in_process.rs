@@ -3,14 +3,14 @@
 
 use std::sync::Arc;
 
-use redmark_core::booking::{MemStore, DEFAULT_FLOOR};
+use redmark_core::booking::DEFAULT_FLOOR;
 use redmark_core::engine::{Config, ServerInfo};
 use redmark_core::seal::{Key, KeyRing};
 
 use super::{Outgoing, Transport, TransportError};
 use crate::client::trace::trace;
-use crate::host::group::Locked;
 use crate::host::{Conn, Hosted, HostedBooking, Msg, Shared};
+use crate::store::redb::{RedbBookings, RedbStore};
 
 /// A redmark server inside this process: nothing else needs to run. `redmark call` runs the
 /// booking floor on the data folder `redmark serve` uses ([`crate::serve::booking_host`]);
@@ -34,7 +34,8 @@ impl InProcess<HostedBooking> {
             version: env!("CARGO_PKG_VERSION"),
             instructions: None,
         };
-        let store = Locked::new(MemStore::<64>::new());
+        let store = RedbStore::in_memory().map_err(|e| TransportError::Io(e.0))?;
+        let store = RedbBookings::new(store);
         let host = Shared::booking(
             DEFAULT_FLOOR,
             store,

@@ -1,5 +1,5 @@
-//! Bookings in PostgreSQL, behind the core's [`Store`] trait, shared by any number of
-//! instances (`redmark serve --store postgres://…`).
+//! Bookings in PostgreSQL, the core's [`Store`] shared by any number of instances
+//! (`redmark serve --store postgres://…`).
 //!
 //! The database decides, not the instance (see `sql::SCHEMA`):
 //! - at most one booking per (holder, operation nonce): `UNIQUE (holder, nonce)`, so a final
@@ -15,8 +15,7 @@
 //! (PostgreSQL does: a conflicting insert waits for the other transaction, then does nothing)
 //! gives two instances no way to both win.
 //!
-//! Speed with durability: every [`Store`] call, and every group of writes from the host's
-//! committer, becomes a `Job` on one channel; [`WORKERS`] tasks, each with its own
+//! Speed with durability: every [`Store`] call becomes a `Job` on one channel; [`WORKERS`] tasks, each with its own
 //! connection, take every job waiting (until they carry `worker::MAX_BATCH` calls; a job is never
 //! split), run them inside ONE transaction (the bookings in one statement, the rest
 //! pipelined), commit it with `synchronous_commit = on` (set on the session), and only then
@@ -31,20 +30,22 @@
 mod sql;
 mod worker;
 
+use std::future::Future;
+use std::pin::Pin;
 use std::str::FromStr;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use redmark_core::booking::{
-    Booking, BookingId, Commit, Holder, NewBooking, Outcome, RoomId, Slot, Store, StoreError,
-    StoreOp,
+    Booking, BookingId, Commit, Holder, NewBooking, RoomId, Slot, Store, StoreError,
 };
 use redmark_core::seal::Nonce;
 use tokio::sync::{mpsc, oneshot, Mutex};
 use tokio_postgres::Config;
 
-use super::{Reading, SharedStore, Write, Written};
+use super::{Admin, Bookings, Fence, PROBE_ID};
+use crate::metrics::metrics;
 use sql::{connect, migrate};
 use worker::BATCH_TIMEOUT;
 use worker::{worker, Job, Op, Reply};
@@ -57,13 +58,12 @@ pub const MAX_QUEUED: usize = 8192;
 pub const IDLE_IN_TRANSACTION: Duration = Duration::from_secs(10);
 /// How long connecting may take.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
-/// Bookings in PostgreSQL: a cheap handle (clone it freely). The host reads through
-/// [`SharedStore::read`] (awaited, no thread blocks) and writes through its group committer's
-/// thread; the [`Store`] methods block the calling thread until their transaction committed,
-/// so call them from a blocking thread (tests, tools), never from async code.
-#[derive(Clone)]
+/// One engine's handle on bookings in PostgreSQL ([`PgStore::open`], then
+/// [`handle`](Bookings::handle) per engine): every operation is a job for the workers, awaited
+/// without blocking a thread.
 pub struct PgStore {
     jobs: mpsc::Sender<Job>,
+    fence: Fence,
 }
 
 /// Where a store lives, for messages: never its password.
@@ -128,25 +128,38 @@ impl PgStore {
             tokio::spawn(worker(config, rx, down, first.take()));
         }
         tracing::info!("bookings: {name}");
-        Ok(PgStore { jobs: tx })
+        Ok(PgStore {
+            jobs: tx,
+            fence: Fence::default(),
+        })
     }
 
-    /// Hands `ops` to a worker and waits for their answers (one each, in order).
-    fn calls(&self, ops: Vec<Op>) -> Result<Vec<Result<Reply, StoreError>>, StoreError> {
+    /// Hands `op` to a worker and waits for its answer, after the connection's earlier
+    /// writes (the workers commit in parallel, so a write of this message could overtake them).
+    async fn call(&self, op: Op) -> Result<Reply, StoreError> {
+        self.fence.wait_for_earlier().await;
+        let mut got = self.calls(vec![op]).await?;
+        got.pop().unwrap_or(Err(StoreError::Io))
+    }
+
+    /// Hands `ops` to a worker as one job (one transaction, in order) and waits for their
+    /// answers, one each.
+    async fn calls(&self, ops: Vec<Op>) -> Result<Vec<Result<Reply, StoreError>>, StoreError> {
         let (reply, answer) = oneshot::channel();
         self.jobs
-            .blocking_send(Job { ops, reply })
+            .send(Job { ops, reply })
+            .await
             .map_err(|_| StoreError::Io)?;
-        answer.blocking_recv().map_err(|_| StoreError::Io)
+        answer.await.map_err(|_| StoreError::Io)
     }
 
-    /// Hands `op` to a worker and waits for its answer.
-    fn call(&self, op: Op) -> Result<Reply, StoreError> {
-        self.calls(vec![op])?.pop().unwrap_or(Err(StoreError::Io))
-    }
-
-    fn booking(&self, op: Op) -> Result<Option<Booking>, StoreError> {
-        match self.call(op)? {
+    /// A read: the booking it found, counted in the store's read latency.
+    async fn booking(&self, op: Op) -> Result<Option<Booking>, StoreError> {
+        let began = Instant::now();
+        let got = self.call(op).await;
+        // OPS (crate::metrics): store latency.
+        metrics().store_read(began.elapsed());
+        match got? {
             Reply::Booking(b) => Ok(b),
             Reply::Commit(_) => Err(StoreError::Io),
         }
@@ -154,128 +167,81 @@ impl PgStore {
 }
 
 impl Store for PgStore {
-    fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
-        match self.call(Op::Commit(new.clone()))? {
-            Reply::Commit(c) => Ok(c),
-            Reply::Booking(_) => Err(StoreError::Io),
-        }
+    async fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
+        let made = match self.call(Op::Commit(new.clone())).await {
+            Ok(Reply::Commit(c)) => Ok(c),
+            Ok(Reply::Booking(_)) => Err(StoreError::Io),
+            Err(e) => Err(e),
+        };
+        metrics().committed(&made);
+        made
     }
 
-    fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
-        self.booking(Op::Get(id))
+    async fn cancel(
+        &mut self,
+        id: BookingId,
+        holder: &Holder,
+    ) -> Result<Option<Booking>, StoreError> {
+        let made = match self.call(Op::Cancel(id, *holder)).await {
+            Ok(Reply::Booking(b)) => Ok(b),
+            Ok(Reply::Commit(_)) => Err(StoreError::Io),
+            Err(e) => Err(e),
+        };
+        metrics().cancelled(&made);
+        made
     }
 
-    fn made_by(&self, holder: &Holder, nonce: &Nonce) -> Result<Option<Booking>, StoreError> {
-        self.booking(Op::MadeBy(*holder, *nonce))
+    async fn get(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
+        self.booking(Op::Get(id)).await
     }
 
-    fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
+    async fn made_by(
+        &mut self,
+        holder: &Holder,
+        nonce: &Nonce,
+    ) -> Result<Option<Booking>, StoreError> {
+        self.booking(Op::MadeBy(*holder, *nonce)).await
+    }
+
+    async fn occupant(&mut self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
         // A room id too long to store holds nothing.
         let Ok(room) = RoomId::try_from(room) else {
             return Ok(None);
         };
-        self.booking(Op::Occupant(room, slot))
+        self.booking(Op::Occupant(room, slot)).await
     }
 
-    fn next_held(
-        &self,
+    async fn next_held(
+        &mut self,
         holder: &Holder,
         slot: Slot,
         room: &str,
     ) -> Result<Option<Booking>, StoreError> {
         // The room comes from a stored booking (or is empty), so it fits.
         let room = RoomId::try_from(room).map_err(|_| StoreError::Io)?;
-        self.booking(Op::NextHeld(*holder, slot, room))
-    }
-
-    fn cancel(&mut self, id: BookingId, holder: &Holder) -> Result<Option<Booking>, StoreError> {
-        self.booking(Op::Cancel(id, *holder))
+        self.booking(Op::NextHeld(*holder, slot, room)).await
     }
 }
 
-/// Every connection's writes reach the database through the host's group committer, which
-/// hands each group here: its writes are queued together, so the workers put them into as few
-/// transactions as they can (a batch keeps the arrival order of writes to one slot), and the
-/// database decides each one.
-impl SharedStore for PgStore {
-    fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
-        Store::get(self, id)
+impl Bookings for PgStore {
+    fn handle(&self) -> Self {
+        PgStore {
+            jobs: self.jobs.clone(),
+            fence: Fence::default(),
+        }
     }
 
-    fn made_by(&self, holder: &Holder, nonce: &Nonce) -> Result<Option<Booking>, StoreError> {
-        Store::made_by(self, holder, nonce)
+    fn fence(&self) -> &Fence {
+        &self.fence
     }
+}
 
-    fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
-        Store::occupant(self, room, slot)
-    }
-
-    fn next_held(
-        &self,
-        holder: &Holder,
-        slot: Slot,
-        room: &str,
-    ) -> Result<Option<Booking>, StoreError> {
-        Store::next_held(self, holder, slot, room)
-    }
-
-    fn write_group(&self, writes: &[Write]) -> Vec<Written> {
-        // One job: the group is one transaction, its writes in order.
-        let ops = writes
-            .iter()
-            .map(|w| match w {
-                Write::Book(new) => Op::Commit(new.clone()),
-                Write::Cancel(id, h) => Op::Cancel(*id, *h),
-            })
-            .collect();
-        let got = match self.calls(ops) {
-            Ok(got) => got,
-            Err(e) => writes.iter().map(|_| Err(e)).collect(),
-        };
-        writes
-            .iter()
-            .zip(got)
-            .map(|(w, got)| match (w, got) {
-                (Write::Book(_), Ok(Reply::Commit(c))) => Written::Book(Ok(c)),
-                (Write::Cancel(..), Ok(Reply::Booking(b))) => Written::Cancel(Ok(b)),
-                (Write::Book(_), Ok(_)) => Written::Book(Err(StoreError::Io)),
-                (Write::Cancel(..), Ok(_)) => Written::Cancel(Err(StoreError::Io)),
-                (Write::Book(_), Err(e)) => Written::Book(Err(e)),
-                (Write::Cancel(..), Err(e)) => Written::Cancel(Err(e)),
-            })
-            .collect()
-    }
-
-    fn read(&self, op: &StoreOp) -> Reading {
-        let op = match op {
-            StoreOp::Get(id) => Op::Get(*id),
-            StoreOp::MadeBy(holder, nonce) => Op::MadeBy(*holder, *nonce),
-            StoreOp::Occupant(room, slot) => Op::Occupant(room.clone(), *slot),
-            StoreOp::NextHeld(holder, slot, room) => Op::NextHeld(*holder, *slot, room.clone()),
-            StoreOp::Commit(_) | StoreOp::Cancel(..) => {
-                return Reading::Now(Outcome::Booking(Err(StoreError::Io)))
-            }
-        };
-        // Awaited by the handling's host: a worker runs it; no thread blocks meanwhile.
-        let jobs = self.jobs.clone();
-        Reading::Later(Box::pin(async move {
-            let (reply, answer) = oneshot::channel();
-            let got = match jobs
-                .send(Job {
-                    ops: vec![op],
-                    reply,
-                })
-                .await
-            {
-                Ok(()) => answer.await.ok().and_then(|mut got| got.pop()),
-                Err(_) => None,
-            };
-            Outcome::Booking(match got {
-                Some(Ok(Reply::Booking(b))) => Ok(b),
-                Some(Err(e)) => Err(e),
-                Some(Ok(Reply::Commit(_))) | None => Err(StoreError::Io),
-            })
-        }))
+impl Admin for PgStore {
+    fn probe(&self) -> Pin<Box<dyn Future<Output = Result<(), StoreError>> + Send + '_>> {
+        Box::pin(async move {
+            let probe = self.handle();
+            probe.booking(Op::Get(PROBE_ID)).await.map(drop)
+        })
     }
 }
 

@@ -27,6 +27,7 @@ pub const BATCH_TIMEOUT: Duration = Duration::from_secs(5);
 pub const ATTEMPTS: usize = 3;
 
 /// One store call for a worker.
+#[derive(Clone, Debug)]
 pub(super) enum Op {
     Commit(NewBooking),
     Get(BookingId),
@@ -37,6 +38,7 @@ pub(super) enum Op {
 }
 
 /// What a call returned.
+#[derive(Debug)]
 pub(super) enum Reply {
     Commit(Commit),
     Booking(Option<Booking>),

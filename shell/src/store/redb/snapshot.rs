@@ -87,8 +87,8 @@ fn text(e: impl Into<redb::Error>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::redb::RedbStore;
-    use crate::store::SharedStore;
+    use crate::store::redb::tests::now;
+    use crate::store::redb::{RedbBookings, RedbStore};
     use redmark_core::booking::{Day, NewBooking, RoomId, Slot, Store};
 
     /// The copy holds what the store held when it was taken, and serves as a store of its own.
@@ -97,7 +97,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("redmark-snapshot-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        let mut store = RedbStore::open_checked(&dir, false).unwrap();
+        let mut store = RedbBookings::new(RedbStore::open_checked(&dir, false).unwrap());
         for hour in 0..5u8 {
             let new = NewBooking {
                 room: RoomId::try_from("nook").unwrap(),
@@ -113,9 +113,9 @@ mod tests {
                 holder: [7; 8],
                 nonce: [hour; 8],
             };
-            Store::commit(&mut store, &new).unwrap();
+            now(store.commit(&new)).unwrap();
         }
-        Store::cancel(&mut store, 2, &[7; 8]).unwrap();
+        now(store.cancel(2, &[7; 8])).unwrap();
         let copy = dir.join("copy");
         std::fs::create_dir_all(&copy).unwrap();
         let file = std::fs::OpenOptions::new()
@@ -124,28 +124,28 @@ mod tests {
             .create_new(true)
             .open(copy.join("bookings.redb"))
             .unwrap();
-        let took = store.snapshot(file).unwrap();
+        let took = store.store().snapshot(file).unwrap();
         assert_eq!((took.bookings, took.newest), (5, Some(5)));
         let seen = summary(&copy.join("bookings.redb")).unwrap();
         assert_eq!((seen.bookings, seen.newest), (5, Some(5)));
         // Another folder adopts the copy (it has no store-id marker) and serves it whole.
         let restored = RedbStore::open_checked(&copy, false).unwrap();
-        assert_eq!(restored.all().unwrap(), store.all().unwrap());
+        assert_eq!(restored.all().unwrap(), store.store().all().unwrap());
         assert!(
-            SharedStore::occupant(
-                &restored,
-                "nook",
-                Slot {
-                    day: Day {
-                        year: 2099,
-                        month: 1,
-                        day: 1
-                    },
-                    hour: 1
-                }
-            )
-            .unwrap()
-            .is_none(),
+            restored
+                .occupant(
+                    "nook",
+                    Slot {
+                        day: Day {
+                            year: 2099,
+                            month: 1,
+                            day: 1
+                        },
+                        hour: 1
+                    }
+                )
+                .unwrap()
+                .is_none(),
             "the cancelled booking's slot is free in the copy too"
         );
         drop((store, restored));

@@ -1,9 +1,25 @@
 //! The redb store's own tests: records, commits, replays, reopening, a store in use.
 
 use super::open::MARKER_FILE;
-use super::tables::{decode_quiet, encode};
+use super::tables::{decode, decode_quiet, encode};
 use super::*;
-use redmark_core::booking::{Day, RoomId, Status};
+use redmark_core::booking::{Booking, Commit, Day, NewBooking, RoomId, Slot, Status, Store};
+
+/// A fresh folder for test `name` of this process.
+pub(super) fn scratch_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("redmark-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `f` run to its end on a runtime of its own (a write waits for the committing thread).
+pub(super) fn now<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(f)
+}
 
 fn new(room: &str, hour: u8, nonce: u8) -> NewBooking {
     NewBooking {
@@ -56,49 +72,46 @@ fn commits_replays_takes_cancels_and_survives_reopen() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     {
-        let mut s = RedbStore::open_checked(&dir, false).unwrap();
-        let Commit::Created(a) = s.commit(&new("atrium", 9, 1)).unwrap() else {
+        let mut s = RedbBookings::new(RedbStore::open_checked(&dir, false).unwrap());
+        let Commit::Created(a) = now(s.commit(&new("atrium", 9, 1))).unwrap() else {
             panic!()
         };
         assert_eq!(a.id, 1);
         assert_eq!(
-            s.commit(&new("atrium", 9, 1)).unwrap(),
+            now(s.commit(&new("atrium", 9, 1))).unwrap(),
             Commit::Replayed(a.clone())
         );
         assert_eq!(
-            s.commit(&new("atrium", 9, 2)).unwrap(),
+            now(s.commit(&new("atrium", 9, 2))).unwrap(),
             Commit::Taken(a.clone())
         );
-        let Commit::Created(b) = s.commit(&new("nook", 9, 3)).unwrap() else {
+        let Commit::Created(b) = now(s.commit(&new("nook", 9, 3))).unwrap() else {
             panic!()
         };
         assert_eq!(b.id, 2);
         let second = RedbStore::open_checked(&dir, false).err().unwrap();
         assert!(second.0.contains("in use"), "{second}");
-        assert_eq!(s.cancel(1, &[0xee; 8]).unwrap(), None, "not theirs");
-        assert_eq!(Store::get(&s, 1).unwrap().unwrap().status, Status::Active);
-        let c = s.cancel(1, &a.new.holder).unwrap().unwrap();
+        assert_eq!(now(s.cancel(1, &[0xee; 8])).unwrap(), None, "not theirs");
+        assert_eq!(now(s.get(1)).unwrap().unwrap().status, Status::Active);
+        let c = now(s.cancel(1, &a.new.holder)).unwrap().unwrap();
         assert_eq!(c.status, Status::Cancelled);
-        assert_eq!(Store::occupant(&s, "atrium", a.new.slot).unwrap(), None);
-        assert_eq!(s.cancel(99, &a.new.holder).unwrap(), None);
+        assert_eq!(now(s.occupant("atrium", a.new.slot)).unwrap(), None);
+        assert_eq!(now(s.cancel(99, &a.new.holder)).unwrap(), None);
     }
-    let mut s = RedbStore::open_checked(&dir, false).unwrap();
+    let mut s = RedbBookings::new(RedbStore::open_checked(&dir, false).unwrap());
+    assert_eq!(now(s.get(1)).unwrap().unwrap().status, Status::Cancelled);
     assert_eq!(
-        Store::get(&s, 1).unwrap().unwrap().status,
-        Status::Cancelled
-    );
-    assert_eq!(
-        Store::occupant(&s, "nook", new("nook", 9, 3).slot)
+        now(s.occupant("nook", new("nook", 9, 3).slot))
             .unwrap()
             .unwrap()
             .id,
         2
     );
-    let Commit::Created(d) = s.commit(&new("atrium", 9, 4)).unwrap() else {
+    let Commit::Created(d) = now(s.commit(&new("atrium", 9, 4))).unwrap() else {
         panic!()
     };
     assert_eq!(d.id, 3, "ids are never reused");
-    assert_eq!(s.all().unwrap().len(), 3);
+    assert_eq!(s.store().all().unwrap().len(), 3);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -1,0 +1,111 @@
+//! A store that waits like a timer (each operation pending twice, woken by its waker) and a
+//! test host that polls only when woken, so a handling that spins or stalls fails the test.
+
+use core::future::Future;
+use core::pin::pin;
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use core::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
+
+use redmark_core::booking::{
+    Booking, BookingId, Commit, Holder, NewBooking, Slot, Store, StoreError,
+};
+use redmark_core::seal::Nonce;
+
+/// Polls a [`Tick`] returned `Pending` before it was ready (all ticks, all tests).
+pub static TICKS: AtomicUsize = AtomicUsize::new(0);
+
+/// A future pending `left` more times, waking its waker each time as a timer that fires would.
+pub struct Tick {
+    left: u8,
+}
+
+impl Tick {
+    /// Pending twice, then ready.
+    pub fn twice() -> Self {
+        Tick { left: 2 }
+    }
+}
+
+impl Future for Tick {
+    type Output = ();
+    fn poll(mut self: core::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.left == 0 {
+            return Poll::Ready(());
+        }
+        self.left -= 1;
+        TICKS.fetch_add(1, Ordering::Relaxed);
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+/// `S`, each operation after a [`Tick::twice`].
+pub struct Waiting<S>(pub S);
+
+impl<S: Store> Store for Waiting<S> {
+    async fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
+        Tick::twice().await;
+        self.0.commit(new).await
+    }
+    async fn cancel(
+        &mut self,
+        id: BookingId,
+        holder: &Holder,
+    ) -> Result<Option<Booking>, StoreError> {
+        Tick::twice().await;
+        self.0.cancel(id, holder).await
+    }
+    async fn get(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
+        Tick::twice().await;
+        self.0.get(id).await
+    }
+    async fn made_by(
+        &mut self,
+        holder: &Holder,
+        nonce: &Nonce,
+    ) -> Result<Option<Booking>, StoreError> {
+        Tick::twice().await;
+        self.0.made_by(holder, nonce).await
+    }
+    async fn occupant(&mut self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
+        Tick::twice().await;
+        self.0.occupant(room, slot).await
+    }
+    async fn next_held(
+        &mut self,
+        holder: &Holder,
+        slot: Slot,
+        room: &str,
+    ) -> Result<Option<Booking>, StoreError> {
+        Tick::twice().await;
+        self.0.next_held(holder, slot, room).await
+    }
+}
+
+/// Set by [`WOKEN_WAKER`]'s wake.
+static WOKEN: AtomicBool = AtomicBool::new(false);
+
+const VTABLE: RawWakerVTable = RawWakerVTable::new(
+    |_| RawWaker::new(core::ptr::null(), &VTABLE),
+    |_| WOKEN.store(true, Ordering::SeqCst),
+    |_| WOKEN.store(true, Ordering::SeqCst),
+    |_| {},
+);
+
+/// Runs `f` to its end, polling it only after it woke its waker; panics if it is pending
+/// with no wake to come (a stall). Returns its output and how many times it was polled.
+pub fn block_on<F: Future>(f: F) -> (F::Output, usize) {
+    let mut f = pin!(f);
+    // SAFETY: the vtable's functions never read the data pointer, so null is a valid one.
+    let waker = unsafe { Waker::from_raw(RawWaker::new(core::ptr::null(), &VTABLE)) };
+    let mut cx = Context::from_waker(&waker);
+    let mut polls = 0;
+    loop {
+        WOKEN.store(false, Ordering::SeqCst);
+        polls += 1;
+        if let Poll::Ready(out) = f.as_mut().poll(&mut cx) {
+            return (out, polls);
+        }
+        assert!(WOKEN.load(Ordering::SeqCst), "pending with no wake to come");
+    }
+}

@@ -1,0 +1,130 @@
+//! The redb store as the booking tools hold it: reads on the calling thread, writes through
+//! the group committer, each handle in its connection's read-after-write order.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Instant;
+
+use redmark_core::booking::{
+    Booking, BookingId, Commit, Holder, NewBooking, Slot, Store, StoreError,
+};
+use redmark_core::seal::Nonce;
+
+use super::file::RedbStore;
+use super::group::Committer;
+use crate::metrics::metrics;
+use crate::store::{Admin, Bookings, Fence, Snapshot, PROBE_ID};
+
+/// One engine's handle on a redb store ([`RedbBookings::new`], then
+/// [`handle`](Bookings::handle) per engine). The store is released when the last handle is
+/// dropped, after the committer made every write sent.
+pub struct RedbBookings {
+    store: Arc<RedbStore>,
+    pub(super) committer: Arc<Committer>,
+    fence: Fence,
+}
+
+impl RedbBookings {
+    /// The bookings in `store`; the committing thread starts with the first write.
+    pub fn new(store: RedbStore) -> Self {
+        let store = Arc::new(store);
+        RedbBookings {
+            committer: Arc::new(Committer::new(Arc::clone(&store))),
+            store,
+            fence: Fence::default(),
+        }
+    }
+
+    /// The store itself (tests, tools).
+    pub fn store(&self) -> &RedbStore {
+        &self.store
+    }
+
+    /// A read on this thread, after the connection's earlier writes, counted in the store's
+    /// read latency.
+    async fn read<T>(&self, read: impl FnOnce(&RedbStore) -> T) -> T {
+        self.fence.wait_for_earlier().await;
+        let began = Instant::now();
+        let got = read(&self.store);
+        // OPS (crate::metrics): store latency.
+        metrics().store_read(began.elapsed());
+        got
+    }
+}
+
+impl Store for RedbBookings {
+    async fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
+        self.fence.queued_behind_earlier();
+        let new = new.clone();
+        let made = self.committer.write(move |t| t.book(&new)).await?;
+        metrics().committed(&made);
+        made
+    }
+
+    async fn cancel(
+        &mut self,
+        id: BookingId,
+        holder: &Holder,
+    ) -> Result<Option<Booking>, StoreError> {
+        self.fence.queued_behind_earlier();
+        let holder = *holder;
+        let made = self.committer.write(move |t| t.cancel(id, &holder)).await;
+        metrics().cancelled(&made);
+        made
+    }
+
+    async fn get(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
+        self.read(|s| s.get(id)).await
+    }
+
+    async fn made_by(
+        &mut self,
+        holder: &Holder,
+        nonce: &Nonce,
+    ) -> Result<Option<Booking>, StoreError> {
+        self.read(|s| s.made_by(holder, nonce)).await
+    }
+
+    async fn occupant(&mut self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
+        self.read(|s| s.occupant(room, slot)).await
+    }
+
+    async fn next_held(
+        &mut self,
+        holder: &Holder,
+        slot: Slot,
+        room: &str,
+    ) -> Result<Option<Booking>, StoreError> {
+        self.read(|s| s.next_held(holder, slot, room)).await
+    }
+}
+
+impl Bookings for RedbBookings {
+    fn handle(&self) -> Self {
+        RedbBookings {
+            store: Arc::clone(&self.store),
+            committer: Arc::clone(&self.committer),
+            fence: Fence::default(),
+        }
+    }
+
+    fn fence(&self) -> &Fence {
+        &self.fence
+    }
+}
+
+impl Admin for RedbBookings {
+    fn probe(&self) -> Pin<Box<dyn Future<Output = Result<(), StoreError>> + Send + '_>> {
+        Box::pin(async move {
+            let began = Instant::now();
+            let got = self.store.get(PROBE_ID);
+            metrics().store_read(began.elapsed());
+            got.map(drop)
+        })
+    }
+
+    fn snapshot(&self, to: std::fs::File) -> Result<Snapshot, String> {
+        self.store.snapshot(to)
+    }
+}

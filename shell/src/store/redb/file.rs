@@ -1,0 +1,188 @@
+//! One redb file of bookings: opening it, its reads, a copy of it, and the guard that stops
+//! using it once redb panicked.
+
+use std::ops::Bound;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use redb::{Database, ReadableTable};
+use redmark_core::booking::{Booking, BookingId, Holder, Slot, StoreError};
+use redmark_core::seal::Nonce;
+
+use super::open::{self, OpenError};
+use super::snapshot;
+use super::tables::{corrupt, decode, fault, held_key, load, BOOKINGS, HELD, NONCES};
+use crate::host::panics::catch_quiet;
+use crate::store::Snapshot;
+
+/// A redb file of bookings: what every handle ([`RedbBookings`](super::RedbBookings)) and the committer share.
+pub struct RedbStore {
+    db: Database,
+    /// redb panicked under a call: the file is damaged and redb's in-memory state may be
+    /// inconsistent, so nothing more is read or written.
+    broken: AtomicBool,
+}
+
+impl RedbStore {
+    /// Opens the store of the data folder `dir` after checking it (see the module doc): a
+    /// damaged, vanished or foreign store is an error saying what to do. `key_file_existed`:
+    /// whether the folder had a sealing-key file before this start (evidence of an earlier run
+    /// in folders from before `open::MARKER_FILE`).
+    pub fn open_checked(dir: &Path, key_file_existed: bool) -> Result<RedbStore, OpenError> {
+        open::open_checked(dir, key_file_existed).map(RedbStore::new)
+    }
+
+    /// A store in memory, gone when dropped (`redmark call --scratch`, tests).
+    pub fn in_memory() -> Result<RedbStore, OpenError> {
+        let db = Database::builder()
+            .create_with_backend(redb::backends::InMemoryBackend::new())
+            .map_err(|e| OpenError(format!("cannot make a store in memory: {e}")))?;
+        let failed = |e: redb::Error| OpenError(format!("cannot make a store in memory: {e}"));
+        let tx = db.begin_write().map_err(|e| failed(e.into()))?;
+        tx.open_table(BOOKINGS).map_err(|e| failed(e.into()))?;
+        tx.open_table(NONCES).map_err(|e| failed(e.into()))?;
+        tx.open_table(HELD).map_err(|e| failed(e.into()))?;
+        tx.commit().map_err(|e| failed(e.into()))?;
+        Ok(RedbStore::new(db))
+    }
+
+    fn new(db: Database) -> RedbStore {
+        RedbStore {
+            db,
+            broken: AtomicBool::new(false),
+        }
+    }
+
+    /// Every booking, by id (for tools and tests).
+    #[allow(dead_code)]
+    pub fn all(&self) -> Result<Vec<Booking>, StoreError> {
+        self.guarded("listing bookings", |db| {
+            let tx = db.begin_read().map_err(fault)?;
+            let t = tx.open_table(BOOKINGS).map_err(fault)?;
+            let mut v = Vec::new();
+            for row in t.iter().map_err(fault)? {
+                let (k, rec) = row.map_err(fault)?;
+                v.push(decode(k.value(), rec.value())?);
+            }
+            Ok(v)
+        })
+    }
+
+    /// Runs `f` on the database unless the store is broken; a panic in redb breaks it.
+    pub(super) fn guarded<T>(
+        &self,
+        what: &str,
+        f: impl FnOnce(&Database) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        if self.broken.load(Ordering::Acquire) {
+            return Err(StoreError::Corrupt);
+        }
+        catch_quiet(|| f(&self.db)).unwrap_or_else(|p| {
+            self.broken.store(true, Ordering::Release);
+            let p = crate::host::tidy::one_line(&p);
+            tracing::error!(
+                "booking store: redb panicked while {what} ({p}): bookings.redb is damaged; \
+                 every booking request now fails until the server is stopped and the file is \
+                 restored from a copy or repaired (`redmark serve --repair`)"
+            );
+            Err(StoreError::Corrupt)
+        })
+    }
+}
+
+/// The reads, on the calling thread (one read transaction each).
+impl RedbStore {
+    pub(super) fn get(&self, id: BookingId) -> Result<Option<Booking>, StoreError> {
+        self.guarded("reading a booking", |db| {
+            let tx = db.begin_read().map_err(fault)?;
+            let t = tx.open_table(BOOKINGS).map_err(fault)?;
+            load(&t, id)
+        })
+    }
+
+    pub(super) fn made_by(
+        &self,
+        holder: &Holder,
+        nonce: &Nonce,
+    ) -> Result<Option<Booking>, StoreError> {
+        self.guarded("reading an operation", |db| {
+            let tx = db.begin_read().map_err(fault)?;
+            let nonces = tx.open_table(NONCES).map_err(fault)?;
+            let operation = [&holder[..], &nonce[..]].concat();
+            let Some(id) = nonces
+                .get(&operation[..])
+                .map_err(fault)?
+                .map(|g| g.value())
+            else {
+                return Ok(None);
+            };
+            let t = tx.open_table(BOOKINGS).map_err(fault)?;
+            load(&t, id)?.map(Some).ok_or_else(|| {
+                corrupt(format_args!("a nonce names booking {id}, which is missing"))
+            })
+        })
+    }
+
+    pub(super) fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
+        self.guarded("reading a slot", |db| {
+            let tx = db.begin_read().map_err(fault)?;
+            let held = tx.open_table(HELD).map_err(fault)?;
+            let Some(id) = held
+                .get(&held_key(room, slot)[..])
+                .map_err(fault)?
+                .map(|g| g.value())
+            else {
+                return Ok(None);
+            };
+            let t = tx.open_table(BOOKINGS).map_err(fault)?;
+            load(&t, id)?.map(Some).ok_or_else(|| {
+                corrupt(format_args!(
+                    "a slot is held by booking {id}, which is missing"
+                ))
+            })
+        })
+    }
+
+    /// Walks the active bookings (`held`, in (slot, room) order) from just after (`slot`,
+    /// `room`) to the first of `holder`'s: each step reads one booking, so a page costs the
+    /// bookings of others between the holder's, and nothing at all is kept between calls.
+    pub(super) fn next_held(
+        &self,
+        holder: &Holder,
+        slot: Slot,
+        room: &str,
+    ) -> Result<Option<Booking>, StoreError> {
+        self.guarded("reading a holder's bookings", |db| {
+            let tx = db.begin_read().map_err(fault)?;
+            let held = tx.open_table(HELD).map_err(fault)?;
+            let t = tx.open_table(BOOKINGS).map_err(fault)?;
+            let from = held_key(room, slot);
+            let after = (Bound::Excluded(&from[..]), Bound::Unbounded);
+            for entry in held.range::<&[u8]>(after).map_err(fault)? {
+                let id = entry.map_err(fault)?.1.value();
+                let b = load(&t, id)?.ok_or_else(|| {
+                    corrupt(format_args!(
+                        "a slot is held by booking {id}, which is missing"
+                    ))
+                })?;
+                if b.new.holder == *holder {
+                    return Ok(Some(b));
+                }
+            }
+            Ok(None)
+        })
+    }
+
+    /// One read transaction copied table by table (`snapshot.rs`); a panic in redb breaks the
+    /// store as any other call's does.
+    pub fn snapshot(&self, to: std::fs::File) -> Result<Snapshot, String> {
+        let mut why = None;
+        let copied = self.guarded("copying the store", |db| {
+            snapshot::snapshot(db, to).map_err(|e| {
+                why = Some(e);
+                StoreError::Io
+            })
+        });
+        copied.map_err(|e| why.unwrap_or_else(|| e.message().to_owned()))
+    }
+}
