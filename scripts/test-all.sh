@@ -42,7 +42,8 @@ for crate in flash-store panel panel-http lm3s6965evb microbit; do
     cargo fmt --check --manifest-path "boards/$crate/Cargo.toml"
 done
 
-step "layout (files under 600 lines, each saying its job, no import circle)"
+step "layout (files under 600 lines, each saying its job, no import circle between files or folders)"
+python3 scripts/check-layout.py --self-test
 python3 scripts/check-layout.py
 
 step "clippy (every target, warnings are errors)"

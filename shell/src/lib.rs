@@ -35,6 +35,7 @@
 mod auth;
 pub mod backup;
 pub mod client;
+pub mod data;
 mod folder;
 pub mod host;
 mod legacy;

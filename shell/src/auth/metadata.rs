@@ -1,6 +1,7 @@
 //! Fetching OAuth metadata documents (blocking, `ureq`): an authorization server's (RFC 8414,
-//! else OpenID discovery), its JWKS, and a resource's protected-resource metadata (RFC 9728).
-//! The server calls these off its runtime (`spawn_blocking`); `redmark call` calls them directly.
+//! else OpenID discovery) and its JWKS; `client/grant.rs` fetches a resource's protected-resource
+//! metadata (RFC 9728) with the same helpers. The server calls these off its runtime
+//! (`spawn_blocking`); `redmark call` calls them directly.
 
 use std::time::Duration;
 
@@ -151,38 +152,8 @@ fn parse_issuer(doc: &Value, issuer: &str, from: &str) -> Result<Issuer, String>
     })
 }
 
-/// What a client needs from a resource's protected-resource metadata (RFC 9728).
-#[derive(Debug, Clone)]
-pub struct Resource {
-    /// `resource`: the identifier to ask tokens for (RFC 8707 `resource`).
-    pub resource: String,
-    /// `authorization_servers`.
-    pub authorization_servers: Vec<String>,
-    /// `scopes_supported`.
-    pub scopes: Vec<String>,
-}
-
-/// The protected-resource metadata of the MCP endpoint `endpoint`: the path-suffixed
-/// well-known URI first, then the root one (as MCP clients look for it).
-pub fn fetch_resource(agent: &ureq::Agent, endpoint: &str) -> Result<Resource, String> {
-    let suffixed = well_known_inserted(endpoint, "oauth-protected-resource")?;
-    let (origin, _) = split_url(endpoint)?;
-    let root = format!("{origin}/.well-known/oauth-protected-resource");
-    let mut tried = Vec::new();
-    for url in [suffixed, root] {
-        match get_json(agent, &url) {
-            Ok(doc) => return parse_resource(&doc, &url),
-            Err(e) => tried.push(e),
-        }
-    }
-    Err(format!(
-        "no protected-resource metadata for {endpoint} ({})",
-        tried.join("; ")
-    ))
-}
-
 /// The strings of the array member `key` of `doc` (none when it is missing or not an array).
-fn strings(doc: &Value, key: &str) -> Vec<String> {
+pub fn strings(doc: &Value, key: &str) -> Vec<String> {
     doc.get(key)
         .and_then(Value::as_array)
         .map(|a| {
@@ -192,24 +163,6 @@ fn strings(doc: &Value, key: &str) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-fn parse_resource(doc: &Value, from: &str) -> Result<Resource, String> {
-    let list = |k: &str| strings(doc, k);
-    let resource = doc
-        .get("resource")
-        .and_then(Value::as_str)
-        .ok_or_else(|| format!("{from} has no resource"))?
-        .to_owned();
-    let authorization_servers = list("authorization_servers");
-    if authorization_servers.is_empty() {
-        return Err(format!("{from} names no authorization_servers"));
-    }
-    Ok(Resource {
-        resource,
-        authorization_servers,
-        scopes: list("scopes_supported"),
-    })
 }
 
 #[cfg(test)]
@@ -278,16 +231,5 @@ mod tests {
         let e = parse_issuer(&doc, "https://as.example", "u").unwrap_err();
         assert!(e.contains("trailing slash"), "{e}");
         assert!(parse_issuer(&json!({"issuer": "a"}), "a", "u").is_err());
-    }
-
-    #[test]
-    fn resource_metadata_needs_a_resource_and_a_server() {
-        let r = parse_resource(
-            &json!({"resource": "r", "authorization_servers": ["a"], "scopes_supported": ["s"]}),
-            "u",
-        )
-        .unwrap();
-        assert_eq!((r.resource.as_str(), r.scopes.len()), ("r", 1));
-        assert!(parse_resource(&json!({"resource": "r"}), "u").is_err());
     }
 }

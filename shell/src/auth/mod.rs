@@ -1,15 +1,16 @@
 //! Streamable HTTP as an OAuth 2.1 resource server (MCP 2026-07-28 authorization): the
 //! issuer's metadata and keys (`metadata.rs`, `jwks.rs`), JWT access-token validation
 //! (`validate.rs`), and what is said to clients (`challenge.rs`: RFC 9728 metadata, 401 and
-//! 403 challenges). `grant.rs` is the client side: a token by the client-credentials grant.
+//! 403 challenges); and static bearer tokens (`tokens.rs`, `--tokens FILE`). The client side (a
+//! token by the client-credentials grant) is `client/grant.rs`.
 //!
 //! `redmark serve --http ADDR --auth-issuer URL --resource URL` turns it on; a token's `iss` +
 //! `sub` become the principal (`validate::principal`). stdio and TCP never use it.
 
 pub mod challenge;
-pub mod grant;
 pub mod jwks;
 pub mod metadata;
+pub mod tokens;
 pub mod validate;
 
 use axum::response::Response;

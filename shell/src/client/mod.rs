@@ -16,6 +16,7 @@
 mod answer;
 mod args;
 mod form;
+mod grant;
 mod legacy;
 mod mrtr;
 mod prompt;

@@ -5,10 +5,10 @@
 use std::process::Stdio;
 
 use super::args::ServerArgs;
+use super::grant;
 use super::shell::{shell_command, SHELL};
 use super::trace::trace;
 use super::transport::TransportError;
-use crate::auth::grant;
 
 /// The environment variable holding a token when `--token` is absent.
 pub const TOKEN_ENV: &str = "REDMARK_TOKEN";

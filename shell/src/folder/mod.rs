@@ -118,7 +118,7 @@ pub async fn open_or_relay(
     relay: Result<(), &str>,
 ) -> Result<Opened, String> {
     let dir = at.to_path_buf();
-    let first = tokio::task::spawn_blocking(move || crate::serve::data::open_store(&dir, repair))
+    let first = tokio::task::spawn_blocking(move || crate::data::open_store(&dir, repair))
         .await
         .map_err(|e| format!("opening the store stopped: {e}"))?;
     match first {
@@ -210,7 +210,7 @@ fn reach_as(at: &Path, wait: Duration, me: u32) -> Result<Reached<Connection>, S
     reach_with(
         at,
         wait,
-        || crate::serve::data::open_store(at, false),
+        || crate::data::open_store(at, false),
         |p: &Path| std::os::unix::net::UnixStream::connect(p),
         |s: &Connection| trust::check_owner(at, s, me),
         || std::thread::sleep(RETRY_PAUSE),
@@ -220,7 +220,7 @@ fn reach_as(at: &Path, wait: Duration, me: u32) -> Result<Reached<Connection>, S
 /// Outside Unix: the store, or "in use" saying why there is no owner to reach.
 #[cfg(not(unix))]
 pub fn reach_blocking(at: &Path, _wait: Duration) -> Result<Reached<Connection>, String> {
-    match crate::serve::data::open_store(at, false) {
+    match crate::data::open_store(at, false) {
         Ok(store) => Ok(Reached::Owner(store)),
         Err(e) if is_in_use(&e) => Err(format!("{e}; {UNIX_ONLY}")),
         Err(e) => Err(e),

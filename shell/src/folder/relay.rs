@@ -9,7 +9,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::UnixStream;
 
 use super::pending::{InFlight, LineSplitter, MAX_IN_FLIGHT};
-use super::{reach, replay, socket_path, Opened, Reached, REACH_WAIT};
+use super::{reach, socket_path, Opened, Reached, REACH_WAIT};
+use crate::transport::skip_answer::is_answer_to;
 use crate::transport::stdio::StdioEnds;
 use crate::transport::stream::Sink;
 
@@ -264,7 +265,7 @@ impl Answers {
             let tail_of_torn = i == 0 && self.torn;
             if !tail_of_torn {
                 if let Some(id) = &self.skip {
-                    if replay::is_answer_to(line, id) {
+                    if is_answer_to(line, id) {
                         self.skip = None;
                         continue;
                     }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use redmark_core::engine::Config;
+use redmark_core::engine::{Config, ServerInfo};
 use redmark_core::seal::{Key, KeyRing};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -71,9 +71,14 @@ async fn the_owners_socket_serves_like_stdio_and_a_waiting_process_relays_to_it(
     let Ok(Reached::Owner(store)) = reach(&d, SHORT).await else {
         panic!("a free folder is owned")
     };
-    let host = crate::serve::booking_host(
+    let host = Shared::booking(
         redmark_core::booking::DEFAULT_FLOOR,
         crate::store::redb::RedbBookings::new(store),
+        ServerInfo {
+            name: "redmark",
+            version: "test",
+            instructions: None,
+        },
         KeyRing::new(Key::new(1, &[7; 32]).unwrap()),
         Config::default(),
     );

@@ -2,7 +2,7 @@
 
 use std::cell::RefCell;
 
-use crate::serve::keys::entropy;
+use crate::platform::random::entropy;
 
 /// 8 fresh bytes of the OS's generator (from this thread's batch).
 pub(crate) fn next_entropy() -> [u8; 8] {

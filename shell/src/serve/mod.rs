@@ -14,8 +14,6 @@
 
 mod args;
 pub mod config;
-pub mod data;
-pub mod keys;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -30,6 +28,8 @@ use redmark_core::seal::KeyRing;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::auth::tokens::Tokens;
+use crate::data::{self, keys};
 use crate::host::{panics, Hosted, HostedBooking, Shared};
 use crate::platform::signals::Signals;
 use crate::store::{pg, redb};
@@ -142,7 +142,7 @@ async fn start<A: Hosted>(
     // Read the files named on the command line before touching the data directory, so a
     // typo creates no keys and no store.
     let tokens = match &args.tokens {
-        Some(f) => Some(Arc::new(config::Tokens::load(f)?)),
+        Some(f) => Some(Arc::new(Tokens::load(f)?)),
         None => None,
     };
     // AUTH (crate::auth): the issuer's metadata and keys, fetched off the runtime.
@@ -352,7 +352,7 @@ where
 async fn serve<A: Hosted>(
     shared: Arc<Shared<A>>,
     args: &ServeArgs,
-    tokens: Option<Arc<config::Tokens>>,
+    tokens: Option<Arc<Tokens>>,
     oauth: Option<Arc<crate::auth::OAuth>>,
     mut owner: Option<crate::folder::Owner>,
 ) -> Result<(), String> {

@@ -46,12 +46,12 @@ use tokio_util::task::TaskTracker;
 use super::accept::{accept_gated, WriteTimeout};
 use super::lanes::Lanes;
 use super::share::{Hold, Shares};
+use crate::auth::tokens::Tokens;
 use crate::auth::{OAuth, Verdict};
 use crate::host::{Hosted, Msg, OwnedHeaders, Shared};
 use crate::legacy::http::HttpLegacy;
 use crate::metrics::Transport;
 use crate::ops::http as ops;
-use crate::serve::config::Tokens;
 
 /// Principal of every request when no tokens file is given.
 pub const ANONYMOUS: &[u8] = b"http:anonymous";

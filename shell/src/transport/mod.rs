@@ -12,6 +12,7 @@ pub mod pipes;
 #[path = "no_pipes.rs"]
 pub mod pipes;
 pub mod share;
+pub mod skip_answer;
 pub mod stdio;
 pub mod stream;
 pub mod strict;

@@ -21,8 +21,8 @@ pub struct StdioEnds {
     pub source: StdIn,
     /// stdout.
     pub sink: StdOut,
-    /// FOLDER (crate::folder::replay): the id of an answer not to write (to an `initialize`
-    /// a relay replayed when it took the store over).
+    /// FOLDER (crate::folder::replay, `skip_answer.rs`): the id of an answer not to write (to
+    /// an `initialize` a relay replayed when it took the store over).
     pub skip_answer: Option<String>,
 }
 
@@ -61,7 +61,7 @@ pub async fn serve_stdio_on<A: Hosted>(
         sink,
         skip_answer,
     } = ends;
-    let sink = crate::folder::replay::SkipAnswer::new(sink, skip_answer);
+    let sink = super::skip_answer::SkipAnswer::new(sink, skip_answer);
     let end = serve_stream(&shared, source, sink, LOCAL_PRINCIPAL, limits, &shutdown).await;
     match end {
         End::Eof | End::Shutdown => tracing::info!("stdio: {end:?}"),

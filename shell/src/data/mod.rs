@@ -1,14 +1,18 @@
-//! The data folder's bookings store, opened as `redmark serve` and `redmark call` open it.
+//! The data folder, as `redmark serve`, `redmark call` and a folder's owner open it: its mode
+//! checked, its sealing keys (`keys.rs`), its bookings store.
+
+pub mod keys;
 
 use std::path::Path;
 
-use super::keys;
 use crate::store::redb::{self, STORE_FILE};
 
 /// Opens the bookings store of the data directory `dir` (created mode 0700 if missing; refused
 /// if other users may write to it, [`check_folder`]), checked first (see
-/// [`crate::store::redb`]); with `repair`, redb's repair runs before and says what it did. Shared by `redmark serve` and the in-process server of `redmark call`; open it before
-/// the keys ([`open_keys`](super::open_keys)) so a refused store leaves no new key file behind.
+/// [`crate::store::redb`]); with `repair`, redb's repair runs before and says what it did.
+/// Shared by `redmark serve` and the in-process server of `redmark call`; open it before the
+/// keys ([`open_keys`](crate::serve::open_keys)) so a refused store leaves no new key file
+/// behind.
 pub fn open_store(dir: &Path, repair: bool) -> Result<redb::RedbStore, String> {
     keys::ensure_dir(dir)?;
     check_folder(dir)?;
