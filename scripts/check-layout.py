@@ -32,12 +32,7 @@ MAX_LINES = 600
 # Folder imports that point the wrong way for now: (crate, folder, the folder it imports) ->
 # why, naming the issue that removes it. A circle through one is said, not failed. Remove an
 # entry when its import is on no circle any more (the check fails until it is).
-ALLOWED_FOLDER_IMPORTS = {
-    # Issue 41: the store⇄host circle. store/redb uses host's panics.rs and tidy.rs while the
-    # host drives the store (and metrics, which the host counts into, reads store's Written):
-    # the store seam of issue 41 rewrites both sides; this entry goes when it lands.
-    ("shell", "store", "host"): "issue 41 (the store seam)",
-}
+ALLOWED_FOLDER_IMPORTS: dict = {}
 # At most this many folder circles are named per crate (the rest are counted), out of at most
 # MAX_CIRCLES_FOUND looked for.
 MAX_CIRCLES_NAMED = 20

@@ -36,6 +36,7 @@ mod auth;
 pub mod backup;
 pub mod client;
 pub mod data;
+pub mod fault;
 mod folder;
 pub mod host;
 mod legacy;

@@ -129,7 +129,7 @@ fn call(
 /// does, or (FOLDER, crate::folder) through the process that holds the folder's store, waiting
 /// at most `timeout` (and [`crate::folder::REACH_WAIT`]) for it.
 fn on_data(dir: Option<&Path>, timeout: Duration) -> Result<Box<dyn Transport>, Failure> {
-    crate::host::panics::install_hook();
+    crate::fault::panics::install_hook();
     let io = |m: String| Failure::Transport(TransportError::Io(m));
     let dir = serve::data_dir(dir).map_err(io)?;
     let wait = timeout.min(crate::folder::REACH_WAIT);

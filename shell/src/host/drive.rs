@@ -14,8 +14,8 @@ use redmark_core::wire::lines::Line;
 use redmark_core::{App, Context, Engine, Handled, HttpHeaders};
 
 use super::entropy::next_entropy;
+use super::inject::inject_panic;
 use super::msg::Msg;
-use super::panics::inject_panic;
 
 /// The clock, entropy and principal of one message.
 pub struct Cx<'p> {

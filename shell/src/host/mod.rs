@@ -34,9 +34,8 @@ use redmark_core::{App, Engine, Handled};
 
 pub mod drive;
 pub mod entropy;
+mod inject;
 pub mod msg;
-pub mod panics;
-pub mod tidy;
 
 use crate::store::pg::PgStore;
 use crate::store::redb::RedbBookings;

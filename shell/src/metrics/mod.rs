@@ -30,7 +30,7 @@ pub const CONTENT_TYPE: &str = prometheus::TEXT_FORMAT;
 const OUTCOMES: usize = 3 + CODES.len() + 1;
 
 /// Upper bounds of the group-commit histogram: writes per transaction, up to
-/// [`MAX_GROUP`](crate::host::group::MAX_GROUP).
+/// [`MAX_GROUP`](crate::store::redb::MAX_GROUP).
 const GROUP_BUCKETS: [f64; 11] = [
     1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 1024.0,
 ];

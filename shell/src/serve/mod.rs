@@ -30,7 +30,8 @@ use tokio_util::task::TaskTracker;
 
 use crate::auth::tokens::Tokens;
 use crate::data::{self, keys};
-use crate::host::{panics, Hosted, HostedBooking, Shared};
+use crate::fault::panics;
+use crate::host::{Hosted, HostedBooking, Shared};
 use crate::platform::signals::Signals;
 use crate::store::{pg, redb};
 use crate::transport::stream::StreamLimits;

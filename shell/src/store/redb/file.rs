@@ -12,7 +12,7 @@ use redmark_core::seal::Nonce;
 use super::open::{self, OpenError};
 use super::snapshot;
 use super::tables::{corrupt, decode, fault, held_key, load, BOOKINGS, HELD, NONCES};
-use crate::host::panics::catch_quiet;
+use crate::fault::panics::catch_quiet;
 use crate::store::Snapshot;
 
 /// A redb file of bookings: what every handle ([`RedbBookings`](super::RedbBookings)) and the committer share.
@@ -79,7 +79,7 @@ impl RedbStore {
         }
         catch_quiet(|| f(&self.db)).unwrap_or_else(|p| {
             self.broken.store(true, Ordering::Release);
-            let p = crate::host::tidy::one_line(&p);
+            let p = crate::fault::tidy::one_line(&p);
             tracing::error!(
                 "booking store: redb panicked while {what} ({p}): bookings.redb is damaged; \
                  every booking request now fails until the server is stopped and the file is \

@@ -70,7 +70,7 @@ pub use snapshot::summary;
 
 // What the module doc links to.
 #[cfg(doc)]
-use {crate::host::panics::catch_quiet, redb::Database, redmark_core::booking::StoreError};
+use {crate::fault::panics::catch_quiet, redb::Database, redmark_core::booking::StoreError};
 
 #[cfg(test)]
 pub(super) mod tests;

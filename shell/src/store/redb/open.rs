@@ -10,7 +10,7 @@ use redb::{Database, ReadableTable, TableHandle};
 
 use super::overlay::Overlay;
 use super::tables::{decode_quiet, StoreId, BOOKINGS, HELD, META, NONCES, STORE_ID};
-use crate::host::panics::catch_quiet;
+use crate::fault::panics::catch_quiet;
 
 /// Name of the bookings database inside the data directory.
 pub const STORE_FILE: &str = "bookings.redb";
@@ -35,7 +35,7 @@ const RESTORE: &str = "restore it from a copy, or run `redmark serve --repair` t
 
 /// One line, without the build machine's paths (redb's assertions span lines and name them).
 fn damaged(path: &Path, why: impl std::fmt::Display) -> OpenError {
-    let why = crate::host::tidy::one_line(&why.to_string());
+    let why = crate::fault::tidy::one_line(&why.to_string());
     OpenError(format!(
         "the booking store {} is damaged ({why}); {RESTORE}",
         path.display()

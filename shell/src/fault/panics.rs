@@ -3,8 +3,8 @@
 //!
 //! redb answers some damaged files with a panic rather than an error (a truncated file trips an
 //! assertion while opening; a page of garbage reaches `unreachable!()` while reading). The store
-//! catches those with [`catch_quiet`] and reports them itself; [`Shared`](super::Shared) catches
-//! whatever else escapes the engine. The hook installed by [`install_hook`] turns any other panic
+//! catches those with [`catch_quiet`] and reports them itself; the host (`host/drive.rs`)
+//! catches whatever else escapes the engine. The hook installed by [`install_hook`] turns any other panic
 //! into one `ERROR` log line (message and location), or, when that log line would not be shown
 //! (`REDMARK_LOG=off`, or no log set up, as in `redmark call`), one line written straight to
 //! stderr: a panic is never silent. Inside [`catch_quiet`] it only notes the location, which
@@ -68,26 +68,3 @@ pub fn message(p: &(dyn Any + Send)) -> String {
         "panic".to_string()
     }
 }
-
-/// With the `test-hooks` feature only (the end-to-end tests build the binary with it):
-/// `REDMARK_TEST_PANIC=<method>` makes every request of that method panic where the engine
-/// would run, so the tests can check that a panicking request is answered on every transport.
-#[cfg(feature = "test-hooks")]
-pub(crate) fn inject_panic(input: super::msg::Msg<'_>) {
-    use std::sync::OnceLock;
-    static METHOD: OnceLock<Option<String>> = OnceLock::new();
-    let Some(method) = METHOD.get_or_init(|| std::env::var("REDMARK_TEST_PANIC").ok()) else {
-        return;
-    };
-    let (super::msg::Msg::Line(b) | super::msg::Msg::Http { body: b, .. }) = input else {
-        return;
-    };
-    if let Ok(env) = redmark_core::wire::envelope::read(b) {
-        if env.method.eq_str(method) {
-            panic!("REDMARK_TEST_PANIC: injected panic for {method}");
-        }
-    }
-}
-
-#[cfg(not(feature = "test-hooks"))]
-pub(crate) fn inject_panic(_: super::msg::Msg<'_>) {}
