@@ -64,8 +64,8 @@ impl<S: Store> App for BookingApp<'_, S> {
         cancel_booking(self.floor, &mut self.store, args, call, reply).await
     }
 
-    /// Lists the rooms with their seats; with day and hour, says which are free (none once
-    /// that hour has started).
+    /// Lists the rooms with their seats; with a day, the hours each is booked that day; with
+    /// day and hour, which are free (none once that hour has started).
     #[tool(title = "List rooms", read_only, idempotent)]
     async fn list_rooms(&mut self, args: ListArgs<'_>, call: &Call, reply: Reply) -> Replied {
         list_rooms(self.floor, &mut self.store, args, call, reply).await

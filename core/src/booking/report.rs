@@ -4,11 +4,11 @@
 use core::fmt;
 
 use super::floor::{Floor, Mask, Room};
-use super::slot::Slot;
+use super::slot::{Day, Slot};
 use super::store::{Booking, Status};
 use crate::engine::Report;
 use crate::limits::MAX_ROOMS;
-use crate::wire::write::{Num, Writer};
+use crate::wire::write::{Num, Writer, ZeroPadded};
 
 pub(super) struct BookingRef<'a>(pub(super) &'a Booking);
 
@@ -312,6 +312,73 @@ impl Report for RoomList<'_> {
                 w.key("free").bool(self.free & 1 << i != 0);
             }
             w.end_object();
+        }
+        w.end_array().end_object();
+    }
+}
+
+/// The hours of one day each room is booked (`list_rooms` with a day and no hour).
+pub(super) struct RoomDay<'r> {
+    pub(super) floor: Floor<'r>,
+    pub(super) shown: Mask,
+    pub(super) day: Day,
+    /// Bit `h` of entry `i`: room `i` is booked at hour `h`.
+    pub(super) hours: [u32; MAX_ROOMS],
+}
+
+impl RoomDay<'_> {
+    /// The shown rooms with their booked hours.
+    fn rooms(&self) -> impl Iterator<Item = (&Room<'_>, u32)> {
+        let shown = self.shown;
+        self.floor
+            .rooms
+            .iter()
+            .zip(self.hours)
+            .enumerate()
+            .filter(move |(i, _)| shown & 1 << i != 0)
+            .map(|(_, (r, h))| (r, h))
+    }
+}
+
+impl Report for RoomDay<'_> {
+    fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+        if self.shown == 0 {
+            return f.write_str("No room has that many seats.");
+        }
+        for (r, hours) in self.rooms() {
+            write!(f, "{} — {r}, ", r.id)?;
+            if hours == 0 {
+                write!(f, "free all day on {}", self.day)?;
+            } else {
+                write!(f, "booked on {} at", self.day)?;
+                for h in (0..24).filter(|h| hours & 1 << h != 0) {
+                    write!(f, " {}:00", ZeroPadded(h, 2))?;
+                }
+            }
+            f.write_char('\n')?;
+        }
+        Ok(())
+    }
+    fn has_structured(&self) -> bool {
+        true
+    }
+    fn structured(&self, w: &mut Writer<'_>) {
+        w.begin_object()
+            .key("day")
+            .string_fmt(format_args!("{}", self.day));
+        w.key("rooms").begin_array();
+        for (r, hours) in self.rooms() {
+            w.begin_object()
+                .key("id")
+                .string(r.id)
+                .key("name")
+                .string(r.name);
+            w.key("seats").int(r.seats.into());
+            w.key("booked").begin_array();
+            for h in (0..24).filter(|h| hours & 1 << h != 0) {
+                w.int(h);
+            }
+            w.end_array().end_object();
         }
         w.end_array().end_object();
     }

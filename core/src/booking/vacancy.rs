@@ -1,8 +1,8 @@
-//! Which rooms are free at a slot, asked of the store room by room (for `list_rooms`, and for
-//! a `book_room` whose room is taken).
+//! Which rooms are free at a slot, and which hours of a day each room is booked, asked of the
+//! store room by room (for `list_rooms`, and for a `book_room` whose room is taken).
 
 use super::floor::{Floor, Mask};
-use super::slot::Slot;
+use super::slot::{Day, Slot};
 use super::store::Store;
 use crate::engine::CallError;
 use crate::limits::MAX_ROOMS;
@@ -22,4 +22,26 @@ pub(super) async fn free_at<S: Store>(
         }
     }
     Ok(free)
+}
+
+/// The hours of `day` each room in `shown` is booked (bit `h` of entry `i`: room `i` at hour
+/// `h`), in the order of `floor`.
+pub(super) async fn booked_hours<S: Store>(
+    floor: Floor<'_>,
+    store: &mut S,
+    day: Day,
+    shown: Mask,
+) -> Result<[u32; MAX_ROOMS], CallError> {
+    let mut hours = [0; MAX_ROOMS];
+    for (i, r) in floor.rooms.iter().take(MAX_ROOMS).enumerate() {
+        if shown & 1 << i == 0 {
+            continue;
+        }
+        for hour in 0..24 {
+            if store.occupant(r.id, Slot { day, hour }).await?.is_some() {
+                hours[i] |= 1 << hour;
+            }
+        }
+    }
+    Ok(hours)
 }

@@ -1,0 +1,71 @@
+//! `list_rooms` with a day and no hour: each room's booked hours that day (the floor grid and
+//! the calendars read a room's day this way).
+
+mod common;
+
+use common::Client;
+use serde_json::{json, Value};
+
+fn book(c: &mut Client, day: &str, hour: u8, room: &str) {
+    let args = json!({"day": day, "hour": hour, "room_id": room});
+    let r = c.call("book_room", args, json!({}), None, None);
+    assert_eq!(r["result"]["structuredContent"]["booked"], true, "{r}");
+}
+
+fn day(c: &mut Client, args: Value) -> Value {
+    let r = c.call("list_rooms", args, json!({}), None, None);
+    assert!(r["result"].is_object(), "{r}");
+    r["result"].clone()
+}
+
+#[test]
+fn a_day_lists_each_rooms_booked_hours_and_only_that_days() {
+    let mut c = Client::default();
+    book(&mut c, "2099-03-04", 9, "nook");
+    book(&mut c, "2099-03-04", 14, "nook");
+    book(&mut c, "2099-03-04", 0, "atrium");
+    book(&mut c, "2099-03-04", 23, "atrium");
+    // Other days are not that day's.
+    book(&mut c, "2099-03-03", 10, "nook");
+    book(&mut c, "2099-03-05", 10, "nook");
+    let r = day(&mut c, json!({"day": "2099-03-04"}));
+    let rooms = r["structuredContent"]["rooms"].as_array().unwrap();
+    let hours = |id: &str| {
+        rooms.iter().find(|r| r["id"] == id).unwrap()["booked"]
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(r["structuredContent"]["day"], "2099-03-04", "{r}");
+    assert_eq!(hours("nook"), [json!(9), json!(14)], "{r}");
+    assert_eq!(hours("atrium"), [json!(0), json!(23)], "{r}");
+    assert!(hours("studio-b").is_empty(), "{r}");
+    let text = r["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("booked on 2099-03-04 at 09:00 14:00"),
+        "{text}"
+    );
+    assert!(text.contains("free all day on 2099-03-04"), "{text}");
+}
+
+#[test]
+fn a_day_keeps_to_the_rooms_with_the_seats_asked_and_says_a_bad_day() {
+    let mut c = Client::default();
+    let r = day(&mut c, json!({"day": "2099-03-04", "attendees": 10}));
+    let rooms = r["structuredContent"]["rooms"].as_array().unwrap();
+    assert!(
+        !rooms.is_empty() && rooms.iter().all(|r| r["seats"].as_u64() >= Some(10)),
+        "{r}"
+    );
+    let r = day(&mut c, json!({"day": "2099-02-30"}));
+    assert_eq!(r["isError"], true, "{r}");
+    let r = day(&mut c, json!({"hour": 9}));
+    assert_eq!(r["isError"], true, "{r}");
+    assert!(
+        r["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("the day too"),
+        "{r}"
+    );
+}
