@@ -95,6 +95,11 @@ pub(super) async fn connect(config: &Config) -> Result<Client, tokio_postgres::E
 /// A worker's connection with its statements prepared once.
 pub(super) struct Conn {
     pub(super) client: Client,
+    pub(super) s: Statements,
+}
+
+/// The statements of one connection, prepared once (borrowed beside its open transaction).
+pub(super) struct Statements {
     pub(super) insert_many: Statement,
     pub(super) commit: Statement,
     pub(super) get: Statement,
@@ -115,7 +120,7 @@ impl Conn {
             None => connect(config).await?,
         };
         let by = |cond: &str| format!("SELECT {COLS} FROM redmark_bookings WHERE {cond}");
-        Ok(Conn {
+        let s = Statements {
             insert_many: client.prepare(INSERT_MANY_SQL).await?,
             commit: client.prepare(COMMIT_SQL).await?,
             get: client.prepare(&by("id = $1")).await?,
@@ -132,8 +137,8 @@ impl Conn {
                      RETURNING {COLS}"
                 ))
                 .await?,
-            client,
-        })
+        };
+        Ok(Conn { client, s })
     }
 }
 

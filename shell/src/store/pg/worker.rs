@@ -16,7 +16,7 @@ use tokio::sync::{mpsc, oneshot, Mutex};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{Client, Config, Row, Statement, Transaction};
 
-use super::sql::{decode, Conn};
+use super::sql::{decode, Conn, Statements};
 
 /// A worker stops taking jobs into its transaction once it carries this many calls (a job is
 /// never split, so one large group of writes may carry more).
@@ -213,15 +213,8 @@ pub(super) async fn transact(
 ) -> Result<Vec<Result<Reply, StoreError>>, Fault> {
     let tx = conn.client.transaction().await?;
     let mut replies: Vec<Option<Result<Reply, StoreError>>> = ops.iter().map(|_| None).collect();
-    insert_many(&tx, &conn.insert_many, ops, &mut replies).await?;
-    let s = Prepared {
-        commit: &conn.commit,
-        get: &conn.get,
-        made_by: &conn.made_by,
-        occupant: &conn.occupant,
-        next_held: &conn.next_held,
-        cancel: &conn.cancel,
-    };
+    let s = &conn.s;
+    insert_many(&tx, &s.insert_many, ops, &mut replies).await?;
     let rest = try_join_all(
         ops.iter()
             .zip(&replies)
@@ -306,20 +299,10 @@ pub(super) fn inserted(row: &Row) -> Option<(i64, (Holder, Nonce))> {
     ))
 }
 
-/// A connection's statements, borrowed beside its open transaction.
-pub(super) struct Prepared<'a> {
-    commit: &'a Statement,
-    get: &'a Statement,
-    made_by: &'a Statement,
-    occupant: &'a Statement,
-    next_held: &'a Statement,
-    cancel: &'a Statement,
-}
-
 /// One op inside a transaction. A row that does not decode fails only its own caller.
 pub(super) async fn run(
     tx: &Transaction<'_>,
-    s: &Prepared<'_>,
+    s: &Statements,
     op: &Op,
 ) -> Result<Result<Reply, StoreError>, Fault> {
     let one = |rows: Vec<Row>| match rows.first() {
@@ -327,18 +310,20 @@ pub(super) async fn run(
         None => Ok(Reply::Booking(None)),
     };
     Ok(match op {
-        Op::Commit(new) => commit_one(tx, s.commit, new).await?,
-        Op::Get(id) => one(tx.query(s.get, &[&i64::from(*id)]).await?),
-        Op::MadeBy(holder, nonce) => one(tx.query(s.made_by, &[&&holder[..], &&nonce[..]]).await?),
+        Op::Commit(new) => commit_one(tx, &s.commit, new).await?,
+        Op::Get(id) => one(tx.query(&s.get, &[&i64::from(*id)]).await?),
+        Op::MadeBy(holder, nonce) => {
+            one(tx.query(&s.made_by, &[&&holder[..], &&nonce[..]]).await?)
+        }
         Op::Occupant(room, slot) => one(tx
             .query(
-                s.occupant,
+                &s.occupant,
                 &[&room.as_str(), &slot.day.to_string(), &i16::from(slot.hour)],
             )
             .await?),
         Op::NextHeld(holder, slot, room) => one(tx
             .query(
-                s.next_held,
+                &s.next_held,
                 &[
                     &&holder[..],
                     &slot.day.to_string(),
@@ -347,7 +332,9 @@ pub(super) async fn run(
                 ],
             )
             .await?),
-        Op::Cancel(id, holder) => one(tx.query(s.cancel, &[&i64::from(*id), &&holder[..]]).await?),
+        Op::Cancel(id, holder) => one(tx
+            .query(&s.cancel, &[&i64::from(*id), &&holder[..]])
+            .await?),
     })
 }
 
