@@ -23,6 +23,5 @@ pub use app::{BookingTool, TOOLS};
 pub use floor::{Floor, Room, DEFAULT_FLOOR};
 pub use mem_store::MemStore;
 pub use slot::{Day, Slot, CLOCK_SET_FROM};
-pub use store::{
-    next_held_in, Booking, BookingId, Commit, Holder, NewBooking, RoomId, Status, Store, StoreError,
-};
+// Everything a store is made of and what RAM stores share: one list, in `store.rs`.
+pub use store::*;
