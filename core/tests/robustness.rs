@@ -342,6 +342,9 @@ impl Store for BrokenStore {
     async fn cancel(&mut self, _: u32, _: &Holder) -> Result<Option<Booking>, StoreError> {
         Err(StoreError::Io)
     }
+    async fn next_in_room(&mut self, _: &str, _: Slot) -> Result<Option<Booking>, StoreError> {
+        Err(StoreError::Io)
+    }
 }
 
 #[test]

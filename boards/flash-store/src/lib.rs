@@ -47,8 +47,8 @@
 use embedded_storage::nor_flash::NorFlash;
 use heapless::Vec;
 use redmark_core::booking::{
-    next_held_in, Booking, BookingId, Commit, Day, Holder, NewBooking, RoomId, Slot, Status, Store,
-    StoreError,
+    next_held_in, next_in_room_in, Booking, BookingId, Commit, Day, Holder, NewBooking, RoomId, Slot, Status,
+    Store, StoreError,
 };
 use redmark_core::limits::MAX_ROOM_ID;
 use redmark_core::seal::Nonce;
@@ -460,6 +460,10 @@ impl<F: NorFlash, const N: usize> Store for FlashStore<F, N> {
         room: &str,
     ) -> Result<Option<Booking>, StoreError> {
         Ok(next_held_in(self.bookings(), holder, slot, room).cloned())
+    }
+
+    async fn next_in_room(&mut self, room: &str, from: Slot) -> Result<Option<Booking>, StoreError> {
+        Ok(next_in_room_in(self.bookings(), room, from).cloned())
     }
 
     async fn cancel(&mut self, id: BookingId, holder: &Holder) -> Result<Option<Booking>, StoreError> {

@@ -378,6 +378,28 @@ fn a_clean_run_matches_the_ram_store() {
         assert_eq!(held(&mut store, holder), held(&mut mem, holder), "holder {holder:?}");
     }
     assert!(!held(&mut store, [1; 8]).is_empty());
+    // Each room's day, walked after the reboot, as the RAM store walks it.
+    let days: std::collections::BTreeSet<_> =
+        mem.bookings().iter().map(|b| (b.new.room.clone(), b.new.slot.day)).collect();
+    for (room, day) in &days {
+        assert_eq!(room_day(&mut store, room, *day), room_day(&mut mem, room, *day), "{room} {day}");
+    }
+    assert!(days.iter().any(|(room, day)| !room_day(&mut store, room, *day).is_empty()));
+}
+
+/// The hours of `day` `room` is booked, as `next_in_room` walks them.
+fn room_day(s: &mut impl Store, room: &str, day: Day) -> Vec<u8> {
+    let mut hours = Vec::new();
+    let mut from = Slot { day, hour: 0 };
+    while let Some(b) = now(s.next_in_room(room, from)).unwrap() {
+        assert_eq!(b.new.slot.day, day);
+        hours.push(b.new.slot.hour);
+        if b.new.slot.hour == 23 {
+            break;
+        }
+        from.hour = b.new.slot.hour + 1;
+    }
+    hours
 }
 
 /// A holder's active bookings as `next_held` walks them from the start: (slot, room) each.

@@ -4,7 +4,8 @@ use heapless::Vec;
 
 use super::slot::Slot;
 use super::store::{
-    next_held_in, Booking, BookingId, Commit, Holder, NewBooking, Status, Store, StoreError,
+    next_held_in, next_in_room_in, Booking, BookingId, Commit, Holder, NewBooking, Status, Store,
+    StoreError,
 };
 use crate::seal::Nonce;
 
@@ -74,6 +75,14 @@ impl<const N: usize> Store for MemStore<N> {
         room: &str,
     ) -> Result<Option<Booking>, StoreError> {
         Ok(next_held_in(&self.bookings, holder, slot, room).cloned())
+    }
+
+    async fn next_in_room(
+        &mut self,
+        room: &str,
+        from: Slot,
+    ) -> Result<Option<Booking>, StoreError> {
+        Ok(next_in_room_in(&self.bookings, room, from).cloned())
     }
 
     async fn cancel(

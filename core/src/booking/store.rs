@@ -150,6 +150,10 @@ pub trait Store {
         slot: Slot,
         room: &str,
     ) -> Result<Option<Booking>, StoreError>;
+    /// The first active booking of `room` on `from`'s day, at `from`'s hour or later: asked
+    /// again from the hour after the one it returns, it walks the room's bookings of that day.
+    async fn next_in_room(&mut self, room: &str, from: Slot)
+        -> Result<Option<Booking>, StoreError>;
 }
 
 /// A store lent to the app (e.g. one in a static) is a store.
@@ -185,6 +189,13 @@ impl<S: Store + ?Sized> Store for &mut S {
     ) -> Result<Option<Booking>, StoreError> {
         (**self).next_held(holder, slot, room).await
     }
+    async fn next_in_room(
+        &mut self,
+        room: &str,
+        from: Slot,
+    ) -> Result<Option<Booking>, StoreError> {
+        (**self).next_in_room(room, from).await
+    }
 }
 
 /// [`Store::next_held`] over bookings kept in any order (a store that holds them all in RAM).
@@ -200,6 +211,19 @@ pub fn next_held_in<'a>(
         .filter(|b| b.status == Status::Active && b.new.holder == *holder)
         .filter(|b| (b.new.slot, b.new.room.as_str()) > after)
         .min_by_key(|b| (b.new.slot, b.new.room.as_str()))
+}
+
+/// [`Store::next_in_room`] over bookings kept in any order (a store that holds them all in RAM).
+pub fn next_in_room_in<'a>(
+    bookings: impl IntoIterator<Item = &'a Booking>,
+    room: &str,
+    from: Slot,
+) -> Option<&'a Booking> {
+    bookings
+        .into_iter()
+        .filter(|b| b.status == Status::Active && b.new.room == room)
+        .filter(|b| b.new.slot.day == from.day && b.new.slot >= from)
+        .min_by_key(|b| b.new.slot)
 }
 
 /// Who holds what `principal` books: the first 8 bytes of SHA-256 of it.

@@ -37,10 +37,18 @@ pub(super) async fn booked_hours<S: Store>(
         if shown & 1 << i == 0 {
             continue;
         }
-        for hour in 0..24 {
-            if store.occupant(r.id, Slot { day, hour }).await?.is_some() {
-                hours[i] |= 1 << hour;
+        let mut from = Slot { day, hour: 0 };
+        while let Some(b) = store.next_in_room(r.id, from).await? {
+            // Only forward, within the day: a store that answered otherwise would walk for ever.
+            if b.new.slot < from || b.new.slot.day != day {
+                break;
             }
+            let hour = b.new.slot.hour;
+            hours[i] |= 1 << hour;
+            if hour >= 23 {
+                break;
+            }
+            from.hour = hour + 1;
         }
     }
     Ok(hours)

@@ -80,6 +80,14 @@ impl<S: Store> Store for Waiting<S> {
         Tick::twice().await;
         self.0.next_held(holder, slot, room).await
     }
+    async fn next_in_room(
+        &mut self,
+        room: &str,
+        from: Slot,
+    ) -> Result<Option<Booking>, StoreError> {
+        Tick::twice().await;
+        self.0.next_in_room(room, from).await
+    }
 }
 
 /// Set by [`WOKEN_WAKER`]'s wake.

@@ -84,6 +84,14 @@ impl Store for Hooked {
         self.tick().await;
         self.inner.next_held(h, slot, room).await
     }
+    async fn next_in_room(
+        &mut self,
+        room: &str,
+        from: Slot,
+    ) -> Result<Option<Booking>, StoreError> {
+        self.tick().await;
+        self.inner.next_in_room(room, from).await
+    }
 }
 
 impl Bookings for Hooked {

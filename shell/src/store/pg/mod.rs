@@ -221,6 +221,18 @@ impl Store for PgStore {
         let room = RoomId::try_from(room).map_err(|_| StoreError::Io)?;
         self.booking(Op::NextHeld(*holder, slot, room)).await
     }
+
+    async fn next_in_room(
+        &mut self,
+        room: &str,
+        from: Slot,
+    ) -> Result<Option<Booking>, StoreError> {
+        // A room id too long to store holds nothing.
+        let Ok(room) = RoomId::try_from(room) else {
+            return Ok(None);
+        };
+        self.booking(Op::NextInRoom(room, from)).await
+    }
 }
 
 impl Bookings for PgStore {

@@ -44,6 +44,16 @@ SELECT id, room, to_char(day, 'YYYY-MM-DD'), hour, attendees, holder, nonce, can
     LIMIT 1
 ";
 
+/// A room's first active booking of a day from an hour on; `redmark_bookings_held` (room, day,
+/// hour) serves it.
+pub(super) const NEXT_IN_ROOM_SQL: &str = "
+SELECT id, room, to_char(day, 'YYYY-MM-DD'), hour, attendees, holder, nonce, cancelled
+    FROM redmark_bookings
+    WHERE room = $1 AND day = $2::text::date AND hour >= $3 AND NOT cancelled
+    ORDER BY hour
+    LIMIT 1
+";
+
 /// The columns of a booking, in the order [`decode`] reads them.
 pub(super) const COLS: &str =
     "id, room, to_char(day, 'YYYY-MM-DD'), hour, attendees, holder, nonce, cancelled";
@@ -106,6 +116,7 @@ pub(super) struct Statements {
     pub(super) made_by: Statement,
     pub(super) occupant: Statement,
     pub(super) next_held: Statement,
+    pub(super) next_in_room: Statement,
     pub(super) cancel: Statement,
 }
 
@@ -131,6 +142,7 @@ impl Conn {
                 ))
                 .await?,
             next_held: client.prepare(NEXT_HELD_SQL).await?,
+            next_in_room: client.prepare(NEXT_IN_ROOM_SQL).await?,
             cancel: client
                 .prepare(&format!(
                     "UPDATE redmark_bookings SET cancelled = true WHERE id = $1 AND holder = $2 \

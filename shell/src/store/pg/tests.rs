@@ -110,6 +110,45 @@ async fn suite(s: &mut impl Store) {
     assert!(walk(s, [9; 8]).await.is_empty());
     assert_eq!(s.next_held(&[7; 8], slot(9), "atrium").await, Ok(Some(b)));
     assert_eq!(s.next_held(&[7; 8], slot(11), "alpha").await, Ok(None));
+    // A room's day walks in hour order, everyone's active bookings of that day only.
+    let day_after = Slot {
+        day: Day {
+            day: 4,
+            ..slot(0).day
+        },
+        hour: 0,
+    };
+    let tomorrow = NewBooking {
+        slot: day_after,
+        ..new("alpha", 0, 7, 8)
+    };
+    let next_day = created(s.commit(&tomorrow).await);
+    assert_eq!(
+        s.next_in_room("alpha", slot(0)).await,
+        Ok(Some(theirs.clone()))
+    );
+    assert_eq!(s.next_in_room("alpha", slot(9)).await, Ok(Some(theirs)));
+    assert_eq!(
+        s.next_in_room("alpha", slot(10)).await,
+        Ok(Some(late.clone()))
+    );
+    assert_eq!(
+        s.next_in_room("alpha", slot(12)).await,
+        Ok(None),
+        "not the next day's"
+    );
+    assert_eq!(s.next_in_room("alpha", day_after).await, Ok(Some(next_day)));
+    assert_eq!(
+        s.next_in_room("atrium", slot(0)).await,
+        Ok(Some(d)),
+        "not the cancelled one"
+    );
+    assert_eq!(s.next_in_room("Zeta", slot(10)).await, Ok(None));
+    assert_eq!(
+        s.next_in_room("no-such-room-with-a-very-long-id", slot(0))
+            .await,
+        Ok(None)
+    );
 }
 
 /// The ids of `holder`'s active bookings, walked with `next_held` from the start.
@@ -159,7 +198,7 @@ fn postgres_passes_the_store_suite() {
         .block_on(again.occupant("atrium", slot(9)))
         .unwrap()
         .is_some());
-    assert_eq!(pg.psql("SELECT count(*) FROM redmark_bookings"), "6");
+    assert_eq!(pg.psql("SELECT count(*) FROM redmark_bookings"), "7");
 }
 
 #[test]

@@ -34,6 +34,7 @@ pub(super) enum Op {
     MadeBy(Holder, Nonce),
     Occupant(RoomId, Slot),
     NextHeld(Holder, Slot, RoomId),
+    NextInRoom(RoomId, Slot),
     Cancel(BookingId, Holder),
 }
 
@@ -330,6 +331,12 @@ pub(super) async fn run(
                     &i16::from(slot.hour),
                     &room.as_str(),
                 ],
+            )
+            .await?),
+        Op::NextInRoom(room, from) => one(tx
+            .query(
+                &s.next_in_room,
+                &[&room.as_str(), &from.day.to_string(), &i16::from(from.hour)],
             )
             .await?),
         Op::Cancel(id, holder) => one(tx

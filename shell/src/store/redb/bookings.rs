@@ -98,6 +98,14 @@ impl Store for RedbBookings {
     ) -> Result<Option<Booking>, StoreError> {
         self.read(|s| s.next_held(holder, slot, room)).await
     }
+
+    async fn next_in_room(
+        &mut self,
+        room: &str,
+        from: Slot,
+    ) -> Result<Option<Booking>, StoreError> {
+        self.read(|s| s.next_in_room(room, from)).await
+    }
 }
 
 impl Bookings for RedbBookings {

@@ -173,6 +173,36 @@ impl RedbStore {
         })
     }
 
+    /// Walks the active bookings of `from`'s day (`held`, in (slot, room) order) from
+    /// `from` to the first of `room`'s: at most the day's bookings of every room are read.
+    pub(super) fn next_in_room(
+        &self,
+        room: &str,
+        from: Slot,
+    ) -> Result<Option<Booking>, StoreError> {
+        self.guarded("reading a room's day", |db| {
+            let tx = db.begin_read().map_err(fault)?;
+            let held = tx.open_table(HELD).map_err(fault)?;
+            let t = tx.open_table(BOOKINGS).map_err(fault)?;
+            let start = held_key("", from);
+            let day_end = held_key("", Slot { hour: 24, ..from });
+            let range = (Bound::Included(&start[..]), Bound::Excluded(&day_end[..]));
+            for entry in held.range::<&[u8]>(range).map_err(fault)? {
+                let (key, id) = entry.map_err(fault)?;
+                if key.value().get(5..) != Some(room.as_bytes()) {
+                    continue;
+                }
+                let id = id.value();
+                return load(&t, id)?.map(Some).ok_or_else(|| {
+                    corrupt(format_args!(
+                        "a slot is held by booking {id}, which is missing"
+                    ))
+                });
+            }
+            Ok(None)
+        })
+    }
+
     /// One read transaction copied table by table (`snapshot.rs`); a panic in redb breaks the
     /// store as any other call's does.
     pub fn snapshot(&self, to: std::fs::File) -> Result<Snapshot, String> {
