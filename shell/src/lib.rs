@@ -32,6 +32,7 @@
 
 mod auth;
 pub mod backup;
+pub mod check;
 pub mod client;
 mod folder;
 pub mod host;

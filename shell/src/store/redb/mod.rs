@@ -70,7 +70,7 @@ use redmark_core::seal::Nonce;
 
 use super::{SharedStore, Snapshot, Write, Written};
 use crate::host::panics::catch_quiet;
-pub use open::{repair, OpenError, STORE_FILE};
+pub use open::{check_store, repair, OpenError, STORE_FILE};
 pub use snapshot::summary;
 use tables::{corrupt, decode, fault, held_key, load, Tables, BOOKINGS, HELD, NONCES};
 
