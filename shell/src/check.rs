@@ -9,8 +9,9 @@ Reads every page of DIR/bookings.redb's newest commit against redb's checksums a
 every booking and every link between the tables, on a copy in memory, so the check changes
 nothing. A start does this only where redb says the last shutdown was not clean (a crash or
 kill -9); otherwise it reads what it serves, and damage met then is a -32603 error for that
-request and a line in the log. Run redmark check when the disk or the file is suspect, or
-before restoring a copy. Stop the server first: a store a server holds is \"in use\".
+request and a line in the log. Run redmark check when the disk or the file is suspect, and
+after putting a copy back (before starting the server). Stop the server first: a store a
+server holds is \"in use\".
 
 Exit status 0 and one line on stdout when the store passes; 1 and one line on stderr saying
 what is wrong and what to do (restore a copy, or redmark serve --repair) when it does not.";
