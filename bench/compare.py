@@ -8,8 +8,10 @@ TCP, HTTP and durable-booking figures. Run it through bench/compare.sh, which bu
 Per stdio server: pipelined `tools/list` req/s (N requests written without waiting while a
 reader drains), lock-step req/s and p50, MRTR round trips/s and p50 (ambiguous `book_room` ->
 `input_required` -> retry declining -> `complete`), peak RSS (VmHWM) at rest and through an
-N-request pipelined flood whose reader stalls, and startup (spawn to first answer). The stub's
-answers are captured from redmark at the start of the run, so it carries the same bytes.
+N-request pipelined flood whose reader stalls, and startup (spawn to first answer; redmark's
+on an empty store and on one of FLOOR_BOOKINGS bookings, booked through its TCP listener before
+the run and shut down cleanly, as a floor's store is between two starts). The stub's answers
+are captured from redmark at the start of the run, so it carries the same bytes.
 The servers are measured interleaved (startups alternate; rate figures are medians of rounds,
 each round running every server once; a ratio is the median of the rounds' own ratios, printed
 with the lowest and highest) so a drift in the machine's load skews ratios less. The TCP/HTTP/
@@ -335,18 +337,20 @@ def flood(name, argv, env, a):
     return r
 
 
-def measure(servers, env, a):
+def measure(servers, env, a, floor):
     """Interleaved, so a change in the machine's load between servers skews the ratios less:
-    startups alternate between servers; each round runs every server once (in an order rotated
-    per round) and the figures are the medians over the rounds."""
+    startups alternate between servers (and redmark on the store `floor` argv serves, its
+    `startup_floor_ms`); each round runs every server once (in an order rotated per round) and
+    the figures are the medians over the rounds."""
     res = {name: {} for name, _ in servers}
     print("startup ...", file=sys.stderr, flush=True)
-    times = {name: [] for name, _ in servers}
+    times = {name: [] for name, _ in servers + [("floor", None)]}
     for _ in range(a.startups):
-        for name, argv in servers:
+        for name, argv in servers + [("floor", floor)]:
             times[name].append(startup(argv, env, 1))
     for name in res:
         res[name]["startup_ms"] = median(times[name])
+        res[name]["startup_floor_ms"] = median(times["floor"]) if name == "redmark" else None
     rounds = {name: [] for name, _ in servers}
     for k in range(a.rounds):
         order = servers[k % len(servers):] + servers[:k % len(servers)]
@@ -542,6 +546,24 @@ def book(i, n):
                             "_meta": META}})
 
 
+FLOOR_BOOKINGS = 100_000  # in the store of the second startup row
+
+
+def filled_floor(bin_, work, n, clients=8):
+    """A data folder whose store holds `n` bookings, booked through `bin_`'s TCP listener
+    (`durable_bookings`), the server then stopped cleanly (SIGTERM)."""
+    print(f"booking {n} slots for the startup on a full store ...", file=sys.stderr, flush=True)
+    data = tempfile.mkdtemp(prefix="floor-", dir=work)
+    p, addrs = start_net(bin_, data, "--tcp", "127.0.0.1:0")
+    try:
+        _, booked, errors = durable_bookings(addrs["tcp"], n // clients, clients)
+    finally:
+        stop(p, grace=60)
+    if booked != n // clients * clients or p.returncode != 0:
+        raise SystemExit(f"filling a store: {booked} booked, exit {p.returncode}: {errors[:1]}")
+    return data
+
+
 def durable_bookings(addr, per, clients, timeout=120.0):
     """`clients` TCP connections, each pipelining `per` bookings of its own distinct slots."""
     errors, booked = [], [0] * clients
@@ -654,7 +676,8 @@ def main():
               + ", ".join(str(len(b)) for _, b in pairs) + " bytes", file=sys.stderr)
 
         servers = [("redmark", redmark), ("stub", [a.stub, table]), ("rmcp", [a.rmcp])]
-        res = measure(servers, env, a)
+        floor = filled_floor(a.redmark, work, FLOOR_BOOKINGS)
+        res = measure(servers, env, a, [a.redmark, "serve", "--data", floor])
         report(res, a)
 
         if not a.no_net:
@@ -697,9 +720,12 @@ def report(res, a):
         (f"peak RSS through {a.pipelined} flood, {a.stall:.0f} s stall", "flood_hwm", "mib", False, None),
         ("  growth over rest", "flood_growth", "mib", False,
          check_abs(R["flood_growth"], 1 * MiB, "≤ 1 MiB (flat)")),
-        ("startup, spawn to first answer (median)", "startup_ms", "ms", False, None),
+        ("startup, spawn to first answer (median)", "startup_ms", "ms", False,
+         check_abs(R["startup_ms"], 5.0, "≤ 5 ms")),
         ("  over the stub's (spawn + pipe + driver)", "startup_over", "ms", False,
          check_abs(R["startup_over"], 2.0, "≤ 2 ms")),
+        (f"startup on a store of {FLOOR_BOOKINGS} bookings (median)", "startup_floor_ms", "ms",
+         False, check_abs(R["startup_floor_ms"], 10.0, "≤ 10 ms")),
     ]
     head = ["figure", "redmark", "stub", "rmcp 3.11", "redmark÷stub", "redmark÷rmcp", "target", "verdict"]
     out = []

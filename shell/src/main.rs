@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use redmark::{backup, client, serve};
+use redmark::{backup, check, client, serve};
 
 use clap::{Parser, Subcommand};
 
@@ -24,6 +24,8 @@ enum Command {
     Tools(client::ToolsArgs),
     /// Copy a data folder's bookings to a file, while a server serves them or not.
     Backup(backup::BackupArgs),
+    /// Check a data folder's bookings store in full (a start does so only after a crash).
+    Check(check::CheckArgs),
 }
 
 fn main() -> ExitCode {
@@ -33,5 +35,6 @@ fn main() -> ExitCode {
         Command::Call(args) => client::run_call(args),
         Command::Tools(args) => client::run_tools(args),
         Command::Backup(args) => backup::run(args),
+        Command::Check(args) => check::run(args),
     }
 }

@@ -1,7 +1,9 @@
 //! A damaged or vanished bookings store (issue 10) is refused at start with one line on stderr
 //! saying what is wrong and what to do, and a non-zero exit — never a panic, never an empty
-//! store in its place. Damage met while serving is a `-32603` for that request, and any request
-//! that panics is answered `-32603` with its id on every transport (issue 12).
+//! store in its place. Since issue 41 a start reads every page only where redb says the last
+//! shutdown was not clean: damage inside a cleanly shut down store is found by `redmark check`
+//! or when a request reads it. Damage met while serving is a `-32603` for that request, and any
+//! request that panics is answered `-32603` with its id on every transport (issue 12).
 
 use std::path::Path;
 use std::process::Command;
@@ -31,21 +33,31 @@ fn book(i: usize) -> Value {
 /// Starts a server on `data` (with the test key in the environment, or without it so a key
 /// file is created), books `n` slots, and stops it cleanly.
 fn fill(data: &Path, n: usize, env_key: bool) {
+    let s = fill_open(data, n, env_key);
+    stop(s);
+}
+
+/// Stops `s` with SIGTERM and expects a clean exit.
+fn stop(mut s: Server) {
+    s.signal("TERM");
+    let st = s.wait_exit().expect("redmark did not exit on SIGTERM");
+    assert!(st.success(), "{st:?}\n{}", s.stderr());
+}
+
+/// [`fill`], leaving the server running.
+fn fill_open(data: &Path, n: usize, env_key: bool) -> Server {
     let env: &[(&str, &str)] = if env_key {
         &[("REDMARK_KEY", TEST_KEY)]
     } else {
         &[]
     };
-    let mut s = Server::start_with(&["--tcp", "127.0.0.1:0"], data, env);
+    let s = Server::start_with(&["--tcp", "127.0.0.1:0"], data, env);
     let mut c = s.tcp_client();
     for i in 0..n {
         let r = c.request(&book(i));
         assert_eq!(r["result"]["isError"], false, "{r}");
     }
-    drop(c);
-    s.signal("TERM");
-    let st = s.wait_exit().expect("redmark did not exit on SIGTERM");
-    assert!(st.success(), "{st:?}\n{}", s.stderr());
+    s
 }
 
 /// `redmark serve --data DATA ARGS…` on stdio with stdin at EOF: it either refuses to start or
@@ -60,12 +72,24 @@ fn serve_once(data: &Path, args: &[&str], env_key: bool) -> Run {
     run_bounded(cmd)
 }
 
+/// `redmark check --data DATA`.
+fn check_once(data: &Path) -> Run {
+    let mut cmd = Command::new(redmark_bin());
+    cmd.arg("check").arg("--data").arg(data);
+    run_bounded(cmd)
+}
+
 /// Exit status 1 and exactly one line on stderr, `redmark serve: …`, saying each of `says`.
 fn assert_refused(run: &Run, says: &[&str]) {
+    assert_refused_by(run, "redmark serve: ", says);
+}
+
+/// Exit status 1 and exactly one line on stderr, starting `who`, saying each of `says`.
+fn assert_refused_by(run: &Run, who: &str, says: &[&str]) {
     assert_eq!(run.code, 1, "exit status; stderr:\n{}", run.stderr);
     let lines: Vec<&str> = run.stderr.lines().collect();
     assert_eq!(lines.len(), 1, "one line on stderr, got:\n{}", run.stderr);
-    assert!(lines[0].starts_with("redmark serve: "), "{}", lines[0]);
+    assert!(lines[0].starts_with(who), "{}", lines[0]);
     for s in says {
         assert!(lines[0].contains(s), "{s:?} not in: {}", lines[0]);
     }
@@ -91,15 +115,27 @@ fn garbage_over_records(store: &Path) -> usize {
     pages
 }
 
+/// Changed on purpose in issue 41 (this test was `garbage_over_data_pages_is_refused_at_start`):
+/// a cleanly shut down store is opened without reading every page, so garbage over its records
+/// does not stop a start; a request that reads it gets `-32603` and the damage is logged, and
+/// `redmark check` reads every page and refuses the store with the sentence a start used to say.
 #[test]
-fn garbage_over_data_pages_is_refused_at_start() {
+fn damage_in_a_cleanly_shut_down_store_is_met_when_read_and_by_check() {
     let data = TempDir::new("dmg-garbage");
     fill(data.path(), 200, true);
     let store = data.path().join(STORE);
     assert!(garbage_over_records(&store) > 0, "no record page found");
-    let run = serve_once(data.path(), &[], true);
-    assert_refused(
+    let s = Server::start(&["--tcp", "127.0.0.1:0"], data.path());
+    let mut c = s.tcp_client();
+    let r = c.request(&describe(100));
+    assert_eq!(r["error"]["code"], -32603, "{r}");
+    assert!(s.wait_stderr("bookings.redb is damaged"), "{}", s.stderr());
+    drop(c);
+    drop(s);
+    let run = check_once(data.path());
+    assert_refused_by(
         &run,
+        "redmark check: ",
         &[
             "bookings.redb is damaged",
             "restore it from a copy",
@@ -112,6 +148,45 @@ fn garbage_over_data_pages_is_refused_at_start() {
         &run,
         &["--repair", "cannot be repaired", "restore it from a copy"],
     );
+}
+
+/// Where redb says the last shutdown was not clean (`kill -9`), a start reads every page as
+/// before and refuses the damage.
+#[test]
+fn damage_after_an_unclean_shutdown_is_refused_at_start() {
+    let data = TempDir::new("dmg-unclean");
+    let mut s = fill_open(data.path(), 200, true);
+    s.kill9();
+    assert!(garbage_over_records(&data.path().join(STORE)) > 0);
+    let run = serve_once(data.path(), &[], true);
+    assert_refused(
+        &run,
+        &["bookings.redb is damaged", "restore it from a copy"],
+    );
+}
+
+/// `redmark check` of an intact store says what it checked and exits 0, whether or not the
+/// last shutdown was clean; a vanished store is refused as a start refuses it.
+#[test]
+fn check_passes_an_intact_store_and_refuses_a_vanished_one() {
+    let data = TempDir::new("check-ok");
+    fill(data.path(), 3, true);
+    let run = check_once(data.path());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.starts_with("redmark check: ")
+            && run.stdout.contains("passed redb's integrity check")
+            && run.stdout.contains("(3 bookings)"),
+        "{}",
+        run.stdout
+    );
+    let mut s = fill_open(data.path(), 0, true);
+    s.kill9();
+    let run = check_once(data.path());
+    assert_eq!(run.code, 0, "after kill -9: {}", run.stderr);
+    std::fs::remove_file(data.path().join(STORE)).unwrap();
+    let run = check_once(data.path());
+    assert_refused_by(&run, "redmark check: ", &["bookings.redb is missing"]);
 }
 
 #[test]
@@ -215,7 +290,8 @@ fn a_store_under_another_marker_is_refused_at_start() {
 }
 
 /// Damage that leaves the file's size and modification time as they were (bytes rewritten in
-/// place, the time put back) is refused at start all the same: every start checks the file.
+/// place, the time put back) is refused at start all the same: here it is the file's header,
+/// which every start reads (no stamp of size or time decides what is read).
 #[test]
 fn damage_with_the_modification_time_put_back_is_refused_at_start() {
     let data = TempDir::new("dmg-in-place");

@@ -58,11 +58,13 @@ takes over (a request in flight then gets a -32603 error: never acknowledged, sa
 `redmark call` without a transport flag uses the same DIR, through the socket while a server
 holds it (see its --help). Every start says on stderr which DIR it
 uses; started by hand in a terminal, it also says that it speaks MCP on stdin/stdout (stdout
-carries nothing else) and how to stop it. The store is checked at start (redb's checksums,
-every record): a damaged store, or one missing or empty where DIR/store-id says there was one,
-is refused with one line saying what to do (restore it from a copy; --repair lets redb roll a
-damaged file back to its last intact commit; deleting store-id starts afresh). A request that
-meets damage while serving gets a -32603 error and is logged. --store postgres://USER:PASS@HOST/DB
+carries nothing else) and how to stop it. The store is checked at start: in full (redb's
+checksums, every record) where redb says the last shutdown was not clean, otherwise what redb's
+open reads (`redmark check` checks in full on request). A damaged store, or one missing or empty
+where DIR/store-id says there was one, is refused with one line saying what to do (restore it
+from a copy; --repair lets redb roll a damaged file back to its last intact commit; deleting
+store-id starts afresh). A request that meets damage while serving gets a -32603 error and is
+logged. --store postgres://USER:PASS@HOST/DB
 (or REDMARK_STORE) keeps bookings in PostgreSQL instead, shared by any number of instances
 (give them the same keys); the schema is created at start; while the database is unreachable
 requests get -32603 and the instance reconnects by itself. The password is never logged.

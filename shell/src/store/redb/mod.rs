@@ -18,16 +18,8 @@
 //!
 //! # A damaged or vanished store is refused at start
 //!
-//! [`RedbStore::open_checked`] serves a store only after checking it, and otherwise fails with
-//! one sentence saying what is wrong and what to do:
-//! - **Damaged** (garbage over a page, a truncated file, a record that does not decode): the
-//!   file is read into memory (under the same `flock` redb takes, so a running server's file is
-//!   "in use", never half-read) and checked there with redb's
-//!   [`Database::check_integrity`] (every page checksum of the newest commit) plus a decode of
-//!   every record, so the check itself never changes the file. redb panics on some damage (an
-//!   assertion on a truncated file): those panics are caught ([`catch_quiet`]) and reported the
-//!   same way. The way out: restore `bookings.redb` from a copy, or `redmark serve --repair`
-//!   ([`repair`]), which lets redb roll the file back to its last intact commit.
+//! [`RedbStore::open_checked`] serves a store only after the checks below, and otherwise fails
+//! with one sentence saying what is wrong and what to do:
 //! - **Vanished**: `bookings.redb` missing or 0 bytes although the data folder has held a store.
 //!   The marker of that is `open::MARKER_FILE` (`store-id`): written (atomically, fsynced) when a
 //!   store is first created, holding the id also stored in the store's `meta` table. So a
@@ -37,10 +29,24 @@
 //!   0-byte `bookings.redb` next to a key file (`sealing-keys`) is refused too, since redb never
 //!   leaves a file it initialised empty. Deleting `store-id` is how an operator says "start
 //!   afresh" or "adopt this file".
+//! - **Damaged where redb's open reads** (garbage over the header, a truncated file): redb's
+//!   open fails, or panics on some damage (an assertion on a truncated file); those panics are
+//!   caught ([`catch_quiet`]) and reported the same way.
+//! - **Damaged, after a shutdown that was not clean** (a crash, `kill -9`, a power cut): the
+//!   store is opened with a repair callback that declines; redb calls it only when its open
+//!   would have to repair the file, and says `RepairAborted`. Then the file is checked in full
+//!   before redb's own recovery opens it: read into memory (under the same `flock` redb takes,
+//!   so a running server's file is "in use", never half-read) and checked there with redb's
+//!   [`Database::check_integrity`] (every page checksum of the newest commit) plus a decode of
+//!   every record and of every link between tables, so the check itself never changes the file.
 //!
-//! The whole check runs at every start: reading and checking a floor's bookings takes
-//! milliseconds (redb's own open reads the allocator state of the file anyway), and a check that
-//! always runs cannot be fooled by a file changed behind a stamp.
+//! After a clean shutdown a start reads the header, the allocator state and the store id, not
+//! every page, so its time does not grow with the floor's history (docs/benchmarks.md). Damage
+//! elsewhere in such a file is found by `redmark check` ([`check_store`]: the full check above,
+//! on request) or when a request reads it (below). No stamp of our own decides: redb's header
+//! flag and the allocator state redb writes at its clean shutdown do. The way out of a damaged
+//! store: restore `bookings.redb` from a copy, or `redmark serve --repair` ([`repair`]), which
+//! lets redb roll the file back to its last intact commit.
 //!
 //! Not caught at start: damage to the newest commit's pages of a store that was not shut down
 //! cleanly (after a crash or `kill -9`) — redb's crash recovery cannot tell such damage from a
@@ -52,7 +58,7 @@
 //! inside redb is caught: that request gets `-32603`, the error is logged, and the store is
 //! marked broken — redb skips its own clean-up when unwinding, so its in-memory state can no
 //! longer be trusted — so every later store request fails the same way (other methods still
-//! work) until the operator restarts the server, which then refuses the damaged file as above.
+//! work) until the operator restarts the server; `redmark check` then says what is damaged.
 
 mod bookings;
 mod file;
@@ -65,7 +71,7 @@ mod tables;
 pub use bookings::RedbBookings;
 pub use file::RedbStore;
 pub use group::MAX_GROUP;
-pub use open::{repair, OpenError, STORE_FILE};
+pub use open::{check_store, repair, OpenError, STORE_FILE};
 pub use snapshot::summary;
 
 // What the module doc links to.

@@ -1,5 +1,5 @@
 //! Opening a data folder's redb store: the checks that refuse a damaged, vanished or foreign
-//! store with one sentence, the folder's marker, and `--repair`.
+//! store with one sentence, the folder's marker, `redmark check` and `--repair`.
 
 use std::fs;
 use std::io::Write as _;
@@ -49,53 +49,94 @@ fn in_use(path: &Path) -> OpenError {
     ))
 }
 
-/// Opens the store of the data folder `dir` after checking it (see the module doc of
-/// [`super`]): a damaged, vanished or foreign store is an error saying what to do.
+/// Opens the store of the data folder `dir` after the checks of the module doc of [`super`]:
+/// a damaged, vanished or foreign store is an error saying what to do. The full check
+/// ([`check_store`]) runs first only where redb says the last shutdown was not clean.
 /// `key_file_existed`: whether the folder had a sealing-key file before this start (evidence
 /// of an earlier run in folders from before [`MARKER_FILE`]).
 pub fn open_checked(dir: &Path, key_file_existed: bool) -> Result<Database, OpenError> {
     let path = dir.join(STORE_FILE);
     let marker = read_marker(dir)?;
-    let len = match fs::metadata(&path) {
-        Ok(m) => Some(m.len()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(OpenError(format!("cannot read {}: {e}", path.display()))),
-    };
-    let empty = match len {
-        Some(0) => Some("empty (0 bytes)"),
-        None => Some("missing"),
-        Some(_) => None,
-    };
-    if let Some(state) = empty {
-        if marker.is_some() {
-            return Err(OpenError(format!(
-                "the booking store {} is {state}, but {} says this folder holds one: \
-                 restore bookings.redb from a copy (or, to start with no bookings at all, \
-                 delete {})",
-                path.display(),
-                dir.join(MARKER_FILE).display(),
-                dir.join(MARKER_FILE).display(),
-            )));
-        }
-        if len == Some(0) && key_file_existed {
-            return Err(OpenError(format!(
-                "the booking store {} is empty (0 bytes) next to the sealing keys of an \
-                 earlier run: restore bookings.redb from a copy (or, to start with no \
-                 bookings at all, delete the empty file)",
-                path.display()
-            )));
-        }
+    if !present(dir, &path, marker, key_file_existed)? {
         return create(dir, &path);
     }
-    let copy = read_locked(&path)?;
-    let found = check(copy).map_err(|why| damaged(&path, why))?;
-    let db = open_db(&path)?;
+    let db = match open_if_clean(&path)? {
+        Some(db) => db,
+        None => {
+            // The full check on a copy, then redb's own recovery of the file.
+            check(read_locked(&path)?).map_err(|why| damaged(&path, why))?;
+            open_db(&path)?
+        }
+    };
+    let found = catch_quiet(|| id_in(&db.begin_read().map_err(text)?))
+        .unwrap_or_else(|p| Err(format!("redb stopped: {p}")))
+        .map_err(|why| damaged(&path, why))?;
     let id = settle_id(found, marker, dir)?;
     set_up_as(&db, &path, id)?;
     if marker.is_none() {
         write_marker(dir, &id)?;
     }
     Ok(db)
+}
+
+/// `redmark check`: the full check of `dir`'s store (redb's checksums of its newest commit and
+/// every record), whatever its last shutdown, without changing the file; says what it checked.
+pub fn check_store(dir: &Path) -> Result<String, OpenError> {
+    let path = dir.join(STORE_FILE);
+    let marker = read_marker(dir)?;
+    if !present(dir, &path, marker, false)? {
+        return Err(OpenError(format!(
+            "no booking store at {}: nothing to check",
+            path.display()
+        )));
+    }
+    let seen = check(read_locked(&path)?).map_err(|why| damaged(&path, why))?;
+    if marker.is_some() {
+        settle_id(seen.id, marker, dir)?;
+    }
+    Ok(format!(
+        "{} passed redb's integrity check and every record decodes ({} bookings)",
+        path.display(),
+        seen.bookings
+    ))
+}
+
+/// Whether `path` holds a store to open (`false`: missing or 0 bytes where none was, so a new
+/// one is made); a vanished store (see [`MARKER_FILE`]) is an error.
+fn present(
+    dir: &Path,
+    path: &Path,
+    marker: Option<StoreId>,
+    key_file_existed: bool,
+) -> Result<bool, OpenError> {
+    let len = match fs::metadata(path) {
+        Ok(m) => Some(m.len()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(OpenError(format!("cannot read {}: {e}", path.display()))),
+    };
+    let state = match len {
+        Some(0) => "empty (0 bytes)",
+        None => "missing",
+        Some(_) => return Ok(true),
+    };
+    if marker.is_some() {
+        return Err(OpenError(format!(
+            "the booking store {} is {state}, but {} says this folder holds one: restore \
+             bookings.redb from a copy (or, to start with no bookings at all, delete {})",
+            path.display(),
+            dir.join(MARKER_FILE).display(),
+            dir.join(MARKER_FILE).display(),
+        )));
+    }
+    if len == Some(0) && key_file_existed {
+        return Err(OpenError(format!(
+            "the booking store {} is empty (0 bytes) next to the sealing keys of an earlier \
+             run: restore bookings.redb from a copy (or, to start with no bookings at all, \
+             delete the empty file)",
+            path.display()
+        )));
+    }
+    Ok(false)
 }
 
 /// A new store in `dir`: the database with its tables and id, then the marker.
@@ -227,6 +268,21 @@ pub fn repair(dir: &Path) -> Result<String, OpenError> {
     }
 }
 
+/// redb's open of `path` where redb says the last shutdown was clean; `None` where it says
+/// not (its open would repair the file: it calls the repair callback, which declines, before
+/// writing anything but the header).
+fn open_if_clean(path: &Path) -> Result<Option<Database>, OpenError> {
+    let open = catch_quiet(|| {
+        Database::builder()
+            .set_repair_callback(|session| session.abort())
+            .create(path)
+    });
+    match open {
+        Ok(Err(redb::DatabaseError::RepairAborted)) => Ok(None),
+        open => opened(path, open).map(Some),
+    }
+}
+
 /// Opens the database file itself (creating it if missing or empty), catching redb's panics.
 fn open_db(path: &Path) -> Result<Database, OpenError> {
     opened(path, catch_quiet(|| Database::create(path)))
@@ -240,6 +296,12 @@ fn opened(
     match open {
         Ok(Ok(db)) => Ok(db),
         Ok(Err(redb::DatabaseError::DatabaseAlreadyOpen)) => Err(in_use(path)),
+        // redb's answer to a header that is not redb's (its magic number).
+        Ok(Err(redb::DatabaseError::Storage(redb::StorageError::Io(e))))
+            if e.kind() == std::io::ErrorKind::InvalidData =>
+        {
+            Err(damaged(path, "its header is not a redb header"))
+        }
         Ok(Err(redb::DatabaseError::Storage(redb::StorageError::Io(e)))) => {
             Err(OpenError(format!("cannot open {}: {e}", path.display())))
         }
@@ -264,13 +326,21 @@ fn read_locked(path: &Path) -> Result<Overlay, OpenError> {
 /// redb's page cache while checking the in-memory copy.
 const CHECK_CACHE: usize = 256 * 1024;
 
-/// Checks a copy of the store in memory: redb's checksums, then every record. Returns the
-/// store id if it has one.
-fn check(copy: Overlay) -> Result<Option<StoreId>, String> {
+/// What a check of the store saw.
+struct Seen {
+    /// The store id in its `meta` table, if any.
+    id: Option<StoreId>,
+    /// Bookings decoded.
+    bookings: u64,
+}
+
+/// Checks a copy of the store in memory (redb writes only into the copy): redb's checksums,
+/// then every record. Returns what it saw, or why the store is damaged.
+fn check(copy: Overlay) -> Result<Seen, String> {
     catch_quiet(|| check_copy(copy)).unwrap_or_else(|p| Err(format!("redb stopped: {p}")))
 }
 
-fn check_copy(mem: Overlay) -> Result<Option<StoreId>, String> {
+fn check_copy(mem: Overlay) -> Result<Seen, String> {
     // A small cache: the check reads each page about once.
     let mut db = Database::builder()
         .set_cache_size(CHECK_CACHE)
@@ -312,7 +382,10 @@ fn check_copy(mem: Overlay) -> Result<Option<StoreId>, String> {
             }
         }
     }
-    id_in(&tx)
+    Ok(Seen {
+        id: id_in(&tx)?,
+        bookings: ids.len() as u64,
+    })
 }
 
 /// The store id in the `meta` table as `tx` sees it, if any.
