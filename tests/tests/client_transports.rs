@@ -368,7 +368,13 @@ fn tools_lists_schemas() {
         .collect();
     assert_eq!(
         names,
-        ["book_room", "cancel_booking", "list_rooms", "list_bookings"]
+        [
+            "book_room",
+            "cancel_booking",
+            "list_rooms",
+            "day_schedule",
+            "list_bookings"
+        ]
     );
     assert_eq!(v[0]["inputSchema"]["type"], "object");
     let out = redmark(&["tools".to_string()]);

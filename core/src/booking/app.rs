@@ -7,7 +7,11 @@ use super::floor::Floor;
 use super::list::list_rooms;
 #[cfg(feature = "list-bookings")]
 use super::mine::list_bookings;
+#[cfg(feature = "day-schedule")]
+use super::schedule::day_schedule;
 use super::store::Store;
+#[cfg(feature = "day-schedule")]
+use super::tools::DayArgs;
 #[cfg(feature = "list-bookings")]
 use super::tools::MineArgs;
 use super::tools::{BookArgs, CancelArgs, ListArgs};
@@ -64,11 +68,19 @@ impl<S: Store> App for BookingApp<'_, S> {
         cancel_booking(self.floor, &mut self.store, args, call, reply).await
     }
 
-    /// Lists the rooms with their seats; with a day, the hours each is booked that day; with
-    /// day and hour, which are free (none once that hour has started).
+    /// Lists the rooms with their seats; with day and hour, says which are free (none once
+    /// that hour has started).
     #[tool(title = "List rooms", read_only, idempotent)]
     async fn list_rooms(&mut self, args: ListArgs<'_>, call: &Call, reply: Reply) -> Replied {
         list_rooms(self.floor, &mut self.store, args, call, reply).await
+    }
+
+    /// Shows one day of the floor: each room with its seats and the hours it is booked that
+    /// day (UTC), so a free hour is seen at a glance.
+    #[cfg(feature = "day-schedule")]
+    #[tool(title = "Day schedule", read_only, idempotent)]
+    async fn day_schedule(&mut self, args: DayArgs<'_>, call: &Call, reply: Reply) -> Replied {
+        day_schedule(self.floor, &mut self.store, args, call, reply).await
     }
 
     /// Lists your bookings, earliest first: those of one day, or those still to come (from
@@ -86,6 +98,8 @@ pub const TOOLS: &[ToolEntry<BookingTool>] = BookingTool::TOOLS;
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(feature = "day-schedule")]
+    use crate::booking::tools::DayArgs;
     #[cfg(feature = "list-bookings")]
     use crate::booking::tools::MineArgs;
     use crate::booking::tools::{BookArgs, CancelArgs, ListArgs};
@@ -138,6 +152,8 @@ mod tests {
             BookingTool::BookRoom,
             BookingTool::CancelBooking,
             BookingTool::ListRooms,
+            #[cfg(feature = "day-schedule")]
+            BookingTool::DaySchedule,
             #[cfg(feature = "list-bookings")]
             BookingTool::ListBookings,
         ];
@@ -156,6 +172,8 @@ mod tests {
             "book_room" => BookArgs::ARGS,
             "cancel_booking" => CancelArgs::ARGS,
             "list_rooms" => ListArgs::ARGS,
+            #[cfg(feature = "day-schedule")]
+            "day_schedule" => DayArgs::ARGS,
             #[cfg(feature = "list-bookings")]
             "list_bookings" => MineArgs::ARGS,
             _ => unreachable!("{tool}"),

@@ -1,18 +1,15 @@
-//! `list_rooms`: the rooms with their seats and, for a day, the hours each is booked, or for a
-//! day and hour, which are free.
+//! `list_rooms`: the rooms with their seats and, for a day and hour, which are free.
 
 use super::answer::{complete, fail, Text};
 use super::floor::Floor;
 use super::read::slot;
-use super::report::{RoomDay, RoomList};
-use super::slot::Day;
+use super::report::RoomList;
 use super::store::Store;
 use super::tools::ListArgs;
-use super::vacancy::{booked_hours, free_at};
+use super::vacancy::free_at;
 use crate::engine::{Call, CallError, Done, Reply};
 
-/// Lists the rooms with enough seats and, given a day, the hours each is booked, or given a
-/// day and hour, which of them are free.
+/// Lists the rooms with enough seats and, given a day and hour, which of them are free.
 pub(super) async fn list_rooms<S: Store>(
     floor: Floor<'_>,
     store: &mut S,
@@ -21,24 +18,8 @@ pub(super) async fn list_rooms<S: Store>(
     reply: Reply<'_, '_>,
 ) -> Result<Done, CallError> {
     let people = args.attendees.unwrap_or(0);
-    let shown = floor.mask(|r| r.seats >= people);
     let slot = match (args.day, args.hour) {
         (None, None) => None,
-        (Some(d), None) => {
-            let Some(day) = Day::parse(d) else {
-                return Ok(fail(reply, &Text("Not a day: give day as YYYY-MM-DD.")));
-            };
-            let hours = booked_hours(floor, store, day, shown).await?;
-            return Ok(complete(
-                reply,
-                &RoomDay {
-                    floor,
-                    shown,
-                    day,
-                    hours,
-                },
-            ));
-        }
         (Some(d), Some(h)) => match slot(d, h) {
             Some(s) => Some(s),
             None => {
@@ -48,13 +29,14 @@ pub(super) async fn list_rooms<S: Store>(
                 ))
             }
         },
-        (None, Some(_)) => {
+        _ => {
             return Ok(fail(
                 reply,
-                &Text("Give the day too: an hour alone names no slot."),
+                &Text("Give both day and hour to see which rooms are free."),
             ))
         }
     };
+    let shown = floor.mask(|r| r.seats >= people);
     let past = slot.is_some_and(|s| s.is_past(call.now));
     let free = match slot {
         // Only hours still to come are free: a past hour shows every room as not free.

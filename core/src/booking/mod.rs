@@ -13,6 +13,8 @@ mod mem_store;
 mod mine;
 mod read;
 mod report;
+#[cfg(feature = "day-schedule")]
+mod schedule;
 mod slot;
 mod store;
 mod tools;

@@ -4,11 +4,15 @@
 use core::fmt;
 
 use super::floor::{Floor, Mask, Room};
-use super::slot::{Day, Slot};
+#[cfg(feature = "day-schedule")]
+use super::slot::Day;
+use super::slot::Slot;
 use super::store::{Booking, Status};
 use crate::engine::Report;
 use crate::limits::MAX_ROOMS;
-use crate::wire::write::{Num, Writer, ZeroPadded};
+#[cfg(feature = "day-schedule")]
+use crate::wire::write::ZeroPadded;
+use crate::wire::write::{Num, Writer};
 
 pub(super) struct BookingRef<'a>(pub(super) &'a Booking);
 
@@ -317,7 +321,8 @@ impl Report for RoomList<'_> {
     }
 }
 
-/// The hours of one day each room is booked (`list_rooms` with a day and no hour).
+/// The hours of one day each room is booked (`day_schedule`).
+#[cfg(feature = "day-schedule")]
 pub(super) struct RoomDay<'r> {
     pub(super) floor: Floor<'r>,
     pub(super) shown: Mask,
@@ -326,6 +331,7 @@ pub(super) struct RoomDay<'r> {
     pub(super) hours: [u32; MAX_ROOMS],
 }
 
+#[cfg(feature = "day-schedule")]
 impl RoomDay<'_> {
     /// The shown rooms with their booked hours.
     fn rooms(&self) -> impl Iterator<Item = (&Room<'_>, u32)> {
@@ -340,17 +346,23 @@ impl RoomDay<'_> {
     }
 }
 
+#[cfg(feature = "day-schedule")]
 impl Report for RoomDay<'_> {
     fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
         if self.shown == 0 {
             return f.write_str("No room has that many seats.");
         }
         for (r, hours) in self.rooms() {
-            write!(f, "{} — {r}, ", r.id)?;
-            if hours == 0 {
-                write!(f, "free all day on {}", self.day)?;
+            f.write_str(r.id)?;
+            write!(f, " — {r}, ")?;
+            f.write_str(if hours == 0 {
+                "free all day on "
             } else {
-                write!(f, "booked on {} at", self.day)?;
+                "booked on "
+            })?;
+            write!(f, "{}", self.day)?;
+            if hours != 0 {
+                f.write_str(" at")?;
                 for h in (0..24).filter(|h| hours & 1 << h != 0) {
                     write!(f, " {}:00", ZeroPadded(h, 2))?;
                 }

@@ -47,6 +47,18 @@ pub(super) struct ListArgs<'s> {
     pub(super) attendees: Option<u16>,
 }
 
+/// `day_schedule`'s arguments.
+#[cfg(feature = "day-schedule")]
+#[derive(Args)]
+pub(super) struct DayArgs<'s> {
+    /// Day, YYYY-MM-DD (UTC, the server's clock)
+    #[arg(format = "date")]
+    pub(super) day: &'s str,
+    /// Only rooms with at least this many seats
+    #[arg(min = 1, max = 1000)]
+    pub(super) attendees: Option<u16>,
+}
+
 /// `list_bookings`' arguments.
 #[cfg(feature = "list-bookings")]
 #[derive(Args)]

@@ -1,8 +1,11 @@
 //! Which rooms are free at a slot, and which hours of a day each room is booked, asked of the
-//! store room by room (for `list_rooms`, and for a `book_room` whose room is taken).
+//! store room by room (for `list_rooms`, `day_schedule`, and a `book_room` whose room is
+//! taken).
 
 use super::floor::{Floor, Mask};
-use super::slot::{Day, Slot};
+#[cfg(feature = "day-schedule")]
+use super::slot::Day;
+use super::slot::Slot;
 use super::store::Store;
 use crate::engine::CallError;
 use crate::limits::MAX_ROOMS;
@@ -24,6 +27,7 @@ pub(super) async fn free_at<S: Store>(
     Ok(free)
 }
 
+#[cfg(feature = "day-schedule")]
 /// The hours of `day` each room in `shown` is booked (bit `h` of entry `i`: room `i` at hour
 /// `h`), in the order of `floor`.
 pub(super) async fn booked_hours<S: Store>(

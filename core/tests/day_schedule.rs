@@ -1,5 +1,5 @@
-//! `list_rooms` with a day and no hour: each room's booked hours that day (the floor grid and
-//! the calendars read a room's day this way).
+//! `day_schedule`: each room's booked hours of one day (the floor grid and the calendars read
+//! a room's day this way).
 
 mod common;
 
@@ -13,7 +13,7 @@ fn book(c: &mut Client, day: &str, hour: u8, room: &str) {
 }
 
 fn day(c: &mut Client, args: Value) -> Value {
-    let r = c.call("list_rooms", args, json!({}), None, None);
+    let r = c.call("day_schedule", args, json!({}), None, None);
     assert!(r["result"].is_object(), "{r}");
     r["result"].clone()
 }
@@ -59,13 +59,9 @@ fn a_day_keeps_to_the_rooms_with_the_seats_asked_and_says_a_bad_day() {
     );
     let r = day(&mut c, json!({"day": "2099-02-30"}));
     assert_eq!(r["isError"], true, "{r}");
-    let r = day(&mut c, json!({"hour": 9}));
-    assert_eq!(r["isError"], true, "{r}");
-    assert!(
-        r["content"][0]["text"]
-            .as_str()
-            .unwrap()
-            .contains("the day too"),
-        "{r}"
-    );
+    let text = r["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("is not a date"), "{r}");
+    let r = day(&mut c, json!({"day": "1999-12-31"}));
+    let text = r["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("Not a day") && text.contains("2000-2999"), "{r}");
 }
