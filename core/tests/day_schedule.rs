@@ -63,5 +63,8 @@ fn a_day_keeps_to_the_rooms_with_the_seats_asked_and_says_a_bad_day() {
     assert!(text.contains("is not a date"), "{r}");
     let r = day(&mut c, json!({"day": "1999-12-31"}));
     let text = r["content"][0]["text"].as_str().unwrap();
-    assert!(text.contains("Not a day") && text.contains("2000-2999"), "{r}");
+    assert!(
+        text.contains("Not a day") && text.contains("2000-2999"),
+        "{r}"
+    );
 }
