@@ -4,7 +4,6 @@
 
 pub mod accept;
 pub mod http;
-pub mod lanes;
 pub mod peer;
 pub mod share;
 pub mod skip_answer;
