@@ -17,7 +17,11 @@ each round running every server once; a ratio is the median of the rounds' own r
 with the lowest and highest) so a drift in the machine's load skews ratios less. The TCP/HTTP/
 booking figures of redmark and of `--baseline` are interleaved the same way, with the stub
 serving the HTTP rows too (`canned-stub TABLE --http`): the HTTP ceiling, so "stub ÷ baseline"
-is the most any server could gain over the baseline on this machine.
+is the most any server could gain over the baseline on this machine. In the same rounds, the
+booking round trip over Streamable HTTP as a client makes it (`booker --round-trip`: lock-step
+clients, each `book_room` with an ambiguous hint answered `input_required`, then the retry
+accepting a room, which books: on redmark a durable commit before the answer) at 16 and 64
+connections, beside rmcp 3.11's (`rmcp-peer --http`, bookings in memory), with p50 and p99.
 
 Every loop is bounded in count and in time; servers run on stdio or loopback and are stopped
 here. Figures on a shared machine are indicative: compare columns of one run, not runs.
@@ -388,7 +392,7 @@ def start_net_argv(argv, want):
     deadline = time.monotonic() + 30
     while len(addrs) < want and time.monotonic() < deadline:
         l = err.readline(timeout=max(0.1, deadline - time.monotonic())).decode(errors="replace")
-        m = re.match(r"(?:redmark|canned-stub): listening (\w+) ([\d.]+):(\d+)", l)
+        m = re.match(r"(?:redmark|canned-stub|rmcp-peer): listening (\w+) ([\d.]+):(\d+)", l)
         if m:
             addrs[m.group(1)] = (m.group(2), int(m.group(3)))
 
@@ -470,16 +474,40 @@ def http_lockstep(addr, n, timeout=60.0):
     return len(lat) / dt, median(lat) / 1000
 
 
-def http_booker(booker, addr, secs, clients):
-    """HTTP keep-alive lock-step `tools/list` from `bench/peers/booker --list` (a thread per
-    connection, std-only Rust: far lighter than this driver). Returns (req/s, p50 µs)."""
-    out = subprocess.run([booker, "--list", str(secs), str(clients), f"{addr[0]}:{addr[1]}"],
+def http_booker(booker, addr, secs, clients, load="--list"):
+    """HTTP keep-alive lock-step `tools/list` (or with `load="--round-trip"`, booking round
+    trips) from `bench/peers/booker` (a thread per connection, std-only Rust: far lighter than
+    this driver). Returns (per second, p50 µs, p99 µs)."""
+    out = subprocess.run([booker, load, str(secs), str(clients), f"{addr[0]}:{addr[1]}"],
                          capture_output=True, text=True, timeout=secs + 60)
     fields = out.stdout.split()
-    if out.returncode != 0 or len(fields) != 3 or fields[1] != "0":
+    if out.returncode != 0 or len(fields) != 4 or fields[1] != "0":
         print(f"  error: booker: {out.stdout.strip()} {out.stderr.strip()[:300]}", file=sys.stderr)
-        return float("nan"), float("nan")
-    return float(fields[0]), float(fields[2])
+        return float("nan"), float("nan"), float("nan")
+    return float(fields[0]), float(fields[2]), float(fields[3])
+
+
+# The connection counts of the booking round trip over HTTP.
+ROUND_TRIP_CLIENTS = (16, 64)
+
+
+def round_trips(booker, addr, net, a):
+    """The booking round trip rows, into `net`: `rt16`, `rt16_p50`, `rt16_p99`, ..."""
+    for c in ROUND_TRIP_CLIENTS:
+        net[f"rt{c}"], net[f"rt{c}_p50"], net[f"rt{c}_p99"] = http_booker(
+            booker, addr, a.secs, c, "--round-trip")
+
+
+def rmcp_http_figures(rmcp, a):
+    """The booking round trip of rmcp 3.11 over Streamable HTTP (bookings in memory)."""
+    print("[rmcp] HTTP booking round trips ...", file=sys.stderr, flush=True)
+    net = {}
+    p, addrs = start_net_argv([rmcp, "--http", "127.0.0.1:0"], 1)
+    try:
+        round_trips(a.booker, addrs["http"], net, a)
+    finally:
+        stop(p)
+    return net
 
 
 def net_figures(bin_, work, name, a):
@@ -492,6 +520,8 @@ def net_figures(bin_, work, name, a):
         net["tcp1"], e1 = tcp_lockstep(addrs["tcp"], a.tcp, 1)
         net["tcp8"], e8 = tcp_lockstep(addrs["tcp"], a.tcp, 8)
         http_figures(addrs["http"], net, a)
+        if a.booker:
+            round_trips(a.booker, addrs["http"], net, a)
         net["books"], net["booked"], eb = durable_bookings(addrs["tcp"], a.books, 8)
         for e in e1 + e8 + eb[:3]:
             print("  error:", e, file=sys.stderr)
@@ -504,8 +534,8 @@ def http_figures(addr, net, a):
     """The HTTP lock-step rows, into `net`: this driver, then booker with 1 and 8 clients."""
     net["http"], net["http_p50"] = http_lockstep(addr, a.http)
     if a.booker:
-        net["httpb1"], net["httpb1_p50"] = http_booker(a.booker, addr, a.secs, 1)
-        net["httpb8"], net["httpb8_p50"] = http_booker(a.booker, addr, a.secs, 8)
+        net["httpb1"], net["httpb1_p50"], _ = http_booker(a.booker, addr, a.secs, 1)
+        net["httpb8"], net["httpb8_p50"], _ = http_booker(a.booker, addr, a.secs, 8)
 
 
 def stub_http_figures(stub, table, a):
@@ -684,10 +714,14 @@ def main():
             # Interleaved like the stdio rounds: each round runs both binaries, in turn first.
             bins = [("redmark", a.redmark)] + ([("baseline", a.baseline)] if a.baseline else [])
             bins.append(("stub", None))
+            if a.booker:
+                bins.append(("rmcp", None))
             nets = {name: [] for name, _ in bins}
             for k in range(a.rounds):
                 for name, bin_ in bins[k % len(bins):] + bins[:k % len(bins)]:
-                    if bin_ is None:
+                    if name == "rmcp":
+                        nets[name].append(rmcp_http_figures(a.rmcp, a))
+                    elif bin_ is None:
                         nets[name].append(stub_http_figures(a.stub, table, a))
                     else:
                         nets[name].append(net_figures(bin_, work, name, a))
@@ -847,7 +881,39 @@ def report_net(nets, a):
             cells += [fmt(base.get(k), "rate"), fmt_ratio(r), fmt_ratio(ceiling), target,
                       verdict]
         print("| " + " | ".join(cells) + " |")
+    if "rmcp" in nets:
+        report_round_trips(nets, base is not None)
     sys.stdout.flush()
+
+
+# The round trip's target: redmark's durable round trips per second over rmcp's in memory.
+ROUND_TRIP_TARGET = 1.5
+
+
+def report_round_trips(nets, with_base):
+    """The booking round trip table: redmark beside rmcp 3.11 (and the baseline)."""
+    med = lambda name, k: median([r[k] for r in nets[name]])
+    print()
+    print("booking round trip over Streamable HTTP (booker --round-trip, lock-step; ask answered "
+          "input_required, then the retry accepting a room: redmark commits it durably before "
+          "answering, rmcp 3.11 keeps it in memory; per second and p50/p99 of whole round trips, "
+          "medians of the rounds)")
+    head = ["connections", "redmark", "rmcp 3.11", "÷ rmcp", "target", "verdict"]
+    if with_base:
+        head += ["baseline", "÷ baseline"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for c in ROUND_TRIP_CLIENTS:
+        k = f"rt{c}"
+        cell = lambda name: (f"{fmt(med(name, k), 'rate')}/s, p50 {fmt(med(name, k + '_p50'), 'us')}, "
+                             f"p99 {fmt(med(name, k + '_p99'), 'us')}")
+        r = paired(nets["redmark"], nets["rmcp"], k)
+        cells = [str(c), cell("redmark"), cell("rmcp"), fmt_ratio(r),
+                 f"≥ {ROUND_TRIP_TARGET:g} × rmcp",
+                 "" if r is None else ("PASS" if r[0] >= ROUND_TRIP_TARGET else "MISS")]
+        if with_base:
+            cells += [cell("baseline"), fmt_ratio(paired(nets["redmark"], nets["baseline"], k))]
+        print("| " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

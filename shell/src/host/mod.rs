@@ -18,7 +18,6 @@
 //! committer, in transactions), and the redb store catches redb's own panics and then refuses further
 //! use of the file (see [`crate::store::redb`]).
 
-use std::cell::RefCell;
 use std::future::Future;
 use std::panic::{self, AssertUnwindSafe};
 use std::pin::Pin;
@@ -65,14 +64,14 @@ pub trait Hosted: App + Send + Sized + 'static {
 
     /// [`run_job`] on this app, boxed as a future that may move between threads (one
     /// allocation per begun message; written by [`hosted!`](crate::hosted!) like [`Hosted::drive`]).
-    fn begin(job: Job<Self>) -> Begin<Self>;
+    fn begin(job: Job<Self>) -> Begin;
 }
 
 /// A message being driven ([`Hosted::drive`]).
 pub type Driving<'a> = Pin<Box<dyn Future<Output = Result<Handled, Panicked>> + Send + 'a>>;
 
 /// A begun message on its way ([`Hosted::begin`]).
-pub type Begin<A> = Pin<Box<dyn Future<Output = Finished<A>> + Send>>;
+pub type Begin = Pin<Box<dyn Future<Output = Finished> + Send>>;
 
 /// Makes an app type [`Hosted`]: `redmark::hosted!(MyApp);`, or `redmark::hosted!(MyApp,
 /// store)` for a [`BookingApp`] over a shell store ([`Bookings`]), whose handle keeps the
@@ -102,7 +101,7 @@ macro_rules! hosted {
         ) -> $crate::host::Driving<'a> {
             ::std::boxed::Box::pin($crate::host::drive::drive(engine, msg, cx, out))
         }
-        fn begin(job: $crate::host::Job<Self>) -> $crate::host::Begin<Self> {
+        fn begin(job: $crate::host::Job<Self>) -> $crate::host::Begin {
             ::std::boxed::Box::pin($crate::host::run_job(job))
         }
     };
@@ -157,8 +156,6 @@ impl<A: Hosted> Shared<A> {
     pub fn connection(self: &Arc<Self>) -> Conn<A> {
         Conn {
             engine: self.engine(),
-            spare: Vec::new(),
-            lines: Vec::new(),
             principal: None,
             shared: Arc::clone(self),
             answer: Vec::new(),
@@ -209,11 +206,6 @@ where
 /// One connection's engine and answer buffer.
 pub struct Conn<A: Hosted> {
     engine: Engine<A>,
-    /// Engines for begun messages (each has its own while in flight), boxed so a message
-    /// takes and returns one by pointer.
-    spare: Vec<Box<Engine<A>>>,
-    /// Buffers for the copies of begun lines.
-    lines: Vec<Vec<u8>>,
     /// The principal of the last message begun (the same for every line of a connection).
     principal: Option<Arc<[u8]>>,
     shared: Arc<Shared<A>>,
@@ -221,27 +213,24 @@ pub struct Conn<A: Hosted> {
     answer: Vec<u8>,
 }
 
-/// Spare engines and line buffers a connection keeps (more in flight are made and dropped).
-const SPARE: usize = 8;
-
 /// What [`Conn::begin`] came to.
-pub enum Begun<A: Hosted> {
+pub enum Begun {
     /// Answered: see [`Conn::answer`].
     Done(Handled),
     /// Waiting for its store: finish it with [`Conn::resume`].
-    Waiting(InFlight<A>),
+    Waiting(InFlight),
 }
 
 /// A message waiting for its store, owning all it needs (its own engine, a copy of its line,
 /// its answer buffer), so the connection goes on with the next line meanwhile.
-pub struct InFlight<A: Hosted> {
-    handling: Begin<A>,
+pub struct InFlight {
+    handling: Begin,
     fence: Option<Fence>,
     /// Bytes of its line.
     pub len: usize,
 }
 
-impl<A: Hosted> InFlight<A> {
+impl InFlight {
     /// Whether it waits to read until the connection's earlier writes are made.
     pub fn held(&self) -> bool {
         self.fence.as_ref().is_some_and(Fence::held)
@@ -257,62 +246,49 @@ pub struct Job<A: Hosted> {
 }
 
 /// A begun message at its end, with what it owned.
-pub struct Finished<A: Hosted> {
-    engine: Box<Engine<A>>,
+pub struct Finished {
     line: Option<Vec<u8>>,
-    out: OutBuf,
+    out: Box<[u8]>,
     ran: Result<Handled, Panicked>,
 }
 
 /// Drives a begun message to its end ([`drive::drive`] on what the job owns).
-pub async fn run_job<A: Hosted>(job: Job<A>) -> Finished<A> {
+pub async fn run_job<A: Hosted>(job: Job<A>) -> Finished {
     let Job {
         mut engine,
         line,
         principal,
     } = job;
-    let mut out = OutBuf::take();
+    let mut out = answer_buffer();
     let cx = Cx::new(&principal);
     let msg = line.as_deref().map_or(Msg::TooLong, Msg::Line);
-    let ran = drive::drive(&mut engine, msg, &cx, &mut out.0).await;
-    Finished {
-        engine,
-        line,
-        out,
-        ran,
-    }
+    let ran = drive::drive(&mut engine, msg, &cx, &mut out).await;
+    Finished { line, out, ran }
 }
 
 impl<A: Hosted> Conn<A> {
     /// Answers `msg` from `principal`; the answer is [`Conn::answer`]`(&handled)`.
     pub async fn handle(&mut self, msg: Msg<'_>, principal: &[u8]) -> Handled {
         let cx = Cx::new(principal);
-        let mut out = OutBuf::take();
+        let mut out = answer_buffer();
         if let Some(f) = self.engine.app().fence() {
             f.begin(false);
         }
-        let ran = A::drive(&mut self.engine, msg, &cx, &mut out.0).await;
-        self.finish(msg, ran, &mut out.0)
+        let ran = A::drive(&mut self.engine, msg, &cx, &mut out).await;
+        self.finish(msg, ran, &mut out)
     }
 
     /// Starts `line` (`None`: a line over the framing limit) and runs it until it finishes or
     /// waits for its store. `fenced`: earlier messages of this connection are still in flight
     /// (a read before its own first write then waits until it is resumed). Messages begun are
     /// resumed in the order they were begun.
-    pub fn begin(&mut self, line: Option<&[u8]>, principal: &[u8], fenced: bool) -> Begun<A> {
-        let engine = match self.spare.pop() {
-            Some(e) => e,
-            None => Box::new(self.shared.engine()),
-        };
+    pub fn begin(&mut self, line: Option<&[u8]>, principal: &[u8], fenced: bool) -> Begun {
+        let engine = Box::new(self.shared.engine());
         let fence = engine.app().fence().cloned();
         if let Some(f) = &fence {
             f.begin(fenced);
         }
-        let line = line.map(|l| {
-            let mut copy = self.lines.pop().unwrap_or_default();
-            copy.extend_from_slice(l);
-            copy
-        });
+        let line = line.map(<[u8]>::to_vec);
         let len = line.as_ref().map_or(0, Vec::len);
         let principal = match &self.principal {
             Some(p) if **p == *principal => Arc::clone(p),
@@ -335,22 +311,14 @@ impl<A: Hosted> Conn<A> {
     }
 
     /// Finishes a message [`Conn::begin`] left waiting (without blocking the thread).
-    pub async fn resume(&mut self, p: InFlight<A>) -> Handled {
+    pub async fn resume(&mut self, p: InFlight) -> Handled {
         let f = p.handling.await;
         self.finished(f)
     }
 
-    fn finished(&mut self, mut f: Finished<A>) -> Handled {
+    fn finished(&mut self, mut f: Finished) -> Handled {
         let msg = f.line.as_deref().map_or(Msg::TooLong, Msg::Line);
-        let h = self.finish(msg, f.ran, &mut f.out.0);
-        if self.spare.len() < SPARE {
-            self.spare.push(f.engine);
-        }
-        if let Some(mut line) = f.line.filter(|_| self.lines.len() < SPARE) {
-            line.clear();
-            self.lines.push(line);
-        }
-        h
+        self.finish(msg, f.ran, &mut f.out)
     }
 
     /// The answer of `ran` kept as [`Conn::answer`]; a panic answered `-32603`.
@@ -386,34 +354,9 @@ impl<A: Hosted> Conn<A> {
     }
 }
 
-/// An answer buffer of [`OUT`] bytes, taken from (and given back to) its thread's pool: an
-/// idle connection holds none.
-struct OutBuf(Box<[u8]>);
-
-/// Spare answer buffers kept per thread.
-const SPARE_OUT: usize = 16;
-
-thread_local! {
-    static OUT_POOL: RefCell<Vec<Box<[u8]>>> = const { RefCell::new(Vec::new()) };
-}
-
-impl OutBuf {
-    fn take() -> Self {
-        let spare = OUT_POOL.with_borrow_mut(Vec::pop);
-        OutBuf(spare.unwrap_or_else(|| vec![0u8; OUT].into_boxed_slice()))
-    }
-}
-
-impl Drop for OutBuf {
-    fn drop(&mut self) {
-        let buf = std::mem::take(&mut self.0);
-        let _ = OUT_POOL.try_with(|p| {
-            let mut p = p.borrow_mut();
-            if p.len() < SPARE_OUT {
-                p.push(buf);
-            }
-        });
-    }
+/// A message's answer buffer: [`OUT`] bytes, made for it.
+fn answer_buffer() -> Box<[u8]> {
+    vec![0u8; OUT].into_boxed_slice()
 }
 
 /// The `-32603` line for when even [`fault`] panicked: no id, since reading it is what failed.

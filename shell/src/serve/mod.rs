@@ -35,7 +35,7 @@ use crate::host::{Hosted, HostedBooking, Shared};
 use crate::platform::signals::Signals;
 use crate::store::{pg, redb};
 use crate::transport::stream::StreamLimits;
-use crate::transport::{http, lanes, listen, share, stdio, tcp};
+use crate::transport::{http, listen, share, stdio, tcp};
 pub use args::ServeArgs;
 
 pub use crate::store::redb::STORE_FILE;
@@ -59,8 +59,7 @@ pub fn run_app<A: Hosted>(
 }
 
 /// Runs `start` on the main runtime: tokio's work-stealing scheduler, a worker per core
-/// (stdio, the PostgreSQL workers); TCP and HTTP connections move to the lanes
-/// (transport/lanes.rs).
+/// (every connection, the PostgreSQL workers).
 fn on_runtime(start: impl std::future::Future<Output = Result<(), String>>) -> ExitCode {
     init_tracing();
     panics::install_hook();
@@ -382,17 +381,10 @@ async fn serve<A: Hosted>(
     for a in &args.http {
         web.push(http::bind(*a).await?);
     }
-    // TCP and HTTP connections: on a thread per core when the store allows (transport/lanes.rs).
-    let lanes = Arc::new(if tcp.is_empty() && web.is_empty() {
-        lanes::Lanes::Here
-    } else {
-        lanes::for_server()
-    });
     for l in tcp {
         let t = tracker.clone();
         tracker.spawn(tcp::serve_tcp(
             Arc::clone(&shared),
-            Arc::clone(&lanes),
             l,
             args.max_connections,
             limits,
@@ -415,7 +407,6 @@ async fn serve<A: Hosted>(
         };
         tracker.spawn(http::serve_http(
             Arc::clone(&shared),
-            Arc::clone(&lanes),
             l,
             cfg,
             shutdown.clone(),

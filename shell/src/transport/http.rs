@@ -44,7 +44,6 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::accept::{accept_gated, WriteTimeout};
-use super::lanes::Lanes;
 use super::share::{Hold, Shares};
 use crate::auth::tokens::Tokens;
 use crate::auth::{OAuth, Verdict};
@@ -88,7 +87,6 @@ struct HttpState<A: Hosted> {
 /// Serves HTTP on `listener` until shutdown, then lets open requests finish (up to the grace).
 pub async fn serve_http<A: Hosted>(
     shared: Arc<Shared<A>>,
-    lanes: Arc<Lanes>,
     listener: TcpListener,
     cfg: HttpConfig,
     shutdown: CancellationToken,
@@ -139,7 +137,7 @@ pub async fn serve_http<A: Hosted>(
                 }
             });
             let (read_timeout, write_timeout) = (cfg.read_timeout, cfg.write_timeout);
-            lanes.spawn(sock, Some(&tracker), move |sock| async move {
+            tracker.spawn(async move {
                 let _open = crate::metrics::metrics().connection(Transport::Http);
                 // A client that sends requests and never reads the answers is closed after the
                 // write timeout, as over TCP (hyper itself would wait on a full socket forever).

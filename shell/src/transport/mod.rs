@@ -4,13 +4,7 @@
 
 pub mod accept;
 pub mod http;
-pub mod lanes;
 pub mod peer;
-#[cfg(target_os = "linux")]
-pub mod pipes;
-#[cfg(not(target_os = "linux"))]
-#[path = "no_pipes.rs"]
-pub mod pipes;
 pub mod share;
 pub mod skip_answer;
 pub mod stdio;

@@ -226,9 +226,9 @@ where
 }
 
 /// One message of a connection in its queue, in arrival order.
-enum Queued<A: Hosted> {
+enum Queued {
     /// Waiting for its store.
-    Waiting(InFlight<A>),
+    Waiting(InFlight),
     /// Answered (with these bytes, if it has an answer) behind messages still waiting.
     Answered(Option<Vec<u8>>),
     /// Not started: it comes after a message that waits to read (`None`: an over-long line).
@@ -236,13 +236,13 @@ enum Queued<A: Hosted> {
 }
 
 /// The messages of one connection that are not answered yet, in arrival order.
-struct Writing<A: Hosted> {
-    waiting: VecDeque<Queued<A>>,
+struct Writing {
+    waiting: VecDeque<Queued>,
     /// Bytes of the lines and answers held.
     bytes: usize,
 }
 
-impl<A: Hosted> Writing<A> {
+impl Writing {
     fn new() -> Self {
         Writing {
             waiting: VecDeque::new(),
@@ -267,12 +267,12 @@ impl<A: Hosted> Writing<A> {
         })
     }
 
-    fn push(&mut self, q: Queued<A>) {
+    fn push(&mut self, q: Queued) {
         self.bytes += Self::size(&q);
         self.waiting.push_back(q);
     }
 
-    fn size(q: &Queued<A>) -> usize {
+    fn size(q: &Queued) -> usize {
         match q {
             Queued::Waiting(p) => p.len,
             Queued::Answered(a) | Queued::Later(a) => a.as_ref().map_or(0, Vec::len),
@@ -281,7 +281,7 @@ impl<A: Hosted> Writing<A> {
 
     /// Finishes every queued message in order, their answers appended to `batch` (written out
     /// whenever it reaches [`MAX_BATCH`]).
-    async fn drain<W: Sink>(
+    async fn drain<A: Hosted, W: Sink>(
         &mut self,
         conn: &mut Conn<A>,
         principal: &[u8],

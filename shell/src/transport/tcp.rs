@@ -9,7 +9,6 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::accept::{accept_loop, WriteTimeout};
-use super::lanes::Lanes;
 use super::peer::{PeerUids, Verdict};
 use super::stream::{serve_stream, End, Socket, StreamLimits};
 use crate::host::{Hosted, Shared, LOCAL_PRINCIPAL};
@@ -19,7 +18,6 @@ use crate::metrics::{metrics, Transport};
 /// `max_conns` at once (further ones are closed on accept, and logged).
 pub async fn serve_tcp<A: Hosted>(
     shared: Arc<Shared<A>>,
-    lanes: Arc<Lanes>,
     listener: TcpListener,
     max_conns: usize,
     limits: StreamLimits,
@@ -43,7 +41,7 @@ pub async fn serve_tcp<A: Hosted>(
                 return;
             }
             let (shared, shutdown) = (Arc::clone(&shared), shutdown.clone());
-            lanes.spawn(sock, Some(&tracker), move |sock| async move {
+            tracker.spawn(async move {
                 let _open = metrics().connection(Transport::Tcp);
                 let (r, w) = sock.into_split();
                 let sink = Socket(WriteTimeout::new(w, limits.write_timeout));

@@ -1,11 +1,13 @@
 //! The rmcp peer of `bench/compare.sh`: redmark's three tools (`book_room`, `cancel_booking`,
 //! `list_rooms`, with redmark's names, input schemas and text answers) served by rmcp 3.11 over
 //! stdio, written the way an rmcp stdio server is written (`ServerHandler`, `#[tokio::main]`,
-//! `serve(stdio_pipes())`). Stateless 2026-07-28 MRTR: an ambiguous `room_hint` answers with an
+//! `serve(stdio_pipes())`); with `--http ADDR`, over rmcp's Streamable HTTP server under axum
+//! instead (stateless, JSON answers), printing `rmcp-peer: listening http IP:PORT` on stderr.
+//! Stateless 2026-07-28 MRTR: an ambiguous `room_hint` answers with an
 //! `InputRequiredResult` (an `elicitation/create` form and a requestState sealed with rmcp's own
 //! HMAC-SHA256 `RequestStateCodec`, bound to the request); the retry opens it and books, or not.
-//! Bookings live in memory (not durable): the benchmark's MRTR round trip declines, so it never
-//! writes to redmark's store either.
+//! Bookings live in memory (not durable): its booking round trip stores nothing, where redmark's
+//! commits each booking to disk before answering.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -308,10 +310,9 @@ impl ServerHandler for Peer {
     }
 }
 
-#[tokio::main]
-async fn main() {
+fn peer() -> Peer {
     let key = std::env::var("REDMARK_KEY").unwrap_or_else(|_| "00".repeat(32));
-    let peer = Peer {
+    Peer {
         tools: serde_json::from_str(TOOLS).expect("redmark's tool list"),
         codec: RequestStateCodec::try_new(key.into_bytes()).expect("a 32-byte key"),
         bookings: Mutex::new(Bookings::default()),
@@ -322,8 +323,46 @@ async fn main() {
                 .map(|d| d.as_nanos() as u64)
                 .unwrap_or(0),
         ),
+    }
+}
+
+/// Serves one `Peer` (one booking table, shared by the handler rmcp makes per request) over
+/// Streamable HTTP at `addr`, path `/mcp`.
+async fn serve_http(addr: &str) {
+    use rmcp::transport::streamable_http_server::{
+        session::local::LocalSessionManager, StreamableHttpServerConfig, StreamableHttpService,
     };
-    match peer.serve(stdio_pipes()).await {
+    let peer = std::sync::Arc::new(peer());
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
+        .with_json_response(true);
+    let service = StreamableHttpService::new(
+        move || Ok(peer.clone()),
+        std::sync::Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = match tokio::net::TcpListener::bind(addr).await {
+        Ok(l) => l,
+        Err(e) => return eprintln!("rmcp-peer: {addr}: {e}"),
+    };
+    if let Ok(at) = listener.local_addr() {
+        eprintln!("rmcp-peer: listening http {at}");
+    }
+    if let Err(e) = axum::serve(listener, router).await {
+        eprintln!("rmcp-peer: {e}");
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, addr] = args.as_slice() {
+        if flag == "--http" {
+            return serve_http(addr).await;
+        }
+    }
+    match peer().serve(stdio_pipes()).await {
         Ok(running) => {
             let _ = running.waiting().await;
         }
