@@ -1,18 +1,9 @@
-//! A tool that is not ours: a door panel's `extend_meeting`, on redmark-core's public API.
-//! It asks to confirm the new end time and seals the times it quoted in `requestState`, so
-//! the confirming call extends to exactly what was confirmed, at most once, and refuses if the
-//! meeting changed meanwhile. A library, so it builds bare-metal; `core/tests/` drives it.
+//! A tool that is not ours: a door panel's `extend_meeting`, on redmark-core's public API. It
+//! asks to confirm the new end and seals the times it quoted in `requestState`, so the confirming
+//! call extends to exactly that, once, and refuses if the meeting changed meanwhile (no_std).
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 use redmark_core::prelude::*;
-/// A time of day on the panel's clock, in minutes since midnight.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Sealed)]
-pub struct Minute(pub u16);
-impl core::fmt::Display for Minute {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "{:02}:{:02}", self.0 / 60, self.0 % 60)
-    }
-}
 #[derive(Args)]
 struct ExtendArgs<'a> {
     /// The room whose panel this is
@@ -22,15 +13,14 @@ struct ExtendArgs<'a> {
     #[arg(min = 5, max = 120)]
     minutes: u16,
 }
-/// What a call quoted: the meeting's end then, and the end it asked to confirm.
-#[derive(Clone, Copy, Sealed)]
-struct Quote(Minute, Minute);
+/// What a call quoted, sealed: the meeting's end then, and the end it asked to confirm.
+type Quote = (TimeOfDay, TimeOfDay);
 /// A door panel hosting `extend_meeting`: its room, and the meeting there (ends before next).
 pub struct Panel {
     pub room: &'static str,
     pub title: &'static str,
-    pub ends: Minute,
-    pub next_starts: Option<Minute>,
+    pub ends: TimeOfDay,
+    pub next_starts: Option<TimeOfDay>,
 }
 #[app]
 impl App for Panel {
@@ -43,15 +33,14 @@ impl App for Panel {
             return fail!(reply, "This is the panel of '{here}', not of '{room}'.");
         }
         // Asked before: keep to what was quoted (the verified state). Else quote now.
-        let Quote(from, to) =
-            Quote::unseal(call).unwrap_or(Quote(ends, Minute(ends.0 + a.minutes)));
-        let limit = self.next_starts.unwrap_or(Minute(24 * 60));
+        let (from, to) = Quote::unseal(call).unwrap_or((ends, ends + a.minutes));
+        let limit = self.next_starts.unwrap_or(TimeOfDay::END_OF_DAY);
         if to > limit {
             return fail!(reply, "'{title}' can run until {limit} at most, not {to}.");
         }
         let ask = Msg(format_args!("Extend '{title}' until {to}?"));
         let (yes, r) =
-            answered!(reply.confirm(call, "Yes, extend it", &ask, &Quote(from, to).seal())?);
+            answered!(reply.confirm(call, "Yes, extend it", &ask, &(from, to).seal())?);
         if !yes {
             return complete!(r, "Not extended: '{title}' still ends at {ends}.");
         }

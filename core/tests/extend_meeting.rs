@@ -7,7 +7,8 @@ mod common;
 mod extend_meeting;
 
 use common::{form_caps, meta, validate, VERSION};
-use extend_meeting::{Minute, Panel, PanelTool};
+use extend_meeting::{Panel, PanelTool};
+use redmark_core::booking::TimeOfDay;
 use redmark_core::engine::Config;
 use redmark_core::limits::OUT;
 use redmark_core::seal::{Key, KeyRing};
@@ -16,9 +17,9 @@ use redmark_core::{Context, Engine, HttpHeaders};
 use serde_json::{json, Value};
 
 /// 10:00.
-const TEN: Minute = Minute(600);
+const TEN: TimeOfDay = TimeOfDay(600);
 
-fn panel(next_starts: Option<Minute>) -> Engine<Panel> {
+fn panel(next_starts: Option<TimeOfDay>) -> Engine<Panel> {
     let app = Panel {
         room: "room-4",
         title: "Design review",
@@ -84,17 +85,17 @@ fn ask(engine: &mut Engine<Panel>) -> String {
 
 #[test]
 fn it_asks_then_extends_once_on_accept() {
-    let mut engine = panel(Some(Minute(660)));
+    let mut engine = panel(Some(TimeOfDay(660)));
     let state = ask(&mut engine);
     let args = json!({"room": "room-4", "minutes": 30});
     let v = call(&mut engine, args.clone(), Some((confirm(true), &state)));
     assert_eq!(v["result"]["isError"], false, "{v}");
     assert_eq!(text(&v), "Extended 'Design review' until 10:30.");
-    assert_eq!(engine.app().ends, Minute(630));
+    assert_eq!(engine.app().ends, TimeOfDay(630));
     // The same retry again: the same answer, extended once.
     let again = call(&mut engine, args, Some((confirm(true), &state)));
     assert_eq!(text(&again), text(&v));
-    assert_eq!(engine.app().ends, Minute(630));
+    assert_eq!(engine.app().ends, TimeOfDay(630));
 }
 
 #[test]
@@ -117,12 +118,12 @@ fn decline_and_no_leave_the_meeting_alone() {
 fn a_meeting_changed_while_asking_is_not_extended() {
     let mut engine = panel(None);
     let state = ask(&mut engine);
-    engine.app_mut().ends = Minute(615); // someone extended it at the panel
+    engine.app_mut().ends = TimeOfDay(615); // someone extended it at the panel
     let args = json!({"room": "room-4", "minutes": 30});
     let v = call(&mut engine, args, Some((confirm(true), &state)));
     assert_eq!(v["result"]["isError"], true, "{v}");
     assert!(text(&v).contains("it now ends at 10:15"), "{v}");
-    assert_eq!(engine.app().ends, Minute(615));
+    assert_eq!(engine.app().ends, TimeOfDay(615));
 }
 
 #[test]
@@ -148,7 +149,7 @@ fn an_answer_without_the_state_or_for_other_arguments_does_not_count() {
 
 #[test]
 fn it_refuses_what_it_cannot_do() {
-    let mut engine = panel(Some(Minute(620)));
+    let mut engine = panel(Some(TimeOfDay(620)));
     let v = call(&mut engine, json!({"room": "room-4", "minutes": 30}), None);
     assert_eq!(
         text(&v),

@@ -56,7 +56,7 @@ fn extend_meeting_tools_list_is_unchanged() {
     let panel = extend_meeting::Panel {
         room: "room-4",
         title: "Design review",
-        ends: extend_meeting::Minute(600),
+        ends: redmark_core::booking::TimeOfDay(600),
         next_starts: None,
     };
     // The example names no server: `#[app]` gives it the crate's name and version, shown here

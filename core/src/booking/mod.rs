@@ -17,6 +17,7 @@ mod report;
 mod schedule;
 mod slot;
 mod store;
+mod time_of_day;
 mod tools;
 mod vacancy;
 
@@ -25,5 +26,6 @@ pub use app::{BookingTool, TOOLS};
 pub use floor::{Floor, Room, DEFAULT_FLOOR};
 pub use mem_store::MemStore;
 pub use slot::{Day, Slot, CLOCK_SET_FROM};
+pub use time_of_day::TimeOfDay;
 // Everything a store is made of and what RAM stores share: one list, in `store.rs`.
 pub use store::*;

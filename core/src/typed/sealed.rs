@@ -98,6 +98,27 @@ impl<const N: usize> Sealed for [u8; N] {
 }
 
 /// Puts `v` at `*at` in `out` and moves `*at` past it.
+/// A tuple of sealed values seals as its fields one after another (a quote of two times is
+/// `(TimeOfDay, TimeOfDay)`, no struct of its own needed).
+macro_rules! sealed_tuples {
+    ($(($($t:ident),+)),*) => {$(
+        impl<$($t: Sealed),+> Sealed for ($($t,)+) {
+            const SIZE: usize = 0 $(+ $t::SIZE)+;
+            #[allow(non_snake_case)] // each field is named after its type parameter
+            fn put(&self, out: &mut [u8]) {
+                let ($($t,)+) = self;
+                let mut at = 0;
+                $(put_at($t, out, &mut at);)+
+            }
+            fn take(bytes: &[u8]) -> Option<Self> {
+                let mut at = 0;
+                Some(($(take_at::<$t>(bytes, &mut at)?,)+))
+            }
+        }
+    )*};
+}
+sealed_tuples!((A, B), (A, B, C), (A, B, C, D));
+
 #[doc(hidden)]
 pub fn put_at<T: Sealed>(v: &T, out: &mut [u8], at: &mut usize) {
     v.put(&mut out[*at..*at + T::SIZE]);
@@ -131,5 +152,17 @@ mod tests {
         assert_eq!(take_at::<u8>(&out, &mut at), Some(7));
         assert_eq!(take_at::<i16>(&out, &mut at), Some(-2));
         assert_eq!(take_at::<u8>(&out, &mut at), None);
+    }
+
+    #[test]
+    fn a_tuple_seals_its_fields_in_order() {
+        let s = (0x0102u16, true, [9u8; 2]).seal();
+        assert_eq!(&*s, &[1, 2, 1, 9, 9]);
+        assert_eq!(
+            <(u16, bool, [u8; 2])>::take(&s),
+            Some((0x0102, true, [9, 9]))
+        );
+        assert_eq!(<(u16, bool)>::take(&[1, 2, 7]), None, "a bool is 0 or 1");
+        assert_eq!(<(u8, u8)>::SIZE, 2);
     }
 }
