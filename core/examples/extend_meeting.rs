@@ -1,8 +1,6 @@
-//! A tool that is not ours: a door panel's `extend_meeting`, on redmark-core's public API. It
-//! asks to confirm the new end and seals the times it quoted in `requestState`, so the confirming
-//! call extends to exactly that, once, and refuses if the meeting changed meanwhile (no_std).
+//! A door panel's `extend_meeting`, not ours, on the public API: it confirms the new end and seals
+//! its quote in `requestState`, so the retry extends once, as confirmed, or not if it changed.
 #![cfg_attr(not(test), no_std)]
-#![forbid(unsafe_code)]
 use redmark_core::prelude::*;
 #[derive(Args)]
 struct ExtendArgs<'a> {
@@ -24,8 +22,7 @@ pub struct Panel {
 }
 #[app]
 impl App for Panel {
-    /// Extends the meeting in this room by some minutes, once the user has confirmed the new
-    /// end time.
+    /// Extends this room's meeting by some minutes, once the user has confirmed the new end time.
     #[tool(title = "Extend the meeting", answers_need_state)] // not idempotent: the state makes retries so
     async fn extend_meeting(&mut self, a: ExtendArgs<'_>, call: &Call, reply: Reply) -> Replied {
         let (here, room, title, ends) = (self.room, a.room, self.title, self.ends);

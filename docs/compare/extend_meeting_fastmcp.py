@@ -25,7 +25,7 @@ async def extend_meeting(
     minutes: Annotated[int, Field(ge=5, le=120, description="How many minutes longer")],
     ctx: Context,
 ) -> str:
-    """Extends the meeting in this room by some minutes, once the user has confirmed the new end time."""
+    """Extends this room's meeting by some minutes, once the user has confirmed the new end time."""
     if room != ROOM:
         raise ValueError(f"This is the panel of '{ROOM}', not of '{room}'.")
     title, start = meeting["title"], meeting["ends"]

@@ -52,7 +52,7 @@ fn hhmm(m: u16) -> String {
 #[tool_router]
 impl Panel {
     #[tool(
-        description = "Extends the meeting in this room by some minutes, once the user has confirmed the new end time.",
+        description = "Extends this room's meeting by some minutes, once the user has confirmed the new end time.",
         annotations(title = "Extend the meeting", idempotent_hint = false)
     )]
     async fn extend_meeting(
