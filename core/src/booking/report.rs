@@ -306,12 +306,7 @@ impl Report for RoomList<'_> {
             if self.shown & 1 << i == 0 {
                 continue;
             }
-            w.begin_object()
-                .key("id")
-                .string(r.id)
-                .key("name")
-                .string(r.name);
-            w.key("seats").int(r.seats.into());
+            room_object(w, r);
             if self.slot.is_some() {
                 w.key("free").bool(self.free & 1 << i != 0);
             }
@@ -380,12 +375,7 @@ impl Report for RoomDay<'_> {
             .string_fmt(format_args!("{}", self.day));
         w.key("rooms").begin_array();
         for (r, hours) in self.rooms() {
-            w.begin_object()
-                .key("id")
-                .string(r.id)
-                .key("name")
-                .string(r.name);
-            w.key("seats").int(r.seats.into());
+            room_object(w, r);
             w.key("booked").begin_array();
             for h in (0..24).filter(|h| hours & 1 << h != 0) {
                 w.int(h);
@@ -394,6 +384,17 @@ impl Report for RoomDay<'_> {
         }
         w.end_array().end_object();
     }
+}
+
+/// Opens a room's object in a structured list: its id, name and seats (the caller adds more and
+/// closes it).
+fn room_object(w: &mut Writer<'_>, r: &Room<'_>) {
+    w.begin_object()
+        .key("id")
+        .string(r.id)
+        .key("name")
+        .string(r.name);
+    w.key("seats").int(r.seats.into());
 }
 
 /// A page of the caller's bookings (`list_bookings`).

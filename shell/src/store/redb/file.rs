@@ -135,11 +135,7 @@ impl RedbStore {
                 return Ok(None);
             };
             let t = tx.open_table(BOOKINGS).map_err(fault)?;
-            load(&t, id)?.map(Some).ok_or_else(|| {
-                corrupt(format_args!(
-                    "a slot is held by booking {id}, which is missing"
-                ))
-            })
+            holding(&t, id).map(Some)
         })
     }
 
@@ -160,11 +156,7 @@ impl RedbStore {
             let after = (Bound::Excluded(&from[..]), Bound::Unbounded);
             for entry in held.range::<&[u8]>(after).map_err(fault)? {
                 let id = entry.map_err(fault)?.1.value();
-                let b = load(&t, id)?.ok_or_else(|| {
-                    corrupt(format_args!(
-                        "a slot is held by booking {id}, which is missing"
-                    ))
-                })?;
+                let b = holding(&t, id)?;
                 if b.new.holder == *holder {
                     return Ok(Some(b));
                 }
@@ -193,11 +185,7 @@ impl RedbStore {
                     continue;
                 }
                 let id = id.value();
-                return load(&t, id)?.map(Some).ok_or_else(|| {
-                    corrupt(format_args!(
-                        "a slot is held by booking {id}, which is missing"
-                    ))
-                });
+                return holding(&t, id).map(Some);
             }
             Ok(None)
         })
@@ -215,4 +203,16 @@ impl RedbStore {
         });
         copied.map_err(|e| why.unwrap_or_else(|| e.message().to_owned()))
     }
+}
+
+/// The booking `id` a `held` entry names: a missing one means the tables disagree (damage).
+fn holding(
+    bookings: &impl ReadableTable<u32, &'static [u8]>,
+    id: BookingId,
+) -> Result<Booking, StoreError> {
+    load(bookings, id)?.ok_or_else(|| {
+        corrupt(format_args!(
+            "a slot is held by booking {id}, which is missing"
+        ))
+    })
 }
