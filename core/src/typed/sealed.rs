@@ -12,7 +12,7 @@ use crate::limits::MAX_STATE_PAYLOAD;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be sealed in a requestState",
     label = "no fixed-size encoding",
-    note = "sealed state is made of integers, `bool`, `[u8; N]` and `#[derive(Sealed)]` types: fixed size, no heap"
+    note = "sealed state is made of integers, `bool`, `[u8; N]`, tuples of them and `#[derive(Sealed)]` types: fixed size, no heap"
 )]
 pub trait Sealed: Sized {
     /// Bytes of the encoding.
