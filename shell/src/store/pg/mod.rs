@@ -155,6 +155,8 @@ impl PgStore {
 
     /// A read: the booking it found, counted in the store's read latency.
     async fn booking(&self, op: Op) -> Result<Option<Booking>, StoreError> {
+        // The wait for earlier writes is not the store's latency (`call` then waits no more).
+        self.fence.wait_for_earlier().await;
         let began = Instant::now();
         let got = self.call(op).await;
         // OPS (crate::metrics): store latency.
@@ -250,10 +252,8 @@ impl Bookings for PgStore {
 
 impl Admin for PgStore {
     fn probe(&self) -> Pin<Box<dyn Future<Output = Result<(), StoreError>> + Send + '_>> {
-        Box::pin(async move {
-            let probe = self.handle();
-            probe.booking(Op::Get(PROBE_ID)).await.map(drop)
-        })
+        // The operator's own handle: never fenced, so this asks at once.
+        Box::pin(async move { self.booking(Op::Get(PROBE_ID)).await.map(drop) })
     }
 }
 

@@ -11,7 +11,7 @@ use redmark_core::seal::Nonce;
 
 use super::open::{self, OpenError};
 use super::snapshot;
-use super::tables::{corrupt, decode, fault, held_key, load, BOOKINGS, HELD, NONCES};
+use super::tables::{corrupt, decode, fault, held_key, load, Tables, BOOKINGS, HELD, NONCES};
 use crate::fault::panics::catch_quiet;
 use crate::store::Snapshot;
 
@@ -37,12 +37,13 @@ impl RedbStore {
         let db = Database::builder()
             .create_with_backend(redb::backends::InMemoryBackend::new())
             .map_err(|e| OpenError(format!("cannot make a store in memory: {e}")))?;
-        let failed = |e: redb::Error| OpenError(format!("cannot make a store in memory: {e}"));
-        let tx = db.begin_write().map_err(|e| failed(e.into()))?;
-        tx.open_table(BOOKINGS).map_err(|e| failed(e.into()))?;
-        tx.open_table(NONCES).map_err(|e| failed(e.into()))?;
-        tx.open_table(HELD).map_err(|e| failed(e.into()))?;
-        tx.commit().map_err(|e| failed(e.into()))?;
+        // A write transaction opening the tables makes them.
+        let made = (|| {
+            let tx = db.begin_write().map_err(fault)?;
+            Tables::open(&tx)?;
+            tx.commit().map_err(fault)
+        })();
+        made.map_err(|e| OpenError(format!("cannot make a store in memory: {e}")))?;
         Ok(RedbStore::new(db))
     }
 
