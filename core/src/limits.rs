@@ -27,6 +27,8 @@ pub const MAX_KEYS: usize = 4;
 pub const MAX_ROOMS: usize = 16;
 /// Longest room id, in bytes.
 pub const MAX_ROOM_ID: usize = 24;
+/// Longest meeting title, in bytes of UTF-8.
+pub const MAX_TITLE: usize = 48;
 /// Longest principal a host passes in (the shell bounds its token names by it); the seal binds
 /// the whole principal, length-prefixed, whatever its length.
 pub const MAX_PRINCIPAL: usize = 64;

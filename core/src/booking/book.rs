@@ -4,8 +4,9 @@ use heapless::String;
 
 use super::answer::{complete, fail, Text};
 use super::floor::{Floor, Mask, Room};
-use super::read::slot;
+use super::read::when;
 use super::report::{Booked, Earliest, NotBooked, RoomQuestion, Taken, TooSmall, UnknownRoom};
+use super::span::{Minute, Span};
 use super::store::Store;
 use super::store::{holder, Commit, NewBooking, StoreError};
 use super::tools::BookArgs;
@@ -13,11 +14,10 @@ use super::vacancy::free_at;
 use crate::engine::{Call, CallError, Done, Msg, Reply};
 use crate::limits::MAX_ROOMS;
 use crate::mrtr::Choice;
-use crate::typed::{Elicited, Offer, Pick, Round};
-use crate::wire::write::Num;
+use crate::typed::{Elicited, Offer, Pick, Round, Sealed};
 use redmark_macros::Question;
 
-/// Books the room `call` names or hints at for the slot it names, asking which room first if
+/// Books the room `call` names or hints at for the time it names, asking which room first if
 /// the hint fits more than one.
 pub(super) async fn book_room<S: Store>(
     floor: Floor<'_>,
@@ -26,19 +26,17 @@ pub(super) async fn book_room<S: Store>(
     call: &Call<'_>,
     reply: Reply<'_, '_>,
 ) -> Result<Done, CallError> {
-    let Some(slot) = slot(args.day, args.hour) else {
-        return Ok(fail(
-            reply,
-            &Msg(format_args!(
-                "'{}' at hour {} is not a bookable slot: give day as YYYY-MM-DD and hour as 0-23.",
-                Text(args.day),
-                Num(args.hour)
-            )),
-        ));
+    // Asked before: book the time the question showed (a `thursday` asked before midnight is
+    // still that Thursday). Else read it from the arguments.
+    let asked = <(Minute, Minute)>::unseal(call).and_then(|(start, end)| Span::new(start, end));
+    let asked_now = || when(floor, args.day, args.start, args.hour, args.minutes, call.now);
+    let span = match asked.map_or_else(asked_now, Ok) {
+        Ok(span) => span,
+        Err(why) => return Ok(fail(reply, &Msg(format_args!("{why}")))),
     };
-    if slot.is_past(call.now) {
+    if span.is_past(call.now) {
         // A replayed final retry of a booking this operation made is reported, even once
-        // its hour has started: at most once means the same answer every time.
+        // it has started: at most once means the same answer every time.
         if let Some(b) = store
             .made_by(&holder(call.principal), &call.operation())
             .await?
@@ -51,8 +49,8 @@ pub(super) async fn book_room<S: Store>(
         return Ok(fail(
             reply,
             &Msg(format_args!(
-                "Not booked: {slot} has already started. {}",
-                Earliest(call.now)
+                "Not booked: {span} has already started. {}",
+                Earliest(call.now, floor.grid)
             )),
         ));
     }
@@ -87,7 +85,7 @@ pub(super) async fn book_room<S: Store>(
                     Some(room) => (room, reply),
                     None => return Err(CallError::Internal("empty candidate set")),
                 },
-                _ => match choose_room(floor, call, reply, hint, named != 0, candidates)? {
+                _ => match choose_room(floor, call, reply, hint, named != 0, candidates, span)? {
                     Chosen::Room(room, reply) => (room, reply),
                     Chosen::Answered(done) => return Ok(done),
                 },
@@ -107,7 +105,9 @@ pub(super) async fn book_room<S: Store>(
     }
     let new = NewBooking {
         room: String::try_from(room.id).map_err(|_| CallError::Internal("room id too long"))?,
-        slot,
+        span,
+        title: String::try_from(args.title.unwrap_or("").trim())
+            .map_err(|_| CallError::Internal("title too long"))?,
         attendees: people,
         holder: holder(call.principal),
         nonce: call.operation(),
@@ -121,13 +121,13 @@ pub(super) async fn book_room<S: Store>(
             Ok(complete(reply, &Booked { room, booking: &b }))
         }
         Ok(Commit::Taken(_)) => {
-            let free = free_at(floor, store, slot, people).await?;
+            let free = free_at(floor, store, span, people).await?;
             Ok(fail(
                 reply,
                 &Taken {
                     floor,
                     room,
-                    slot,
+                    span,
                     free,
                 },
             ))
@@ -158,6 +158,7 @@ fn choose_room<'r, 'w, 'b>(
     hint: Option<&str>,
     named: bool,
     candidates: Mask,
+    span: Span,
 ) -> Result<Chosen<'r, 'w, 'b>, CallError> {
     let rooms: Offer<'_, MAX_ROOMS> = floor
         .iter(candidates)
@@ -166,8 +167,9 @@ fn choose_room<'r, 'w, 'b>(
             title: r,
         })
         .collect();
-    let message = RoomQuestion { hint, named };
-    let round = reply.question_offering::<WhichRoom>(call, &message, &[], &rooms)?;
+    let message = RoomQuestion { hint, named, span };
+    let state = (span.start, span.end).seal();
+    let round = reply.question_offering::<WhichRoom>(call, &message, &state, &rooms)?;
     let (picked, reply) = match round {
         Round::Sent(done) => return Ok(Chosen::Answered(done)),
         Round::Answer(Elicited::Accepted(WhichRoom { room_id }), reply) => (room_id, reply),
@@ -190,3 +192,4 @@ enum Chosen<'r, 'w, 'b> {
     Room(&'r Room<'r>, Reply<'w, 'b>),
     Answered(Done),
 }
+

@@ -30,7 +30,16 @@ impl fmt::Display for Room<'_> {
 pub struct Floor<'r> {
     /// The rooms, in display order.
     pub rooms: &'r [Room<'r>],
+    /// Bookings start and last whole steps of this many minutes (5, 10, 15, 30 or 60).
+    pub grid: u16,
+    /// The longest booking, in minutes.
+    pub max_minutes: u16,
 }
+
+/// The grid a floor has unless it chooses another, in minutes.
+pub const DEFAULT_GRID: u16 = 15;
+/// The longest booking a floor allows unless it chooses otherwise: 8 hours.
+pub const DEFAULT_MAX_MINUTES: u16 = 8 * 60;
 
 /// The default floor: The Atrium is genuinely the big room; Studio B is what the second-floor
 /// design team call "the big room".
@@ -55,6 +64,8 @@ pub const DEFAULT_FLOOR: Floor<'static> = Floor {
             aliases: &["the small room", "small room"],
         },
     ],
+    grid: DEFAULT_GRID,
+    max_minutes: DEFAULT_MAX_MINUTES,
 };
 
 /// A set of rooms on a floor, by index.

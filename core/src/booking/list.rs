@@ -1,15 +1,15 @@
-//! `list_rooms`: the rooms with their seats and, for a day and hour, which are free.
+//! `list_rooms`: the rooms with their seats and, for a time, which are free all of it.
 
 use super::answer::{complete, fail, Text};
 use super::floor::Floor;
-use super::read::slot;
+use super::read::when;
 use super::report::RoomList;
 use super::store::Store;
 use super::tools::ListArgs;
 use super::vacancy::free_at;
-use crate::engine::{Call, CallError, Done, Reply};
+use crate::engine::{Call, CallError, Done, Msg, Reply};
 
-/// Lists the rooms with enough seats and, given a day and hour, which of them are free.
+/// Lists the rooms with enough seats and, given a day and a start, which of them are free.
 pub(super) async fn list_rooms<S: Store>(
     floor: Floor<'_>,
     store: &mut S,
@@ -18,28 +18,23 @@ pub(super) async fn list_rooms<S: Store>(
     reply: Reply<'_, '_>,
 ) -> Result<Done, CallError> {
     let people = args.attendees.unwrap_or(0);
-    let slot = match (args.day, args.hour) {
-        (None, None) => None,
-        (Some(d), Some(h)) => match slot(d, h) {
-            Some(s) => Some(s),
-            None => {
-                return Ok(fail(
-                    reply,
-                    &Text("Not a bookable slot: day is YYYY-MM-DD, hour 0-23."),
-                ))
-            }
-        },
-        _ => {
+    let span = match args.day {
+        None if args.start.is_none() && args.hour.is_none() => None,
+        None => {
             return Ok(fail(
                 reply,
-                &Text("Give both day and hour to see which rooms are free."),
+                &Text("Give the day too, to see which rooms are free then."),
             ))
         }
+        Some(d) => match when(floor, d, args.start, args.hour, args.minutes, call.now) {
+            Ok(s) => Some(s),
+            Err(why) => return Ok(fail(reply, &Msg(format_args!("{why}")))),
+        },
     };
     let shown = floor.mask(|r| r.seats >= people);
-    let past = slot.is_some_and(|s| s.is_past(call.now));
-    let free = match slot {
-        // Only hours still to come are free: a past hour shows every room as not free.
+    let past = span.is_some_and(|s| s.is_past(call.now));
+    let free = match span {
+        // Only times still to come are free: a past one shows every room as not free.
         Some(_) if past => 0,
         Some(s) => free_at(floor, store, s, people).await?,
         None => shown,
@@ -50,8 +45,8 @@ pub(super) async fn list_rooms<S: Store>(
             floor,
             shown,
             free,
-            slot,
-            past: past.then_some(call.now),
+            span,
+            past: past.then_some((call.now, floor.grid)),
         },
     ))
 }

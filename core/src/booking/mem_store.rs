@@ -2,9 +2,9 @@
 
 use heapless::Vec;
 
-use super::slot::Slot;
+use super::span::Minute;
 use super::store::{
-    next_held_in, next_in_room_in, Booking, BookingId, Commit, Holder, NewBooking, Status, Store,
+    next_held_in, next_in_room_in, occupant, Booking, BookingId, Commit, Holder, NewBooking, Status, Store,
     StoreError,
 };
 use crate::seal::Nonce;
@@ -34,7 +34,7 @@ impl<const N: usize> Store for MemStore<N> {
         if let Some(b) = self.made_by(&new.holder, &new.nonce).await? {
             return Ok(Commit::Replayed(b));
         }
-        if let Some(b) = self.occupant(&new.room, new.slot).await? {
+        if let Some(b) = occupant(self, &new.room, new.span).await? {
             return Ok(Commit::Taken(b));
         }
         let id = self.bookings.len() as BookingId + 1;
@@ -62,25 +62,19 @@ impl<const N: usize> Store for MemStore<N> {
         Ok(self.bookings.iter().find(same_operation).cloned())
     }
 
-    async fn occupant(&mut self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
-        let held =
-            |b: &&Booking| b.status == Status::Active && b.new.room == room && b.new.slot == slot;
-        Ok(self.bookings.iter().find(held).cloned())
-    }
-
     async fn next_held(
         &mut self,
         holder: &Holder,
-        slot: Slot,
+        start: Minute,
         room: &str,
     ) -> Result<Option<Booking>, StoreError> {
-        Ok(next_held_in(&self.bookings, holder, slot, room).cloned())
+        Ok(next_held_in(&self.bookings, holder, start, room).cloned())
     }
 
     async fn next_in_room(
         &mut self,
         room: &str,
-        from: Slot,
+        from: Minute,
     ) -> Result<Option<Booking>, StoreError> {
         Ok(next_in_room_in(&self.bookings, room, from).cloned())
     }

@@ -7,7 +7,8 @@ use super::answer::{complete, fail, Text};
 use super::floor::Floor;
 use super::read::yours;
 use super::report::Mine;
-use super::slot::{Day, Slot, CLOCK_SET_FROM};
+use super::read::{day, DayArg};
+use super::span::{minute_of, Day, Minute, CLOCK_SET_FROM, MAX_MINUTES};
 use super::store::Store;
 use super::store::{holder, Booking, RoomId};
 use super::tools::MineArgs;
@@ -15,20 +16,12 @@ use crate::engine::{Call, CallError, Done, Msg, Reply};
 use crate::limits::MAX_LISTED;
 
 /// Where a listing starts, when it is not continuing a page: the start of the day asked for,
-/// else the hour under way (all of them while the clock is not set).
-fn start(day: Option<Day>, now: u64) -> Slot {
-    let first = Slot {
-        day: Day {
-            year: 2000,
-            month: 1,
-            day: 1,
-        },
-        hour: 0,
-    };
+/// else now (all of them while the clock is not set): a booking under way is still listed.
+fn start(day: Option<Day>, now: u64) -> Minute {
     match day {
-        Some(day) => Slot { day, hour: 0 },
-        None if now >= CLOCK_SET_FROM => Slot::containing(now).unwrap_or(first),
-        None => first,
+        Some(day) => day.first_minute(),
+        None if now >= CLOCK_SET_FROM => minute_of(now).unwrap_or(0),
+        None => 0,
     }
 }
 
@@ -41,19 +34,21 @@ pub(super) async fn list_bookings<S: Store>(
     call: &Call<'_>,
     reply: Reply<'_, '_>,
 ) -> Result<Done, CallError> {
-    let day = match args.day.map(Day::parse) {
+    let day = match args.day.map(|d| day(d, call.now)) {
         None => None,
-        Some(Some(d)) => Some(d),
-        Some(None) => {
+        Some(DayArg::Day(d)) => Some(d),
+        Some(_) => {
             return Ok(fail(
                 reply,
-                &Text("Not a day: give day as YYYY-MM-DD (2000-2999)."),
+                &Text("Not a day: give day as YYYY-MM-DD (2000-2999), today, tomorrow or a weekday."),
             ))
         }
     };
     let me = holder(call.principal);
     let from = start(day, call.now);
-    let mut at = (from, RoomId::new());
+    // Bookings under way at `from` are listed too: start the walk the longest booking earlier
+    // and skip those that ended.
+    let mut at = (from.saturating_sub(MAX_MINUTES), RoomId::new());
     if let Some(after) = args.after {
         let Some(last) = yours(store, after, &me).await? else {
             return Ok(fail(
@@ -65,17 +60,20 @@ pub(super) async fn list_bookings<S: Store>(
                 )),
             ));
         };
-        if last.new.slot >= from {
-            at = (last.new.slot, last.new.room);
+        if last.new.span.end > from {
+            at = (last.new.span.start, last.new.room);
         }
     }
     let mut page: Vec<Booking, MAX_LISTED> = Vec::new();
     let mut more = false;
     while let Some(b) = store.next_held(&me, at.0, &at.1).await? {
-        if day.is_some_and(|d| b.new.slot.day > d) {
+        if day.is_some_and(|d| b.new.span.start >= d.first_minute() + 24 * 60) {
             break;
         }
-        at = (b.new.slot, b.new.room.clone());
+        at = (b.new.span.start, b.new.room.clone());
+        if b.new.span.end <= from {
+            continue;
+        }
         if page.push(b).is_err() {
             more = true;
             break;

@@ -15,7 +15,7 @@ mod read;
 mod report;
 #[cfg(feature = "day-schedule")]
 mod schedule;
-mod slot;
+mod span;
 mod store;
 mod time_of_day;
 mod tools;
@@ -25,7 +25,7 @@ pub use app::BookingApp;
 pub use app::{BookingTool, TOOLS};
 pub use floor::{Floor, Room, DEFAULT_FLOOR};
 pub use mem_store::MemStore;
-pub use slot::{Day, Slot, CLOCK_SET_FROM};
+pub use span::{earliest_start, minute_of, Day, Minute, Span, CLOCK_SET_FROM, MAX_MINUTES};
 pub use time_of_day::TimeOfDay;
 // Everything a store is made of and what RAM stores share: one list, in `store.rs`.
 pub use store::*;

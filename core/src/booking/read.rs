@@ -1,16 +1,164 @@
-//! What a booking tool's checked arguments name: the slot of a `day` and `hour`, the caller's
+//! What a booking tool's checked arguments name: a day as people say it (`2026-09-24`,
+//! `today`, `tomorrow`, `thursday`), a time of day (`9`, `09`, `9:30`, `09:30`), the caller's
 //! booking of a `bk_N` id (the arguments themselves are read by their `#[derive(Args)]`
 //! structs in `tools.rs`).
 
-use super::slot::{Day, Slot};
+use super::answer::Text;
+use super::floor::Floor;
+use super::span::{minute_of, Day, Minute, Span, CLOCK_SET_FROM, WEEKDAYS};
 use super::store::Store;
 use super::store::{Booking, Holder, StoreError};
+use super::time_of_day::TimeOfDay;
+use crate::wire::write::Num;
 
-/// The slot a `day` and `hour` argument name, if they name one.
-pub(super) fn slot(day: &str, hour: i64) -> Option<Slot> {
-    let day = Day::parse(day)?;
-    let hour = u8::try_from(hour).ok().filter(|h| *h < 24)?;
-    Some(Slot { day, hour })
+/// What a `day` argument says: a day, or a word that needs a clock the server does not have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum DayArg {
+    /// The day it names.
+    Day(Day),
+    /// A word (`today`, a weekday) while the clock is not set: only a date can be booked.
+    NeedsClock,
+    /// Not a day.
+    Unknown,
+}
+
+/// The day `s` names, with `now` (unix time) as today's clock: an ISO date, `today`,
+/// `tomorrow`, or a weekday (today if it is that day, else the next one); words are
+/// case-blind.
+pub(super) fn day(s: &str, now: u64) -> DayArg {
+    if let Some(d) = Day::parse(s) {
+        return DayArg::Day(d);
+    }
+    let mut lower = [0u8; 9];
+    let Some(word) = lower.get_mut(..s.len()) else {
+        return DayArg::Unknown;
+    };
+    word.copy_from_slice(s.as_bytes());
+    word.make_ascii_lowercase();
+    let ahead = match &*word {
+        b"today" => 0,
+        b"tomorrow" => 1,
+        w => match WEEKDAYS.iter().position(|d| d.as_bytes() == w) {
+            Some(wanted) => {
+                let Some(today) = today(now) else {
+                    return DayArg::NeedsClock;
+                };
+                (wanted + 7 - today.weekday()) as u32 % 7
+            }
+            None => return DayArg::Unknown,
+        },
+    };
+    match today(now).map(|t| t.first_minute() + ahead * 24 * 60) {
+        Some(m) => Day::containing(m).map_or(DayArg::Unknown, DayArg::Day),
+        None => DayArg::NeedsClock,
+    }
+}
+
+/// Today, if the clock is set.
+fn today(now: u64) -> Option<Day> {
+    (now >= CLOCK_SET_FROM)
+        .then(|| minute_of(now))
+        .flatten()
+        .and_then(Day::containing)
+}
+
+/// The time of day `s` says: `H`, `HH`, `H:MM` or `HH:MM` (00:00–23:59).
+pub(super) fn time(s: &str) -> Option<TimeOfDay> {
+    let (h, m) = s.split_once(':').unwrap_or((s, "00"));
+    let digits = |t: &str, max: usize| {
+        (!t.is_empty() && t.len() <= max && t.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| t.bytes().fold(0u16, |n, b| n * 10 + u16::from(b - b'0')))
+    };
+    let (h, m) = (digits(h, 2)?, digits(m, 2).filter(|_| m.len() == 2)?);
+    (h < 24 && m < 60).then_some(TimeOfDay(h * 60 + m))
+}
+
+/// Why the arguments name no time to book.
+pub(super) enum BadTime<'a> {
+    /// `day` names no day.
+    Day(&'a str),
+    /// `day` is a word and the server's clock is not set.
+    NeedsClock(&'a str),
+    /// Neither `start` nor `hour`, or both.
+    Start,
+    /// `start` is not a time of day.
+    Time(&'a str),
+    /// Off the floor's grid (its step in minutes).
+    Grid(u16),
+    /// Longer than the floor allows (its limit in minutes).
+    Long(u16),
+}
+
+impl core::fmt::Display for BadTime<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            BadTime::Day(d) => write!(
+                f,
+                "'{}' is not a day: give day as YYYY-MM-DD, today, tomorrow or a weekday.",
+                Text(d)
+            ),
+            BadTime::NeedsClock(d) => write!(
+                f,
+                "The server's clock is not set, so '{}' names no day yet: give day as YYYY-MM-DD.",
+                Text(d)
+            ),
+            BadTime::Start => f.write_str(
+                "Give the start time as start (e.g. 9:30), or the whole hour as hour (0-23), \
+                 not both.",
+            ),
+            BadTime::Time(t) => write!(
+                f,
+                "'{}' is not a time of day: give start as H, HH, H:MM or HH:MM (e.g. 9:30).",
+                Text(t)
+            ),
+            BadTime::Grid(g) => write!(
+                f,
+                "This floor books in steps of {} minutes: start on one (e.g. 09:00 or 09:{}) and \
+                 give minutes as a multiple of {}.",
+                Num(g.into()),
+                Num((g % 60).into()),
+                Num(g.into())
+            ),
+            BadTime::Long(m) => write!(
+                f,
+                "A booking lasts at most {} minutes on this floor.",
+                Num(m.into())
+            ),
+        }
+    }
+}
+
+/// The span a `day`, a `start` or `hour`, and `minutes` (default 60) name on `floor`'s grid,
+/// `now` being today's clock.
+pub(super) fn when<'a>(
+    floor: Floor<'_>,
+    day_arg: &'a str,
+    start: Option<&'a str>,
+    hour: Option<i64>,
+    minutes: Option<u16>,
+    now: u64,
+) -> Result<Span, BadTime<'a>> {
+    let day = match day(day_arg, now) {
+        DayArg::Day(d) => d,
+        DayArg::NeedsClock => return Err(BadTime::NeedsClock(day_arg)),
+        DayArg::Unknown => return Err(BadTime::Day(day_arg)),
+    };
+    let start = match (start, hour) {
+        (Some(s), None) => time(s).ok_or(BadTime::Time(s))?.0,
+        // The schema bounds `hour` to 0-23.
+        (None, Some(h)) => u16::try_from(h).map_err(|_| BadTime::Start)? * 60,
+        _ => return Err(BadTime::Start),
+    };
+    let minutes = minutes.unwrap_or(60);
+    let grid = floor.grid.max(1);
+    if start % grid != 0 || minutes % grid != 0 {
+        return Err(BadTime::Grid(grid));
+    }
+    if minutes > floor.max_minutes {
+        return Err(BadTime::Long(floor.max_minutes));
+    }
+    let from = day.first_minute() + Minute::from(start);
+    Span::new(from, from + Minute::from(minutes)).ok_or(BadTime::Day(day_arg))
 }
 
 /// The booking `id` (as `bk_N`) names, if `holder` holds it; anyone else's is `None` too.
@@ -23,4 +171,42 @@ pub(super) async fn yours<S: Store>(
         return Ok(None);
     };
     Ok(store.get(id).await?.filter(|b| b.new.holder == *holder))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The core tests' clock: Monday 2026-09-21 14:13:20 UTC.
+    const NOW: u64 = 1_790_000_000;
+
+    #[test]
+    fn days_as_people_say_them() {
+        let d = |s: &str| DayArg::Day(Day::parse(s).unwrap());
+        assert_eq!(day("2026-09-24", NOW), d("2026-09-24"));
+        assert_eq!(day("today", NOW), d("2026-09-21"));
+        assert_eq!(day("Tomorrow", NOW), d("2026-09-22"));
+        assert_eq!(day("monday", NOW), d("2026-09-21"));
+        assert_eq!(day("THURSDAY", NOW), d("2026-09-24"));
+        assert_eq!(day("sunday", NOW), d("2026-09-27"));
+        assert_eq!(day("thursday", CLOCK_SET_FROM - 1), DayArg::NeedsClock);
+        assert_eq!(day("today", 0), DayArg::NeedsClock);
+        for bad in ["", "thurs", "wednesdays", "2026-02-30", "yesterday", "ümonday"] {
+            assert_eq!(day(bad, NOW), DayArg::Unknown, "{bad}");
+        }
+    }
+
+    #[test]
+    fn times_as_people_say_them() {
+        let t = |h: u16, m: u16| Some(TimeOfDay(h * 60 + m));
+        assert_eq!(time("9"), t(9, 0));
+        assert_eq!(time("09"), t(9, 0));
+        assert_eq!(time("9:30"), t(9, 30));
+        assert_eq!(time("09:30"), t(9, 30));
+        assert_eq!(time("0"), t(0, 0));
+        assert_eq!(time("23:59"), t(23, 59));
+        for bad in ["", "24", "9:3", "9:60", "009", ":30", "9:", "9.30", "-1", "9:30:00", "+9"] {
+            assert_eq!(time(bad), None, "{bad}");
+        }
+    }
 }

@@ -5,13 +5,15 @@ use core::fmt;
 
 use super::floor::{Floor, Mask, Room};
 #[cfg(feature = "day-schedule")]
-use super::slot::Day;
-use super::slot::Slot;
+use super::span::Day;
+use super::span::{earliest_start, Day as StartDay, Span};
+#[cfg(feature = "day-schedule")]
+use super::vacancy::{Busy, CELL};
 use super::store::{Booking, Status};
 use crate::engine::Report;
 use crate::limits::MAX_ROOMS;
 #[cfg(feature = "day-schedule")]
-use crate::wire::write::ZeroPadded;
+use super::time_of_day::TimeOfDay;
 use crate::wire::write::{Num, Writer};
 
 pub(super) struct BookingRef<'a>(pub(super) &'a Booking);
@@ -30,13 +32,26 @@ impl fmt::Display for Described<'_, '_> {
             Some(r) => f.write_str(r.name)?,
             None => f.write_str(&self.0.new.room)?,
         }
-        write!(f, " on {}", self.0.new.slot)
+        write!(f, " on {}", self.0.new.span)?;
+        title(f, self.0)
     }
+}
+
+/// `, "Design review"` when the booking has a title.
+fn title(f: &mut dyn fmt::Write, b: &Booking) -> fmt::Result {
+    if b.new.title.is_empty() {
+        return Ok(());
+    }
+    f.write_str(", \"")?;
+    f.write_str(&b.new.title)?;
+    f.write_char('"')
 }
 
 pub(super) struct RoomQuestion<'h> {
     pub(super) hint: Option<&'h str>,
     pub(super) named: bool,
+    /// The time being booked, shown so the user sees what "thursday" became.
+    pub(super) span: Span,
 }
 
 impl fmt::Display for RoomQuestion<'_> {
@@ -45,14 +60,14 @@ impl fmt::Display for RoomQuestion<'_> {
             (Some(h), true) => {
                 f.write_str("'")?;
                 f.write_str(h)?;
-                f.write_str("' matches more than one room. Which did you mean?")
+                write!(f, "' matches more than one room. Which did you mean, for {}?", self.span)
             }
             (Some(h), false) => {
                 f.write_str("No room is called '")?;
                 f.write_str(h)?;
-                f.write_str("'. Which room did you mean?")
+                write!(f, "'. Which room did you mean, for {}?", self.span)
             }
-            (None, _) => f.write_str("Which room should be booked?"),
+            (None, _) => write!(f, "Which room should be booked for {}?", self.span),
         }
     }
 }
@@ -69,10 +84,14 @@ fn write_booking_object(w: &mut Writer<'_>, b: &Booking, room: Option<&Room<'_>>
     if let Some(r) = room {
         w.key("room_name").string(r.name);
     }
-    w.key("day")
-        .string_fmt(format_args!("{}", b.new.slot.day))
-        .key("hour")
-        .int(b.new.slot.hour.into());
+    let span = b.new.span;
+    w.key("day").string_fmt(format_args!("{}", span.day()));
+    w.key("start").string_fmt(format_args!("{}", Rfc3339(span.start)));
+    w.key("end").string_fmt(format_args!("{}", Rfc3339(span.end)));
+    w.key("minutes").int(span.minutes().into());
+    if !b.new.title.is_empty() {
+        w.key("title").string(&b.new.title);
+    }
     if b.new.attendees > 0 {
         w.key("attendees").int(b.new.attendees.into());
     }
@@ -91,13 +110,9 @@ pub(super) struct Booked<'a, 'r> {
 
 impl Report for Booked<'_, '_> {
     fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        write!(
-            f,
-            "Booked {} on {} — booking {}.",
-            self.room,
-            self.booking.new.slot,
-            BookingRef(self.booking)
-        )?;
+        write!(f, "Booked {} on {}", self.room, self.booking.new.span)?;
+        title(f, self.booking)?;
+        write!(f, " — booking {}.", BookingRef(self.booking))?;
         if self.booking.status == Status::Cancelled {
             f.write_str(
                 " It has since been cancelled, so nothing is booked now: to book again, make a \
@@ -222,18 +237,18 @@ impl Report for TooSmall<'_> {
 pub(super) struct Taken<'a, 'r> {
     pub(super) floor: Floor<'r>,
     pub(super) room: &'a Room<'r>,
-    pub(super) slot: Slot,
+    pub(super) span: Span,
     pub(super) free: Mask,
 }
 
 impl Report for Taken<'_, '_> {
     fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
         f.write_str(self.room.name)?;
-        write!(f, " is already booked on {}. ", self.slot)?;
+        write!(f, " is already booked for some of {}. ", self.span)?;
         if self.free == 0 {
-            f.write_str("No suitable room is free at that hour; try another hour.")
+            f.write_str("No suitable room is free then; try another time.")
         } else {
-            f.write_str("Free at that hour: ")?;
+            f.write_str("Free then: ")?;
             list(f, self.floor.iter(self.free).map(|r| r.id))
         }
     }
@@ -258,9 +273,9 @@ pub(super) struct RoomList<'r> {
     pub(super) floor: Floor<'r>,
     pub(super) shown: Mask,
     pub(super) free: Mask,
-    pub(super) slot: Option<Slot>,
-    /// The clock, when the slot asked about has already started.
-    pub(super) past: Option<u64>,
+    pub(super) span: Option<Span>,
+    /// The clock and the floor's grid, when the time asked about has already started.
+    pub(super) past: Option<(u64, u16)>,
 }
 
 impl Report for RoomList<'_> {
@@ -274,7 +289,7 @@ impl Report for RoomList<'_> {
             }
             f.write_str(r.id)?;
             write!(f, " — {r}")?;
-            if let (Some(s), None) = (self.slot, self.past) {
+            if let (Some(s), None) = (self.span, self.past) {
                 let state = if self.free & 1 << i != 0 {
                     "free"
                 } else {
@@ -286,12 +301,12 @@ impl Report for RoomList<'_> {
             }
             f.write_char('\n')?;
         }
-        match (self.slot, self.past) {
-            (Some(s), Some(now)) => {
+        match (self.span, self.past) {
+            (Some(s), Some((now, grid))) => {
                 write!(
                     f,
                     "None is free on {s}: it has already started. {}",
-                    Earliest(now)
+                    Earliest(now, grid)
                 )
             }
             _ => Ok(()),
@@ -307,7 +322,7 @@ impl Report for RoomList<'_> {
                 continue;
             }
             room_object(w, r);
-            if self.slot.is_some() {
+            if self.span.is_some() {
                 w.key("free").bool(self.free & 1 << i != 0);
             }
             w.end_object();
@@ -316,28 +331,47 @@ impl Report for RoomList<'_> {
     }
 }
 
-/// The hours of one day each room is booked (`day_schedule`).
+/// When each room is booked on one day (`day_schedule`).
 #[cfg(feature = "day-schedule")]
 pub(super) struct RoomDay<'r> {
     pub(super) floor: Floor<'r>,
     pub(super) shown: Mask,
     pub(super) day: Day,
-    /// Bit `h` of entry `i`: room `i` is booked at hour `h`.
-    pub(super) hours: [u32; MAX_ROOMS],
+    /// Entry `i`: when room `i` is booked.
+    pub(super) busy: [Busy; MAX_ROOMS],
+}
+
+/// The runs of set cells of a [`Busy`] day, as times of day: `(09:30, 10:15)`, …
+#[cfg(feature = "day-schedule")]
+fn runs(busy: Busy) -> impl Iterator<Item = (TimeOfDay, TimeOfDay)> {
+    let cells = (24 * 60 / CELL) as usize;
+    let set = move |c: usize| c < cells && busy[c / 32] & 1 << (c % 32) != 0;
+    let mut c = 0;
+    core::iter::from_fn(move || {
+        while c < cells && !set(c) {
+            c += 1;
+        }
+        let from = c;
+        while set(c) {
+            c += 1;
+        }
+        let at = |c: usize| TimeOfDay((c as u32 * CELL) as u16);
+        (from < cells).then(|| (at(from), at(c)))
+    })
 }
 
 #[cfg(feature = "day-schedule")]
 impl RoomDay<'_> {
-    /// The shown rooms with their booked hours.
-    fn rooms(&self) -> impl Iterator<Item = (&Room<'_>, u32)> {
+    /// The shown rooms with when they are booked.
+    fn rooms(&self) -> impl Iterator<Item = (&Room<'_>, Busy)> {
         let shown = self.shown;
         self.floor
             .rooms
             .iter()
-            .zip(self.hours)
+            .zip(self.busy)
             .enumerate()
             .filter(move |(i, _)| shown & 1 << i != 0)
-            .map(|(_, (r, h))| (r, h))
+            .map(|(_, (r, b))| (r, b))
     }
 }
 
@@ -347,20 +381,15 @@ impl Report for RoomDay<'_> {
         if self.shown == 0 {
             return f.write_str("No room has that many seats.");
         }
-        for (r, hours) in self.rooms() {
+        for (r, busy) in self.rooms() {
             f.write_str(r.id)?;
             write!(f, " — {r}, ")?;
-            f.write_str(if hours == 0 {
-                "free all day on "
-            } else {
-                "booked on "
-            })?;
+            let free = busy.iter().all(|w| *w == 0);
+            f.write_str(if free { "free all day on " } else { "booked on " })?;
             write!(f, "{}", self.day)?;
-            if hours != 0 {
-                f.write_str(" at")?;
-                for h in (0..24).filter(|h| hours & 1 << h != 0) {
-                    write!(f, " {}:00", ZeroPadded(h, 2))?;
-                }
+            for (i, (from, to)) in runs(busy).enumerate() {
+                f.write_str(if i == 0 { " " } else { ", " })?;
+                write!(f, "{from}–{to}")?;
             }
             f.write_char('\n')?;
         }
@@ -374,11 +403,12 @@ impl Report for RoomDay<'_> {
             .key("day")
             .string_fmt(format_args!("{}", self.day));
         w.key("rooms").begin_array();
-        for (r, hours) in self.rooms() {
+        for (r, busy) in self.rooms() {
             room_object(w, r);
             w.key("booked").begin_array();
-            for h in (0..24).filter(|h| hours & 1 << h != 0) {
-                w.int(h);
+            for (from, to) in runs(busy) {
+                w.begin_object().key("start").string_fmt(format_args!("{from}"));
+                w.key("end").string_fmt(format_args!("{to}")).end_object();
             }
             w.end_array().end_object();
         }
@@ -403,7 +433,7 @@ pub(super) struct Mine<'a, 'r> {
     pub(super) floor: Floor<'r>,
     pub(super) page: &'a [Booking],
     /// The one day asked about.
-    pub(super) day: Option<super::slot::Day>,
+    pub(super) day: Option<StartDay>,
     /// Whether this page continues an earlier one (`after`).
     pub(super) continued: bool,
     /// Whether more bookings follow the page.
@@ -456,20 +486,31 @@ impl Report for Mine<'_, '_> {
     }
 }
 
-/// "The earliest bookable hour is day=… hour=… (UTC)."
-pub(super) struct Earliest(pub(super) u64);
+/// "The earliest bookable start is day=… start=… (UTC).", from the clock and the floor's grid.
+pub(super) struct Earliest(pub(super) u64, pub(super) u16);
 
 impl fmt::Display for Earliest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match Slot::earliest(self.0) {
-            Some(e) => write!(
-                f,
-                "The earliest bookable hour is day={} hour={} (UTC).",
-                e.day,
-                Num(e.hour.into())
-            ),
-            None => Ok(()),
-        }
+        let Some(m) = earliest_start(self.0, self.1) else {
+            return Ok(());
+        };
+        let at = Span { start: m, end: m + 1 };
+        write!(
+            f,
+            "The earliest bookable start is day={} start={} (UTC).",
+            at.day(),
+            at.starts_at()
+        )
+    }
+}
+
+/// A minute as RFC 3339 with its offset: `2026-09-24T09:30:00+00:00`.
+struct Rfc3339(crate::booking::Minute);
+
+impl fmt::Display for Rfc3339 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = Span { start: self.0, end: self.0 + 1 };
+        write!(f, "{}T{}:00+00:00", at.day(), at.starts_at())
     }
 }
 

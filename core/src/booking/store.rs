@@ -4,13 +4,15 @@
 use heapless::String;
 use sha2::{Digest, Sha256};
 
-use super::slot::Slot;
+use super::span::{Minute, Span};
 use crate::engine::CallError;
-use crate::limits::MAX_ROOM_ID;
+use crate::limits::{MAX_ROOM_ID, MAX_TITLE};
 use crate::seal::Nonce;
 
 /// A room id as stored.
 pub type RoomId = String<MAX_ROOM_ID>;
+/// A meeting's title as its organiser gave it (empty: none).
+pub type Title = String<MAX_TITLE>;
 /// A booking number (`bk_<n>` on the wire).
 pub type BookingId = u32;
 /// The first 8 bytes of SHA-256 of the principal who booked.
@@ -30,8 +32,10 @@ pub enum Status {
 pub struct NewBooking {
     /// The room.
     pub room: RoomId,
-    /// The hour.
-    pub slot: Slot,
+    /// When.
+    pub span: Span,
+    /// What the meeting is called (empty if not given).
+    pub title: Title,
     /// People expected (0 if unknown).
     pub attendees: u16,
     /// Who books.
@@ -58,7 +62,7 @@ pub enum Commit {
     Created(Booking),
     /// This nonce had already booked: the same booking, nothing new.
     Replayed(Booking),
-    /// The room is held at that hour by this (other) booking.
+    /// The room is held for part of that time by this (other) booking.
     Taken(Booking),
 }
 
@@ -120,7 +124,7 @@ impl core::error::Error for StoreError {}
 #[allow(async_fn_in_trait)]
 pub trait Store {
     /// Books `new` unless the same holder's nonce already booked (then returns that booking)
-    /// or the room is held at that hour. A `Created` booking is durable when this returns.
+    /// or an active booking of the room overlaps its span. A `Created` booking is durable when this returns.
     async fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError>;
     /// Marks booking `id` cancelled if `holder` holds it (idempotent); returns it as it now
     /// stands, or `None` when `holder` holds no booking `id` (the store, not only the tool,
@@ -139,20 +143,19 @@ pub trait Store {
         holder: &Holder,
         nonce: &Nonce,
     ) -> Result<Option<Booking>, StoreError>;
-    /// The active booking holding `room` at `slot`.
-    async fn occupant(&mut self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError>;
-    /// The first active booking `holder` holds after (`slot`, `room`), in (slot, room id)
-    /// order, the order of [`Store::occupant`]'s key: asked again from the booking it returns,
-    /// it walks the holder's bookings one at a time (`room` `""` starts at `slot` itself).
+    /// The first active booking `holder` holds after (`start`, `room`), in (start, room id)
+    /// order: asked again from the booking it returns, it walks the holder's bookings one at a
+    /// time (`room` `""` starts at `start` itself).
     async fn next_held(
         &mut self,
         holder: &Holder,
-        slot: Slot,
+        start: Minute,
         room: &str,
     ) -> Result<Option<Booking>, StoreError>;
-    /// The first active booking of `room` on `from`'s day, at `from`'s hour or later: asked
-    /// again from the hour after the one it returns, it walks the room's bookings of that day.
-    async fn next_in_room(&mut self, room: &str, from: Slot)
+    /// The first active booking of `room` that ends after `from`, in start order: the one
+    /// under way at `from` if any, else the next. Asked again from the end of the booking it
+    /// returns, it walks the room's bookings.
+    async fn next_in_room(&mut self, room: &str, from: Minute)
         -> Result<Option<Booking>, StoreError>;
 }
 
@@ -178,52 +181,58 @@ impl<S: Store + ?Sized> Store for &mut S {
     ) -> Result<Option<Booking>, StoreError> {
         (**self).made_by(holder, nonce).await
     }
-    async fn occupant(&mut self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
-        (**self).occupant(room, slot).await
-    }
     async fn next_held(
         &mut self,
         holder: &Holder,
-        slot: Slot,
+        start: Minute,
         room: &str,
     ) -> Result<Option<Booking>, StoreError> {
-        (**self).next_held(holder, slot, room).await
+        (**self).next_held(holder, start, room).await
     }
     async fn next_in_room(
         &mut self,
         room: &str,
-        from: Slot,
+        from: Minute,
     ) -> Result<Option<Booking>, StoreError> {
         (**self).next_in_room(room, from).await
     }
+}
+
+/// The active booking of `room` that overlaps `span` (the earliest, if several do).
+pub async fn occupant<S: Store + ?Sized>(
+    store: &mut S,
+    room: &str,
+    span: Span,
+) -> Result<Option<Booking>, StoreError> {
+    let next = store.next_in_room(room, span.start).await?;
+    Ok(next.filter(|b| b.new.span.overlaps(&span)))
 }
 
 /// [`Store::next_held`] over bookings kept in any order (a store that holds them all in RAM).
 pub fn next_held_in<'a>(
     bookings: impl IntoIterator<Item = &'a Booking>,
     holder: &Holder,
-    slot: Slot,
+    start: Minute,
     room: &str,
 ) -> Option<&'a Booking> {
-    let after = (slot, room);
+    let after = (start, room);
     bookings
         .into_iter()
         .filter(|b| b.status == Status::Active && b.new.holder == *holder)
-        .filter(|b| (b.new.slot, b.new.room.as_str()) > after)
-        .min_by_key(|b| (b.new.slot, b.new.room.as_str()))
+        .filter(|b| (b.new.span.start, b.new.room.as_str()) > after)
+        .min_by_key(|b| (b.new.span.start, b.new.room.as_str()))
 }
 
 /// [`Store::next_in_room`] over bookings kept in any order (a store that holds them all in RAM).
 pub fn next_in_room_in<'a>(
     bookings: impl IntoIterator<Item = &'a Booking>,
     room: &str,
-    from: Slot,
+    from: Minute,
 ) -> Option<&'a Booking> {
     bookings
         .into_iter()
-        .filter(|b| b.status == Status::Active && b.new.room == room)
-        .filter(|b| b.new.slot.day == from.day && b.new.slot >= from)
-        .min_by_key(|b| b.new.slot)
+        .filter(|b| b.status == Status::Active && b.new.room == room && b.new.span.end > from)
+        .min_by_key(|b| b.new.span.start)
 }
 
 /// Who holds what `principal` books: the first 8 bytes of SHA-256 of it.

@@ -3,17 +3,26 @@
 
 use redmark_macros::Args;
 
-use crate::limits::{MAX_BOOKING_ID_ARG, MAX_ROOM_HINT, MAX_ROOM_ID};
+use crate::limits::{MAX_BOOKING_ID_ARG, MAX_DAY_ARG, MAX_ROOM_HINT, MAX_ROOM_ID, MAX_TITLE};
 
 /// `book_room`'s arguments.
 #[derive(Args)]
 pub(super) struct BookArgs<'s> {
-    /// Day, YYYY-MM-DD (UTC, the server's clock)
-    #[arg(format = "date")]
+    /// Day: YYYY-MM-DD, today, tomorrow or a weekday (the next one), UTC
+    #[arg(max_len = MAX_DAY_ARG)]
     pub(super) day: &'s str,
-    /// Start hour of the one-hour slot, 0-23 UTC
+    /// Start time, e.g. 9, 09:30 or 14:45 (UTC)
+    #[arg(max_len = 5)]
+    pub(super) start: Option<&'s str>,
+    /// Start hour, 0-23, instead of start (an hour-long meeting unless minutes says otherwise)
     #[arg(min = 0, max = 23)]
-    pub(super) hour: i64,
+    pub(super) hour: Option<i64>,
+    /// How long, in minutes (default 60)
+    #[arg(min = 1, max = 1440)]
+    pub(super) minutes: Option<u16>,
+    /// What the meeting is called, e.g. "Design review"
+    #[arg(max_len = MAX_TITLE)]
+    pub(super) title: Option<&'s str>,
     /// The room in the user's words, e.g. "the big room"
     #[arg(max_len = MAX_ROOM_HINT)]
     pub(super) room_hint: Option<&'s str>,
@@ -36,12 +45,18 @@ pub(super) struct CancelArgs<'s> {
 /// `list_rooms`'s arguments.
 #[derive(Args)]
 pub(super) struct ListArgs<'s> {
-    /// Day, YYYY-MM-DD (UTC, the server's clock)
-    #[arg(format = "date")]
+    /// Day: YYYY-MM-DD, today, tomorrow or a weekday (the next one), UTC
+    #[arg(max_len = MAX_DAY_ARG)]
     pub(super) day: Option<&'s str>,
-    /// Start hour, 0-23 UTC
+    /// From when, e.g. 9 or 14:30 (UTC)
+    #[arg(max_len = 5)]
+    pub(super) start: Option<&'s str>,
+    /// From this whole hour, 0-23, instead of start
     #[arg(min = 0, max = 23)]
     pub(super) hour: Option<i64>,
+    /// For how long, in minutes (default 60)
+    #[arg(min = 1, max = 1440)]
+    pub(super) minutes: Option<u16>,
     /// Only rooms with at least this many seats
     #[arg(min = 1, max = 1000)]
     pub(super) attendees: Option<u16>,
@@ -51,8 +66,8 @@ pub(super) struct ListArgs<'s> {
 #[cfg(feature = "day-schedule")]
 #[derive(Args)]
 pub(super) struct DayArgs<'s> {
-    /// Day, YYYY-MM-DD (UTC, the server's clock)
-    #[arg(format = "date")]
+    /// Day: YYYY-MM-DD, today, tomorrow or a weekday (the next one), UTC
+    #[arg(max_len = MAX_DAY_ARG)]
     pub(super) day: &'s str,
     /// Only rooms with at least this many seats
     #[arg(min = 1, max = 1000)]
@@ -63,8 +78,9 @@ pub(super) struct DayArgs<'s> {
 #[cfg(feature = "list-bookings")]
 #[derive(Args)]
 pub(super) struct MineArgs<'s> {
-    /// Only this day, YYYY-MM-DD (UTC); without it, the bookings still to come
-    #[arg(format = "date")]
+    /// Only this day (YYYY-MM-DD, today, tomorrow or a weekday, UTC); without it, the
+    /// bookings still to come
+    #[arg(max_len = MAX_DAY_ARG)]
     pub(super) day: Option<&'s str>,
     /// The next page: the booking the last page ended with (its "next"), e.g. "bk_7"
     #[arg(max_len = MAX_BOOKING_ID_ARG)]

@@ -1,59 +1,65 @@
-//! Which rooms are free at a slot, and which hours of a day each room is booked, asked of the
-//! store room by room (for `list_rooms`, `day_schedule`, and a `book_room` whose room is
-//! taken).
+//! Which rooms are free for a span, and when each room is busy on a day, asked of the store
+//! room by room (for `list_rooms`, `day_schedule`, and a `book_room` whose room is taken).
 
 use super::floor::{Floor, Mask};
 #[cfg(feature = "day-schedule")]
-use super::slot::Day;
-use super::slot::Slot;
-use super::store::Store;
+use super::span::Day;
+use super::span::Span;
+use super::store::{occupant, Store};
 use crate::engine::CallError;
 use crate::limits::MAX_ROOMS;
 
-/// The rooms of `floor` with at least `people` seats that nobody holds at `slot`.
+/// The rooms of `floor` with at least `people` seats that nobody holds for any of `span`.
 pub(super) async fn free_at<S: Store>(
     floor: Floor<'_>,
     store: &mut S,
-    slot: Slot,
+    span: Span,
     people: u16,
 ) -> Result<Mask, CallError> {
     let mut free = 0;
     for (i, r) in floor.rooms.iter().take(MAX_ROOMS).enumerate() {
-        let taken = store.occupant(r.id, slot).await?;
-        if taken.is_none() && r.seats >= people {
+        if r.seats >= people && occupant(store, r.id, span).await?.is_none() {
             free |= 1 << i;
         }
     }
     Ok(free)
 }
 
+/// Minutes of one cell of a [`Busy`] day.
 #[cfg(feature = "day-schedule")]
-/// The hours of `day` each room in `shown` is booked (bit `h` of entry `i`: room `i` at hour
-/// `h`), in the order of `floor`.
-pub(super) async fn booked_hours<S: Store>(
+pub(super) const CELL: u32 = 5;
+
+/// A day in five-minute cells, bit `c` set when the room is booked for any of cell `c`.
+#[cfg(feature = "day-schedule")]
+pub(super) type Busy = [u32; 9];
+
+#[cfg(feature = "day-schedule")]
+/// When each room in `shown` is booked on `day`, in the order of `floor`.
+pub(super) async fn busy_cells<S: Store>(
     floor: Floor<'_>,
     store: &mut S,
     day: Day,
     shown: Mask,
-) -> Result<[u32; MAX_ROOMS], CallError> {
-    let mut hours = [0; MAX_ROOMS];
+) -> Result<[Busy; MAX_ROOMS], CallError> {
+    let mut busy = [[0; 9]; MAX_ROOMS];
+    let (first, end) = (day.first_minute(), day.first_minute() + 24 * 60);
     for (i, r) in floor.rooms.iter().take(MAX_ROOMS).enumerate() {
         if shown & 1 << i == 0 {
             continue;
         }
-        let mut from = Slot { day, hour: 0 };
+        let mut from = first;
         while let Some(b) = store.next_in_room(r.id, from).await? {
+            let s = b.new.span;
             // Only forward, within the day: a store that answered otherwise would walk for ever.
-            if b.new.slot < from || b.new.slot.day != day {
+            if s.end <= from || s.start >= end {
                 break;
             }
-            let hour = b.new.slot.hour;
-            hours[i] |= 1 << hour;
-            if hour >= 23 {
-                break;
+            let (a, z) = (s.start.max(first) - first, s.end.min(end) - first);
+            for c in a / CELL..z.div_ceil(CELL) {
+                busy[i][(c / 32) as usize] |= 1 << (c % 32);
             }
-            from.hour = hour + 1;
+            from = s.end;
         }
     }
-    Ok(hours)
+    Ok(busy)
 }
