@@ -29,7 +29,16 @@ pub(super) async fn book_room<S: Store>(
     // Asked before: book the time the question showed (a `thursday` asked before midnight is
     // still that Thursday). Else read it from the arguments.
     let asked = <(Minute, Minute)>::unseal(call).and_then(|(start, end)| Span::new(start, end));
-    let asked_now = || when(floor, args.day, args.start, args.hour, args.minutes, call.now);
+    let asked_now = || {
+        when(
+            floor,
+            args.day,
+            args.start,
+            args.hour,
+            args.minutes,
+            call.now,
+        )
+    };
     let span = match asked.map_or_else(asked_now, Ok) {
         Ok(span) => span,
         Err(why) => return Ok(fail(reply, &Msg(format_args!("{why}")))),
@@ -192,4 +201,3 @@ enum Chosen<'r, 'w, 'b> {
     Room(&'r Room<'r>, Reply<'w, 'b>),
     Answered(Done),
 }
-

@@ -4,8 +4,8 @@ use heapless::Vec;
 
 use super::span::Minute;
 use super::store::{
-    next_held_in, next_in_room_in, occupant, Booking, BookingId, Commit, Holder, NewBooking, Status, Store,
-    StoreError,
+    next_held_in, next_in_room_in, occupant, Booking, BookingId, Commit, Holder, NewBooking,
+    Status, Store, StoreError,
 };
 use crate::seal::Nonce;
 

@@ -6,8 +6,8 @@ use heapless::Vec;
 use super::answer::{complete, fail, Text};
 use super::floor::Floor;
 use super::read::yours;
-use super::report::Mine;
 use super::read::{day, DayArg};
+use super::report::Mine;
 use super::span::{minute_of, Day, Minute, CLOCK_SET_FROM, MAX_MINUTES};
 use super::store::Store;
 use super::store::{holder, Booking, RoomId};
@@ -34,16 +34,17 @@ pub(super) async fn list_bookings<S: Store>(
     call: &Call<'_>,
     reply: Reply<'_, '_>,
 ) -> Result<Done, CallError> {
-    let day = match args.day.map(|d| day(d, call.now)) {
-        None => None,
-        Some(DayArg::Day(d)) => Some(d),
-        Some(_) => {
-            return Ok(fail(
+    let day =
+        match args.day.map(|d| day(d, call.now)) {
+            None => None,
+            Some(DayArg::Day(d)) => Some(d),
+            Some(_) => return Ok(fail(
                 reply,
-                &Text("Not a day: give day as YYYY-MM-DD (2000-2999), today, tomorrow or a weekday."),
-            ))
-        }
-    };
+                &Text(
+                    "Not a day: give day as YYYY-MM-DD (2000-2999), today, tomorrow or a weekday.",
+                ),
+            )),
+        };
     let me = holder(call.principal);
     let from = start(day, call.now);
     // Bookings under way at `from` are listed too: start the walk the longest booking earlier

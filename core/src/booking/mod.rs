@@ -23,7 +23,7 @@ mod vacancy;
 
 pub use app::BookingApp;
 pub use app::{BookingTool, TOOLS};
-pub use floor::{Floor, Room, DEFAULT_FLOOR};
+pub use floor::{Floor, Room, DEFAULT_FLOOR, DEFAULT_GRID, DEFAULT_MAX_MINUTES};
 pub use mem_store::MemStore;
 pub use span::{earliest_start, minute_of, Day, Minute, Span, CLOCK_SET_FROM, MAX_MINUTES};
 pub use time_of_day::TimeOfDay;

@@ -191,7 +191,14 @@ mod tests {
         assert_eq!(day("sunday", NOW), d("2026-09-27"));
         assert_eq!(day("thursday", CLOCK_SET_FROM - 1), DayArg::NeedsClock);
         assert_eq!(day("today", 0), DayArg::NeedsClock);
-        for bad in ["", "thurs", "wednesdays", "2026-02-30", "yesterday", "ümonday"] {
+        for bad in [
+            "",
+            "thurs",
+            "wednesdays",
+            "2026-02-30",
+            "yesterday",
+            "ümonday",
+        ] {
             assert_eq!(day(bad, NOW), DayArg::Unknown, "{bad}");
         }
     }
@@ -205,7 +212,9 @@ mod tests {
         assert_eq!(time("09:30"), t(9, 30));
         assert_eq!(time("0"), t(0, 0));
         assert_eq!(time("23:59"), t(23, 59));
-        for bad in ["", "24", "9:3", "9:60", "009", ":30", "9:", "9.30", "-1", "9:30:00", "+9"] {
+        for bad in [
+            "", "24", "9:3", "9:60", "009", ":30", "9:", "9.30", "-1", "9:30:00", "+9",
+        ] {
             assert_eq!(time(bad), None, "{bad}");
         }
     }

@@ -7,13 +7,13 @@ use super::floor::{Floor, Mask, Room};
 #[cfg(feature = "day-schedule")]
 use super::span::Day;
 use super::span::{earliest_start, Day as StartDay, Span};
-#[cfg(feature = "day-schedule")]
-use super::vacancy::{Busy, CELL};
 use super::store::{Booking, Status};
-use crate::engine::Report;
-use crate::limits::MAX_ROOMS;
 #[cfg(feature = "day-schedule")]
 use super::time_of_day::TimeOfDay;
+#[cfg(feature = "day-schedule")]
+use super::vacancy::{Busy, CELL};
+use crate::engine::Report;
+use crate::limits::MAX_ROOMS;
 use crate::wire::write::{Num, Writer};
 
 pub(super) struct BookingRef<'a>(pub(super) &'a Booking);
@@ -60,7 +60,11 @@ impl fmt::Display for RoomQuestion<'_> {
             (Some(h), true) => {
                 f.write_str("'")?;
                 f.write_str(h)?;
-                write!(f, "' matches more than one room. Which did you mean, for {}?", self.span)
+                write!(
+                    f,
+                    "' matches more than one room. Which did you mean, for {}?",
+                    self.span
+                )
             }
             (Some(h), false) => {
                 f.write_str("No room is called '")?;
@@ -86,8 +90,10 @@ fn write_booking_object(w: &mut Writer<'_>, b: &Booking, room: Option<&Room<'_>>
     }
     let span = b.new.span;
     w.key("day").string_fmt(format_args!("{}", span.day()));
-    w.key("start").string_fmt(format_args!("{}", Rfc3339(span.start)));
-    w.key("end").string_fmt(format_args!("{}", Rfc3339(span.end)));
+    w.key("start")
+        .string_fmt(format_args!("{}", Rfc3339(span.start)));
+    w.key("end")
+        .string_fmt(format_args!("{}", Rfc3339(span.end)));
     w.key("minutes").int(span.minutes().into());
     if !b.new.title.is_empty() {
         w.key("title").string(&b.new.title);
@@ -385,7 +391,11 @@ impl Report for RoomDay<'_> {
             f.write_str(r.id)?;
             write!(f, " — {r}, ")?;
             let free = busy.iter().all(|w| *w == 0);
-            f.write_str(if free { "free all day on " } else { "booked on " })?;
+            f.write_str(if free {
+                "free all day on "
+            } else {
+                "booked on "
+            })?;
             write!(f, "{}", self.day)?;
             for (i, (from, to)) in runs(busy).enumerate() {
                 f.write_str(if i == 0 { " " } else { ", " })?;
@@ -407,7 +417,9 @@ impl Report for RoomDay<'_> {
             room_object(w, r);
             w.key("booked").begin_array();
             for (from, to) in runs(busy) {
-                w.begin_object().key("start").string_fmt(format_args!("{from}"));
+                w.begin_object()
+                    .key("start")
+                    .string_fmt(format_args!("{from}"));
                 w.key("end").string_fmt(format_args!("{to}")).end_object();
             }
             w.end_array().end_object();
@@ -494,7 +506,10 @@ impl fmt::Display for Earliest {
         let Some(m) = earliest_start(self.0, self.1) else {
             return Ok(());
         };
-        let at = Span { start: m, end: m + 1 };
+        let at = Span {
+            start: m,
+            end: m + 1,
+        };
         write!(
             f,
             "The earliest bookable start is day={} start={} (UTC).",
@@ -509,7 +524,10 @@ struct Rfc3339(crate::booking::Minute);
 
 impl fmt::Display for Rfc3339 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let at = Span { start: self.0, end: self.0 + 1 };
+        let at = Span {
+            start: self.0,
+            end: self.0 + 1,
+        };
         write!(f, "{}T{}:00+00:00", at.day(), at.starts_at())
     }
 }

@@ -2,8 +2,8 @@
 
 use super::answer::{complete, fail, Text};
 use super::floor::Floor;
-use super::report::RoomDay;
 use super::read::{day, DayArg};
+use super::report::RoomDay;
 use super::store::Store;
 use super::tools::DayArgs;
 use super::vacancy::busy_cells;

@@ -212,7 +212,10 @@ mod tests {
         let leap_day_23h = 1_835_478_000; // 2028-02-29T23:00:00Z
         let hour = |d, h| Some(Span::hour(day(d), h).start);
         assert_eq!(earliest_start(1_790_000_000, 60), hour("2026-09-21", 15));
-        assert_eq!(earliest_start(1_790_000_000, 15), hour("2026-09-21", 14).map(|m| m + 15));
+        assert_eq!(
+            earliest_start(1_790_000_000, 15),
+            hour("2026-09-21", 14).map(|m| m + 15)
+        );
         assert_eq!(earliest_start(leap_day_23h, 15), hour("2028-02-29", 23));
         assert_eq!(earliest_start(leap_day_23h + 1, 60), hour("2028-03-01", 0));
         assert_eq!(minute_of(0), None);
@@ -238,9 +241,15 @@ mod tests {
         let m = d.first_minute();
         let half_past = Span::new(m + 9 * 60 + 30, m + 10 * 60 + 15).unwrap();
         assert!(nine.overlaps(&half_past) && half_past.overlaps(&nine));
-        assert!(!nine.overlaps(&Span::hour(d, 10)), "touching is not overlapping");
+        assert!(
+            !nine.overlaps(&Span::hour(d, 10)),
+            "touching is not overlapping"
+        );
         assert_eq!(half_past.to_string(), "Monday 2026-09-21 at 09:30–10:15");
-        assert_eq!(Span::hour(d, 23).to_string(), "Monday 2026-09-21 at 23:00–24:00");
+        assert_eq!(
+            Span::hour(d, 23).to_string(),
+            "Monday 2026-09-21 at 23:00–24:00"
+        );
         assert_eq!(half_past.minutes(), 45);
         assert_eq!(Span::new(m, m), None);
         assert_eq!(Span::new(m + 1, m), None);

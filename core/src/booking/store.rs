@@ -155,8 +155,11 @@ pub trait Store {
     /// The first active booking of `room` that ends after `from`, in start order: the one
     /// under way at `from` if any, else the next. Asked again from the end of the booking it
     /// returns, it walks the room's bookings.
-    async fn next_in_room(&mut self, room: &str, from: Minute)
-        -> Result<Option<Booking>, StoreError>;
+    async fn next_in_room(
+        &mut self,
+        room: &str,
+        from: Minute,
+    ) -> Result<Option<Booking>, StoreError>;
 }
 
 /// A store lent to the app (e.g. one in a static) is a store.

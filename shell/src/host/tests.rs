@@ -5,7 +5,7 @@ use super::*;
 use crate::store::redb::{RedbBookings, RedbStore};
 use crate::store::{Admin, Bookings, Fence};
 use redmark_core::booking::{
-    Booking, BookingId, Commit, Holder, NewBooking, Slot, Store, StoreError, DEFAULT_FLOOR,
+    Booking, BookingId, Commit, Holder, Minute, NewBooking, Store, StoreError, DEFAULT_FLOOR,
 };
 use redmark_core::seal::{Key, Nonce};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -71,23 +71,19 @@ impl Store for Hooked {
         self.tick().await;
         self.inner.made_by(h, n).await
     }
-    async fn occupant(&mut self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
-        self.tick().await;
-        self.inner.occupant(room, slot).await
-    }
     async fn next_held(
         &mut self,
         h: &Holder,
-        slot: Slot,
+        start: Minute,
         room: &str,
     ) -> Result<Option<Booking>, StoreError> {
         self.tick().await;
-        self.inner.next_held(h, slot, room).await
+        self.inner.next_held(h, start, room).await
     }
     async fn next_in_room(
         &mut self,
         room: &str,
-        from: Slot,
+        from: Minute,
     ) -> Result<Option<Booking>, StoreError> {
         self.tick().await;
         self.inner.next_in_room(room, from).await

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use redmark_core::booking::{Floor, Room};
+use redmark_core::booking::{Floor, Room, DEFAULT_GRID, DEFAULT_MAX_MINUTES, MAX_MINUTES};
 use redmark_core::limits::{MAX_ROOMS, MAX_ROOM_ID};
 use serde::Deserialize;
 
@@ -12,7 +12,21 @@ use crate::auth::tokens::located;
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RoomsFile {
+    /// Minutes of the floor's booking grid (5, 10, 15, 30 or 60).
+    #[serde(default = "default_grid")]
+    grid_minutes: u16,
+    /// The longest booking, in minutes (a whole number of grid steps, at most a day).
+    #[serde(default = "default_max_minutes")]
+    max_minutes: u16,
     room: Vec<RoomEntry>,
+}
+
+fn default_grid() -> u16 {
+    DEFAULT_GRID
+}
+
+fn default_max_minutes() -> u16 {
+    DEFAULT_MAX_MINUTES
 }
 
 #[derive(Deserialize)]
@@ -28,6 +42,9 @@ struct RoomEntry {
 /// Loads a floor from TOML:
 ///
 /// ```toml
+/// grid_minutes = 15        # optional: 5, 10, 15, 30 or 60 (default 15)
+/// max_minutes = 480        # optional: the longest booking (default 8 hours)
+///
 /// [[room]]
 /// id = "atrium"            # 1-24 bytes, unique
 /// name = "The Atrium"
@@ -46,6 +63,19 @@ fn parse_rooms(text: &str) -> Result<Floor<'static>, String> {
     let file: RoomsFile = toml::from_str(text).map_err(|e| located(text, &e))?;
     if file.room.is_empty() || file.room.len() > MAX_ROOMS {
         return Err(format!("a floor has 1 to {MAX_ROOMS} [[room]] entries"));
+    }
+    if ![5, 10, 15, 30, 60].contains(&file.grid_minutes) {
+        return Err(format!(
+            "grid_minutes = {}: give 5, 10, 15, 30 or 60",
+            file.grid_minutes
+        ));
+    }
+    let max = file.max_minutes;
+    if max == 0 || u32::from(max) > MAX_MINUTES || max % file.grid_minutes != 0 {
+        return Err(format!(
+            "max_minutes = {max}: a whole number of grid steps ({} minutes), at most {MAX_MINUTES}",
+            file.grid_minutes
+        ));
     }
     let mut rooms = Vec::new();
     for r in file.room {
@@ -68,6 +98,8 @@ fn parse_rooms(text: &str) -> Result<Floor<'static>, String> {
     }
     Ok(Floor {
         rooms: Box::leak(rooms.into_boxed_slice()),
+        grid: file.grid_minutes,
+        max_minutes: max,
     })
 }
 
@@ -114,6 +146,19 @@ mod tests {
         assert!(parse_rooms("[[room]]\nid = \"a\"\nname = \"A\"\nseats = 3\n[[room]]\nid = \"a\"\nname = \"B\"\nseats = 1\n").is_err());
         assert!(parse_rooms("room = []").is_err());
         assert!(parse_rooms("[[room]]\nid = \"a b\"\nname = \"A\"\nseats = 3\n").is_err());
+        assert_eq!((f.grid, f.max_minutes), (15, 480), "the defaults");
+        let one = "[[room]]\nid = \"a\"\nname = \"A\"\nseats = 3\n";
+        let f = parse_rooms(&format!("grid_minutes = 30\nmax_minutes = 120\n{one}")).unwrap();
+        assert_eq!((f.grid, f.max_minutes), (30, 120));
+        for bad in [
+            "grid_minutes = 7",
+            "max_minutes = 100",
+            "max_minutes = 0",
+            "max_minutes = 1500",
+        ] {
+            let e = parse_rooms(&format!("{bad}\n{one}")).unwrap_err();
+            assert!(e.contains(bad.split(' ').next().unwrap()), "{bad}: {e}");
+        }
     }
 
     #[test]
