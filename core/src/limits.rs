@@ -55,7 +55,7 @@ pub const MAX_BOOKING_ID_ARG: usize = 16;
 pub const MAX_LISTED: usize = 8;
 /// Output buffer a full `list_bookings` page of the default floor fits (with an id of up to
 /// [`MAX_ID`] bytes); with a smaller one, a full page is the engine's "does not fit" error.
-pub const LIST_OUT: usize = 2 * 1024;
+pub const LIST_OUT: usize = 5 * 1024;
 /// Most UTF-8 bytes one character takes: a text argument of at most N characters (JSON
 /// Schema's `maxLength` counts characters) is read into N × this many bytes.
 pub const UTF8_MAX: usize = 4;

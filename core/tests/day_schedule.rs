@@ -1,4 +1,4 @@
-//! `day_schedule`: each room's booked hours of one day (the floor grid and the calendars read
+//! `day_schedule`: when each room is booked on one day (the floor grid and the calendars read
 //! a room's day this way).
 
 mod common;
@@ -37,12 +37,21 @@ fn a_day_lists_each_rooms_booked_hours_and_only_that_days() {
             .clone()
     };
     assert_eq!(r["structuredContent"]["day"], "2099-03-04", "{r}");
-    assert_eq!(hours("nook"), [json!(9), json!(14)], "{r}");
-    assert_eq!(hours("atrium"), [json!(0), json!(23)], "{r}");
+    let run = |a: &str, b: &str| json!({"start": a, "end": b});
+    assert_eq!(
+        hours("nook"),
+        [run("09:00", "10:00"), run("14:00", "15:00")],
+        "{r}"
+    );
+    assert_eq!(
+        hours("atrium"),
+        [run("00:00", "01:00"), run("23:00", "24:00")],
+        "{r}"
+    );
     assert!(hours("studio-b").is_empty(), "{r}");
     let text = r["content"][0]["text"].as_str().unwrap();
     assert!(
-        text.contains("booked on 2099-03-04 at 09:00 14:00"),
+        text.contains("booked on 2099-03-04 09:00–10:00, 14:00–15:00"),
         "{text}"
     );
     assert!(text.contains("free all day on 2099-03-04"), "{text}");
@@ -57,14 +66,35 @@ fn a_day_keeps_to_the_rooms_with_the_seats_asked_and_says_a_bad_day() {
         !rooms.is_empty() && rooms.iter().all(|r| r["seats"].as_u64() >= Some(10)),
         "{r}"
     );
-    let r = day(&mut c, json!({"day": "2099-02-30"}));
-    assert_eq!(r["isError"], true, "{r}");
-    let text = r["content"][0]["text"].as_str().unwrap();
-    assert!(text.contains("is not a date"), "{r}");
-    let r = day(&mut c, json!({"day": "1999-12-31"}));
-    let text = r["content"][0]["text"].as_str().unwrap();
-    assert!(
-        text.contains("Not a day") && text.contains("2000-2999"),
+    for bad in ["2099-02-30", "1999-12-31", "someday"] {
+        let r = day(&mut c, json!({"day": bad}));
+        assert_eq!(r["isError"], true, "{r}");
+        let text = r["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.contains("Not a day") && text.contains("2000-2999"),
+            "{r}"
+        );
+    }
+}
+
+#[test]
+fn a_day_shows_minutes_and_the_part_of_a_booking_that_runs_into_it() {
+    let mut c = Client::default();
+    let book = |c: &mut Client, day: &str, start: &str, minutes: u16| {
+        let args = json!({"day": day, "start": start, "minutes": minutes, "room_id": "nook"});
+        let r = c.call("book_room", args, json!({}), None, None);
+        assert_eq!(r["result"]["structuredContent"]["booked"], true, "{r}");
+    };
+    book(&mut c, "2099-03-03", "23:00", 120);
+    book(&mut c, "2099-03-04", "9:30", 45);
+    book(&mut c, "2099-03-04", "10:15", 15);
+    let r = day(&mut c, json!({"day": "2099-03-04"}));
+    let nook = &r["structuredContent"]["rooms"].as_array().unwrap()[2];
+    let run = |a: &str, b: &str| json!({"start": a, "end": b});
+    // Back-to-back bookings read as one busy run.
+    assert_eq!(
+        nook["booked"],
+        json!([run("00:00", "01:00"), run("09:30", "10:30")]),
         "{r}"
     );
 }

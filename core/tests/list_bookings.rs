@@ -4,7 +4,7 @@
 mod common;
 
 use common::{form_caps, meta, Client};
-use redmark_core::limits::{LIST_OUT, MAX_ID, MAX_LISTED};
+use redmark_core::limits::{LIST_OUT, MAX_ID, MAX_LISTED, MAX_TITLE};
 use redmark_core::Context;
 use serde_json::{json, Value};
 
@@ -85,15 +85,16 @@ fn only_your_active_bookings_earliest_first() {
     assert_eq!(
         text(&page),
         format!(
-            "Your bookings on 2026-09-24:\n{early} — The Nook on 2026-09-24 at 09:00–10:00\n\
-             {atrium} — The Atrium on 2026-09-24 at 10:00–11:00\n\
-             {studio} — Studio B on 2026-09-24 at 10:00–11:00"
+            "Your bookings on 2026-09-24:\n{early} — The Nook on Thursday 2026-09-24 at 09:00–10:00\n\
+             {atrium} — The Atrium on Thursday 2026-09-24 at 10:00–11:00\n\
+             {studio} — Studio B on Thursday 2026-09-24 at 10:00–11:00"
         )
     );
     assert_eq!(
         page["structuredContent"]["bookings"][0],
         json!({"id": early, "room_id": "nook", "room_name": "The Nook", "day": "2026-09-24",
-               "hour": 9, "attendees": 2, "status": "active"})
+               "start": "2026-09-24T09:00:00+00:00", "end": "2026-09-24T10:00:00+00:00",
+               "minutes": 60, "attendees": 2, "status": "active"})
     );
     assert!(page["structuredContent"].get("next").is_none());
     let all = list(&mut c, json!({}));
@@ -186,8 +187,13 @@ fn after_must_name_one_of_your_bookings() {
 #[test]
 fn a_full_page_fits_its_output_buffer() {
     let mut c = Client::default();
+    // The longest titles, each character escaped in JSON, in the text and the structure.
+    let title = "\"".repeat(MAX_TITLE);
     for hour in 8..8 + MAX_LISTED as u8 + 1 {
-        book(&mut c, "2026-09-24", hour, "atrium");
+        let args = json!({"day": "2026-09-24", "hour": hour, "room_id": "atrium",
+            "title": title, "attendees": 24});
+        let r = c.call("book_room", args, json!({}), None, None);
+        assert_eq!(r["result"]["structuredContent"]["booked"], true, "{r}");
     }
     let id = "i".repeat(MAX_ID - 2);
     let msg = json!({"jsonrpc": "2.0", "id": id,

@@ -627,7 +627,10 @@ fn one_principals_nonce_never_replays_anothers_booking() {
         r["result"]["structuredContent"]["booking"]["id"], "bk_2",
         "{r}"
     );
-    assert_eq!(r["result"]["structuredContent"]["booking"]["hour"], 10);
+    assert_eq!(
+        r["result"]["structuredContent"]["booking"]["start"],
+        "2026-09-24T10:00:00+00:00"
+    );
 }
 
 fn text_of(r: &Value) -> &str {
@@ -704,7 +707,7 @@ fn a_slot_that_has_started_is_not_booked_and_the_earliest_is_named() {
         let r = c.call("book_room", args, json!({}), None, None);
         assert_eq!(r["result"]["isError"], true, "{r}");
         assert!(
-            text_of(&r).contains("The earliest bookable hour is day=2026-09-21 hour=15"),
+            text_of(&r).contains("The earliest bookable start is day=2026-09-21 start=14:15"),
             "{r}"
         );
     }
@@ -741,7 +744,7 @@ fn list_rooms_shows_no_room_free_at_an_hour_that_has_started() {
         .as_array()
         .unwrap();
     assert!(rooms.iter().all(|r| r["free"] == false), "{r}");
-    assert!(text_of(&r).contains("hour=15"), "{r}");
+    assert!(text_of(&r).contains("start=14:15"), "{r}");
     let r = c.call(
         "list_rooms",
         json!({"day": "2026-09-21", "hour": 15}),
@@ -777,7 +780,7 @@ fn arguments_outside_the_schema_are_tool_errors_that_say_what_to_fix() {
         (
             "book_room",
             json!({"day": "24/09/2026", "hour": 9}),
-            "Invalid argument 'day': '24/09/2026' is not a date (YYYY-MM-DD).",
+            "'24/09/2026' is not a day: give day as YYYY-MM-DD, today, tomorrow or a weekday.",
         ),
         (
             "book_room",

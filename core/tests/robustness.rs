@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use common::{accept, form_caps, Client};
 use proptest::prelude::*;
-use redmark_core::booking::{Booking, Commit, Holder, NewBooking, Slot, Store, StoreError};
+use redmark_core::booking::{Booking, Commit, Holder, Minute, NewBooking, Store, StoreError};
 use redmark_core::limits::MIN_OUT;
 use serde_json::json;
 
@@ -328,13 +328,10 @@ impl Store for BrokenStore {
     ) -> Result<Option<Booking>, StoreError> {
         Err(StoreError::Io)
     }
-    async fn occupant(&mut self, _: &str, _: Slot) -> Result<Option<Booking>, StoreError> {
-        Err(StoreError::Io)
-    }
     async fn next_held(
         &mut self,
         _: &Holder,
-        _: Slot,
+        _: Minute,
         _: &str,
     ) -> Result<Option<Booking>, StoreError> {
         Err(StoreError::Io)
@@ -342,7 +339,7 @@ impl Store for BrokenStore {
     async fn cancel(&mut self, _: u32, _: &Holder) -> Result<Option<Booking>, StoreError> {
         Err(StoreError::Io)
     }
-    async fn next_in_room(&mut self, _: &str, _: Slot) -> Result<Option<Booking>, StoreError> {
+    async fn next_in_room(&mut self, _: &str, _: Minute) -> Result<Option<Booking>, StoreError> {
         Err(StoreError::Io)
     }
 }

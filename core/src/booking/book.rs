@@ -63,6 +63,13 @@ pub(super) async fn book_room<S: Store>(
             )),
         ));
     }
+    let title = args.title.unwrap_or("").trim();
+    if title.chars().any(char::is_control) {
+        return Ok(fail(
+            reply,
+            &Text("A title is one line of text: no line breaks or control characters."),
+        ));
+    }
     let people = args.attendees.unwrap_or(0);
     let fits = floor.mask(|r| r.seats >= people);
     let (room, reply) = match (args.room_id, args.room_hint) {
@@ -115,8 +122,7 @@ pub(super) async fn book_room<S: Store>(
     let new = NewBooking {
         room: String::try_from(room.id).map_err(|_| CallError::Internal("room id too long"))?,
         span,
-        title: String::try_from(args.title.unwrap_or("").trim())
-            .map_err(|_| CallError::Internal("title too long"))?,
+        title: String::try_from(title).map_err(|_| CallError::Internal("title too long"))?,
         attendees: people,
         holder: holder(call.principal),
         nonce: call.operation(),

@@ -151,7 +151,7 @@ pub(super) fn when<'a>(
     };
     let minutes = minutes.unwrap_or(60);
     let grid = floor.grid.max(1);
-    if start % grid != 0 || minutes % grid != 0 {
+    if !start.is_multiple_of(grid) || !minutes.is_multiple_of(grid) {
         return Err(BadTime::Grid(grid));
     }
     if minutes > floor.max_minutes {

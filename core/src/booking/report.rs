@@ -4,9 +4,9 @@
 use core::fmt;
 
 use super::floor::{Floor, Mask, Room};
-#[cfg(feature = "day-schedule")]
+#[cfg(any(feature = "day-schedule", feature = "list-bookings"))]
 use super::span::Day;
-use super::span::{earliest_start, Day as StartDay, Span};
+use super::span::{earliest_start, Span};
 use super::store::{Booking, Status};
 #[cfg(feature = "day-schedule")]
 use super::time_of_day::TimeOfDay;
@@ -445,7 +445,7 @@ pub(super) struct Mine<'a, 'r> {
     pub(super) floor: Floor<'r>,
     pub(super) page: &'a [Booking],
     /// The one day asked about.
-    pub(super) day: Option<StartDay>,
+    pub(super) day: Option<Day>,
     /// Whether this page continues an earlier one (`after`).
     pub(super) continued: bool,
     /// Whether more bookings follow the page.

@@ -7,7 +7,7 @@ use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use core::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
 
 use redmark_core::booking::{
-    Booking, BookingId, Commit, Holder, NewBooking, Slot, Store, StoreError,
+    Booking, BookingId, Commit, Holder, Minute, NewBooking, Store, StoreError,
 };
 use redmark_core::seal::Nonce;
 
@@ -67,23 +67,19 @@ impl<S: Store> Store for Waiting<S> {
         Tick::twice().await;
         self.0.made_by(holder, nonce).await
     }
-    async fn occupant(&mut self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
-        Tick::twice().await;
-        self.0.occupant(room, slot).await
-    }
     async fn next_held(
         &mut self,
         holder: &Holder,
-        slot: Slot,
+        start: Minute,
         room: &str,
     ) -> Result<Option<Booking>, StoreError> {
         Tick::twice().await;
-        self.0.next_held(holder, slot, room).await
+        self.0.next_held(holder, start, room).await
     }
     async fn next_in_room(
         &mut self,
         room: &str,
-        from: Slot,
+        from: Minute,
     ) -> Result<Option<Booking>, StoreError> {
         Tick::twice().await;
         self.0.next_in_room(room, from).await
