@@ -224,6 +224,27 @@ pub fn parse_arguments(
     Ok(args)
 }
 
+/// Whether a KEY=VALUE value reads two ways: as JSON (`9`, `true`) or as a number written
+/// the way people do (`09`), where the tool's schema may want text.
+pub fn reads_two_ways(v: &str) -> bool {
+    serde_json::from_str::<Value>(v).is_ok_and(|j| !j.is_string() && !j.is_object())
+        || (v.len() > 1 && v.starts_with('0') && v.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// `v` as the schema's `type` wants it: text for a string, `09` as 9 for an integer, else
+/// as [`parse_arguments`] reads it.
+pub fn typed(v: &str, ty: &Value) -> Value {
+    match ty.as_str() {
+        Some("string") => Value::String(v.to_owned()),
+        Some("integer") => v
+            .trim()
+            .parse::<i64>()
+            .map(Value::from)
+            .unwrap_or_else(|_| Value::String(v.to_owned())),
+        _ => serde_json::from_str(v).unwrap_or_else(|_| Value::String(v.to_owned())),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -247,6 +268,16 @@ mod tests {
         );
         assert!(parse_arguments(None, &["nokey".into()]).is_err());
         assert!(parse_arguments(Some("[1]"), &[]).is_err());
+    }
+
+    #[test]
+    fn values_that_read_two_ways_follow_the_schema() {
+        assert!(reads_two_ways("9") && reads_two_ways("09") && reads_two_ways("true"));
+        assert!(!reads_two_ways("9:30") && !reads_two_ways("2026-09-17") && !reads_two_ways("0"));
+        assert_eq!(typed("9", &json!("string")), json!("9"));
+        assert_eq!(typed("09", &json!("integer")), json!(9));
+        assert_eq!(typed("nine", &json!("integer")), json!("nine"));
+        assert_eq!(typed("9", &Value::Null), json!(9));
     }
 
     #[test]

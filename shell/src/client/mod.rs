@@ -250,6 +250,33 @@ fn print_result(result: &Value) {
     }
 }
 
+/// `arguments` with each KEY=VALUE pair that reads two ways (`start=9`, `hour=09`) typed as
+/// the tool's schema says (one tools/list, only when such a pair was given).
+fn retyped(
+    server: &mut Server,
+    tool: &str,
+    mut arguments: Map<String, Value>,
+    pairs: &[String],
+) -> Map<String, Value> {
+    let two_ways: Vec<(&str, &str)> = pairs
+        .iter()
+        .filter_map(|p| p.split_once('='))
+        .filter(|(_, v)| args::reads_two_ways(v))
+        .collect();
+    if two_ways.is_empty() {
+        return arguments;
+    }
+    let Some(types) = suggest::argument_types(server.transport(), tool) else {
+        return arguments;
+    };
+    for (k, v) in two_ways {
+        if let Some(ty) = types.get(k) {
+            arguments.insert(k.to_owned(), args::typed(v, ty));
+        }
+    }
+    arguments
+}
+
 /// Whether a tool result has text content (printed as the result).
 fn has_text(result: &Value) -> bool {
     result
@@ -287,6 +314,7 @@ pub fn run_call(args: CallArgs) -> ExitCode {
         Ok(s) => s,
         Err(f) => return fail(f),
     };
+    let arguments = retyped(&mut server, &args.tool, arguments, &args.args);
     let called = call(
         &mut server,
         &args.tool,

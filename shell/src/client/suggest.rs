@@ -1,5 +1,6 @@
-//! "Did you mean": when the server knows no tool of the name `redmark call` asked for, its
-//! tools/list is read and the names close to it (a small edit distance) are offered.
+//! What `redmark call` reads from tools/list: when the server knows no tool of the name asked
+//! for, the names close to it (a small edit distance); and a tool's argument types, to type
+//! KEY=VALUE pairs that read two ways (`start=9`, `hour=09`).
 
 use serde_json::{Map, Value};
 
@@ -31,9 +32,31 @@ pub fn did_you_mean(transport: &mut dyn Transport, wanted: &str) -> Option<Strin
 
 /// The names of the server's tools (tools/list, following its cursor).
 fn tool_names(transport: &mut dyn Transport) -> Option<Vec<String>> {
-    // Numbered past the call's own requests, so no id is used twice on a connection.
-    let mut session = Session::resuming(transport, 1000);
-    let mut names = Vec::new();
+    let tools = tools(transport, 1000)?;
+    let names = tools.iter().filter_map(|t| t.get("name")?.as_str());
+    Some(names.map(str::to_owned).collect())
+}
+
+/// The `type` of each argument of `tool` in its input schema (`{"hour": "integer", …}`), if
+/// the server lists the tool.
+pub fn argument_types(transport: &mut dyn Transport, tool: &str) -> Option<Map<String, Value>> {
+    // Numbered past the ids the call itself will use.
+    let tools = tools(transport, 2000)?;
+    let t = tools
+        .iter()
+        .find(|t| t.get("name").and_then(Value::as_str) == Some(tool))?;
+    let props = t.get("inputSchema")?.get("properties")?.as_object()?;
+    let types = props
+        .iter()
+        .filter_map(|(k, p)| Some((k.clone(), p.get("type")?.clone())));
+    Some(types.collect())
+}
+
+/// The server's tools (tools/list, following its cursor), on request ids from `first_id`.
+fn tools(transport: &mut dyn Transport, first_id: u64) -> Option<Vec<Value>> {
+    // Numbered apart from the call's own requests, so no id is used twice on a connection.
+    let mut session = Session::resuming(transport, first_id);
+    let mut tools = Vec::new();
     let mut cursor: Option<Value> = None;
     for _ in 0..MAX_PAGES {
         let mut extra = Map::new();
@@ -42,17 +65,13 @@ fn tool_names(transport: &mut dyn Transport) -> Option<Vec<String>> {
         }
         let resp = session.request("tools/list", extra).ok()?;
         let result = resp.msg.get("result")?;
-        for t in result.get("tools")?.as_array()? {
-            if let Some(n) = t.get("name").and_then(Value::as_str) {
-                names.push(n.to_owned());
-            }
-        }
+        tools.extend(result.get("tools")?.as_array()?.iter().cloned());
         match result.get("nextCursor") {
             Some(c) if !c.is_null() => cursor = Some(c.clone()),
             _ => break,
         }
     }
-    Some(names)
+    Some(tools)
 }
 
 /// The names within a third of `wanted`'s length in edits (at least one), closest first.
