@@ -251,4 +251,6 @@ impl Admin for PgStore {
 }
 
 #[cfg(test)]
+mod migrate_tests;
+#[cfg(test)]
 mod tests;
