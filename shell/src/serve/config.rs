@@ -77,7 +77,7 @@ fn parse_rooms(text: &str) -> Result<Floor<'static>, String> {
         ));
     }
     let max = file.max_minutes;
-    if max == 0 || u32::from(max) > MAX_MINUTES || max % file.grid_minutes != 0 {
+    if max == 0 || u32::from(max) > MAX_MINUTES || !max.is_multiple_of(file.grid_minutes) {
         return Err(format!(
             "max_minutes = {max}: a whole number of grid steps ({} minutes), at most {MAX_MINUTES}",
             file.grid_minutes
