@@ -53,9 +53,9 @@ impl<S: Store> App for BookingApp<'_, S> {
         self.info
     }
 
-    /// Books a meeting room for one hour that has not started yet (server clock, UTC;
-    /// unchecked if unset). Give an exact room_id, or a room_hint in the user's words; if the
-    /// hint fits more than one room the user is asked which.
+    /// Books a meeting room from a start for some minutes (an hour unless told), in the floor's
+    /// time zone, if it has not started yet. Give an exact room_id, or a room_hint in the
+    /// user's words; if the hint fits more than one room the user is asked which.
     #[tool(title = "Book a room", idempotent, salient = all, answers_need_state)]
     async fn book_room(&mut self, args: BookArgs<'_>, call: &Call, reply: Reply) -> Replied {
         book_room(self.floor, &mut self.store, args, call, reply).await
@@ -68,15 +68,15 @@ impl<S: Store> App for BookingApp<'_, S> {
         cancel_booking(self.floor, &mut self.store, args, call, reply).await
     }
 
-    /// Lists the rooms with their seats; with day and hour, says which are free (none once
-    /// that hour has started).
+    /// Lists the rooms with their seats; with a day and a start (and minutes), says which are
+    /// free all that time (none once it has started).
     #[tool(title = "List rooms", read_only, idempotent)]
     async fn list_rooms(&mut self, args: ListArgs<'_>, call: &Call, reply: Reply) -> Replied {
         list_rooms(self.floor, &mut self.store, args, call, reply).await
     }
 
-    /// Shows one day of the floor: each room with its seats and the hours it is booked that
-    /// day (UTC), so a free hour is seen at a glance.
+    /// Shows one day of the floor: each room with its seats and the times it is booked that
+    /// day (the floor's time zone), so a free time is seen at a glance.
     #[cfg(feature = "day-schedule")]
     #[tool(title = "Day schedule", read_only, idempotent)]
     async fn day_schedule(&mut self, args: DayArgs<'_>, call: &Call, reply: Reply) -> Replied {
@@ -84,7 +84,7 @@ impl<S: Store> App for BookingApp<'_, S> {
     }
 
     /// Lists your bookings, earliest first: those of one day, or those still to come (from
-    /// the hour under way on); a long list comes a page at a time.
+    /// the one under way on); a long list comes a page at a time.
     #[cfg(feature = "list-bookings")]
     #[tool(title = "List your bookings", read_only, idempotent)]
     async fn list_bookings(&mut self, args: MineArgs<'_>, call: &Call, reply: Reply) -> Replied {

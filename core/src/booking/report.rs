@@ -417,7 +417,9 @@ impl Report for RoomDay<'_> {
             }
             f.write_char('\n')?;
         }
-        Ok(())
+        f.write_str("Times are on the floor's clock, ")?;
+        f.write_str(self.floor.zone.name())?;
+        f.write_char('.')
     }
     fn has_structured(&self) -> bool {
         true
@@ -426,6 +428,7 @@ impl Report for RoomDay<'_> {
         w.begin_object()
             .key("day")
             .string_fmt(format_args!("{}", self.day));
+        w.key("time_zone").string(self.floor.zone.name());
         w.key("rooms").begin_array();
         for (r, busy) in self.rooms() {
             room_object(w, r);

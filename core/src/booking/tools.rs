@@ -8,10 +8,10 @@ use crate::limits::{MAX_BOOKING_ID_ARG, MAX_DAY_ARG, MAX_ROOM_HINT, MAX_ROOM_ID,
 /// `book_room`'s arguments.
 #[derive(Args)]
 pub(super) struct BookArgs<'s> {
-    /// Day: YYYY-MM-DD, today, tomorrow or a weekday (the next one), UTC
+    /// Day: YYYY-MM-DD, today, tomorrow or a weekday (the next one), in the floor's time zone
     #[arg(max_len = MAX_DAY_ARG)]
     pub(super) day: &'s str,
-    /// Start time, e.g. 9, 09:30 or 14:45 (UTC)
+    /// Start time on the floor's clock, e.g. 9, 09:30 or 14:45
     #[arg(max_len = 5)]
     pub(super) start: Option<&'s str>,
     /// Start hour, 0-23, instead of start (an hour-long meeting unless minutes says otherwise)
@@ -45,10 +45,10 @@ pub(super) struct CancelArgs<'s> {
 /// `list_rooms`'s arguments.
 #[derive(Args)]
 pub(super) struct ListArgs<'s> {
-    /// Day: YYYY-MM-DD, today, tomorrow or a weekday (the next one), UTC
+    /// Day: YYYY-MM-DD, today, tomorrow or a weekday (the next one), in the floor's time zone
     #[arg(max_len = MAX_DAY_ARG)]
     pub(super) day: Option<&'s str>,
-    /// From when, e.g. 9 or 14:30 (UTC)
+    /// From when, on the floor's clock, e.g. 9 or 14:30
     #[arg(max_len = 5)]
     pub(super) start: Option<&'s str>,
     /// From this whole hour, 0-23, instead of start
@@ -66,7 +66,7 @@ pub(super) struct ListArgs<'s> {
 #[cfg(feature = "day-schedule")]
 #[derive(Args)]
 pub(super) struct DayArgs<'s> {
-    /// Day: YYYY-MM-DD, today, tomorrow or a weekday (the next one), UTC
+    /// Day: YYYY-MM-DD, today, tomorrow or a weekday (the next one), in the floor's time zone
     #[arg(max_len = MAX_DAY_ARG)]
     pub(super) day: &'s str,
     /// Only rooms with at least this many seats
@@ -78,7 +78,7 @@ pub(super) struct DayArgs<'s> {
 #[cfg(feature = "list-bookings")]
 #[derive(Args)]
 pub(super) struct MineArgs<'s> {
-    /// Only this day (YYYY-MM-DD, today, tomorrow or a weekday, UTC); without it, the
+    /// Only this day (YYYY-MM-DD, today, tomorrow or a weekday); without it, the
     /// bookings still to come
     #[arg(max_len = MAX_DAY_ARG)]
     pub(super) day: Option<&'s str>,
