@@ -96,15 +96,38 @@ impl Local<'_> {
     }
 }
 
+/// Across a clock change each time shows its offset: `02:30+02:00–02:30+01:00`.
 impl fmt::Display for Local<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (day, at) = self.starts();
         let name = WEEKDAYS[day.weekday()];
         f.write_char(name.as_bytes()[0].to_ascii_uppercase().into())?;
         f.write_str(&name[1..])?;
-        write!(f, " {day} at {at}–{} (", self.ends_at())?;
+        let (from, to) = (self.1.offset(self.0.start), self.1.offset(self.0.end));
+        if from == to {
+            write!(f, " {day} at {at}–{} (", self.ends_at())?;
+        } else {
+            write!(
+                f,
+                " {day} at {at}{}–{}{} (",
+                Offset(from),
+                self.ends_at(),
+                Offset(to)
+            )?;
+        }
         f.write_str(self.1.name())?;
         f.write_char(')')
+    }
+}
+
+/// An offset from UTC in minutes, as RFC 3339 writes it: `+02:00`, `-03:30`.
+struct Offset(i32);
+
+impl fmt::Display for Offset {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sign = if self.0 < 0 { '-' } else { '+' };
+        let o = TimeOfDay(self.0.unsigned_abs().min(23 * 60 + 59) as u16);
+        write!(f, "{sign}{o}")
     }
 }
 
@@ -187,6 +210,15 @@ mod tests {
         assert_eq!(
             std::format!("{}", Local(s, &Utc)),
             "Thursday 2026-09-24 at 07:30–08:15 (UTC)"
+        );
+        // The first 02:30 of the night the clocks go back, for an hour: it ends at the second.
+        let first = Span {
+            start: AUTUMN - 30,
+            end: AUTUMN + 30,
+        };
+        assert_eq!(
+            std::format!("{}", Local(first, &Berlin)),
+            "Sunday 2026-10-25 at 02:30+02:00–02:30+01:00 (Europe/Berlin)"
         );
     }
 
