@@ -33,10 +33,11 @@
 //!
 //! # Titles stay on flash
 //!
-//! The RAM mirror keeps every field of a booking but its title (48 bytes, more than the rest of
-//! the booking): it keeps the title's length and the slot of the booking record, and the title
-//! is read back from the slot before it whenever a booking is returned (one 64-byte read). A
-//! mirror entry stays 64 bytes, as before titles, on panels with 16 KiB of RAM.
+//! The RAM mirror keeps every field of a booking but its title (up to 48 bytes, which would
+//! nearly double an entry: 1.6 KiB more for a panel's 32 bookings, on chips with 16 KiB of
+//! RAM): it keeps the title's length and the slot of the booking record, and the title is read
+//! back from the slot before it whenever a booking is returned (one 64-byte read). A mirror
+//! entry stays 64 bytes on the panels, as before titles.
 //!
 //! # Append-only, wear spread, power-cut safe
 //!
