@@ -13,8 +13,9 @@
 # -32021, garbage, an over-long line, fractional numbers, 300 more requests) and reads the
 # mark after QEMU is ended. lm3s6965evb's thumbv7m and thumbv6m images run on its Cortex-M3
 # (ARMv6-M is a subset), thumbv7em on the same board with -cpu cortex-m4; microbit's on its
-# Cortex-M0. Budgets: flash per image (64 KiB, 4 KiB of it kept spare); static RAM + peak stack
-# together (both come out of the same RAM: 16 KiB on the nRF51).
+# Cortex-M0. Budgets: flash per image (72 KiB, 4 KiB of it kept spare); static RAM + peak stack
+# together (both come out of the same RAM: 16 KiB on the nRF51). Why they are what they are:
+# docs/panel.md, "Budgets".
 # The networked image (boards/lm3s6965evb --features net) is built and measured the same way,
 # driven over HTTP and TCP through QEMU's user networking (python3 as the client); its row
 # also reports the round trip of one tools/call over HTTP under QEMU (keep-alive, 200 calls:
@@ -35,17 +36,20 @@ unset REDMARK_PANEL_STATE_TTL
 CHECK=0
 [[ ${1:-} == --check ]] && CHECK=1
 
-# Flash: 64 KiB per image, with at least 4 KiB of it to spare (so an image over 60 KiB fails
-# --check: room for the next feature without a fight over bytes). RAM is what is scarce on
-# these chips (16 KiB on the nRF51), hence the tighter budget on static RAM + peak stack.
-FLASH_BUDGET=$((64 * 1024))
+# Flash: 72 KiB per image (64 KiB until bookings had spans, titles and day words), with at
+# least 4 KiB of it to spare (so an image over 68 KiB fails --check: room for the next
+# feature without a fight over bytes). RAM is what is scarce on these chips (16 KiB on the
+# nRF51), hence the tighter budget on static RAM + peak stack: 15.5 KiB (14 KiB until then),
+# 512 B short of the nRF51's RAM.
+FLASH_BUDGET=$((72 * 1024))
 FLASH_SPARE=$((4 * 1024))
 FLASH_LIMIT=$((FLASH_BUDGET - FLASH_SPARE))
-RAM_STACK_BUDGET=$((14 * 1024))
+RAM_STACK_BUDGET=$((15 * 1024 + 512))
 # The networked image (lm3s6965evb --features net: smoltcp, its sockets' buffers): the chip
 # has 256 KiB of flash and 64 KiB of RAM (8 KiB of it standing in for the store's flash).
+# RAM + stack: 54 KiB (48 KiB until tools/list outgrew the 2.4 KiB send buffers).
 NET_FLASH_BUDGET=$((128 * 1024))
-NET_RAM_STACK_BUDGET=$((48 * 1024))
+NET_RAM_STACK_BUDGET=$((54 * 1024))
 # board target cpu
 IMAGES=(
   "lm3s6965evb thumbv7m-none-eabi cortex-m3"

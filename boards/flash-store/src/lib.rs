@@ -9,31 +9,56 @@
 //! | record | bytes |
 //! | --- | --- |
 //! | header | magic `RMKP`, sequence u32, next booking id u32, boot epoch u32, …, CRC-32 |
-//! | booking | kind 1, status, room length, 0, id u32, year u16, month, day, hour, attendees u16, 0, holder 8, nonce 8, room 24, …, CRC-32 |
+//! | booking (kind 3) | kind 3, status, room length, title length, id u32, start u32, end u32, holder 8, nonce 8, room 24, attendees u16, 0, 0, CRC-32 |
+//! | title (kind 4) | kind 4, title length, 0, 0, id u32, title 48, …, CRC-32 |
 //! | boot | kind 2, 0, 0, 0, epoch u32, …, CRC-32 |
+//! | booking (kind 1, read only) | kind 1, status, room length, 0, id u32, year u16, month, day, hour, attendees u16, 0, holder 8, nonce 8, room 24, …, CRC-32 |
 //!
-//! (all little-endian; the CRC-32 is over the first 60 bytes, in the last 4). A booking record
-//! is the whole booking as it stands: a cancel appends the booking again, cancelled. Replaying
-//! the records in order rebuilds every booking.
+//! (all little-endian; the CRC-32 is over the first 60 bytes, in the last 4; start and end
+//! are UTC minutes since 1970, the end not included). A booking record is the whole booking
+//! as it stands: a cancel appends the booking again, cancelled. Replaying the records in order
+//! rebuilds every booking.
+//!
+//! A booking with a title is two records in adjacent slots of one page: its title record,
+//! then its booking record (title length > 0). Every write of such a booking (booked,
+//! cancelled, carried into a new page) writes both, title first, so the booking record is
+//! the commit point: a power cut between them leaves a title record no booking record claims,
+//! which replay ignores. A booking record whose title record is not the intact one right before
+//! it (only a flash that changed after it was verified) is kept without its title.
+//!
+//! Kind 1 is the record of the panels that booked whole hours (before spans and titles): it
+//! still reads back, as `Span::hour(day, hour)` with no title, and is written again as kind 3
+//! when a cancel or a page change rewrites the booking. A panel upgraded from that image keeps
+//! its bookings and its boot epoch.
+//!
+//! # Titles stay on flash
+//!
+//! The RAM mirror keeps every field of a booking but its title (up to 48 bytes, which would
+//! nearly double an entry: 1.6 KiB more for a panel's 32 bookings, on chips with 16 KiB of
+//! RAM): it keeps the title's length and the slot of the booking record, and the title is read
+//! back from the slot before it whenever a booking is returned (one 64-byte read). A mirror
+//! entry stays 64 bytes on the panels, as before titles.
 //!
 //! # Append-only, wear spread, power-cut safe
 //!
 //! - A slot is written once after its page is erased, never rewritten. A slot whose CRC fails
 //!   (a write cut by a power loss) is skipped for good; so is a record beyond it.
 //! - The live log is the `pages - 1` pages with the highest sequence numbers (the window).
-//!   When the newest page is full the next page of the ring is erased, the bookings whose
-//!   latest record is in the page that is about to leave the window are copied into it, and
-//!   only then its header is written: a page without a valid header is not part of the log,
-//!   so a power cut while a page is opened loses nothing. Every page is erased in turn.
-//! - A change is acknowledged (returned `Ok`) only after its record was written and read
+//!   When the newest page has no room for the next record (two for a titled booking) the next
+//!   page of the ring is erased, the bookings whose latest record is in the page that is about
+//!   to leave the window are copied into it (with their titles), and only then its header is
+//!   written: a page without a valid header is not part of the log, so a power cut while a
+//!   page is opened loses nothing. Every page is erased in turn.
+//! - A change is acknowledged (returned `Ok`) only after its records were written and read
 //!   back equal. A failed write or read-back poisons the store: every later change fails with
 //!   [`StoreError::Io`] until it is reopened (on a panel: a reboot), so RAM never disagrees
 //!   with what a reboot would find.
-//! - At-most-once by (holder, nonce) and one active booking per (room, slot), as
-//!   `redmark_core::booking::MemStore` and the desktop's redb store decide them, over a RAM
-//!   mirror of up to `N` bookings rebuilt from flash at [`FlashStore::open`]. When the mirror is
-//!   full the oldest cancelled booking is forgotten to make room (its nonce with it); only
-//!   `N` active bookings make the store full.
+//! - At-most-once by (holder, nonce) and no two active bookings of a room that overlap, as
+//!   `redmark_core::booking::MemStore` and the desktop's stores decide them, over a RAM mirror
+//!   of up to `N` bookings rebuilt from flash at [`FlashStore::open`]: the clash check is a scan
+//!   of at most `N` (32 on a panel) entries in RAM, its cost bounded by `N`, not by the
+//!   log. When the mirror is full the oldest cancelled booking is forgotten to make room (its
+//!   nonce with it); only `N` active bookings make the store full.
 //!
 //! # Boot counter
 //!
@@ -44,122 +69,30 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod record;
+
 use embedded_storage::nor_flash::NorFlash;
 use heapless::Vec;
 use redmark_core::booking::{
-    next_held_in, next_in_room_in, Booking, BookingId, Commit, Day, Holder, NewBooking, RoomId, Slot, Status,
-    Store, StoreError,
+    Booking, BookingId, Commit, Holder, Minute, NewBooking, Status, Store, StoreError, Title,
 };
-use redmark_core::limits::MAX_ROOM_ID;
 use redmark_core::seal::Nonce;
 
-/// Bytes per slot (one record).
-pub const SLOT: usize = 64;
-const MAGIC: [u8; 4] = *b"RMKP";
-const KIND_BOOKING: u8 = 1;
-const KIND_BOOT: u8 = 2;
-const _: () = assert!(8 + 8 + 8 + 8 + MAX_ROOM_ID + 4 <= SLOT);
+use record::{
+    boot_record, decode, encode, header, intact, title_of, title_record, u32_at, Held, Rec, KIND_BOOT,
+    KIND_TITLE, MAGIC,
+};
 
-type Rec = [u8; SLOT];
+pub use record::SLOT;
 
-/// CRC-32 (IEEE), bitwise: a few dozen bytes of code, no table.
-fn crc32(data: &[u8]) -> u32 {
-    let mut c = !0u32;
-    for &b in data {
-        c ^= u32::from(b);
-        for _ in 0..8 {
-            c = (c >> 1) ^ (0xEDB8_8320 & (c & 1).wrapping_neg());
-        }
-    }
-    !c
-}
-
-fn seal(r: &mut Rec) {
-    let c = crc32(&r[..SLOT - 4]);
-    r[SLOT - 4..].copy_from_slice(&c.to_le_bytes());
-}
-
-fn intact(r: &Rec) -> bool {
-    crc32(&r[..SLOT - 4]).to_le_bytes() == r[SLOT - 4..]
-}
-
-fn u32_at(r: &Rec, at: usize) -> u32 {
-    u32::from_le_bytes([r[at], r[at + 1], r[at + 2], r[at + 3]])
-}
-
-fn header(seq: u32, next_id: u32, epoch: u32) -> Rec {
-    let mut r = [0; SLOT];
-    r[..4].copy_from_slice(&MAGIC);
-    r[4..8].copy_from_slice(&seq.to_le_bytes());
-    r[8..12].copy_from_slice(&next_id.to_le_bytes());
-    r[12..16].copy_from_slice(&epoch.to_le_bytes());
-    seal(&mut r);
-    r
-}
-
-fn boot_record(epoch: u32) -> Rec {
-    let mut r = [0; SLOT];
-    r[0] = KIND_BOOT;
-    r[4..8].copy_from_slice(&epoch.to_le_bytes());
-    seal(&mut r);
-    r
-}
-
-fn encode(b: &Booking) -> Rec {
-    let n = &b.new;
-    let mut r = [0; SLOT];
-    r[0] = KIND_BOOKING;
-    r[1] = match b.status {
-        Status::Active => 0,
-        Status::Cancelled => 1,
-    };
-    r[2] = n.room.len() as u8;
-    r[4..8].copy_from_slice(&b.id.to_le_bytes());
-    r[8..10].copy_from_slice(&n.slot.day.year.to_le_bytes());
-    r[10..13].copy_from_slice(&[n.slot.day.month, n.slot.day.day, n.slot.hour]);
-    r[13..15].copy_from_slice(&n.attendees.to_le_bytes());
-    r[16..24].copy_from_slice(&n.holder);
-    r[24..32].copy_from_slice(&n.nonce);
-    r[32..32 + n.room.len()].copy_from_slice(n.room.as_bytes());
-    seal(&mut r);
-    r
-}
-
-fn decode(r: &Rec) -> Option<Booking> {
-    let status = match r[1] {
-        0 => Status::Active,
-        1 => Status::Cancelled,
-        _ => return None,
-    };
-    let len = usize::from(r[2]);
-    let room = core::str::from_utf8(r.get(32..32 + len).filter(|_| len <= MAX_ROOM_ID)?).ok()?;
-    let mut holder = [0; 8];
-    holder.copy_from_slice(&r[16..24]);
-    let mut nonce = [0; 8];
-    nonce.copy_from_slice(&r[24..32]);
-    Some(Booking {
-        id: u32_at(r, 4),
-        new: NewBooking {
-            room: RoomId::try_from(room).ok()?,
-            slot: Slot {
-                day: Day { year: u16::from_le_bytes([r[8], r[9]]), month: r[10], day: r[11] },
-                hour: r[12],
-            },
-            attendees: u16::from_le_bytes([r[13], r[14]]),
-            holder,
-            nonce,
-        },
-        status,
-    })
-}
-
-/// Bookings on NOR flash, mirrored in RAM (up to `N`), and the panel's boot counter.
+/// Bookings on NOR flash, mirrored in RAM (up to `N`, titles left on flash), and the panel's
+/// boot counter.
 pub struct FlashStore<F: NorFlash, const N: usize> {
     flash: F,
     base: u32,
     pages: u32,
-    /// The bookings, with the page holding each one's latest record.
-    bookings: Vec<(Booking, u32), N>,
+    /// The bookings, each with where its latest record is.
+    held: Vec<Held, N>,
     /// Newest page of the log, its sequence number and its next free slot.
     head: u32,
     seq: u32,
@@ -180,7 +113,7 @@ impl<F: NorFlash, const N: usize> FlashStore<F, N> {
             flash,
             base,
             pages,
-            bookings: Vec::new(),
+            held: Vec::new(),
             head: 0,
             seq: 0,
             next_slot: 0,
@@ -206,22 +139,26 @@ impl<F: NorFlash, const N: usize> FlashStore<F, N> {
     /// # Errors
     /// [`StoreError::Io`] if the flash fails or the geometry is unusable (fewer than 3
     /// pages, pages of fewer than 4 slots, a write size that does not divide a slot, or a
-    /// mirror of `N` bookings that the `pages - 1` pages of the window could not hold).
+    /// mirror of `N` titled bookings (two records each) that the `pages - 1` pages of the
+    /// window could not hold with two slots to spare in one of them).
     pub fn load(&mut self) -> Result<(), StoreError> {
         let pages = self.pages;
         let geometry_ok = pages >= 3
+            && pages <= u32::from(u16::MAX)
             && F::ERASE_SIZE.is_multiple_of(SLOT)
             && Self::SLOTS >= 4
+            && Self::SLOTS <= u32::from(u16::MAX)
             && SLOT.is_multiple_of(F::WRITE_SIZE)
             && SLOT.is_multiple_of(F::READ_SIZE)
             && (self.base as usize).is_multiple_of(F::ERASE_SIZE)
-            // Room to rotate: fewer live records than the window holds (see open_next_page).
-            && (N as u32) < (pages - 1) * (Self::SLOTS - 1);
+            // Room to rotate: if every page of the window had fewer than two free slots, the
+            // live records would fill (pages - 1) * (SLOTS - 2) slots (see open_next_page).
+            && 2 * (N as u64) < u64::from(pages - 1) * u64::from(Self::SLOTS - 2);
         if !geometry_ok {
             return Err(StoreError::Io);
         }
         let s = self;
-        s.bookings.clear();
+        s.held.clear();
         s.next_slot = Self::SLOTS;
         s.next_id = 1;
         s.epoch = 0;
@@ -254,14 +191,21 @@ impl<F: NorFlash, const N: usize> FlashStore<F, N> {
             s.next_id = s.next_id.max(u32_at(&h, 8));
             s.epoch = s.epoch.max(u32_at(&h, 12));
             let mut used = 1;
+            // The intact title record in the slot before: (slot, booking id, length).
+            let mut title: Option<(u32, BookingId, u8)> = None;
             for slot in 1..Self::SLOTS {
                 let r = s.read(p, slot)?;
                 if r.iter().all(|&b| b == 0xFF) {
                     continue;
                 }
                 used = slot + 1;
-                if intact(&r) {
-                    s.apply(&r, p);
+                if !intact(&r) {
+                    continue;
+                }
+                if r[0] == KIND_TITLE {
+                    title = Some((slot, u32_at(&r, 4), r[1]));
+                } else {
+                    s.apply(&r, p, slot, title);
                 }
             }
             if back == 0 {
@@ -281,7 +225,7 @@ impl<F: NorFlash, const N: usize> FlashStore<F, N> {
     /// [`StoreError::Io`] if it could not be written and verified.
     pub fn boot(&mut self) -> Result<u32, StoreError> {
         let epoch = self.epoch.checked_add(1).ok_or(StoreError::Full)?;
-        self.append(&boot_record(epoch))?;
+        self.append(None, &boot_record(epoch))?;
         self.epoch = epoch;
         Ok(epoch)
     }
@@ -289,11 +233,6 @@ impl<F: NorFlash, const N: usize> FlashStore<F, N> {
     /// The current boot epoch (0 before the first [`FlashStore::boot`] on blank flash).
     pub fn epoch(&self) -> u32 {
         self.epoch
-    }
-
-    /// Every booking held, in no particular order.
-    pub fn bookings(&self) -> impl Iterator<Item = &Booking> {
-        self.bookings.iter().map(|(b, _)| b)
     }
 
     /// Gives the flash back (tests reopen it to model a reboot).
@@ -317,42 +256,71 @@ impl<F: NorFlash, const N: usize> FlashStore<F, N> {
         Ok((h[..4] == MAGIC && intact(&h)).then(|| u32_at(&h, 4)))
     }
 
-    /// Applies one intact record found in `page` while replaying.
-    fn apply(&mut self, r: &Rec, page: u32) {
-        match r[0] {
-            KIND_BOOT => self.epoch = self.epoch.max(u32_at(r, 4)),
-            KIND_BOOKING => {
-                let Some(b) = decode(r) else { return };
-                self.next_id = self.next_id.max(b.id.saturating_add(1));
-                if let Some(e) = self.bookings.iter_mut().find(|(e, _)| e.id == b.id) {
-                    *e = (b, page);
-                } else if self.make_room() {
-                    let _ = self.bookings.push((b, page));
-                }
-            }
-            _ => {}
+    /// Applies one intact record found at (`page`, `slot`) while replaying; `title` is the
+    /// intact title record just before it, if any.
+    fn apply(&mut self, r: &Rec, page: u32, slot: u32, title: Option<(u32, BookingId, u8)>) {
+        if r[0] == KIND_BOOT {
+            self.epoch = self.epoch.max(u32_at(r, 4));
+            return;
+        }
+        let Some(mut b) = decode(r) else { return };
+        if b.title_len > 0 && title != Some((slot - 1, b.id, b.title_len)) {
+            // Its title record is not where it was written: keep the booking without it.
+            b.title_len = 0;
+        }
+        (b.page, b.slot) = (page as u16, slot as u16);
+        self.next_id = self.next_id.max(b.id.saturating_add(1));
+        if let Some(e) = self.held.iter_mut().find(|e| e.id == b.id) {
+            *e = b;
+        } else if self.make_room() {
+            let _ = self.held.push(b);
         }
     }
 
     /// Room for one more booking in the mirror: forgets the oldest cancelled one if full.
     fn make_room(&mut self) -> bool {
-        if !self.bookings.is_full() {
+        if !self.held.is_full() {
             return true;
         }
         let oldest = self
-            .bookings
+            .held
             .iter()
             .enumerate()
-            .filter(|(_, (b, _))| b.status == Status::Cancelled)
-            .min_by_key(|(_, (b, _))| b.id)
+            .filter(|(_, b)| b.status == Status::Cancelled)
+            .min_by_key(|(_, b)| b.id)
             .map(|(i, _)| i);
         match oldest {
             Some(i) => {
-                self.bookings.swap_remove(i);
+                self.held.swap_remove(i);
                 true
             }
             None => false,
         }
+    }
+
+    /// The title record of the `i`th booking (read from the slot before its booking record),
+    /// `None` if it has no title.
+    fn title_record_of(&mut self, i: usize) -> Result<Option<(Rec, Title)>, StoreError> {
+        let h = &self.held[i];
+        if h.title_len == 0 {
+            return Ok(None);
+        }
+        let (id, len, page, slot) = (h.id, h.title_len, u32::from(h.page), u32::from(h.slot));
+        let r = self.read(page, slot - 1)?;
+        // Checked at load and read back when written: only a flash that changed fails here.
+        let title = title_of(&r, id, len).ok_or(StoreError::Io)?;
+        Ok(Some((r, title)))
+    }
+
+    /// The `i`th booking, its title read back from flash.
+    fn booking(&mut self, i: usize) -> Result<Booking, StoreError> {
+        let title = self.title_record_of(i)?.map(|(_, t)| t).unwrap_or_default();
+        Ok(self.held[i].booking(title))
+    }
+
+    /// The `i`th booking if there is one, its title read back.
+    fn found(&mut self, i: Option<usize>) -> Result<Option<Booking>, StoreError> {
+        i.map(|i| self.booking(i)).transpose()
     }
 
     /// Writes `r` into the next free slot of `page` (not moving the log) and reads it back.
@@ -367,21 +335,28 @@ impl<F: NorFlash, const N: usize> FlashStore<F, N> {
         }
     }
 
-    /// Appends a record to the log; `Ok` once it is written and read back.
-    fn append(&mut self, r: &Rec) -> Result<(), StoreError> {
+    /// Appends a record to the log, after its title record if it has one (both in one page);
+    /// `Ok` with the record's slot once both are written and read back.
+    fn append(&mut self, title: Option<&Rec>, r: &Rec) -> Result<u32, StoreError> {
         if self.poisoned {
             return Err(StoreError::Io);
         }
-        while self.next_slot >= Self::SLOTS {
+        let need = 1 + u32::from(title.is_some());
+        while self.next_slot + need > Self::SLOTS {
             self.open_next_page()?;
         }
-        let slot = self.next_slot;
-        self.next_slot += 1;
-        self.put(self.head, slot, r)
+        let slot = self.next_slot + need - 1;
+        self.next_slot += need;
+        if let Some(t) = title {
+            self.put(self.head, slot - 1, t)?;
+        }
+        self.put(self.head, slot, r)?;
+        Ok(slot)
     }
 
     /// Erases the next page of the ring, copies into it the bookings whose latest record is
-    /// in the page leaving the window, then writes its header: from then on it is the head.
+    /// in the page leaving the window (each after its title record), then writes its header:
+    /// from then on it is the head.
     fn open_next_page(&mut self) -> Result<(), StoreError> {
         let fail = |s: &mut Self| {
             s.poisoned = true;
@@ -394,17 +369,22 @@ impl<F: NorFlash, const N: usize> FlashStore<F, N> {
             return Err(fail(self));
         }
         let mut slot = 1;
-        for i in 0..self.bookings.len() {
-            if self.bookings[i].1 != leaving {
+        for i in 0..self.held.len() {
+            if u32::from(self.held[i].page) != leaving {
                 continue;
             }
-            if slot >= Self::SLOTS {
-                // More live records than a page holds: the mirror is too large for the region.
+            let Ok(title) = self.title_record_of(i) else { return Err(fail(self)) };
+            if slot + 1 + u32::from(title.is_some()) > Self::SLOTS {
+                // More live records than a page holds (cannot happen: they come from one page).
                 return Err(fail(self));
             }
-            let r = encode(&self.bookings[i].0);
+            if let Some((t, _)) = title {
+                self.put(page, slot, &t)?;
+                slot += 1;
+            }
+            let r = encode(&self.held[i]);
             self.put(page, slot, &r)?;
-            self.bookings[i].1 = page;
+            (self.held[i].page, self.held[i].slot) = (page as u16, slot as u16);
             slot += 1;
         }
         let h = header(self.seq + 1, self.next_id, self.epoch);
@@ -421,7 +401,15 @@ impl<F: NorFlash, const N: usize> Store for FlashStore<F, N> {
         if let Some(b) = self.made_by(&new.holder, &new.nonce).await? {
             return Ok(Commit::Replayed(b));
         }
-        if let Some(b) = self.occupant(&new.room, new.slot).await? {
+        // The earliest active booking of the room that overlaps (what `occupant` answers).
+        let clash = self
+            .held
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.is_active_in(&new.room) && b.span.overlaps(&new.span))
+            .min_by_key(|(_, b)| b.span.start)
+            .map(|(i, _)| i);
+        if let Some(b) = self.found(clash)? {
             return Ok(Commit::Taken(b));
         }
         if self.poisoned {
@@ -430,52 +418,70 @@ impl<F: NorFlash, const N: usize> Store for FlashStore<F, N> {
         if !self.make_room() {
             return Err(StoreError::Full);
         }
-        let b = Booking { id: self.next_id, new: new.clone(), status: Status::Active };
-        self.append(&encode(&b))?;
+        let mut h = Held::new(self.next_id, new);
+        let title = (h.title_len > 0).then(|| title_record(h.id, &new.title));
+        let slot = self.append(title.as_ref(), &encode(&h))?;
         self.next_id += 1;
-        let page = self.head;
+        (h.page, h.slot) = (self.head as u16, slot as u16);
         // Room was made above; the push cannot fail.
-        let _ = self.bookings.push((b.clone(), page));
-        Ok(Commit::Created(b))
+        let _ = self.held.push(h);
+        Ok(Commit::Created(Booking { id: self.next_id - 1, new: new.clone(), status: Status::Active }))
     }
 
     async fn get(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
-        Ok(self.bookings().find(|b| b.id == id).cloned())
+        let i = self.held.iter().position(|b| b.id == id);
+        self.found(i)
     }
 
     async fn made_by(&mut self, holder: &Holder, nonce: &Nonce) -> Result<Option<Booking>, StoreError> {
-        let same_operation = |b: &&Booking| b.new.nonce == *nonce && b.new.holder == *holder;
-        Ok(self.bookings().find(same_operation).cloned())
-    }
-
-    async fn occupant(&mut self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
-        let held = |b: &&Booking| b.status == Status::Active && b.new.room == room && b.new.slot == slot;
-        Ok(self.bookings().find(held).cloned())
+        let i = self.held.iter().position(|b| b.nonce == *nonce && b.holder == *holder);
+        self.found(i)
     }
 
     async fn next_held(
         &mut self,
         holder: &Holder,
-        slot: Slot,
+        start: Minute,
         room: &str,
     ) -> Result<Option<Booking>, StoreError> {
-        Ok(next_held_in(self.bookings(), holder, slot, room).cloned())
+        // As `redmark_core::booking::next_held_in`, over the mirror.
+        let after = (start, room);
+        let i = self
+            .held
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.status == Status::Active && b.holder == *holder)
+            .filter(|(_, b)| (b.span.start, b.room.as_str()) > after)
+            .min_by_key(|(_, b)| (b.span.start, b.room.as_str()))
+            .map(|(i, _)| i);
+        self.found(i)
     }
 
-    async fn next_in_room(&mut self, room: &str, from: Slot) -> Result<Option<Booking>, StoreError> {
-        Ok(next_in_room_in(self.bookings(), room, from).cloned())
+    async fn next_in_room(&mut self, room: &str, from: Minute) -> Result<Option<Booking>, StoreError> {
+        // As `redmark_core::booking::next_in_room_in`, over the mirror.
+        let i = self
+            .held
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.is_active_in(room) && b.span.end > from)
+            .min_by_key(|(_, b)| b.span.start)
+            .map(|(i, _)| i);
+        self.found(i)
     }
 
     async fn cancel(&mut self, id: BookingId, holder: &Holder) -> Result<Option<Booking>, StoreError> {
-        let theirs = |(b, _): &(Booking, u32)| b.id == id && b.new.holder == *holder;
-        let Some(i) = self.bookings.iter().position(theirs) else { return Ok(None) };
-        if self.bookings[i].0.status == Status::Cancelled {
-            return Ok(Some(self.bookings[i].0.clone()));
+        let theirs = |b: &Held| b.id == id && b.holder == *holder;
+        let Some(i) = self.held.iter().position(theirs) else { return Ok(None) };
+        if self.held[i].status == Status::Cancelled {
+            return self.booking(i).map(Some);
         }
-        let mut b = self.bookings[i].0.clone();
-        b.status = Status::Cancelled;
-        self.append(&encode(&b))?;
-        self.bookings[i] = (b.clone(), self.head);
+        let title = self.title_record_of(i)?;
+        let mut h = self.held[i].clone();
+        h.status = Status::Cancelled;
+        let slot = self.append(title.as_ref().map(|(r, _)| r), &encode(&h))?;
+        (h.page, h.slot) = (self.head as u16, slot as u16);
+        let b = h.booking(title.map(|(_, t)| t).unwrap_or_default());
+        self.held[i] = h;
         Ok(Some(b))
     }
 }

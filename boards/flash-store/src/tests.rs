@@ -6,16 +6,22 @@ use std::collections::{HashMap, HashSet};
 use std::vec::Vec;
 
 use embedded_storage::nor_flash::{ErrorType, NorFlash, NorFlashErrorKind, ReadNorFlash};
-use redmark_core::booking::{Day, MemStore};
+use redmark_core::booking::{Day, MemStore, RoomId, Span};
+use redmark_core::limits::MAX_TITLE;
 
 use super::*;
+use crate::record::*;
+
+mod spans;
 
 const PAGE: usize = 512;
-const PAGES: u32 = 4;
+const PAGES: u32 = 5;
 /// The store sits after one page of something else, as on a real chip.
 const BASE: u32 = PAGE as u32;
 const SIZE: usize = PAGE * (PAGES as usize + 2);
-type Sim = FlashStore<SimFlash, 10>;
+/// Bookings the tests' store mirrors: as many as 5 pages of 8 slots hold with titles (see load).
+const MIRROR: usize = 10;
+type Sim = FlashStore<SimFlash, MIRROR>;
 
 /// The outcome of a store operation, which a flash store gives on the first poll.
 fn now<F: core::future::Future>(f: F) -> F::Output {
@@ -147,14 +153,32 @@ impl NorFlash for SimFlash {
     }
 }
 
+/// A title of the longest kind: 48 bytes, not all ASCII.
+const LONG_TITLE: &str = "Quarter review: Zürich, Malmö & São Paulo 2/2";
+
+/// The whole hour `hour` of 2026-09-`day` in `room`; titled as the nonce says (none, short, or
+/// [`LONG_TITLE`]).
 fn new_booking(room: &str, day: u8, hour: u8, holder: u8, nonce: u64) -> NewBooking {
+    let title = ["", "Design review", "", LONG_TITLE][(nonce % 4) as usize];
     NewBooking {
         room: RoomId::try_from(room).unwrap(),
-        slot: Slot { day: Day { year: 2026, month: 9, day }, hour },
+        span: Span::hour(Day { year: 2026, month: 9, day }, hour),
+        title: Title::try_from(title).unwrap(),
         attendees: u16::from(hour) * 3,
         holder: [holder; 8],
         nonce: nonce.to_le_bytes(),
     }
+}
+
+/// `new` moved by `minutes` and lasting `length` minutes.
+fn moved(new: &NewBooking, minutes: i32, length: u32) -> Span {
+    let start = new.span.start.checked_add_signed(minutes).unwrap();
+    Span::new(start, start + length).unwrap()
+}
+
+/// Every booking held, titles read back, in mirror order.
+fn all<F: NorFlash, const N: usize>(s: &mut FlashStore<F, N>) -> Vec<Booking> {
+    (0..s.held.len()).map(|i| s.booking(i).unwrap()).collect()
 }
 
 #[derive(Clone, Debug)]
@@ -176,6 +200,9 @@ struct Ledger {
     in_flight: Option<usize>,
     /// Epochs acknowledged.
     epochs: Vec<u32>,
+    /// A booking was in flight when the power went in an earlier run: a cancelled booking
+    /// forgotten to make room for it stays forgotten.
+    earlier_book_cut: bool,
 }
 
 /// Opens the store and runs `ops` on `flash` until the power goes (or they are done).
@@ -215,7 +242,7 @@ fn flash_of_failed_open(mut flash: SimFlash) -> SimFlash {
     // Replaying open with the same budget reproduces the same writes on the copy.
     let mut copy = flash.clone();
     let probe = ProbeFlash(&mut copy);
-    let _ = FlashStore::<ProbeFlash<'_>, 10>::open(probe, BASE, PAGES);
+    let _ = FlashStore::<ProbeFlash<'_>, MIRROR>::open(probe, BASE, PAGES);
     flash = copy;
     flash
 }
@@ -247,7 +274,7 @@ impl NorFlash for ProbeFlash<'_> {
 }
 
 /// After a reboot: every acknowledged booking and cancel is there, whole; nothing else is
-/// but the one booking in flight; the store still decides at-most-once and one per slot;
+/// but the one booking in flight; the store still decides at-most-once and no two active bookings of a room overlap;
 /// the next boot's epoch is past every acknowledged one. Then it goes on working.
 fn check_after_reboot(flash: SimFlash, ops: &[Op], ledger: &Ledger, context: &str) -> SimFlash {
     let mut store =
@@ -257,12 +284,13 @@ fn check_after_reboot(flash: SimFlash, ops: &[Op], ledger: &Ledger, context: &st
         Some(Op::Book(n)) => Some(n),
         _ => None,
     };
-    let full = store.bookings().count() == 10;
+    let full = store.held.len() == MIRROR;
     for b in acked.values() {
         let Some(got) = now(store.get(b.id)).unwrap() else {
             // A full mirror forgets its oldest cancelled booking to make room for a new one
             // (live, or while the booking that needed the room was being written).
-            let forgettable = ledger.cancelled.contains(&b.id) && (full || in_flight_new.is_some());
+            let made_room = full || in_flight_new.is_some() || ledger.earlier_book_cut;
+            let forgettable = ledger.cancelled.contains(&b.id) && made_room;
             assert!(forgettable, "{context}: lost {b:?}");
             continue;
         };
@@ -275,15 +303,21 @@ fn check_after_reboot(flash: SimFlash, ops: &[Op], ledger: &Ledger, context: &st
             assert_eq!(got.status, Status::Active, "{context}: {} cancelled unasked", b.id);
         }
     }
-    let mut slots = HashSet::new();
     let mut operations = HashSet::new();
-    for b in store.bookings() {
+    let held = all(&mut store);
+    for b in &held {
         if !acked.contains_key(&b.id) {
             assert_eq!(Some(&b.new), in_flight_new, "{context}: a booking nobody was acknowledged or making");
         }
         assert!(operations.insert((b.new.holder, b.new.nonce)), "{context}: nonce twice");
+        let clash = |o: &&Booking| {
+            o.id != b.id
+                && o.status == Status::Active
+                && o.new.room == b.new.room
+                && o.new.span.overlaps(&b.new.span)
+        };
         if b.status == Status::Active {
-            assert!(slots.insert((b.new.room.clone(), b.new.slot)), "{context}: slot held twice");
+            assert_eq!(held.iter().find(clash), None, "{context}: {} overlapped", b.id);
         }
     }
     let epoch = store.boot().unwrap();
@@ -295,10 +329,10 @@ fn check_after_reboot(flash: SimFlash, ops: &[Op], ledger: &Ledger, context: &st
             other => panic!("{context}: replay of {} gave {other:?}", b.id),
         }
     }
-    let max_id = store.bookings().map(|b| b.id).max().unwrap_or(0);
+    let max_id = store.held.iter().map(|b| b.id).max().unwrap_or(0);
     let fresh = new_booking("after", 30, 23, 9, 0xAF7E);
     let made = now(store.commit(&fresh)).unwrap_or_else(|e| {
-        panic!("{context}: {e:?} {:?}", store.bookings().map(|b| (b.id, b.status)).collect::<Vec<_>>())
+        panic!("{context}: {e:?} {:?}", store.held.iter().map(|b| (b.id, b.status)).collect::<Vec<_>>())
     });
     let Commit::Created(made) = made else { panic!("{context}: not created") };
     assert!(made.id > max_id, "{context}: id reused");
@@ -308,12 +342,13 @@ fn check_after_reboot(flash: SimFlash, ops: &[Op], ledger: &Ledger, context: &st
     again.into_flash()
 }
 
-/// Boots, books, replays, takes, cancels and rebooks: enough records to wrap the 4-page ring
-/// more than once (so pages are opened with bookings carried forward) with a 6-booking mirror.
+/// Boots, books (some with titles), replays, takes (an overlap), cancels, books a touching span
+/// and rebooks: enough records to wrap the 5-page ring
+/// twice (so pages are opened with bookings and titles carried forward) with a 10-booking mirror.
 fn workload() -> Vec<Op> {
     let mut ops = vec![Op::Boot];
     let mut nonce = 1u64;
-    for round in 0..4u8 {
+    for round in 0..5u8 {
         let first = ops.len();
         for k in 0..4u8 {
             ops.push(Op::Book(new_booking(
@@ -325,15 +360,23 @@ fn workload() -> Vec<Op> {
             )));
             nonce += 1;
         }
-        // The same operation again (replayed), and the same hour by someone else (taken).
-        if let Op::Book(n) = &ops[first] {
-            let n = n.clone();
-            ops.push(Op::Book(n.clone()));
-            ops.push(Op::Book(NewBooking { holder: [7; 8], nonce: (nonce + 100).to_le_bytes(), ..n }));
-        }
+        // The same operation again (replayed), half of the same hour by someone else (taken).
+        let Op::Book(n) = ops[first].clone() else { unreachable!() };
+        ops.push(Op::Book(n.clone()));
+        let other = |n: &NewBooking, span, nonce: u64| NewBooking {
+            span,
+            holder: [7; 8],
+            nonce: nonce.to_le_bytes(),
+            ..n.clone()
+        };
+        ops.push(Op::Book(other(&n, moved(&n, 30, 60), nonce + 100)));
         ops.push(Op::Cancel(first));
         ops.push(Op::Cancel(first + 2));
         ops.push(Op::Cancel(first + 1));
+        // The 45 minutes right after the booking that stays (booked: touching is no clash).
+        let Op::Book(last) = ops[first + 3].clone() else { unreachable!() };
+        ops.push(Op::Book(other(&last, moved(&last, 60, 45), nonce + 200)));
+        ops.push(Op::Cancel(ops.len() - 1));
         ops.push(Op::Boot);
     }
     ops
@@ -369,9 +412,11 @@ fn a_clean_run_matches_the_ram_store() {
     b.sort_by_key(|x| x.0);
     assert_eq!(a, b, "the same operations booked");
     assert!(flash.steps > 0);
+    let turns = &flash.erases[1..=PAGES as usize];
+    assert!(turns.iter().all(|&e| e >= 2), "the workload turns the ring twice: {turns:?}");
     let mut store = Sim::open(flash.revive(), BASE, PAGES).unwrap();
-    assert_eq!(store.epoch(), 5);
-    let active = store.bookings().filter(|b| b.status == Status::Active).count();
+    assert_eq!(store.epoch(), 6);
+    let active = store.held.iter().filter(|b| b.status == Status::Active).count();
     assert_eq!(active, mem.bookings().iter().filter(|b| b.status == Status::Active).count());
     // Each holder's bookings, walked after the reboot, as the RAM store walks them.
     for holder in [[0; 8], [1; 8], [7; 8]] {
@@ -380,37 +425,33 @@ fn a_clean_run_matches_the_ram_store() {
     assert!(!held(&mut store, [1; 8]).is_empty());
     // Each room's day, walked after the reboot, as the RAM store walks it.
     let days: std::collections::BTreeSet<_> =
-        mem.bookings().iter().map(|b| (b.new.room.clone(), b.new.slot.day)).collect();
+        mem.bookings().iter().map(|b| (b.new.room.clone(), b.new.span.day())).collect();
     for (room, day) in &days {
         assert_eq!(room_day(&mut store, room, *day), room_day(&mut mem, room, *day), "{room} {day}");
     }
     assert!(days.iter().any(|(room, day)| !room_day(&mut store, room, *day).is_empty()));
 }
 
-/// The hours of `day` `room` is booked, as `next_in_room` walks them.
-fn room_day(s: &mut impl Store, room: &str, day: Day) -> Vec<u8> {
-    let mut hours = Vec::new();
-    let mut from = Slot { day, hour: 0 };
+/// The bookings of `room` from the start of `day` on, as `next_in_room` walks them.
+fn room_day(s: &mut impl Store, room: &str, day: Day) -> Vec<(Span, Title)> {
+    let mut walked = Vec::new();
+    let mut from = day.first_minute();
     while let Some(b) = now(s.next_in_room(room, from)).unwrap() {
-        assert_eq!(b.new.slot.day, day);
-        hours.push(b.new.slot.hour);
-        if b.new.slot.hour == 23 {
-            break;
-        }
-        from.hour = b.new.slot.hour + 1;
+        assert!(b.new.span.end > from);
+        from = b.new.span.end;
+        walked.push((b.new.span, b.new.title));
     }
-    hours
+    walked
 }
 
-/// A holder's active bookings as `next_held` walks them from the start: (slot, room) each.
-fn held(s: &mut impl Store, holder: Holder) -> Vec<(Slot, RoomId)> {
-    let first = Slot { day: Day { year: 2000, month: 1, day: 1 }, hour: 0 };
-    let mut walked: Vec<(Slot, RoomId)> = Vec::new();
+/// A holder's active bookings as `next_held` walks them from the start: (span, room) each.
+fn held(s: &mut impl Store, holder: Holder) -> Vec<(Span, RoomId, Title)> {
+    let mut walked: Vec<(Span, RoomId, Title)> = Vec::new();
     while let Some(b) = {
-        let (slot, room) = walked.last().cloned().unwrap_or((first, RoomId::new()));
-        now(s.next_held(&holder, slot, &room)).unwrap()
+        let (start, room) = walked.last().map_or((0, RoomId::new()), |(s, r, _)| (s.start, r.clone()));
+        now(s.next_held(&holder, start, &room)).unwrap()
     } {
-        walked.push((b.new.slot, b.new.room));
+        walked.push((b.new.span, b.new.room, b.new.title));
     }
     walked
 }
@@ -449,6 +490,7 @@ fn power_cut_twice_in_a_row_while_recovering() {
                 ..Ledger::default()
             };
             l2.epochs = ledger.epochs.clone();
+            l2.earlier_book_cut = matches!(ledger.in_flight.map(|i| &ops[i]), Some(Op::Book(_)));
             let more = [Op::Boot, Op::Book(new_booking("nook", 29, 5, 3, 0x5EC0))];
             // The second run's ops are indexed after the first's.
             let mut all = ops.clone();
@@ -510,8 +552,8 @@ fn six_active_bookings_fill_it_and_cancelled_ones_make_room() {
     // The cancelled booking was forgotten to make room; a reboot agrees.
     assert_eq!(now(store.get(ids[2])).unwrap(), None);
     let store = Small::open(store.into_flash(), BASE, PAGES).unwrap();
-    assert_eq!(store.bookings().count(), 6);
-    assert!(store.bookings().all(|b| b.status == Status::Active));
+    assert_eq!(store.held.len(), 6);
+    assert!(store.held.iter().all(|b| b.status == Status::Active));
 }
 
 #[test]
@@ -528,19 +570,22 @@ fn a_write_that_reads_back_wrong_is_not_acknowledged_and_poisons_until_reopened(
     flash.stuck = None;
     flash.mem[at] = 0;
     let mut store = Sim::open(flash, BASE, PAGES).unwrap();
-    assert_eq!(store.bookings().count(), 0, "the bad record is skipped");
+    assert_eq!(store.held.len(), 0, "the bad record is skipped");
     assert!(matches!(now(store.commit(&n)), Ok(Commit::Created(_))));
 }
 
 #[test]
 fn records_round_trip() {
-    let b = Booking {
-        id: 0xDEAD_BEEF,
-        new: new_booking("abcdefghijklmnopqrstuvwx", 31, 23, 0xA5, u64::MAX),
-        status: Status::Cancelled,
-    };
-    let r = encode(&b);
+    let new = new_booking("abcdefghijklmnopqrstuvwx", 30, 23, 0xA5, u64::MAX);
+    assert_eq!(new.title.len(), MAX_TITLE, "the longest title");
+    let mut h = Held::new(0xDEAD_BEEF, &new);
+    h.status = Status::Cancelled;
+    let r = encode(&h);
     assert!(intact(&r));
-    assert_eq!(decode(&r), Some(b));
+    assert_eq!(decode(&r), Some(h.clone()));
+    let t = title_record(h.id, &new.title);
+    assert_eq!(title_of(&t, h.id, h.title_len), Some(new.title.clone()));
+    assert_eq!(title_of(&t, h.id + 1, h.title_len), None, "another booking's title");
+    assert_eq!(h.booking(new.title.clone()), Booking { id: h.id, new, status: Status::Cancelled });
     assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
 }

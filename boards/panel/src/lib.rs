@@ -51,7 +51,7 @@ use sha2::{Digest, Sha256};
 pub const PRINCIPAL: &[u8] = b"panel:uart0";
 /// Longest accepted line (one JSON-RPC message), bytes; longer lines get -32600.
 pub const LINE_MAX: usize = 2048;
-/// Output buffer: the largest answer (`tools/list`) is about 2.1 KiB.
+/// Output buffer: the largest answer (`tools/list`) is 2.9 KiB (2 931 bytes with its newline).
 pub const OUT_LEN: usize = 3072;
 /// Bookings the store holds (active, plus cancelled ones until room is needed); beyond
 /// that many active ones `book_room` reports the store full.

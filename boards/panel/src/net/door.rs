@@ -1,10 +1,10 @@
 //! What the door's buttons do, for whoever stands there without an account: "book now" (the
 //! select button) books the door's room for the hour under way, as the principal
 //! [`AT_THE_DOOR`], straight into the store (the `book_room` tool refuses an hour that has
-//! begun); only with a wall clock, only if the room is free then, one booking per press.
+//! begun); only with a wall clock, only if no booking overlaps that hour, one booking per press.
 
+use redmark_core::booking::{minute_of, Day, NewBooking, RoomId, Span, Store, Title};
 use redmark_core::booking::{Commit, DEFAULT_FLOOR};
-use redmark_core::booking::{NewBooking, RoomId, Slot, Store};
 use redmark_core::engine::poll_once;
 use redmark_core::serve::Host;
 use sha2::{Digest, Sha256};
@@ -37,7 +37,7 @@ pub(crate) fn press<F: NorFlash>(
     if pressed & SELECT == 0 {
         return;
     }
-    let Some(slot) = wall.and_then(Slot::containing) else {
+    let Some((day, minute)) = wall.and_then(minute_of).and_then(|m| Some((Day::containing(m)?, m))) else {
         diag::text("door: book now pressed with no time: nothing booked");
         return;
     };
@@ -45,15 +45,13 @@ pub(crate) fn press<F: NorFlash>(
     let Ok(room_id) = RoomId::try_from(room.id) else { return };
     let mut holder = [0; 8];
     holder.copy_from_slice(&Sha256::digest(AT_THE_DOOR)[..8]);
-    let new = NewBooking { room: room_id, slot, attendees: 0, holder, nonce: host.entropy() };
+    let hour = (minute % (24 * 60) / 60) as u8;
+    let span = Span::hour(day, hour);
+    let new =
+        NewBooking { room: room_id, span, title: Title::new(), attendees: 0, holder, nonce: host.entropy() };
     let what = match poll_once(engine.app_mut().0.store_mut().commit(&new)) {
         Some(Ok(Commit::Created(b))) => {
-            diag::line(&[
-                Text("door: booked now, bk_"),
-                Num(b.id.into()),
-                Text(", hour "),
-                Num(slot.hour.into()),
-            ]);
+            diag::line(&[Text("door: booked now, bk_"), Num(b.id.into()), Text(", hour "), Num(hour.into())]);
             return;
         }
         Some(Ok(Commit::Taken(_))) => "door: book now pressed, the room is already held",

@@ -1,10 +1,10 @@
-//! The door panel's face: the room's name, "Free" or "Busy" and until when for the hour under
-//! way, and the wall clock, or "no time" without one; drawn with an 8×8 font (`font8x8`)
+//! The door panel's face: the room's name, "Free" or "Busy" now and until when (to the minute,
+//! UTC), and the wall clock, or "no time" without one; drawn with an 8×8 font (`font8x8`)
 //! straight into the screen's own memory (no frame buffer in RAM), redrawn when what it shows
 //! changes (a booking from any client, the hour, the minute).
 
 use font8x8::legacy::BASIC_LEGACY;
-use redmark_core::booking::{Floor, Slot, Store};
+use redmark_core::booking::{minute_of, Floor, Minute, Store};
 use redmark_core::engine::poll_once;
 
 /// A gray-scale screen that keeps its own pixels: the panel writes windows of it.
@@ -47,12 +47,13 @@ const CLOCK_Y: u8 = 56;
 /// What the face shows besides the clock.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum State {
-    /// No wall clock: the hour under way is unknown.
+    /// No wall clock: what is under way is unknown.
     NoTime,
-    /// Free for the hour under way, until the next booking today (its hour).
-    Free(Option<u8>),
-    /// Booked for the hour under way, until the hour it ends (24: midnight).
-    Busy(u8),
+    /// Free now, until the next booking today (its start, minutes after midnight).
+    Free(Option<u16>),
+    /// Booked now, until the bookings back to back from now end (minutes after midnight; 1440
+    /// and more: midnight or later, shown as `24:00`).
+    Busy(u16),
 }
 
 /// What is on the screen.
@@ -79,25 +80,29 @@ impl Face {
         }
         self.next_ms = now_ms + LOOK_EVERY_MS;
         let Some(room) = floor.rooms.get(DOOR_ROOM) else { return };
-        let slot = wall.and_then(Slot::containing);
-        let state = slot.map_or(State::NoTime, |s| occupancy(store, room.id, s));
+        let minute = wall.and_then(minute_of);
+        let state = minute.map_or(State::NoTime, |m| occupancy(store, room.id, m));
         if self.shown != Some(state) {
             blank(screen, 0, 0, S::WIDTH, S::HEIGHT);
             text(screen, NAME_Y, 1, room.name.as_bytes());
-            let mut until = *b"until HH:00";
+            let mut until = *b"until HH:MM";
+            let mut show_until = |screen: &mut S, at: u16| {
+                let at = at.min(DAY);
+                two_digits(&mut until[6..8], (at / 60).into());
+                two_digits(&mut until[9..11], (at % 60).into());
+                text(screen, UNTIL_Y, 1, &until);
+            };
             match state {
                 State::NoTime => text(screen, STATE_Y, 2, b"no time"),
                 State::Free(next) => {
                     text(screen, STATE_Y, 2, b"Free");
-                    if let Some(h) = next {
-                        two_digits(&mut until[6..8], h.into());
-                        text(screen, UNTIL_Y, 1, &until);
+                    if let Some(at) = next {
+                        show_until(screen, at);
                     }
                 }
-                State::Busy(h) => {
+                State::Busy(at) => {
                     text(screen, STATE_Y, 2, b"Busy");
-                    two_digits(&mut until[6..8], h.into());
-                    text(screen, UNTIL_Y, 1, &until);
+                    show_until(screen, at);
                 }
             }
             self.shown = Some(state);
@@ -117,20 +122,30 @@ impl Face {
     }
 }
 
-/// Whether `room` is held at `slot`, and until when; else until which booking today.
-fn occupancy(store: &mut impl Store, room: &str, slot: Slot) -> State {
-    let mut held = |hour: u8| {
-        let s = Slot { hour, ..slot };
-        // The flash store answers on the first poll.
-        poll_once(store.occupant(room, s)).and_then(Result::ok).flatten().is_some()
-    };
-    let busy = held(slot.hour);
-    let change = (slot.hour + 1..24).find(|&h| held(h) != busy);
-    if busy {
-        State::Busy(change.unwrap_or(24))
-    } else {
-        State::Free(change)
+/// Minutes in a day.
+const DAY: u16 = 24 * 60;
+
+/// Whether `room` is held at minute `now`, and until when (through bookings back to back);
+/// else until which booking today.
+fn occupancy(store: &mut impl Store, room: &str, now: Minute) -> State {
+    // The flash store answers on the first poll.
+    let mut next = |from: Minute| poll_once(store.next_in_room(room, from)).and_then(Result::ok).flatten();
+    let midnight = now - now % Minute::from(DAY);
+    let of_today = |m: Minute| (m - midnight).min(Minute::from(u16::MAX)) as u16;
+    let Some(b) = next(now) else { return State::Free(None) };
+    if b.new.span.start > now {
+        let today = b.new.span.start < midnight + Minute::from(DAY);
+        return State::Free(today.then(|| of_today(b.new.span.start)));
     }
+    let mut end = b.new.span.end;
+    // Back to back bookings, as far as today goes (each step moves `end` on).
+    while end < midnight + Minute::from(DAY) {
+        match next(end) {
+            Some(b) if b.new.span.start == end => end = b.new.span.end,
+            _ => break,
+        }
+    }
+    State::Busy(of_today(end))
 }
 
 fn two_digits(at: &mut [u8], n: u64) {

@@ -311,7 +311,7 @@ fn request<F: NorFlash>(
 
 /// Sends `answer` (the engine's messages, `\n`-separated) with its head: one message as
 /// `application/json`, several as SSE events. The send buffer is empty and holds
-/// [`super::BUF`] bytes: the head and the answer (at most [`super::ANSWER_MAX`]) with its
+/// [`super::TX_BUF`] bytes: the head and the answer (at most [`super::ANSWER_MAX`]) with its
 /// framing fit.
 fn send_answer(s: &mut Socket<'_>, answer: &[u8], status: u16, close: bool) {
     let events = answer.iter().filter(|&&b| b == b'\n').count();

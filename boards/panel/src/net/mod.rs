@@ -75,14 +75,16 @@ pub const PRINCIPAL: &[u8] = b"panel:eth0";
 /// The TCP sockets, DHCP's and SNTP's.
 const SOCKETS: usize = HTTP_SOCKETS + LINE_SOCKETS + 2;
 const TCP_SOCKETS: usize = HTTP_SOCKETS + LINE_SOCKETS;
-/// Send buffer per connection, and receive buffer per HTTP connection (which holds a whole
-/// request: head and body), bytes.
+/// Receive buffer per HTTP connection (which holds a whole request: head and body), bytes.
 pub const BUF: usize = 2816;
+/// Send buffer per connection, bytes: the largest answer and its framing.
+pub const TX_BUF: usize = 3328;
 /// Room kept in the send buffer for the HTTP head and SSE framing.
 const FRAMING: usize = 384;
 /// The largest answer: the engine's output buffer (`tools/list`, the largest, is about
-/// 2.3 KiB; a larger answer becomes the engine's "response too large" error).
-pub const ANSWER_MAX: usize = BUF - FRAMING;
+/// 2.9 KiB since the tools take days, start times and titles; a larger answer becomes the
+/// engine's "response too large" error).
+pub const ANSWER_MAX: usize = TX_BUF - FRAMING;
 /// Receive window of a line connection (its `Lines` buffer holds the line).
 const LINE_RX: usize = 512;
 
@@ -107,7 +109,7 @@ pub struct Board {
 static mut STORAGE: [SocketStorage<'static>; SOCKETS] = [SocketStorage::EMPTY; SOCKETS];
 static mut HTTP_RX: [[u8; BUF]; HTTP_SOCKETS] = [[0; BUF]; HTTP_SOCKETS];
 static mut LINE_RXS: [[u8; LINE_RX]; LINE_SOCKETS] = [[0; LINE_RX]; LINE_SOCKETS];
-static mut TX: [[u8; BUF]; TCP_SOCKETS] = [[0; BUF]; TCP_SOCKETS];
+static mut TX: [[u8; TX_BUF]; TCP_SOCKETS] = [[0; TX_BUF]; TCP_SOCKETS];
 static mut HTTP: [http::Conn; HTTP_SOCKETS] = [const { http::Conn::new() }; HTTP_SOCKETS];
 static mut LINES: [line::Conn; LINE_SOCKETS] = [const { line::Conn::new() }; LINE_SOCKETS];
 static mut OUT: [u8; ANSWER_MAX] = [0; ANSWER_MAX];
