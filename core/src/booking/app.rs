@@ -53,9 +53,9 @@ impl<S: Store> App for BookingApp<'_, S> {
         self.info
     }
 
-    /// Books a meeting room from a start for some minutes (an hour unless told), in the floor's
-    /// time zone, if it has not started yet. Give an exact room_id, or a room_hint in the
-    /// user's words; if the hint fits more than one room the user is asked which.
+    /// Books a meeting room (for an hour unless minutes says otherwise) on the floor's clock.
+    /// Give an exact room_id, or a room_hint in the user's words; if it fits more than one room
+    /// the user is asked which.
     #[tool(title = "Book a room", idempotent, salient = all, answers_need_state)]
     async fn book_room(&mut self, args: BookArgs<'_>, call: &Call, reply: Reply) -> Replied {
         book_room(self.floor, &mut self.store, args, call, reply).await

@@ -8,13 +8,13 @@ use crate::limits::{MAX_BOOKING_ID_ARG, MAX_DAY_ARG, MAX_ROOM_HINT, MAX_ROOM_ID,
 /// `book_room`'s arguments.
 #[derive(Args)]
 pub(super) struct BookArgs<'s> {
-    /// Day: YYYY-MM-DD, today, tomorrow or a weekday (the next one), in the floor's time zone
+    /// Day: YYYY-MM-DD, today, tomorrow or a weekday (the next one)
     #[arg(max_len = MAX_DAY_ARG)]
     pub(super) day: &'s str,
-    /// Start time on the floor's clock, e.g. 9, 09:30 or 14:45
+    /// Start time, e.g. 9, 09:30 or 14:45
     #[arg(max_len = 5)]
     pub(super) start: Option<&'s str>,
-    /// Start hour, 0-23, instead of start (an hour-long meeting unless minutes says otherwise)
+    /// Start hour, 0-23, instead of start
     #[arg(min = 0, max = 23)]
     pub(super) hour: Option<i64>,
     /// How long, in minutes (default 60)
@@ -45,13 +45,13 @@ pub(super) struct CancelArgs<'s> {
 /// `list_rooms`'s arguments.
 #[derive(Args)]
 pub(super) struct ListArgs<'s> {
-    /// Day: YYYY-MM-DD, today, tomorrow or a weekday (the next one), in the floor's time zone
+    /// Day: YYYY-MM-DD, today, tomorrow or a weekday (the next one)
     #[arg(max_len = MAX_DAY_ARG)]
     pub(super) day: Option<&'s str>,
-    /// From when, on the floor's clock, e.g. 9 or 14:30
+    /// From when, e.g. 9 or 14:30
     #[arg(max_len = 5)]
     pub(super) start: Option<&'s str>,
-    /// From this whole hour, 0-23, instead of start
+    /// Whole hour, 0-23, instead of start
     #[arg(min = 0, max = 23)]
     pub(super) hour: Option<i64>,
     /// For how long, in minutes (default 60)
@@ -66,7 +66,7 @@ pub(super) struct ListArgs<'s> {
 #[cfg(feature = "day-schedule")]
 #[derive(Args)]
 pub(super) struct DayArgs<'s> {
-    /// Day: YYYY-MM-DD, today, tomorrow or a weekday (the next one), in the floor's time zone
+    /// Day: YYYY-MM-DD, today, tomorrow or a weekday (the next one)
     #[arg(max_len = MAX_DAY_ARG)]
     pub(super) day: &'s str,
     /// Only rooms with at least this many seats
