@@ -2,7 +2,8 @@
 
 use core::fmt;
 
-use super::zone::{Utc, Zone};
+use super::span::{minute_of, Minute};
+use super::zone::{wall, Utc, Zone};
 use crate::limits::MAX_ROOMS;
 use crate::wire::write::Num;
 
@@ -88,6 +89,17 @@ pub const DEFAULT_FLOOR: Floor<'static> = Floor {
 pub type Mask = u32;
 const _: () = assert!(MAX_ROOMS <= Mask::BITS as usize);
 
+impl Floor<'_> {
+    /// Today's first start on the floor's grid and clock at or after unix time `now`, in UTC
+    /// minutes.
+    pub fn earliest_start(&self, now: u64) -> Option<Minute> {
+        let m = minute_of(now.saturating_add(59))?;
+        let grid = Minute::from(self.grid.max(1));
+        let local = wall(self.zone, m);
+        Some(m + (local.div_ceil(grid) * grid - local))
+    }
+}
+
 impl<'r> Floor<'r> {
     /// The room with exactly this id.
     pub fn by_id(self, id: &str) -> Option<&'r Room<'r>> {
@@ -151,6 +163,39 @@ mod tests {
         assert_eq!(
             f.iter(0b101).map(|r| r.id).collect::<heapless::Vec<_, 4>>(),
             ["atrium", "nook"]
+        );
+    }
+}
+
+#[cfg(test)]
+mod earliest_tests {
+    use super::*;
+    use crate::booking::Day;
+
+    #[test]
+    fn the_earliest_start_is_the_next_step_of_the_grid() {
+        let day = |d: &str, h: u32, m: u32| Day::parse(d).unwrap().first_minute() + h * 60 + m;
+        let floor = |grid| Floor {
+            grid,
+            ..DEFAULT_FLOOR
+        };
+        let now = 1_790_000_000; // 2026-09-21 14:13:20 UTC
+        assert_eq!(
+            floor(60).earliest_start(now),
+            Some(day("2026-09-21", 15, 0))
+        );
+        assert_eq!(
+            floor(15).earliest_start(now),
+            Some(day("2026-09-21", 14, 15))
+        );
+        let leap_day_23h = 1_835_478_000; // 2028-02-29T23:00:00Z
+        assert_eq!(
+            floor(15).earliest_start(leap_day_23h),
+            Some(day("2028-02-29", 23, 0))
+        );
+        assert_eq!(
+            floor(60).earliest_start(leap_day_23h + 1),
+            Some(day("2028-03-01", 0, 0))
         );
     }
 }

@@ -12,6 +12,8 @@ mod mem_store;
 #[cfg(feature = "list-bookings")]
 mod mine;
 mod read;
+#[cfg(feature = "clock-changes")]
+mod repeat;
 mod report;
 #[cfg(feature = "day-schedule")]
 mod schedule;

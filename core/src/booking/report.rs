@@ -12,7 +12,6 @@ use super::store::{Booking, Status};
 use super::time_of_day::TimeOfDay;
 #[cfg(feature = "day-schedule")]
 use super::vacancy::{Busy, CELL};
-use super::when::earliest;
 use super::zone::{Local, Rfc3339, Zone};
 use crate::engine::Report;
 use crate::limits::MAX_ROOMS;
@@ -522,7 +521,7 @@ pub(super) struct Earliest<'r>(pub(super) Floor<'r>, pub(super) u64);
 
 impl fmt::Display for Earliest<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Some(m) = earliest(self.0, self.1) else {
+        let Some(m) = self.0.earliest_start(self.1) else {
             return Ok(());
         };
         let (day, at) = Local(

@@ -1,21 +1,16 @@
 //! The time a booking call names: its day, start and length on the floor's grid and wall
 //! clock, resolved to UTC minutes (refused in a clock change's gap, two answers in its repeat).
 
-use core::fmt;
-
-use super::answer::{complete, fail, Text};
+use super::answer::{fail, Text};
 use super::floor::Floor;
 use super::read::{day, time, DayArg};
-use super::report::NotBooked;
 use super::span::{Minute, Span};
 use super::time_of_day::TimeOfDay;
 use super::tools::BookArgs;
-use super::zone::{wall, Local, Resolved, Rfc3339, Zone};
+use super::zone::Resolved;
 use crate::engine::{Call, CallError, Done, Msg, Reply};
-use crate::mrtr::Choice;
-use crate::typed::{Elicited, Offer, Pick, Round, Sealed};
+use crate::typed::Sealed;
 use crate::wire::write::Num;
-use redmark_macros::Question;
 
 /// What a call's time is in UTC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,33 +124,6 @@ pub(super) fn when<'a>(
     }
 }
 
-/// Which of the two times a repeated wall time names: asked only then.
-#[derive(Question)]
-#[question(key = "time")]
-struct WhichTime {
-    /// The clocks show this time twice that night
-    #[field(title = "Start")]
-    start: Pick<2>,
-}
-
-/// One of a repeated wall time's two spans, as offered: `02:30–03:30, the first time
-/// (2026-10-25T02:30:00+02:00)`.
-struct Repeat<'z>(Span, &'z dyn Zone, &'static str);
-
-impl fmt::Display for Repeat<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let local = Local(self.0, self.1);
-        let (_, at) = local.starts();
-        write!(
-            f,
-            "{at}–{}, {} ({})",
-            local.ends_at(),
-            self.2,
-            Rfc3339(self.0.start, self.1)
-        )
-    }
-}
-
 /// What [`time_of`] came to: the span (with the reply still to be given), or the call's answer.
 pub(super) enum Timed<'w, 'b> {
     Span(Span, Reply<'w, 'b>),
@@ -190,73 +158,15 @@ pub(super) fn time_of<'w, 'b>(
         Times::One(s) => return Ok(Timed::Span(s, reply)),
         Times::Twice(a, b) => (a, b),
     };
-    let zone = floor.zone;
-    let (first, second) = (
-        Repeat(a, zone, "the first time"),
-        Repeat(b, zone, "the second time"),
-    );
-    let offer: Offer<'_, 2> = [("first", &first), ("second", &second)]
-        .into_iter()
-        .map(|(value, title)| Choice {
-            value,
-            title: title as &dyn fmt::Display,
-        })
-        .collect();
-    let (on, at) = Local(a, zone).starts();
-    let message = Msg(format_args!(
-        "{at} comes twice on {on} on this floor's clock ({}): the clocks go back that night. \
-         Which do you mean?",
-        Text(zone.name())
-    ));
-    let state = (a.start, b.start, a.minutes()).seal();
-    Ok(
-        match reply.question_offering::<WhichTime>(call, &message, &state, &offer)? {
-            Round::Sent(done) => Timed::Answered(done),
-            Round::Answer(Elicited::Accepted(WhichTime { start }), reply) => {
-                Timed::Span(if start.index() == 0 { a } else { b }, reply)
-            }
-            Round::Answer(Elicited::Declined, reply) => {
-                Timed::Answered(complete(reply, &NotBooked::Declined))
-            }
-            Round::Answer(Elicited::Cancelled, reply) => {
-                Timed::Answered(complete(reply, &NotBooked::Cancelled))
-            }
-        },
-    )
-}
-
-/// Today's first start on the floor's grid at or after unix time `now`, in UTC minutes.
-pub(super) fn earliest(floor: Floor<'_>, now: u64) -> Option<Minute> {
-    let m = crate::booking::minute_of(now.saturating_add(59))?;
-    let grid = Minute::from(floor.grid.max(1));
-    let local = wall(floor.zone, m);
-    let aligned = local.div_ceil(grid) * grid;
-    Some(m + (aligned - local))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::booking::{Day, DEFAULT_FLOOR};
-
-    #[test]
-    fn the_earliest_start_is_the_next_step_of_the_grid() {
-        let day = |d: &str, h: u32, m: u32| Day::parse(d).unwrap().first_minute() + h * 60 + m;
-        let floor = |grid| Floor {
-            grid,
-            ..DEFAULT_FLOOR
-        };
-        let now = 1_790_000_000; // 2026-09-21 14:13:20 UTC
-        assert_eq!(earliest(floor(60), now), Some(day("2026-09-21", 15, 0)));
-        assert_eq!(earliest(floor(15), now), Some(day("2026-09-21", 14, 15)));
-        let leap_day_23h = 1_835_478_000; // 2028-02-29T23:00:00Z
-        assert_eq!(
-            earliest(floor(15), leap_day_23h),
-            Some(day("2028-02-29", 23, 0))
-        );
-        assert_eq!(
-            earliest(floor(60), leap_day_23h + 1),
-            Some(day("2028-03-01", 0, 0))
-        );
+    #[cfg(feature = "clock-changes")]
+    return Ok(match super::repeat::ask_which(floor, call, reply, a, b)? {
+        Ok((span, reply)) => Timed::Span(span, reply),
+        Err(done) => Timed::Answered(done),
+    });
+    // Without asking, the first of the two.
+    #[cfg(not(feature = "clock-changes"))]
+    {
+        let _ = b;
+        Ok(Timed::Span(a, reply))
     }
 }
