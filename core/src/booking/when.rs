@@ -37,8 +37,6 @@ pub(super) enum BadTime<'a> {
     Long(u16),
     /// A wall time the clocks skip: the day, the time asked, and the jump.
     Skipped(crate::booking::Day, TimeOfDay, TimeOfDay, TimeOfDay),
-    /// In a zone whose offset may not apply to this day (outside 2000–2999).
-    OutOfRange,
 }
 
 impl core::fmt::Display for BadTime<'_> {
@@ -76,12 +74,19 @@ impl core::fmt::Display for BadTime<'_> {
                 "A booking lasts at most {} minutes on this floor.",
                 Num(m.into())
             ),
-            BadTime::Skipped(day, at, from, to) => write!(
-                f,
-                "{at} does not exist on {day} on this floor's clock: the clocks go forward from \
-                 {from} to {to} that night. Give another start (e.g. {to})."
-            ),
-            BadTime::OutOfRange => f.write_str("Give a day in the years 2000-2999."),
+            BadTime::Skipped(day, at, from, to) => {
+                write!(f, "{at} does not exist on {day} on this floor's clock")?;
+                // (A panel's zone has no clock changes: it leaves the why out.)
+                #[cfg(feature = "clock-changes")]
+                write!(
+                    f,
+                    ": the clocks go forward from {from} to {to} that night. Give another start \
+                     (e.g. {to})"
+                )?;
+                #[cfg(not(feature = "clock-changes"))]
+                let _ = (from, to);
+                f.write_str(".")
+            }
         }
     }
 }
@@ -116,7 +121,7 @@ pub(super) fn when<'a>(
         return Err(BadTime::Long(floor.max_minutes));
     }
     let length = Minute::from(minutes);
-    let span = |from: Minute| Span::new(from, from + length).ok_or(BadTime::OutOfRange);
+    let span = |from: Minute| Span::new(from, from + length).ok_or(BadTime::Day(day_arg));
     match floor.zone.resolve(day.first_minute() + Minute::from(start)) {
         Resolved::One(from) => Ok(Times::One(span(from)?)),
         Resolved::Twice(a, b) => Ok(Times::Twice(span(a)?, span(b)?)),
@@ -143,12 +148,16 @@ pub(super) fn time_of<'w, 'b>(
     if let Some(s) = <(Minute, Minute)>::unseal(call).and_then(|(a, b)| Span::new(a, b)) {
         return Ok(Timed::Span(s, reply));
     }
+    // Asked which of a repeated time: the two it offered.
+    #[cfg(feature = "clock-changes")]
     let repeat = <(Minute, Minute, Minute)>::unseal(call).and_then(|(a, b, length)| {
         Some(Times::Twice(
             Span::new(a, a + length)?,
             Span::new(b, b + length)?,
         ))
     });
+    #[cfg(not(feature = "clock-changes"))]
+    let repeat = None;
     let (day, start, hour, minutes) = (args.day, args.start, args.hour, args.minutes);
     let times = match repeat.map_or_else(|| when(floor, day, start, hour, minutes, call.now), Ok) {
         Ok(t) => t,
