@@ -255,14 +255,15 @@ fn book_pick_mark_decline_cancel_and_a_second_tab() {
         &tool_call(
             2,
             "book_room",
-            json!({"day": DAY, "hour": 14, "room_id": "atrium"}),
+            json!({"day": DAY, "start": "13:15", "minutes": 45, "title": "Design review",
+                   "room_id": "nook"}),
             true,
         ),
         &[],
     );
     assert_eq!(other.json()["result"]["structuredContent"]["booked"], true);
     b.click(&b.find("#show-day"));
-    wait_cell(&b, "atrium", "14:00", "own");
+    wait_cell(&b, "nook", "13:15", "own");
     wait_cell(&b, "studio-b", "09:00", "own");
     shot(&b, Some("#floor"), "grid.png");
 
