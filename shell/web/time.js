@@ -44,11 +44,15 @@ export function parseTime(text) {
   return Number(t[2]) < 60 && m <= DAY_MINUTES ? m : null;
 }
 
-/** An instant as the tools write it (RFC 3339 with offset) → minutes from the start of `day`
- * (below 0 or past [`DAY_MINUTES`] when it falls on another day), or null. */
+/** An instant as the tools write it (RFC 3339 with the floor's offset, "2026-09-24T09:30:00+02:00")
+ * → its wall-clock minutes from the start of `day` (below 0 or past [`DAY_MINUTES`] when it
+ * falls on another day), or null. The wall clock is read as written, so a floor in any zone
+ * shows its own times without the page knowing the zone. */
 export function minuteOf(instant, day) {
-  const ms = Date.parse(instant || '');
-  return Number.isNaN(ms) ? null : Math.round((ms - midnight(day)) / MS_PER_MINUTE);
+  const t = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})/.exec(instant || '');
+  if (!t) return null;
+  const days = Math.round((midnight(t[1]) - midnight(day)) / (DAY_MINUTES * MS_PER_MINUTE));
+  return days * DAY_MINUTES + Number(t[2]) * 60 + Number(t[3]);
 }
 
 /** The minute of `day` now is in: below 0 before the day, [`DAY_MINUTES`] or more after it. */
