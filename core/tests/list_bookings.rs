@@ -85,9 +85,9 @@ fn only_your_active_bookings_earliest_first() {
     assert_eq!(
         text(&page),
         format!(
-            "Your bookings on 2026-09-24:\n{early} — The Nook on Thursday 2026-09-24 at 09:00–10:00\n\
-             {atrium} — The Atrium on Thursday 2026-09-24 at 10:00–11:00\n\
-             {studio} — Studio B on Thursday 2026-09-24 at 10:00–11:00"
+            "Your bookings on 2026-09-24:\n{early} — The Nook on Thursday 2026-09-24 at 09:00–10:00 (UTC)\n\
+             {atrium} — The Atrium on Thursday 2026-09-24 at 10:00–11:00 (UTC)\n\
+             {studio} — Studio B on Thursday 2026-09-24 at 10:00–11:00 (UTC)"
         )
     );
     assert_eq!(

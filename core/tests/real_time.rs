@@ -27,7 +27,7 @@ fn thursday_at_half_past_nine_for_45_minutes_with_a_title() {
         .as_str()
         .unwrap();
     assert!(
-        message.ends_with("for Thursday 2026-09-24 at 09:30–10:15?"),
+        message.ends_with("for Thursday 2026-09-24 at 09:30–10:15 (UTC)?"),
         "{message}"
     );
     let state = asked["result"]["requestState"].as_str().unwrap().to_owned();
@@ -42,8 +42,8 @@ fn thursday_at_half_past_nine_for_45_minutes_with_a_title() {
     );
     assert_eq!(
         text(&r),
-        "Booked The Atrium (24 seats) on Thursday 2026-09-24 at 09:30–10:15, \"Design review\" \
-         — booking bk_1."
+        "Booked The Atrium (24 seats) on Thursday 2026-09-24 at 09:30–10:15 (UTC), \"Design \
+         review\" — booking bk_1."
     );
 }
 

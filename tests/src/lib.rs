@@ -9,3 +9,8 @@ pub mod qemu;
 pub mod server;
 pub mod wine;
 mod wine_tools;
+
+/// The hour a booking object's `start` (RFC 3339, `2099-09-17T09:00:00+00:00`) names.
+pub fn start_hour(booking: &serde_json::Value) -> Option<u64> {
+    booking["start"].as_str()?.get(11..13)?.parse().ok()
+}

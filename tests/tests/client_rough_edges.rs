@@ -64,6 +64,32 @@ fn call_help_says_how_to_force_a_string() {
 }
 
 #[test]
+fn a_start_or_hour_typed_as_people_do_books() {
+    let data = std::env::temp_dir().join(format!("redmark-typed-{}", std::process::id()));
+    let d = data.to_str().unwrap();
+    let cases = [
+        ("start=9", "09:00–10:00"),
+        ("hour=08", "08:00–09:00"),
+        ("start=11:30", "11:30–12:30"),
+    ];
+    for (pair, at) in cases {
+        let args = [
+            "call",
+            "--data",
+            d,
+            "book_room",
+            "day=2099-09-17",
+            pair,
+            "room_id=nook",
+        ];
+        let out = redmark(&cat(&[&args]));
+        assert_eq!(out.code, 0, "{pair}: {out:?}");
+        assert!(out.stdout.contains(at), "{pair}: {}", out.stdout);
+    }
+    let _ = std::fs::remove_dir_all(&data);
+}
+
+#[test]
 fn a_misspelled_tool_gets_a_did_you_mean() {
     let out = redmark(&cat(&[&["call", "--scratch", "book_rom"]]));
     assert_eq!(out.code, 5, "{out:?}");

@@ -97,15 +97,24 @@ fn assert_refused_by(run: &Run, who: &str, says: &[&str]) {
     assert!(run.stdout.is_empty(), "stdout: {}", run.stdout);
 }
 
+/// The minutes (since 1970, UTC) of the year 2099, where these tests book.
+const YEAR_2099: std::ops::Range<u32> = 67_848_480..68_374_080;
+
+/// A u32 little-endian.
+fn minute(b: &[u8]) -> u32 {
+    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+}
+
 /// Overwrites with `0xEE` every page holding a booking record (found by the record's first
-/// bytes: version 1, status, the year 2099 little-endian); returns how many pages.
+/// bytes: version 2, status, a start in the year 2099 as UTC minutes, u32 little-endian);
+/// returns how many pages.
 fn garbage_over_records(store: &Path) -> usize {
     let mut bytes = std::fs::read(store).expect("read store");
     let mut pages = 0;
     for page in bytes.chunks_mut(PAGE).skip(1) {
         let holds_records = page
-            .windows(4)
-            .any(|w| w[0] == 1 && w[1] <= 1 && w[2..] == 2099u16.to_le_bytes());
+            .windows(6)
+            .any(|w| w[0] == 2 && w[1] <= 1 && YEAR_2099.contains(&minute(&w[2..])));
         if holds_records {
             page.fill(0xEE);
             pages += 1;

@@ -70,7 +70,11 @@ fn stream_bookings(
             .and_then(|n| n.parse().ok())
             .expect("id");
         assert_eq!(
-            (b["room_id"].as_str(), b["day"].as_str(), b["hour"].as_u64()),
+            (
+                b["room_id"].as_str(),
+                b["day"].as_str(),
+                redmark_tests::start_hour(b)
+            ),
             (Some(room_id), Some(&*day), Some(hour as u64))
         );
         acked
@@ -103,13 +107,35 @@ fn describe(
     }
 }
 
+/// The weekday of a `YYYY-MM-DD` day, as the tools name it (Monday … Sunday).
+fn weekday_of(day: &str) -> &'static str {
+    let n = |r: std::ops::Range<usize>| day[r].parse::<i64>().unwrap();
+    let (y, m, d) = (n(0..4), n(5..7), n(8..10));
+    // Zeller-style count of days since 1970-01-01 (a Thursday), by days from civil.
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
+    let days = era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468;
+    [
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+    ][days.rem_euclid(7) as usize]
+}
+
 fn expected(id: u64, room: &str, day: &str, hour: u8) -> String {
     let name = ROOMS
         .iter()
         .find(|r| r.0 == room)
         .map(|r| r.1)
         .unwrap_or(room);
-    format!("Cancel bk_{id}: {name} on {day} at {hour:02}:00")
+    let weekday = weekday_of(day);
+    format!("Cancel bk_{id}: {name} on {weekday} {day} at {hour:02}:00")
 }
 
 /// What a restart must find.
@@ -280,7 +306,7 @@ fn sigterm_on_stdio_answers_every_booking_it_commits() {
                 .expect("id");
             let room = b["room_id"].as_str().expect("room").to_string();
             let day = b["day"].as_str().expect("day").to_string();
-            let hour = b["hour"].as_u64().expect("hour") as u8;
+            let hour = redmark_tests::start_hour(b).expect("hour") as u8;
             a.lock().unwrap().insert(id, (room, day, hour));
         }
     });

@@ -409,7 +409,7 @@ fn a_backup_taken_during_a_booking_flood_restores_every_booking_acknowledged_bef
         let d = holds(&mut c, *id)
             .unwrap_or_else(|| panic!("bk_{id}, acknowledged before the backup, is missing"));
         assert!(
-            d.contains(&format!("on {day} at {hour:02}:00")),
+            d.contains(&format!(" {day} at {hour:02}:00")),
             "bk_{id} ({room}): {d}"
         );
     }

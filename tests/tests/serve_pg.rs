@@ -43,7 +43,7 @@ fn booking(r: &Value) -> (String, String, String, u64) {
         b["id"].as_str().expect("id").to_string(),
         b["room_id"].as_str().expect("room").to_string(),
         b["day"].as_str().expect("day").to_string(),
-        b["hour"].as_u64().expect("hour"),
+        redmark_tests::start_hour(b).expect("hour"),
     )
 }
 

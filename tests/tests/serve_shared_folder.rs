@@ -102,7 +102,7 @@ fn booking(v: &Value) -> Option<(u64, Slot)> {
         (
             b["room_id"].as_str()?.to_owned(),
             b["day"].as_str()?.to_owned(),
-            b["hour"].as_u64()?,
+            redmark_tests::start_hour(b)?,
         ),
     ))
 }
@@ -221,10 +221,11 @@ fn read_back(
     match r["result"]["resultType"].as_str() {
         Some("input_required") => {
             let m = r["result"]["inputRequests"]["confirm"]["params"]["message"].as_str()?;
-            // "Cancel bk_N: Studio B on 2099-01-02 at 09:00–10:00 …"
+            // "Cancel bk_N: Studio B on Friday 2099-01-02 at 09:00–10:00 (UTC)?"
             let rest = m.strip_prefix(&format!("Cancel bk_{id}: "))?;
             let (name, rest) = rest.split_once(" on ")?;
             let (day, rest) = rest.split_once(" at ")?;
+            let day = day.rsplit(' ').next()?;
             let hour = rest.get(..2)?.parse().ok()?;
             let room = ROOMS.iter().find(|r| r.1 == name)?.0;
             Some((room.to_owned(), day.to_owned(), hour))

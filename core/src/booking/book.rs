@@ -4,13 +4,13 @@ use heapless::String;
 
 use super::answer::{complete, fail, Text};
 use super::floor::{Floor, Mask, Room};
-use super::read::when;
 use super::report::{Booked, Earliest, NotBooked, RoomQuestion, Taken, TooSmall, UnknownRoom};
-use super::span::{Minute, Span};
+use super::span::Span;
 use super::store::Store;
 use super::store::{holder, Commit, NewBooking, StoreError};
 use super::tools::BookArgs;
 use super::vacancy::free_at;
+use super::when::{time_of, Timed};
 use crate::engine::{Call, CallError, Done, Msg, Reply};
 use crate::limits::MAX_ROOMS;
 use crate::mrtr::Choice;
@@ -26,22 +26,9 @@ pub(super) async fn book_room<S: Store>(
     call: &Call<'_>,
     reply: Reply<'_, '_>,
 ) -> Result<Done, CallError> {
-    // Asked before: book the time the question showed (a `thursday` asked before midnight is
-    // still that Thursday). Else read it from the arguments.
-    let asked = <(Minute, Minute)>::unseal(call).and_then(|(start, end)| Span::new(start, end));
-    let asked_now = || {
-        when(
-            floor,
-            args.day,
-            args.start,
-            args.hour,
-            args.minutes,
-            call.now,
-        )
-    };
-    let span = match asked.map_or_else(asked_now, Ok) {
-        Ok(span) => span,
-        Err(why) => return Ok(fail(reply, &Msg(format_args!("{why}")))),
+    let (span, reply) = match time_of(floor, &args, call, reply)? {
+        Timed::Span(span, reply) => (span, reply),
+        Timed::Answered(done) => return Ok(done),
     };
     if span.is_past(call.now) {
         // A replayed final retry of a booking this operation made is reported, even once
@@ -53,13 +40,20 @@ pub(super) async fn book_room<S: Store>(
             let room = floor
                 .by_id(&b.new.room)
                 .ok_or(CallError::Internal("booked room not on the floor"))?;
-            return Ok(complete(reply, &Booked { room, booking: &b }));
+            return Ok(complete(
+                reply,
+                &Booked {
+                    room,
+                    booking: &b,
+                    zone: floor.zone,
+                },
+            ));
         }
         return Ok(fail(
             reply,
             &Msg(format_args!(
                 "Not booked: {span} has already started. {}",
-                Earliest(call.now, floor.grid)
+                Earliest(floor, call.now)
             )),
         ));
     }
@@ -128,12 +122,26 @@ pub(super) async fn book_room<S: Store>(
         nonce: call.operation(),
     };
     match store.commit(&new).await {
-        Ok(Commit::Created(b)) => Ok(complete(reply, &Booked { room, booking: &b })),
+        Ok(Commit::Created(b)) => Ok(complete(
+            reply,
+            &Booked {
+                room,
+                booking: &b,
+                zone: floor.zone,
+            },
+        )),
         // The operation had already booked: report that booking, whatever room this
         // replay names.
         Ok(Commit::Replayed(b)) => {
             let room = floor.by_id(&b.new.room).unwrap_or(room);
-            Ok(complete(reply, &Booked { room, booking: &b }))
+            Ok(complete(
+                reply,
+                &Booked {
+                    room,
+                    booking: &b,
+                    zone: floor.zone,
+                },
+            ))
         }
         Ok(Commit::Taken(_)) => {
             let free = free_at(floor, store, span, people).await?;
@@ -182,7 +190,12 @@ fn choose_room<'r, 'w, 'b>(
             title: r,
         })
         .collect();
-    let message = RoomQuestion { hint, named, span };
+    let message = RoomQuestion {
+        hint,
+        named,
+        span,
+        zone: floor.zone,
+    };
     let state = (span.start, span.end).seal();
     let round = reply.question_offering::<WhichRoom>(call, &message, &state, &rooms)?;
     let (picked, reply) = match round {

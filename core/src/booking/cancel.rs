@@ -36,6 +36,7 @@ pub(super) async fn cancel_booking<S: Store>(
                 booking: &booking,
                 room,
                 already: true,
+                zone: floor.zone,
             },
         ));
     }
@@ -45,7 +46,7 @@ pub(super) async fn cancel_booking<S: Store>(
         let message = Msg(format_args!(
             "Cancel {}: {}?",
             BookingRef(&booking),
-            Described(&booking, room)
+            Described(&booking, room, floor.zone)
         ));
         reply.confirm(call, "Yes, cancel it", &message, &[])?
     };
@@ -60,6 +61,7 @@ pub(super) async fn cancel_booking<S: Store>(
                     booking: &b,
                     room,
                     already: false,
+                    zone: floor.zone,
                 },
             ))
         }

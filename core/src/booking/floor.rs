@@ -2,6 +2,7 @@
 
 use core::fmt;
 
+use super::zone::{Utc, Zone};
 use crate::limits::MAX_ROOMS;
 use crate::wire::write::Num;
 
@@ -26,7 +27,7 @@ impl fmt::Display for Room<'_> {
 }
 
 /// The rooms a panel or desktop server books (at most [`MAX_ROOMS`]).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct Floor<'r> {
     /// The rooms, in display order.
     pub rooms: &'r [Room<'r>],
@@ -34,6 +35,20 @@ pub struct Floor<'r> {
     pub grid: u16,
     /// The longest booking, in minutes.
     pub max_minutes: u16,
+    /// The floor's wall clock: every time a person gives or reads is in it.
+    pub zone: &'r dyn Zone,
+}
+
+/// The rooms, the grid, the longest booking and the zone's name.
+impl fmt::Debug for Floor<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Floor")
+            .field("rooms", &self.rooms)
+            .field("grid", &self.grid)
+            .field("max_minutes", &self.max_minutes)
+            .field("zone", &self.zone.name())
+            .finish()
+    }
 }
 
 /// The grid a floor has unless it chooses another, in minutes.
@@ -66,6 +81,7 @@ pub const DEFAULT_FLOOR: Floor<'static> = Floor {
     ],
     grid: DEFAULT_GRID,
     max_minutes: DEFAULT_MAX_MINUTES,
+    zone: &Utc,
 };
 
 /// A set of rooms on a floor, by index.

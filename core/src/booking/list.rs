@@ -2,11 +2,11 @@
 
 use super::answer::{complete, fail, Text};
 use super::floor::Floor;
-use super::read::when;
 use super::report::RoomList;
 use super::store::Store;
 use super::tools::ListArgs;
 use super::vacancy::free_at;
+use super::when::{when, Times};
 use crate::engine::{Call, CallError, Done, Msg, Reply};
 
 /// Lists the rooms with enough seats and, given a day and a start, which of them are free.
@@ -27,7 +27,8 @@ pub(super) async fn list_rooms<S: Store>(
             ))
         }
         Some(d) => match when(floor, d, args.start, args.hour, args.minutes, call.now) {
-            Ok(s) => Some(s),
+            // A wall time the clocks repeat: the first of the two, shown with its zone.
+            Ok(Times::One(s) | Times::Twice(s, _)) => Some(s),
             Err(why) => return Ok(fail(reply, &Msg(format_args!("{why}")))),
         },
     };
@@ -46,7 +47,7 @@ pub(super) async fn list_rooms<S: Store>(
             shown,
             free,
             span,
-            past: past.then_some((call.now, floor.grid)),
+            past: past.then_some(call.now),
         },
     ))
 }

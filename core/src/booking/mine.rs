@@ -12,14 +12,15 @@ use super::span::{minute_of, Day, Minute, CLOCK_SET_FROM, MAX_MINUTES};
 use super::store::Store;
 use super::store::{holder, Booking, RoomId};
 use super::tools::MineArgs;
+use super::zone::{day_span, Zone};
 use crate::engine::{Call, CallError, Done, Msg, Reply};
 use crate::limits::MAX_LISTED;
 
 /// Where a listing starts, when it is not continuing a page: the start of the day asked for,
 /// else now (all of them while the clock is not set): a booking under way is still listed.
-fn start(day: Option<Day>, now: u64) -> Minute {
+fn start(day: Option<Day>, now: u64, zone: &dyn Zone) -> Minute {
     match day {
-        Some(day) => day.first_minute(),
+        Some(day) => day_span(zone, day).start,
         None if now >= CLOCK_SET_FROM => minute_of(now).unwrap_or(0),
         None => 0,
     }
@@ -35,7 +36,7 @@ pub(super) async fn list_bookings<S: Store>(
     reply: Reply<'_, '_>,
 ) -> Result<Done, CallError> {
     let day =
-        match args.day.map(|d| day(d, call.now)) {
+        match args.day.map(|d| day(d, call.now, floor.zone)) {
             None => None,
             Some(DayArg::Day(d)) => Some(d),
             Some(_) => return Ok(fail(
@@ -46,7 +47,7 @@ pub(super) async fn list_bookings<S: Store>(
             )),
         };
     let me = holder(call.principal);
-    let from = start(day, call.now);
+    let from = start(day, call.now, floor.zone);
     // Bookings under way at `from` are listed too: start the walk the longest booking earlier
     // and skip those that ended.
     let mut at = (from.saturating_sub(MAX_MINUTES), RoomId::new());
@@ -68,7 +69,7 @@ pub(super) async fn list_bookings<S: Store>(
     let mut page: Vec<Booking, MAX_LISTED> = Vec::new();
     let mut more = false;
     while let Some(b) = store.next_held(&me, at.0, &at.1).await? {
-        if day.is_some_and(|d| b.new.span.start >= d.first_minute() + 24 * 60) {
+        if day.is_some_and(|d| b.new.span.start >= day_span(floor.zone, d).end) {
             break;
         }
         at = (b.new.span.start, b.new.room.clone());

@@ -3,13 +3,11 @@
 //! booking of a `bk_N` id (the arguments themselves are read by their `#[derive(Args)]`
 //! structs in `tools.rs`).
 
-use super::answer::Text;
-use super::floor::Floor;
-use super::span::{minute_of, Day, Minute, Span, CLOCK_SET_FROM, WEEKDAYS};
+use super::span::{minute_of, Day, CLOCK_SET_FROM, WEEKDAYS};
 use super::store::Store;
 use super::store::{Booking, Holder, StoreError};
 use super::time_of_day::TimeOfDay;
-use crate::wire::write::Num;
+use super::zone::{wall, Zone};
 
 /// What a `day` argument says: a day, or a word that needs a clock the server does not have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,10 +20,10 @@ pub(super) enum DayArg {
     Unknown,
 }
 
-/// The day `s` names, with `now` (unix time) as today's clock: an ISO date, `today`,
-/// `tomorrow`, or a weekday (today if it is that day, else the next one); words are
+/// The day `s` names, with `now` (unix time) on `zone`'s wall clock as today: an ISO date,
+/// `today`, `tomorrow`, or a weekday (today if it is that day, else the next one); words are
 /// case-blind.
-pub(super) fn day(s: &str, now: u64) -> DayArg {
+pub(super) fn day(s: &str, now: u64, zone: &dyn Zone) -> DayArg {
     if let Some(d) = Day::parse(s) {
         return DayArg::Day(d);
     }
@@ -40,7 +38,7 @@ pub(super) fn day(s: &str, now: u64) -> DayArg {
         b"tomorrow" => 1,
         w => match WEEKDAYS.iter().position(|d| d.as_bytes() == w) {
             Some(wanted) => {
-                let Some(today) = today(now) else {
+                let Some(today) = today(now, zone) else {
                     return DayArg::NeedsClock;
                 };
                 (wanted + 7 - today.weekday()) as u32 % 7
@@ -48,18 +46,18 @@ pub(super) fn day(s: &str, now: u64) -> DayArg {
             None => return DayArg::Unknown,
         },
     };
-    match today(now).map(|t| t.first_minute() + ahead * 24 * 60) {
+    match today(now, zone).map(|t| t.first_minute() + ahead * 24 * 60) {
         Some(m) => Day::containing(m).map_or(DayArg::Unknown, DayArg::Day),
         None => DayArg::NeedsClock,
     }
 }
 
-/// Today, if the clock is set.
-fn today(now: u64) -> Option<Day> {
+/// Today on `zone`'s wall clock, if the clock is set.
+pub(super) fn today(now: u64, zone: &dyn Zone) -> Option<Day> {
     (now >= CLOCK_SET_FROM)
         .then(|| minute_of(now))
         .flatten()
-        .and_then(Day::containing)
+        .and_then(|m| Day::containing(wall(zone, m)))
 }
 
 /// The time of day `s` says: `H`, `HH`, `H:MM` or `HH:MM` (00:00–23:59).
@@ -71,94 +69,6 @@ pub(super) fn time(s: &str) -> Option<TimeOfDay> {
     };
     let (h, m) = (digits(h, 2)?, digits(m, 2).filter(|_| m.len() == 2)?);
     (h < 24 && m < 60).then_some(TimeOfDay(h * 60 + m))
-}
-
-/// Why the arguments name no time to book.
-pub(super) enum BadTime<'a> {
-    /// `day` names no day.
-    Day(&'a str),
-    /// `day` is a word and the server's clock is not set.
-    NeedsClock(&'a str),
-    /// Neither `start` nor `hour`, or both.
-    Start,
-    /// `start` is not a time of day.
-    Time(&'a str),
-    /// Off the floor's grid (its step in minutes).
-    Grid(u16),
-    /// Longer than the floor allows (its limit in minutes).
-    Long(u16),
-}
-
-impl core::fmt::Display for BadTime<'_> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match *self {
-            BadTime::Day(d) => write!(
-                f,
-                "'{}' is not a day: give day as YYYY-MM-DD, today, tomorrow or a weekday.",
-                Text(d)
-            ),
-            BadTime::NeedsClock(d) => write!(
-                f,
-                "The server's clock is not set, so '{}' names no day yet: give day as YYYY-MM-DD.",
-                Text(d)
-            ),
-            BadTime::Start => f.write_str(
-                "Give the start time as start (e.g. 9:30), or the whole hour as hour (0-23), \
-                 not both.",
-            ),
-            BadTime::Time(t) => write!(
-                f,
-                "'{}' is not a time of day: give start as H, HH, H:MM or HH:MM (e.g. 9:30).",
-                Text(t)
-            ),
-            BadTime::Grid(g) => write!(
-                f,
-                "This floor books in steps of {} minutes: start on one (e.g. 09:00 or 09:{}) and \
-                 give minutes as a multiple of {}.",
-                Num(g.into()),
-                Num((g % 60).into()),
-                Num(g.into())
-            ),
-            BadTime::Long(m) => write!(
-                f,
-                "A booking lasts at most {} minutes on this floor.",
-                Num(m.into())
-            ),
-        }
-    }
-}
-
-/// The span a `day`, a `start` or `hour`, and `minutes` (default 60) name on `floor`'s grid,
-/// `now` being today's clock.
-pub(super) fn when<'a>(
-    floor: Floor<'_>,
-    day_arg: &'a str,
-    start: Option<&'a str>,
-    hour: Option<i64>,
-    minutes: Option<u16>,
-    now: u64,
-) -> Result<Span, BadTime<'a>> {
-    let day = match day(day_arg, now) {
-        DayArg::Day(d) => d,
-        DayArg::NeedsClock => return Err(BadTime::NeedsClock(day_arg)),
-        DayArg::Unknown => return Err(BadTime::Day(day_arg)),
-    };
-    let start = match (start, hour) {
-        (Some(s), None) => time(s).ok_or(BadTime::Time(s))?.0,
-        // The schema bounds `hour` to 0-23.
-        (None, Some(h)) => u16::try_from(h).map_err(|_| BadTime::Start)? * 60,
-        _ => return Err(BadTime::Start),
-    };
-    let minutes = minutes.unwrap_or(60);
-    let grid = floor.grid.max(1);
-    if !start.is_multiple_of(grid) || !minutes.is_multiple_of(grid) {
-        return Err(BadTime::Grid(grid));
-    }
-    if minutes > floor.max_minutes {
-        return Err(BadTime::Long(floor.max_minutes));
-    }
-    let from = day.first_minute() + Minute::from(start);
-    Span::new(from, from + Minute::from(minutes)).ok_or(BadTime::Day(day_arg))
 }
 
 /// The booking `id` (as `bk_N`) names, if `holder` holds it; anyone else's is `None` too.
@@ -176,6 +86,7 @@ pub(super) async fn yours<S: Store>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::booking::Utc;
 
     /// The core tests' clock: Monday 2026-09-21 14:13:20 UTC.
     const NOW: u64 = 1_790_000_000;
@@ -183,14 +94,17 @@ mod tests {
     #[test]
     fn days_as_people_say_them() {
         let d = |s: &str| DayArg::Day(Day::parse(s).unwrap());
-        assert_eq!(day("2026-09-24", NOW), d("2026-09-24"));
-        assert_eq!(day("today", NOW), d("2026-09-21"));
-        assert_eq!(day("Tomorrow", NOW), d("2026-09-22"));
-        assert_eq!(day("monday", NOW), d("2026-09-21"));
-        assert_eq!(day("THURSDAY", NOW), d("2026-09-24"));
-        assert_eq!(day("sunday", NOW), d("2026-09-27"));
-        assert_eq!(day("thursday", CLOCK_SET_FROM - 1), DayArg::NeedsClock);
-        assert_eq!(day("today", 0), DayArg::NeedsClock);
+        assert_eq!(day("2026-09-24", NOW, &Utc), d("2026-09-24"));
+        assert_eq!(day("today", NOW, &Utc), d("2026-09-21"));
+        assert_eq!(day("Tomorrow", NOW, &Utc), d("2026-09-22"));
+        assert_eq!(day("monday", NOW, &Utc), d("2026-09-21"));
+        assert_eq!(day("THURSDAY", NOW, &Utc), d("2026-09-24"));
+        assert_eq!(day("sunday", NOW, &Utc), d("2026-09-27"));
+        assert_eq!(
+            day("thursday", CLOCK_SET_FROM - 1, &Utc),
+            DayArg::NeedsClock
+        );
+        assert_eq!(day("today", 0, &Utc), DayArg::NeedsClock);
         for bad in [
             "",
             "thurs",
@@ -199,7 +113,7 @@ mod tests {
             "yesterday",
             "ümonday",
         ] {
-            assert_eq!(day(bad, NOW), DayArg::Unknown, "{bad}");
+            assert_eq!(day(bad, NOW, &Utc), DayArg::Unknown, "{bad}");
         }
     }
 

@@ -6,12 +6,14 @@ use core::fmt;
 use super::floor::{Floor, Mask, Room};
 #[cfg(any(feature = "day-schedule", feature = "list-bookings"))]
 use super::span::Day;
-use super::span::{earliest_start, Span};
+use super::span::Span;
 use super::store::{Booking, Status};
 #[cfg(feature = "day-schedule")]
 use super::time_of_day::TimeOfDay;
 #[cfg(feature = "day-schedule")]
 use super::vacancy::{Busy, CELL};
+use super::when::earliest;
+use super::zone::{Local, Rfc3339, Zone};
 use crate::engine::Report;
 use crate::limits::MAX_ROOMS;
 use crate::wire::write::{Num, Writer};
@@ -24,7 +26,11 @@ impl fmt::Display for BookingRef<'_> {
     }
 }
 
-pub(super) struct Described<'a, 'r>(pub(super) &'a Booking, pub(super) Option<&'a Room<'r>>);
+pub(super) struct Described<'a, 'r>(
+    pub(super) &'a Booking,
+    pub(super) Option<&'a Room<'r>>,
+    pub(super) &'a dyn Zone,
+);
 
 impl fmt::Display for Described<'_, '_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -32,7 +38,7 @@ impl fmt::Display for Described<'_, '_> {
             Some(r) => f.write_str(r.name)?,
             None => f.write_str(&self.0.new.room)?,
         }
-        write!(f, " on {}", self.0.new.span)?;
+        write!(f, " on {}", Local(self.0.new.span, self.2))?;
         title(f, self.0)
     }
 }
@@ -52,36 +58,37 @@ pub(super) struct RoomQuestion<'h> {
     pub(super) named: bool,
     /// The time being booked, shown so the user sees what "thursday" became.
     pub(super) span: Span,
+    pub(super) zone: &'h dyn Zone,
 }
 
 impl fmt::Display for RoomQuestion<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let span = Local(self.span, self.zone);
         match (self.hint, self.named) {
             (Some(h), true) => {
                 f.write_str("'")?;
                 f.write_str(h)?;
                 write!(
                     f,
-                    "' matches more than one room. Which did you mean, for {}?",
-                    self.span
+                    "' matches more than one room. Which did you mean, for {span}?"
                 )
             }
             (Some(h), false) => {
                 f.write_str("No room is called '")?;
                 f.write_str(h)?;
-                write!(f, "'. Which room did you mean, for {}?", self.span)
+                write!(f, "'. Which room did you mean, for {span}?")
             }
-            (None, _) => write!(f, "Which room should be booked for {}?", self.span),
+            (None, _) => write!(f, "Which room should be booked for {span}?"),
         }
     }
 }
 
-fn write_booking(w: &mut Writer<'_>, b: &Booking, room: Option<&Room<'_>>) {
+fn write_booking(w: &mut Writer<'_>, b: &Booking, room: Option<&Room<'_>>, zone: &dyn Zone) {
     w.key("booking");
-    write_booking_object(w, b, room);
+    write_booking_object(w, b, room, zone);
 }
 
-fn write_booking_object(w: &mut Writer<'_>, b: &Booking, room: Option<&Room<'_>>) {
+fn write_booking_object(w: &mut Writer<'_>, b: &Booking, room: Option<&Room<'_>>, zone: &dyn Zone) {
     w.begin_object();
     w.key("id").string_fmt(format_args!("{}", BookingRef(b)));
     w.key("room_id").string(&b.new.room);
@@ -89,11 +96,12 @@ fn write_booking_object(w: &mut Writer<'_>, b: &Booking, room: Option<&Room<'_>>
         w.key("room_name").string(r.name);
     }
     let span = b.new.span;
-    w.key("day").string_fmt(format_args!("{}", span.day()));
+    w.key("day")
+        .string_fmt(format_args!("{}", Local(span, zone).starts().0));
     w.key("start")
-        .string_fmt(format_args!("{}", Rfc3339(span.start)));
+        .string_fmt(format_args!("{}", Rfc3339(span.start, zone)));
     w.key("end")
-        .string_fmt(format_args!("{}", Rfc3339(span.end)));
+        .string_fmt(format_args!("{}", Rfc3339(span.end, zone)));
     w.key("minutes").int(span.minutes().into());
     if !b.new.title.is_empty() {
         w.key("title").string(&b.new.title);
@@ -112,11 +120,13 @@ fn write_booking_object(w: &mut Writer<'_>, b: &Booking, room: Option<&Room<'_>>
 pub(super) struct Booked<'a, 'r> {
     pub(super) room: &'a Room<'r>,
     pub(super) booking: &'a Booking,
+    pub(super) zone: &'a dyn Zone,
 }
 
 impl Report for Booked<'_, '_> {
     fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        write!(f, "Booked {} on {}", self.room, self.booking.new.span)?;
+        let span = Local(self.booking.new.span, self.zone);
+        write!(f, "Booked {} on {span}", self.room)?;
         title(f, self.booking)?;
         write!(f, " — booking {}.", BookingRef(self.booking))?;
         if self.booking.status == Status::Cancelled {
@@ -132,7 +142,7 @@ impl Report for Booked<'_, '_> {
     }
     fn structured(&self, w: &mut Writer<'_>) {
         w.begin_object().key("booked").bool(true);
-        write_booking(w, self.booking, Some(self.room));
+        write_booking(w, self.booking, Some(self.room), self.zone);
         w.end_object();
     }
 }
@@ -171,6 +181,7 @@ pub(super) struct Cancelled<'a, 'r> {
     pub(super) booking: &'a Booking,
     pub(super) room: Option<&'a Room<'r>>,
     pub(super) already: bool,
+    pub(super) zone: &'a dyn Zone,
 }
 
 impl Report for Cancelled<'_, '_> {
@@ -184,7 +195,7 @@ impl Report for Cancelled<'_, '_> {
             f,
             "{} ({}) ",
             BookingRef(self.booking),
-            Described(self.booking, self.room)
+            Described(self.booking, self.room, self.zone)
         )?;
         f.write_str(how)?;
         f.write_char('.')
@@ -194,7 +205,7 @@ impl Report for Cancelled<'_, '_> {
     }
     fn structured(&self, w: &mut Writer<'_>) {
         w.begin_object();
-        write_booking(w, self.booking, self.room);
+        write_booking(w, self.booking, self.room, self.zone);
         w.end_object();
     }
 }
@@ -250,7 +261,8 @@ pub(super) struct Taken<'a, 'r> {
 impl Report for Taken<'_, '_> {
     fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
         f.write_str(self.room.name)?;
-        write!(f, " is already booked for some of {}. ", self.span)?;
+        let span = Local(self.span, self.floor.zone);
+        write!(f, " is already booked for some of {span}. ")?;
         if self.free == 0 {
             f.write_str("No suitable room is free then; try another time.")
         } else {
@@ -280,8 +292,8 @@ pub(super) struct RoomList<'r> {
     pub(super) shown: Mask,
     pub(super) free: Mask,
     pub(super) span: Option<Span>,
-    /// The clock and the floor's grid, when the time asked about has already started.
-    pub(super) past: Option<(u64, u16)>,
+    /// The clock, when the time asked about has already started.
+    pub(super) past: Option<u64>,
 }
 
 impl Report for RoomList<'_> {
@@ -296,6 +308,7 @@ impl Report for RoomList<'_> {
             f.write_str(r.id)?;
             write!(f, " — {r}")?;
             if let (Some(s), None) = (self.span, self.past) {
+                let s = Local(s, self.floor.zone);
                 let state = if self.free & 1 << i != 0 {
                     "free"
                 } else {
@@ -308,11 +321,12 @@ impl Report for RoomList<'_> {
             f.write_char('\n')?;
         }
         match (self.span, self.past) {
-            (Some(s), Some((now, grid))) => {
+            (Some(s), Some(now)) => {
                 write!(
                     f,
-                    "None is free on {s}: it has already started. {}",
-                    Earliest(now, grid)
+                    "None is free on {}: it has already started. {}",
+                    Local(s, self.floor.zone),
+                    Earliest(self.floor, now)
                 )
             }
             _ => Ok(()),
@@ -465,7 +479,8 @@ impl Report for Mine<'_, '_> {
         }
         for b in self.page {
             let room = self.floor.by_id(&b.new.room);
-            write!(f, "\n{} — {}", BookingRef(b), Described(b, room))?;
+            let zone = self.floor.zone;
+            write!(f, "\n{} — {}", BookingRef(b), Described(b, room, zone))?;
         }
         match self.page.last() {
             Some(last) if self.more => write!(
@@ -487,7 +502,7 @@ impl Report for Mine<'_, '_> {
     fn structured(&self, w: &mut Writer<'_>) {
         w.begin_object().key("bookings").begin_array();
         for b in self.page {
-            write_booking_object(w, b, self.floor.by_id(&b.new.room));
+            write_booking_object(w, b, self.floor.by_id(&b.new.room), self.floor.zone);
         }
         w.end_array();
         if let Some(last) = self.page.last().filter(|_| self.more) {
@@ -498,37 +513,26 @@ impl Report for Mine<'_, '_> {
     }
 }
 
-/// "The earliest bookable start is day=… start=… (UTC).", from the clock and the floor's grid.
-pub(super) struct Earliest(pub(super) u64, pub(super) u16);
+/// "The earliest bookable start is day=… start=… (Europe/Berlin).", from the floor and the
+/// clock.
+pub(super) struct Earliest<'r>(pub(super) Floor<'r>, pub(super) u64);
 
-impl fmt::Display for Earliest {
+impl fmt::Display for Earliest<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Some(m) = earliest_start(self.0, self.1) else {
+        let Some(m) = earliest(self.0, self.1) else {
             return Ok(());
         };
-        let at = Span {
-            start: m,
-            end: m + 1,
-        };
-        write!(
-            f,
-            "The earliest bookable start is day={} start={} (UTC).",
-            at.day(),
-            at.starts_at()
+        let (day, at) = Local(
+            Span {
+                start: m,
+                end: m + 1,
+            },
+            self.0.zone,
         )
-    }
-}
-
-/// A minute as RFC 3339 with its offset: `2026-09-24T09:30:00+00:00`.
-struct Rfc3339(crate::booking::Minute);
-
-impl fmt::Display for Rfc3339 {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let at = Span {
-            start: self.0,
-            end: self.0 + 1,
-        };
-        write!(f, "{}T{}:00+00:00", at.day(), at.starts_at())
+        .starts();
+        write!(f, "The earliest bookable start is day={day} start={at} (")?;
+        f.write_str(self.0.zone.name())?;
+        f.write_str(").")
     }
 }
 

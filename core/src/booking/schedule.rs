@@ -17,7 +17,7 @@ pub(super) async fn day_schedule<S: Store>(
     call: &Call<'_>,
     reply: Reply<'_, '_>,
 ) -> Result<Done, CallError> {
-    let DayArg::Day(day) = day(args.day, call.now) else {
+    let DayArg::Day(day) = day(args.day, call.now, floor.zone) else {
         return Ok(fail(
             reply,
             &Text("Not a day: give day as YYYY-MM-DD (2000-2999), today, tomorrow or a weekday."),

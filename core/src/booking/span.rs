@@ -188,15 +188,6 @@ pub fn minute_of(t: u64) -> Option<Minute> {
 /// real-time clock counts seconds since boot, so no span is refused as past. 2020-01-01.
 pub const CLOCK_SET_FROM: u64 = 1_577_836_800;
 
-/// The first start on a `grid` of minutes at or after unix time `now` (the earliest bookable
-/// one).
-pub fn earliest_start(now: u64, grid: u16) -> Option<Minute> {
-    let m = minute_of(now.saturating_add(59))?;
-    let grid = Minute::from(grid.max(1));
-    let start = m.div_ceil(grid) * grid;
-    Day::containing(start).map(|_| start)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,15 +200,6 @@ mod tests {
         assert_eq!(at(951_868_800 + 3_600), day("2000-03-01"));
         // The core tests' clock: 2026-09-21 14:13:20 UTC.
         assert_eq!(at(1_790_000_000), day("2026-09-21"));
-        let leap_day_23h = 1_835_478_000; // 2028-02-29T23:00:00Z
-        let hour = |d, h| Some(Span::hour(day(d), h).start);
-        assert_eq!(earliest_start(1_790_000_000, 60), hour("2026-09-21", 15));
-        assert_eq!(
-            earliest_start(1_790_000_000, 15),
-            hour("2026-09-21", 14).map(|m| m + 15)
-        );
-        assert_eq!(earliest_start(leap_day_23h, 15), hour("2028-02-29", 23));
-        assert_eq!(earliest_start(leap_day_23h + 1, 60), hour("2028-03-01", 0));
         assert_eq!(minute_of(0), None);
         assert_eq!(minute_of(u64::MAX), None);
         // Every day from 2000 to 2999: consecutive, valid, and its first minute maps back.

@@ -2,10 +2,12 @@
 //! room by room (for `list_rooms`, `day_schedule`, and a `book_room` whose room is taken).
 
 use super::floor::{Floor, Mask};
-#[cfg(feature = "day-schedule")]
-use super::span::Day;
 use super::span::Span;
+#[cfg(feature = "day-schedule")]
+use super::span::{Day, Minute};
 use super::store::{occupant, Store};
+#[cfg(feature = "day-schedule")]
+use super::zone::{day_span, wall};
 use crate::engine::CallError;
 use crate::limits::MAX_ROOMS;
 
@@ -42,7 +44,14 @@ pub(super) async fn busy_cells<S: Store>(
     shown: Mask,
 ) -> Result<[Busy; MAX_ROOMS], CallError> {
     let mut busy = [[0; 9]; MAX_ROOMS];
-    let (first, end) = (day.first_minute(), day.first_minute() + 24 * 60);
+    // The day's UTC bounds, and its cells by wall time (a 25-hour day's repeated hour shares
+    // its cells; a 23-hour day leaves the skipped hour's empty).
+    let Span { start: first, end } = day_span(floor.zone, day);
+    let cell = |m: Minute| {
+        wall(floor.zone, m)
+            .saturating_sub(day.first_minute())
+            .min(24 * 60)
+    };
     for (i, r) in floor.rooms.iter().take(MAX_ROOMS).enumerate() {
         if shown & 1 << i == 0 {
             continue;
@@ -54,8 +63,8 @@ pub(super) async fn busy_cells<S: Store>(
             if s.end <= from || s.start >= end {
                 break;
             }
-            let (a, z) = (s.start.max(first) - first, s.end.min(end) - first);
-            for c in a / CELL..z.div_ceil(CELL) {
+            let (a, z) = (cell(s.start.max(first)), cell(s.end.min(end)));
+            for c in a / CELL..z.div_ceil(CELL).min(24 * 60 / CELL) {
                 busy[i][(c / 32) as usize] |= 1 << (c % 32);
             }
             from = s.end;

@@ -40,8 +40,9 @@ server the server's metadata names; --scope to ask for less than every scope it 
 Arguments are KEY=VALUE; VALUE is read as JSON when it parses as JSON (hour=9 is a number,
 notify=true a boolean, tags='[\"a\"]' an array) and as a string otherwise (day=2099-09-17,
 room_hint=\"the big room\"). To force a string that looks like JSON, quote it as JSON inside
-shell quotes: booking_id='\"3\"' is the string \"3\" (booking_id=3 is the number 3). hour=09 is
-not JSON (a leading zero) and so is the string \"09\": write hour=9 for the number. --arguments
+shell quotes: booking_id='\"3\"' is the string \"3\" (booking_id=3 is the number 3). When the
+tool refuses a value that reads both ways (start=9 where it wants text, hour=09 where it wants a
+number), the pairs are typed by the tool's schema and the call is made once more. --arguments
 JSON gives the whole object; KEY=VALUE pairs override it. A tool the server does not have is answered with the names close to it.
 
 Questions (input requests) are answered in the terminal: first \"Answer it? (Y/n)\", one key:
@@ -273,7 +274,7 @@ mod tests {
     #[test]
     fn values_that_read_two_ways_follow_the_schema() {
         assert!(reads_two_ways("9") && reads_two_ways("09") && reads_two_ways("true"));
-        assert!(!reads_two_ways("9:30") && !reads_two_ways("2026-09-17") && !reads_two_ways("0"));
+        assert!(!reads_two_ways("9:30") && !reads_two_ways("2026-09-17") && !reads_two_ways("x"));
         assert_eq!(typed("9", &json!("string")), json!("9"));
         assert_eq!(typed("09", &json!("integer")), json!(9));
         assert_eq!(typed("nine", &json!("integer")), json!("nine"));

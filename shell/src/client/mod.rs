@@ -250,8 +250,20 @@ fn print_result(result: &Value) {
     }
 }
 
+/// Whether a tool error refuses an argument given as a KEY=VALUE pair that reads two ways.
+fn mistyped(result: &Value, pairs: &[String]) -> bool {
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    result["isError"] == true
+        && pairs
+            .iter()
+            .filter_map(|p| p.split_once('='))
+            .any(|(k, v)| {
+                args::reads_two_ways(v) && text.starts_with(&format!("Invalid argument '{k}'"))
+            })
+}
+
 /// `arguments` with each KEY=VALUE pair that reads two ways (`start=9`, `hour=09`) typed as
-/// the tool's schema says (one tools/list, only when such a pair was given).
+/// the tool's schema says (one tools/list).
 fn retyped(
     server: &mut Server,
     tool: &str,
@@ -314,14 +326,33 @@ pub fn run_call(args: CallArgs) -> ExitCode {
         Ok(s) => s,
         Err(f) => return fail(f),
     };
-    let arguments = retyped(&mut server, &args.tool, arguments, &args.args);
-    let called = call(
+    let mut called = call(
         &mut server,
         &args.tool,
         &arguments,
         &mut answerer,
         args.max_rounds,
     );
+    // A KEY=VALUE pair read the other way than the tool's schema wants (`start=9` sent as a
+    // number): type the pairs by the schema and call once more; the refusal changed nothing.
+    if let Ok(Called {
+        outcome: Outcome::Complete(result),
+        ..
+    }) = &called
+    {
+        if mistyped(result, &args.args) {
+            let again = retyped(&mut server, &args.tool, arguments.clone(), &args.args);
+            if again != arguments {
+                called = call(
+                    &mut server,
+                    &args.tool,
+                    &again,
+                    &mut answerer,
+                    args.max_rounds,
+                );
+            }
+        }
+    }
     for w in answerer.unused() {
         eprintln!("redmark: warning: {w}");
     }

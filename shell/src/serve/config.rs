@@ -3,10 +3,13 @@
 
 use std::path::{Path, PathBuf};
 
-use redmark_core::booking::{Floor, Room, DEFAULT_GRID, DEFAULT_MAX_MINUTES, MAX_MINUTES};
+use redmark_core::booking::{
+    Floor, Room, Utc, Zone, DEFAULT_GRID, DEFAULT_MAX_MINUTES, MAX_MINUTES,
+};
 use redmark_core::limits::{MAX_ROOMS, MAX_ROOM_ID};
 use serde::Deserialize;
 
+use super::zone::NamedZone;
 use crate::auth::tokens::located;
 
 #[derive(Deserialize)]
@@ -18,6 +21,8 @@ struct RoomsFile {
     /// The longest booking, in minutes (a whole number of grid steps, at most a day).
     #[serde(default = "default_max_minutes")]
     max_minutes: u16,
+    /// The floor's IANA time zone (`Europe/Berlin`); UTC when not given.
+    time_zone: Option<String>,
     room: Vec<RoomEntry>,
 }
 
@@ -42,6 +47,7 @@ struct RoomEntry {
 /// Loads a floor from TOML:
 ///
 /// ```toml
+/// time_zone = "Europe/Berlin"  # optional: the floor's wall clock (default UTC)
 /// grid_minutes = 15        # optional: 5, 10, 15, 30 or 60 (default 15)
 /// max_minutes = 480        # optional: the longest booking (default 8 hours)
 ///
@@ -71,12 +77,16 @@ fn parse_rooms(text: &str) -> Result<Floor<'static>, String> {
         ));
     }
     let max = file.max_minutes;
-    if max == 0 || u32::from(max) > MAX_MINUTES || max % file.grid_minutes != 0 {
+    if max == 0 || u32::from(max) > MAX_MINUTES || !max.is_multiple_of(file.grid_minutes) {
         return Err(format!(
             "max_minutes = {max}: a whole number of grid steps ({} minutes), at most {MAX_MINUTES}",
             file.grid_minutes
         ));
     }
+    let zone: &'static dyn Zone = match file.time_zone.as_deref() {
+        None => &Utc,
+        Some(name) => Box::leak(Box::new(NamedZone::get(name)?)),
+    };
     let mut rooms = Vec::new();
     for r in file.room {
         if r.id.is_empty() || r.id.len() > MAX_ROOM_ID || r.id.chars().any(char::is_whitespace) {
@@ -100,6 +110,7 @@ fn parse_rooms(text: &str) -> Result<Floor<'static>, String> {
         rooms: Box::leak(rooms.into_boxed_slice()),
         grid: file.grid_minutes,
         max_minutes: max,
+        zone,
     })
 }
 
@@ -150,6 +161,11 @@ mod tests {
         let one = "[[room]]\nid = \"a\"\nname = \"A\"\nseats = 3\n";
         let f = parse_rooms(&format!("grid_minutes = 30\nmax_minutes = 120\n{one}")).unwrap();
         assert_eq!((f.grid, f.max_minutes), (30, 120));
+        assert_eq!(f.zone.name(), "UTC", "old floor files mean UTC");
+        let f = parse_rooms(&format!("time_zone = \"Europe/Berlin\"\n{one}")).unwrap();
+        assert_eq!(f.zone.name(), "Europe/Berlin");
+        let e = parse_rooms(&format!("time_zone = \"Berlin\"\n{one}")).unwrap_err();
+        assert!(e.contains("time_zone = \"Berlin\""), "{e}");
         for bad in [
             "grid_minutes = 7",
             "max_minutes = 100",

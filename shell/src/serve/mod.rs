@@ -14,6 +14,7 @@
 
 mod args;
 pub mod config;
+mod zone;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};

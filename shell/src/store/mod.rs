@@ -5,6 +5,8 @@ mod fence;
 pub mod outage;
 pub mod pg;
 pub mod redb;
+#[cfg(test)]
+mod suite;
 
 use std::future::Future;
 use std::pin::Pin;

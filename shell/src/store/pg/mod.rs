@@ -4,14 +4,15 @@
 //! The database decides, not the instance (see `sql::SCHEMA`):
 //! - at most one booking per (holder, operation nonce): `UNIQUE (holder, nonce)`, so a final
 //!   retry replayed on any instance returns the same booking;
-//! - at most one active booking per (room, day, hour): a partial unique index over the rows
-//!   that are not cancelled;
+//! - no two active bookings of a room overlap: an exclusion constraint over each row's span
+//!   (`int4range` of UTC minutes) per room, on the rows that are not cancelled (it needs the
+//!   `btree_gist` extension, created at the first start of this version: `sql::migrate`);
 //! - ids from one sequence (`bigint` identity capped at `u32::MAX`), unique across instances.
 //!
 //! A batch's bookings are one `INSERT … SELECT FROM unnest(…) ON CONFLICT DO NOTHING
 //! RETURNING` (`sql::INSERT_MANY_SQL`); each that inserts nothing is then decided on its own by a
-//! statement that tries again and reads who holds the nonce (replayed) or the slot (taken)
-//! (`sql::COMMIT_SQL`). Every read-committed engine that honours unique indexes that way
+//! statement that tries again and reads who holds the nonce (replayed) or the earliest booking overlapping the span (taken)
+//! (`sql::COMMIT_SQL`). Every read-committed engine that honours unique and exclusion constraints that way
 //! (PostgreSQL does: a conflicting insert waits for the other transaction, then does nothing)
 //! gives two instances no way to both win.
 //!
@@ -38,7 +39,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use redmark_core::booking::{
-    Booking, BookingId, Commit, Holder, NewBooking, RoomId, Slot, Store, StoreError,
+    Booking, BookingId, Commit, Holder, Minute, NewBooking, RoomId, Store, StoreError,
 };
 use redmark_core::seal::Nonce;
 use tokio::sync::{mpsc, oneshot, Mutex};
@@ -104,7 +105,7 @@ impl PgStore {
         config.application_name("redmark");
         // An acknowledgement means the commit is flushed, whatever the server's default. No
         // statement outlives a batch, and an instance frozen inside a transaction (stopped,
-        // cut off) has it rolled back, releasing its slots, instead of blocking every other.
+        // cut off) has it rolled back, releasing its spans, instead of blocking every other.
         config.options(format!(
             "-c synchronous_commit=on -c default_transaction_isolation=read\\ committed \
              -c statement_timeout={} -c idle_in_transaction_session_timeout={}",
@@ -205,29 +206,21 @@ impl Store for PgStore {
         self.booking(Op::MadeBy(*holder, *nonce)).await
     }
 
-    async fn occupant(&mut self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
-        // A room id too long to store holds nothing.
-        let Ok(room) = RoomId::try_from(room) else {
-            return Ok(None);
-        };
-        self.booking(Op::Occupant(room, slot)).await
-    }
-
     async fn next_held(
         &mut self,
         holder: &Holder,
-        slot: Slot,
+        start: Minute,
         room: &str,
     ) -> Result<Option<Booking>, StoreError> {
         // The room comes from a stored booking (or is empty), so it fits.
         let room = RoomId::try_from(room).map_err(|_| StoreError::Io)?;
-        self.booking(Op::NextHeld(*holder, slot, room)).await
+        self.booking(Op::NextHeld(*holder, start, room)).await
     }
 
     async fn next_in_room(
         &mut self,
         room: &str,
-        from: Slot,
+        from: Minute,
     ) -> Result<Option<Booking>, StoreError> {
         // A room id too long to store holds nothing.
         let Ok(room) = RoomId::try_from(room) else {
@@ -257,5 +250,7 @@ impl Admin for PgStore {
     }
 }
 
+#[cfg(test)]
+mod migrate_tests;
 #[cfg(test)]
 mod tests;

@@ -1,15 +1,17 @@
 //! The PostgreSQL side of the store: connections, the schema and its set-up, the prepared
 //! statements, and rows read back into bookings.
 
-use redmark_core::booking::{Booking, Day, NewBooking, RoomId, Slot, Status, StoreError};
+use redmark_core::booking::{Booking, NewBooking, RoomId, Span, Status, StoreError, Title};
+use tokio_postgres::error::SqlState;
 use tokio_postgres::{Client, Config, NoTls, Row, Statement};
 
 /// The advisory lock that serialises schema set-up between instances starting together.
 pub(super) const SCHEMA_LOCK: i64 = 0x0072_6564_6d61_726b; // "redmark" in ASCII
-/// The schema version this build writes and reads.
-pub(super) const SCHEMA_VERSION: i32 = 1;
+/// The schema version this build writes and reads (2: spans, titles, the overlap constraint).
+pub(super) const SCHEMA_VERSION: i32 = 2;
 
-/// The schema, idempotent (run under [`SCHEMA_LOCK`] at every start).
+/// The schema of the release before spans (version 1), idempotent: created as it was, then
+/// brought to version 2 by [`SPANS`].
 pub const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS redmark_meta (
     key text PRIMARY KEY,
@@ -26,67 +28,123 @@ CREATE TABLE IF NOT EXISTS redmark_bookings (
     cancelled boolean NOT NULL DEFAULT false,
     UNIQUE (holder, nonce)
 );
-CREATE UNIQUE INDEX IF NOT EXISTS redmark_bookings_held
-    ON redmark_bookings (room, day, hour) WHERE NOT cancelled;
-CREATE INDEX IF NOT EXISTS redmark_bookings_mine
-    ON redmark_bookings (holder, day, hour, room COLLATE \"C\") WHERE NOT cancelled;
 ";
 
-/// A holder's first active booking after a (day, hour, room) in that order, room ids compared
+/// The extension the overlap constraint needs (`=` on text inside a GiST index). It ships
+/// with PostgreSQL (contrib) and is trusted: a database owner, or any role with CREATE on the
+/// database, may create it.
+pub(super) const BTREE_GIST: &str = "CREATE EXTENSION IF NOT EXISTS btree_gist";
+
+/// Version 1 to 2 (run once, where the schema is version 1): a booking's span in UTC minutes since 1970 (`start_minute`,
+/// `end_minute`, end excluded) and its title; old rows backfilled as their whole hour. The
+/// clash rule is the database's: no two active bookings of a room overlap (an exclusion
+/// constraint; touching spans do not overlap). `day`/`hour` stay, filled from the start, so
+/// an instance of the release before spans still reads them; its inserts (day and hour only)
+/// get their span from the trigger, so the constraint covers them too (docs/operators.md).
+pub(super) const SPANS: &str = "
+ALTER TABLE redmark_bookings
+    ADD COLUMN IF NOT EXISTS start_minute integer,
+    ADD COLUMN IF NOT EXISTS end_minute integer,
+    ADD COLUMN IF NOT EXISTS title text NOT NULL DEFAULT '' CHECK (octet_length(title) <= 48);
+UPDATE redmark_bookings
+    SET start_minute = (day - DATE '1970-01-01') * 1440 + hour * 60,
+        end_minute = (day - DATE '1970-01-01') * 1440 + hour * 60 + 60
+    WHERE start_minute IS NULL;
+CREATE OR REPLACE FUNCTION redmark_span_or_hour() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF NEW.start_minute IS NULL AND NEW.end_minute IS NULL THEN
+        NEW.start_minute := (NEW.day - DATE '1970-01-01') * 1440 + NEW.hour * 60;
+        NEW.end_minute := NEW.start_minute + 60;
+    END IF;
+    IF NEW.day IS NULL AND NEW.hour IS NULL THEN
+        NEW.day := DATE '1970-01-01' + NEW.start_minute / 1440;
+        NEW.hour := NEW.start_minute % 1440 / 60;
+    END IF;
+    RETURN NEW;
+END $$;
+DROP TRIGGER IF EXISTS redmark_span_or_hour ON redmark_bookings;
+CREATE TRIGGER redmark_span_or_hour BEFORE INSERT ON redmark_bookings
+    FOR EACH ROW EXECUTE FUNCTION redmark_span_or_hour();
+ALTER TABLE redmark_bookings
+    ALTER COLUMN start_minute SET NOT NULL,
+    ALTER COLUMN end_minute SET NOT NULL;
+DO $$ BEGIN
+    IF NOT EXISTS (SELECT FROM pg_constraint WHERE conname = 'redmark_bookings_span') THEN
+        ALTER TABLE redmark_bookings ADD CONSTRAINT redmark_bookings_span
+            CHECK (start_minute < end_minute);
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_constraint WHERE conname = 'redmark_bookings_no_overlap') THEN
+        ALTER TABLE redmark_bookings ADD CONSTRAINT redmark_bookings_no_overlap
+            EXCLUDE USING gist (room WITH =, int4range(start_minute, end_minute) WITH &&)
+            WHERE (NOT cancelled);
+    END IF;
+END $$;
+DROP INDEX IF EXISTS redmark_bookings_held;
+DROP INDEX IF EXISTS redmark_bookings_mine;
+CREATE INDEX IF NOT EXISTS redmark_bookings_mine_by_start
+    ON redmark_bookings (holder, start_minute, room COLLATE \"C\") WHERE NOT cancelled;
+CREATE INDEX IF NOT EXISTS redmark_bookings_room_ends
+    ON redmark_bookings (room, end_minute) WHERE NOT cancelled;
+";
+
+/// A holder's first active booking after a (start, room) in that order, room ids compared
 /// byte by byte (`COLLATE "C"`, as every other store orders them, whatever the database's
-/// collation); `redmark_bookings_mine` serves it.
+/// collation); `redmark_bookings_mine_by_start` serves it.
 pub(super) const NEXT_HELD_SQL: &str = "
-SELECT id, room, to_char(day, 'YYYY-MM-DD'), hour, attendees, holder, nonce, cancelled
+SELECT id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled
     FROM redmark_bookings
     WHERE holder = $1 AND NOT cancelled
-    AND (day, hour, room COLLATE \"C\") > ($2::text::date, $3::int2, $4::text COLLATE \"C\")
-    ORDER BY day, hour, room COLLATE \"C\"
+    AND (start_minute, room COLLATE \"C\") > ($2::int4, $3::text COLLATE \"C\")
+    ORDER BY start_minute, room COLLATE \"C\"
     LIMIT 1
 ";
 
-/// A room's first active booking of a day from an hour on; `redmark_bookings_held` (room, day,
-/// hour) serves it.
+/// A room's first active booking that ends after a minute: active bookings of a room never
+/// overlap, so end order is start order; `redmark_bookings_room_ends` serves it.
 pub(super) const NEXT_IN_ROOM_SQL: &str = "
-SELECT id, room, to_char(day, 'YYYY-MM-DD'), hour, attendees, holder, nonce, cancelled
+SELECT id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled
     FROM redmark_bookings
-    WHERE room = $1 AND day = $2::text::date AND hour >= $3 AND NOT cancelled
-    ORDER BY hour
+    WHERE room = $1 AND end_minute > $2 AND NOT cancelled
+    ORDER BY end_minute
     LIMIT 1
 ";
 
 /// The columns of a booking, in the order [`decode`] reads them.
 pub(super) const COLS: &str =
-    "id, room, to_char(day, 'YYYY-MM-DD'), hour, attendees, holder, nonce, cancelled";
+    "id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled";
 
-/// Books, or says who already holds the nonce (kind 1) or the slot (kind 2). The outer reads
-/// see the statement's snapshot; a conflict with a transaction committed after it returns no
-/// row, and [`commit_one`](super::worker::commit_one) reads again.
+/// Books, or says who already holds the nonce (kind 1) or the earliest active booking of the
+/// room that overlaps (kind 2). The outer reads see the statement's snapshot; a conflict with
+/// a transaction committed after it returns no row, and
+/// [`commit_one`](super::worker::commit_one) reads again.
 pub(super) const COMMIT_SQL: &str = "
 WITH ins AS (
-    INSERT INTO redmark_bookings (room, day, hour, attendees, holder, nonce)
-    VALUES ($1, $2::text::date, $3, $4, $5, $6)
+    INSERT INTO redmark_bookings (room, start_minute, end_minute, title, attendees, holder, nonce)
+    VALUES ($1, $2, $3, $4, $5, $6, $7)
     ON CONFLICT DO NOTHING
-    RETURNING id, room, to_char(day, 'YYYY-MM-DD'), hour, attendees, holder, nonce, cancelled
+    RETURNING id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled
 )
 SELECT 0 AS kind, * FROM ins
 UNION ALL
-SELECT 1, id, room, to_char(day, 'YYYY-MM-DD'), hour, attendees, holder, nonce, cancelled
-    FROM redmark_bookings WHERE holder = $5 AND nonce = $6
+SELECT 1, id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled
+    FROM redmark_bookings WHERE holder = $6 AND nonce = $7
 UNION ALL
-SELECT 2, id, room, to_char(day, 'YYYY-MM-DD'), hour, attendees, holder, nonce, cancelled
-    FROM redmark_bookings WHERE room = $1 AND day = $2::text::date AND hour = $3
-    AND NOT cancelled
+(SELECT 2, id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled
+    FROM redmark_bookings WHERE room = $1 AND NOT cancelled
+    AND int4range(start_minute, end_minute) && int4range($2, $3)
+    ORDER BY start_minute LIMIT 1)
 ";
 
 /// Books every booking of a batch in one statement, in array order (each row's conflicts are
-/// checked against the rows before it, so a later row for a taken slot or a used nonce inserts
-/// nothing); returns the rows it inserted. Those that inserted nothing are decided one by one
-/// with [`COMMIT_SQL`].
+/// checked against the rows before it, so a later row for a taken span or a used nonce
+/// inserts nothing); returns the rows it inserted. Those that inserted nothing are decided one
+/// by one with [`COMMIT_SQL`].
 pub(super) const INSERT_MANY_SQL: &str = "
-INSERT INTO redmark_bookings (room, day, hour, attendees, holder, nonce)
-SELECT room, day::date, hour, attendees, holder, nonce
-    FROM unnest($1::text[], $2::text[], $3::int2[], $4::int4[], $5::bytea[], $6::bytea[])
-    AS b(room, day, hour, attendees, holder, nonce)
+INSERT INTO redmark_bookings (room, start_minute, end_minute, title, attendees, holder, nonce)
+SELECT room, start_minute, end_minute, title, attendees, holder, nonce
+    FROM unnest($1::text[], $2::int4[], $3::int4[], $4::text[], $5::int4[], $6::bytea[],
+        $7::bytea[])
+    AS b(room, start_minute, end_minute, title, attendees, holder, nonce)
 ON CONFLICT DO NOTHING
 RETURNING id, holder, nonce
 ";
@@ -114,7 +172,6 @@ pub(super) struct Statements {
     pub(super) commit: Statement,
     pub(super) get: Statement,
     pub(super) made_by: Statement,
-    pub(super) occupant: Statement,
     pub(super) next_held: Statement,
     pub(super) next_in_room: Statement,
     pub(super) cancel: Statement,
@@ -136,11 +193,6 @@ impl Conn {
             commit: client.prepare(COMMIT_SQL).await?,
             get: client.prepare(&by("id = $1")).await?,
             made_by: client.prepare(&by("holder = $1 AND nonce = $2")).await?,
-            occupant: client
-                .prepare(&by(
-                    "room = $1 AND day = $2::text::date AND hour = $3 AND NOT cancelled",
-                ))
-                .await?,
             next_held: client.prepare(NEXT_HELD_SQL).await?,
             next_in_room: client.prepare(NEXT_IN_ROOM_SQL).await?,
             cancel: client
@@ -154,7 +206,8 @@ impl Conn {
     }
 }
 
-/// Creates or checks the schema, one instance at a time.
+/// Creates or checks the schema, one instance at a time, and brings it to
+/// [`SCHEMA_VERSION`] (in one transaction: an instance that fails half-way changed nothing).
 pub(super) async fn migrate(client: &mut Client) -> Result<(), String> {
     let e = |e: tokio_postgres::Error| e.to_string();
     let tx = client.transaction().await.map_err(e)?;
@@ -162,9 +215,10 @@ pub(super) async fn migrate(client: &mut Client) -> Result<(), String> {
         .await
         .map_err(e)?;
     tx.batch_execute(SCHEMA).await.map_err(e)?;
+    // A new database starts as version 1 (what [`SCHEMA`] makes), then steps up.
     tx.execute(
-        "INSERT INTO redmark_meta (key, value) VALUES ('schema', $1) ON CONFLICT DO NOTHING",
-        &[&SCHEMA_VERSION],
+        "INSERT INTO redmark_meta (key, value) VALUES ('schema', 1) ON CONFLICT DO NOTHING",
+        &[],
     )
     .await
     .map_err(e)?;
@@ -178,7 +232,37 @@ pub(super) async fn migrate(client: &mut Client) -> Result<(), String> {
             "its schema is version {v}, newer than this redmark's {SCHEMA_VERSION}: upgrade redmark"
         ));
     }
+    if v < 2 {
+        tx.batch_execute(BTREE_GIST).await.map_err(no_extension)?;
+        tx.batch_execute(SPANS).await.map_err(e)?;
+        tx.execute(
+            "UPDATE redmark_meta SET value = 2 WHERE key = 'schema'",
+            &[],
+        )
+        .await
+        .map_err(e)?;
+        tracing::info!("booking store: schema brought to version 2 (spans, titles)");
+    }
     tx.commit().await.map_err(e)
+}
+
+/// Why `CREATE EXTENSION btree_gist` failed, in one line naming what is missing.
+fn no_extension(e: tokio_postgres::Error) -> String {
+    match e.code() {
+        Some(c) if *c == SqlState::INSUFFICIENT_PRIVILEGE => "the overlap constraint needs the \
+            extension btree_gist, and this role may not create it: it needs the CREATE \
+            privilege on the database (or to own it); run `CREATE EXTENSION btree_gist;` in \
+            the database as its owner once, or `GRANT CREATE ON DATABASE <db> TO <role>;`"
+            .into(),
+        Some(c) if *c == SqlState::UNDEFINED_FILE || *c == SqlState::UNDEFINED_OBJECT => {
+            format!(
+                "the overlap constraint needs the extension btree_gist, which this PostgreSQL \
+                 server does not have (install its contrib package): {}",
+                crate::fault::tidy::one_line(&e.to_string())
+            )
+        }
+        _ => e.to_string(),
+    }
 }
 
 /// The booking in `row` from column `at` on ([`COLS`]); `Corrupt` if it does not decode.
@@ -192,20 +276,19 @@ pub(super) fn decode(row: &Row, at: usize) -> Result<Booking, StoreError> {
 pub(super) fn decode_quiet(row: &Row, at: usize) -> Option<Booking> {
     let id: i64 = row.try_get(at).ok()?;
     let room: &str = row.try_get(at + 1).ok()?;
-    let day: &str = row.try_get(at + 2).ok()?;
-    let hour: i16 = row.try_get(at + 3).ok()?;
-    let attendees: i32 = row.try_get(at + 4).ok()?;
-    let holder: &[u8] = row.try_get(at + 5).ok()?;
-    let nonce: &[u8] = row.try_get(at + 6).ok()?;
-    let cancelled: bool = row.try_get(at + 7).ok()?;
+    let start: i32 = row.try_get(at + 2).ok()?;
+    let end: i32 = row.try_get(at + 3).ok()?;
+    let title: &str = row.try_get(at + 4).ok()?;
+    let attendees: i32 = row.try_get(at + 5).ok()?;
+    let holder: &[u8] = row.try_get(at + 6).ok()?;
+    let nonce: &[u8] = row.try_get(at + 7).ok()?;
+    let cancelled: bool = row.try_get(at + 8).ok()?;
     Some(Booking {
         id: u32::try_from(id).ok()?,
         new: NewBooking {
             room: RoomId::try_from(room).ok()?,
-            slot: Slot {
-                day: Day::parse(day)?,
-                hour: u8::try_from(hour).ok().filter(|h| *h < 24)?,
-            },
+            span: Span::new(u32::try_from(start).ok()?, u32::try_from(end).ok()?)?,
+            title: Title::try_from(title).ok()?,
             attendees: u16::try_from(attendees).ok()?,
             holder: holder.try_into().ok()?,
             nonce: nonce.try_into().ok()?,

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use futures_util::future::try_join_all;
 use redmark_core::booking::{
-    Booking, BookingId, Commit, Holder, NewBooking, RoomId, Slot, Status, StoreError,
+    Booking, BookingId, Commit, Holder, Minute, NewBooking, RoomId, Status, StoreError,
 };
 use redmark_core::seal::Nonce;
 use tokio::sync::{mpsc, oneshot, Mutex};
@@ -32,9 +32,8 @@ pub(super) enum Op {
     Commit(NewBooking),
     Get(BookingId),
     MadeBy(Holder, Nonce),
-    Occupant(RoomId, Slot),
-    NextHeld(Holder, Slot, RoomId),
-    NextInRoom(RoomId, Slot),
+    NextHeld(Holder, Minute, RoomId),
+    NextInRoom(RoomId, Minute),
     Cancel(BookingId, Holder),
 }
 
@@ -84,9 +83,10 @@ pub(super) async fn worker(
             }
             batch
         };
-        // Every batch takes its slots' index entries in one order, so two batches (on any
-        // instances) wait for each other rather than deadlock (a stable sort: the bookings of
-        // one slot keep their arrival order).
+        // Every batch takes its spans' index entries in one order, so two batches (on any
+        // instances) mostly wait for each other rather than deadlock (a deadlock between
+        // overlapping spans is retried); a stable sort: the bookings of one span keep their
+        // arrival order.
         let mut order: Vec<(usize, usize, &Op)> = batch
             .iter()
             .enumerate()
@@ -132,14 +132,11 @@ pub(super) async fn worker(
     }
 }
 
-/// The slot a booking takes (bookings first, in slot order; then everything else).
-pub(super) fn lock_order(op: &Op) -> (bool, &str, u16, u8, u8, u8) {
+/// Where a booking goes (bookings first, by room and start; then everything else).
+pub(super) fn lock_order(op: &Op) -> (bool, &str, Minute) {
     match op {
-        Op::Commit(n) => {
-            let d = n.slot.day;
-            (false, n.room.as_str(), d.year, d.month, d.day, n.slot.hour)
-        }
-        _ => (true, "", 0, 0, 0, 0),
+        Op::Commit(n) => (false, n.room.as_str(), n.span.start),
+        _ => (true, "", 0),
     }
 }
 
@@ -258,13 +255,17 @@ pub(super) async fn insert_many(
         return Ok(());
     }
     let rooms: Vec<&str> = books.iter().map(|(_, n)| n.room.as_str()).collect();
-    let days: Vec<String> = books.iter().map(|(_, n)| n.slot.day.to_string()).collect();
-    let hours: Vec<i16> = books.iter().map(|(_, n)| i16::from(n.slot.hour)).collect();
+    let starts: Vec<i32> = books.iter().map(|(_, n)| minute(n.span.start)).collect();
+    let ends: Vec<i32> = books.iter().map(|(_, n)| minute(n.span.end)).collect();
+    let titles: Vec<&str> = books.iter().map(|(_, n)| n.title.as_str()).collect();
     let people: Vec<i32> = books.iter().map(|(_, n)| i32::from(n.attendees)).collect();
     let holders: Vec<&[u8]> = books.iter().map(|(_, n)| &n.holder[..]).collect();
     let nonces: Vec<&[u8]> = books.iter().map(|(_, n)| &n.nonce[..]).collect();
     let rows = tx
-        .query(stmt, &[&rooms, &days, &hours, &people, &holders, &nonces])
+        .query(
+            stmt,
+            &[&rooms, &starts, &ends, &titles, &people, &holders, &nonces],
+        )
         .await?;
     let mut made: HashMap<(Holder, Nonce), i64> = HashMap::with_capacity(rows.len());
     for row in &rows {
@@ -316,28 +317,14 @@ pub(super) async fn run(
         Op::MadeBy(holder, nonce) => {
             one(tx.query(&s.made_by, &[&&holder[..], &&nonce[..]]).await?)
         }
-        Op::Occupant(room, slot) => one(tx
-            .query(
-                &s.occupant,
-                &[&room.as_str(), &slot.day.to_string(), &i16::from(slot.hour)],
-            )
-            .await?),
-        Op::NextHeld(holder, slot, room) => one(tx
+        Op::NextHeld(holder, start, room) => one(tx
             .query(
                 &s.next_held,
-                &[
-                    &&holder[..],
-                    &slot.day.to_string(),
-                    &i16::from(slot.hour),
-                    &room.as_str(),
-                ],
+                &[&&holder[..], &minute(*start), &room.as_str()],
             )
             .await?),
         Op::NextInRoom(room, from) => one(tx
-            .query(
-                &s.next_in_room,
-                &[&room.as_str(), &from.day.to_string(), &i16::from(from.hour)],
-            )
+            .query(&s.next_in_room, &[&room.as_str(), &minute(*from)])
             .await?),
         Op::Cancel(id, holder) => one(tx
             .query(&s.cancel, &[&i64::from(*id), &&holder[..]])
@@ -352,18 +339,18 @@ pub(super) async fn commit_one(
     stmt: &Statement,
     new: &NewBooking,
 ) -> Result<Result<Reply, StoreError>, Fault> {
-    let day = new.slot.day.to_string();
-    let hour = i16::from(new.slot.hour);
+    let (start, end) = (minute(new.span.start), minute(new.span.end));
     let attendees = i32::from(new.attendees);
-    // Bounded: each round is one statement; a slot freed between two rounds is retaken.
+    // Bounded: each round is one statement; a span freed between two rounds is retaken.
     for _ in 0..ATTEMPTS {
         let rows = tx
             .query(
                 stmt,
                 &[
                     &new.room.as_str(),
-                    &day,
-                    &hour,
+                    &start,
+                    &end,
+                    &new.title.as_str(),
                     &attendees,
                     &&new.holder[..],
                     &&new.nonce[..],
@@ -385,4 +372,10 @@ pub(super) async fn commit_one(
     }
     tracing::error!("booking store: a conflict whose winner stays invisible");
     Ok(Err(StoreError::Io))
+}
+
+/// A minute as PostgreSQL's `integer` (minutes of the years 2000–2999 fit with room to spare;
+/// anything larger is clamped and then refused by the span check).
+fn minute(m: Minute) -> i32 {
+    i32::try_from(m).unwrap_or(i32::MAX)
 }

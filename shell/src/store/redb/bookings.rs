@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use redmark_core::booking::{
-    Booking, BookingId, Commit, Holder, NewBooking, Slot, Store, StoreError,
+    Booking, BookingId, Commit, Holder, Minute, NewBooking, Store, StoreError,
 };
 use redmark_core::seal::Nonce;
 
@@ -86,23 +86,19 @@ impl Store for RedbBookings {
         self.read(|s| s.made_by(holder, nonce)).await
     }
 
-    async fn occupant(&mut self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
-        self.read(|s| s.occupant(room, slot)).await
-    }
-
     async fn next_held(
         &mut self,
         holder: &Holder,
-        slot: Slot,
+        start: Minute,
         room: &str,
     ) -> Result<Option<Booking>, StoreError> {
-        self.read(|s| s.next_held(holder, slot, room)).await
+        self.read(|s| s.next_held(holder, start, room)).await
     }
 
     async fn next_in_room(
         &mut self,
         room: &str,
-        from: Slot,
+        from: Minute,
     ) -> Result<Option<Booking>, StoreError> {
         self.read(|s| s.next_in_room(room, from)).await
     }

@@ -1,17 +1,18 @@
 //! One redb file of bookings: opening it, its reads, a copy of it, and the guard that stops
 //! using it once redb panicked.
 
-use std::ops::Bound;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use redb::{Database, ReadableTable};
-use redmark_core::booking::{Booking, BookingId, Holder, Slot, StoreError};
+use redmark_core::booking::{Booking, BookingId, Holder, Minute, StoreError};
 use redmark_core::seal::Nonce;
 
 use super::open::{self, OpenError};
 use super::snapshot;
-use super::tables::{corrupt, decode, fault, held_key, load, Tables, BOOKINGS, HELD, NONCES};
+use super::tables::{
+    self, corrupt, decode, fault, load, Tables, BOOKINGS, HOLDER_STARTS, NONCES, ROOM_STARTS,
+};
 use crate::fault::panics::catch_quiet;
 use crate::store::Snapshot;
 
@@ -124,71 +125,32 @@ impl RedbStore {
         })
     }
 
-    pub(super) fn occupant(&self, room: &str, slot: Slot) -> Result<Option<Booking>, StoreError> {
-        self.guarded("reading a slot", |db| {
-            let tx = db.begin_read().map_err(fault)?;
-            let held = tx.open_table(HELD).map_err(fault)?;
-            let Some(id) = held
-                .get(&held_key(room, slot)[..])
-                .map_err(fault)?
-                .map(|g| g.value())
-            else {
-                return Ok(None);
-            };
-            let t = tx.open_table(BOOKINGS).map_err(fault)?;
-            holding(&t, id).map(Some)
-        })
-    }
-
-    /// Walks the active bookings (`held`, in (slot, room) order) from just after (`slot`,
-    /// `room`) to the first of `holder`'s: each step reads one booking, so a page costs the
-    /// bookings of others between the holder's, and nothing at all is kept between calls.
+    /// One read of the holder index (`holder_starts`, in (start, room) order).
     pub(super) fn next_held(
         &self,
         holder: &Holder,
-        slot: Slot,
+        start: Minute,
         room: &str,
     ) -> Result<Option<Booking>, StoreError> {
         self.guarded("reading a holder's bookings", |db| {
             let tx = db.begin_read().map_err(fault)?;
-            let held = tx.open_table(HELD).map_err(fault)?;
+            let holders = tx.open_table(HOLDER_STARTS).map_err(fault)?;
             let t = tx.open_table(BOOKINGS).map_err(fault)?;
-            let from = held_key(room, slot);
-            let after = (Bound::Excluded(&from[..]), Bound::Unbounded);
-            for entry in held.range::<&[u8]>(after).map_err(fault)? {
-                let id = entry.map_err(fault)?.1.value();
-                let b = holding(&t, id)?;
-                if b.new.holder == *holder {
-                    return Ok(Some(b));
-                }
-            }
-            Ok(None)
+            tables::next_held(&holders, &t, holder, start, room)
         })
     }
 
-    /// Walks the active bookings of `from`'s day (`held`, in (slot, room) order) from
-    /// `from` to the first of `room`'s: at most the day's bookings of every room are read.
+    /// At most two reads of the room index (`room_starts`, in start order).
     pub(super) fn next_in_room(
         &self,
         room: &str,
-        from: Slot,
+        from: Minute,
     ) -> Result<Option<Booking>, StoreError> {
-        self.guarded("reading a room's day", |db| {
+        self.guarded("reading a room's bookings", |db| {
             let tx = db.begin_read().map_err(fault)?;
-            let held = tx.open_table(HELD).map_err(fault)?;
+            let rooms = tx.open_table(ROOM_STARTS).map_err(fault)?;
             let t = tx.open_table(BOOKINGS).map_err(fault)?;
-            let start = held_key("", from);
-            let day_end = held_key("", Slot { hour: 24, ..from });
-            let range = (Bound::Included(&start[..]), Bound::Excluded(&day_end[..]));
-            for entry in held.range::<&[u8]>(range).map_err(fault)? {
-                let (key, id) = entry.map_err(fault)?;
-                if key.value().get(5..) != Some(room.as_bytes()) {
-                    continue;
-                }
-                let id = id.value();
-                return holding(&t, id).map(Some);
-            }
-            Ok(None)
+            tables::next_in_room(&rooms, &t, room, from)
         })
     }
 
@@ -204,16 +166,4 @@ impl RedbStore {
         });
         copied.map_err(|e| why.unwrap_or_else(|| e.message().to_owned()))
     }
-}
-
-/// The booking `id` a `held` entry names: a missing one means the tables disagree (damage).
-fn holding(
-    bookings: &impl ReadableTable<u32, &'static [u8]>,
-    id: BookingId,
-) -> Result<Booking, StoreError> {
-    load(bookings, id)?.ok_or_else(|| {
-        corrupt(format_args!(
-            "a slot is held by booking {id}, which is missing"
-        ))
-    })
 }

@@ -5,7 +5,7 @@
 //! `cancel` (see `bookings.rs`), which awaits its outcome without blocking a worker. The
 //! thread takes every write waiting (up to [`MAX_GROUP`]), runs them in arrival order inside
 //! one transaction, commits it durably, and only then answers each. At-most-once (holder,
-//! nonce) and "slot taken" are decided inside that transaction, in order, so any interleaving
+//! nonce) and "span taken" are decided inside that transaction, in order, so any interleaving
 //! of connections gives the same outcomes a single lock would. Writes of one connection keep
 //! their order (one queue, one thread).
 
@@ -207,21 +207,22 @@ mod tests {
     use super::*;
     use crate::store::redb::RedbBookings;
     use crate::store::Bookings as _;
-    use redmark_core::booking::{Commit, Day, NewBooking, RoomId, Slot, Store};
+    use redmark_core::booking::{Commit, Day, NewBooking, RoomId, Span, Store, Title};
 
     fn new(hour: u8, holder: u8, nonce: u16) -> NewBooking {
         let mut n = [0; 8];
         n[..2].copy_from_slice(&nonce.to_le_bytes());
         NewBooking {
             room: RoomId::try_from("nook").unwrap(),
-            slot: Slot {
-                day: Day {
+            span: Span::hour(
+                Day {
                     year: 2099,
                     month: 1,
                     day: 1,
                 },
                 hour,
-            },
+            ),
+            title: Title::new(),
             attendees: 1,
             holder: [holder; 8],
             nonce: n,

@@ -5,15 +5,20 @@
 //! ACID with copy-on-write B-trees and a checksummed commit slot, so a crash at any instant
 //! leaves the last committed transaction and nothing half-written, and a commit with
 //! [`redb::Durability::Immediate`] (its default) has been fsynced when `commit()` returns. The
-//! booking data is three tiny key/value tables; SQL buys nothing here. A database shared by
+//! booking data is a few tiny key/value tables; SQL buys nothing here. A database shared by
 //! several instances is another `Store` implementation ([`crate::store::pg`]), not a change
 //! to the engine.
 //!
 //! Tables (one write transaction per group of bookings and cancellations, see `group.rs`):
-//! - `bookings`: id → record (see `tables::encode`);
+//! - `bookings`: id → record (see `tables::encode`; records of stores before spans, v1, are
+//!   read as their whole hour, and such a store's hour index `held` is converted at open in
+//!   one transaction: `migrate.rs`);
 //! - `nonces`: holder ‖ operation nonce → id (at-most-once: the same operation replays its
 //!   booking);
-//! - `held`: slot ‖ room → id of the active booking holding it;
+//! - `room_starts`: room ‖ start → id of each active booking (a room's active bookings never
+//!   overlap, so the one before a new span's end decides a clash: two index reads, whatever
+//!   the store holds);
+//! - `holder_starts`: holder ‖ start ‖ room → id of each active booking (`next_held`);
 //! - `meta`: `store-id` → the store's 16-byte id (see below).
 //!
 //! # A damaged or vanished store is refused at start
@@ -63,6 +68,7 @@
 mod bookings;
 mod file;
 mod group;
+mod migrate;
 mod open;
 mod overlay;
 mod snapshot;

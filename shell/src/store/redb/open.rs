@@ -9,7 +9,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use redb::{Database, ReadableTable, TableHandle};
 
 use super::overlay::Overlay;
-use super::tables::{decode_quiet, StoreId, BOOKINGS, HELD, META, NONCES, STORE_ID};
+use super::tables::{
+    decode_quiet, StoreId, BOOKINGS, HOLDER_STARTS, META, NONCES, OLD_HELD, ROOM_STARTS, STORE_ID,
+};
 use crate::fault::panics::catch_quiet;
 
 /// Name of the bookings database inside the data directory.
@@ -177,7 +179,8 @@ fn settle_id(
     }
 }
 
-/// Creates the tables (so read transactions never meet a missing one) and records `id`.
+/// Creates the tables (so read transactions never meet a missing one), converts a store from
+/// before spans (`migrate.rs`, in the same transaction) and records `id`.
 fn set_up_as(db: &Database, path: &Path, id: StoreId) -> Result<(), OpenError> {
     let _ = crate::platform::files::make_private(path);
     let fail = |e: String| OpenError(format!("cannot set up {}: {e}", path.display()));
@@ -190,7 +193,13 @@ fn set_up_as(db: &Database, path: &Path, id: StoreId) -> Result<(), OpenError> {
         {
             tx.open_table(BOOKINGS).map_err(text)?;
             tx.open_table(NONCES).map_err(text)?;
-            tx.open_table(HELD).map_err(text)?;
+            if let Some(n) = super::migrate::convert(&tx)? {
+                tracing::info!(
+                    "booking store: converted to spans ({n} active bookings indexed by start)"
+                );
+            }
+            tx.open_table(ROOM_STARTS).map_err(text)?;
+            tx.open_table(HOLDER_STARTS).map_err(text)?;
             let mut meta = tx.open_table(META).map_err(text)?;
             let has = meta.get(STORE_ID).map_err(text)?.is_some();
             if !has {
@@ -203,7 +212,7 @@ fn set_up_as(db: &Database, path: &Path, id: StoreId) -> Result<(), OpenError> {
     .map_err(fail)
 }
 
-/// Whether every table exists and the store id is recorded.
+/// Whether every table exists, none from before spans is left, and the store id is recorded.
 fn set_up(db: &Database) -> Result<bool, String> {
     let tx = db.begin_read().map_err(text)?;
     fn has<T>(r: Result<T, redb::TableError>) -> Result<bool, String> {
@@ -213,8 +222,11 @@ fn set_up(db: &Database) -> Result<bool, String> {
             Err(e) => Err(e.to_string()),
         }
     }
-    let tables =
-        has(tx.open_table(BOOKINGS))? && has(tx.open_table(NONCES))? && has(tx.open_table(HELD))?;
+    let tables = has(tx.open_table(BOOKINGS))?
+        && has(tx.open_table(NONCES))?
+        && has(tx.open_table(ROOM_STARTS))?
+        && has(tx.open_table(HOLDER_STARTS))?
+        && !has(tx.open_table(OLD_HELD))?;
     let id = match tx.open_table(META) {
         Ok(meta) => meta.get(STORE_ID).map_err(text)?.is_some(),
         Err(redb::TableError::TableDoesNotExist(_)) => false,
@@ -368,7 +380,7 @@ fn check_copy(mem: Overlay) -> Result<Seen, String> {
             ids.insert(k.value());
         }
     }
-    for def in [NONCES, HELD] {
+    for def in [NONCES, OLD_HELD, ROOM_STARTS, HOLDER_STARTS] {
         if let Some(t) = missing(tx.open_table(def))? {
             for row in t.iter().map_err(text)? {
                 let (_, v) = row.map_err(text)?;

@@ -11,7 +11,7 @@ use redb::{
     TableDefinition, Value,
 };
 
-use super::tables::{BOOKINGS, HELD, META, NONCES};
+use super::tables::{BOOKINGS, HOLDER_STARTS, META, NONCES, ROOM_STARTS};
 use crate::store::Snapshot;
 
 /// Copies every table of `db`, as one read transaction sees them, into a new database on `to`
@@ -25,7 +25,8 @@ pub(super) fn snapshot(db: &Database, to: File) -> Result<Snapshot, String> {
     write.set_durability(Durability::Immediate);
     let bookings = copy_table(&read, &write, BOOKINGS)?;
     copy_table(&read, &write, NONCES)?;
-    copy_table(&read, &write, HELD)?;
+    copy_table(&read, &write, ROOM_STARTS)?;
+    copy_table(&read, &write, HOLDER_STARTS)?;
     copy_table(&read, &write, META)?;
     write.commit().map_err(text)?;
     Ok(Snapshot {
@@ -89,7 +90,13 @@ mod tests {
     use super::*;
     use crate::store::redb::tests::now;
     use crate::store::redb::{RedbBookings, RedbStore};
-    use redmark_core::booking::{Day, NewBooking, RoomId, Slot, Store};
+    use redmark_core::booking::{occupant, Day, NewBooking, RoomId, Span, Store, Title};
+
+    const DAY: Day = Day {
+        year: 2099,
+        month: 1,
+        day: 1,
+    };
 
     /// The copy holds what the store held when it was taken, and serves as a store of its own.
     #[test]
@@ -101,14 +108,8 @@ mod tests {
         for hour in 0..5u8 {
             let new = NewBooking {
                 room: RoomId::try_from("nook").unwrap(),
-                slot: Slot {
-                    day: Day {
-                        year: 2099,
-                        month: 1,
-                        day: 1,
-                    },
-                    hour,
-                },
+                span: Span::hour(DAY, hour),
+                title: Title::new(),
                 attendees: 1,
                 holder: [7; 8],
                 nonce: [hour; 8],
@@ -131,22 +132,12 @@ mod tests {
         // Another folder adopts the copy (it has no store-id marker) and serves it whole.
         let restored = RedbStore::open_checked(&copy, false).unwrap();
         assert_eq!(restored.all().unwrap(), store.store().all().unwrap());
+        let mut restored = RedbBookings::new(restored);
         assert!(
-            restored
-                .occupant(
-                    "nook",
-                    Slot {
-                        day: Day {
-                            year: 2099,
-                            month: 1,
-                            day: 1
-                        },
-                        hour: 1
-                    }
-                )
+            now(occupant(&mut restored, "nook", Span::hour(DAY, 1)))
                 .unwrap()
                 .is_none(),
-            "the cancelled booking's slot is free in the copy too"
+            "the cancelled booking's span is free in the copy too"
         );
         drop((store, restored));
         std::fs::remove_dir_all(&dir).unwrap();

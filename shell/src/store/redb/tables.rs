@@ -1,18 +1,29 @@
 //! The store's tables and the records in them: how a booking is encoded, read back and
 //! written inside one transaction.
 
+use std::ops::Bound;
+
 use redb::{ReadableTable, TableDefinition};
 use redmark_core::booking::{
-    Booking, BookingId, Commit, Day, Holder, NewBooking, RoomId, Slot, Status, StoreError,
+    Booking, BookingId, Commit, Day, Holder, Minute, NewBooking, RoomId, Span, Status, StoreError,
+    Title,
 };
 
 pub(super) const BOOKINGS: TableDefinition<u32, &[u8]> = TableDefinition::new("bookings");
 pub(super) const NONCES: TableDefinition<&[u8], u32> = TableDefinition::new("nonces");
-pub(super) const HELD: TableDefinition<&[u8], u32> = TableDefinition::new("held");
+/// Active bookings by room, then start: [`room_key`] → id.
+pub(super) const ROOM_STARTS: TableDefinition<&[u8], u32> = TableDefinition::new("room_starts");
+/// Active bookings by holder, then start, then room: [`holder_key`] → id.
+pub(super) const HOLDER_STARTS: TableDefinition<&[u8], u32> = TableDefinition::new("holder_starts");
+/// The index of stores before spans (hour slot ‖ room → id): converted at open (`migrate.rs`).
+pub(super) const OLD_HELD: TableDefinition<&[u8], u32> = TableDefinition::new("held");
 pub(super) const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 pub(super) const STORE_ID: &str = "store-id";
 
+/// A record of a store before spans: a whole hour, no title (read, never written).
 pub(super) const RECORD_V1: u8 = 1;
+/// A record with a span and a title.
+pub(super) const RECORD_V2: u8 = 2;
 
 /// A store id: 16 random bytes, in the store's `meta` table and in [`MARKER_FILE`](super::open::MARKER_FILE).
 pub(super) type StoreId = [u8; 16];
@@ -33,32 +44,46 @@ pub(super) fn corrupt(why: std::fmt::Arguments<'_>) -> StoreError {
     StoreError::Corrupt
 }
 
-/// `held` key: year u16 BE, month, day, hour, then the room id.
-pub(super) fn held_key(room: &str, slot: Slot) -> Vec<u8> {
+/// [`ROOM_STARTS`] key: room length, room id, start u32 BE (a room's bookings in start
+/// order; `None` for a room id longer than any stored one).
+pub(super) fn room_key(room: &str, start: Minute) -> Option<Vec<u8>> {
+    let len = u8::try_from(room.len()).ok()?;
     let mut k = Vec::with_capacity(5 + room.len());
-    k.extend_from_slice(&slot.day.year.to_be_bytes());
-    k.extend_from_slice(&[slot.day.month, slot.day.day, slot.hour]);
+    k.push(len);
+    k.extend_from_slice(room.as_bytes());
+    k.extend_from_slice(&start.to_be_bytes());
+    Some(k)
+}
+
+/// [`HOLDER_STARTS`] key: holder, start u32 BE, room id (a holder's bookings in (start, room
+/// id) order, room ids byte by byte).
+pub(super) fn holder_key(holder: &Holder, start: Minute, room: &str) -> Vec<u8> {
+    let mut k = Vec::with_capacity(12 + room.len());
+    k.extend_from_slice(holder);
+    k.extend_from_slice(&start.to_be_bytes());
     k.extend_from_slice(room.as_bytes());
     k
 }
 
-/// Record: version, status, year u16 LE, month, day, hour, attendees u16 LE, `holder[8]`,
-/// `nonce[8]`, room length, room bytes.
+/// Record v2: version, status, start u32 LE, end u32 LE, attendees u16 LE, `holder[8]`,
+/// `nonce[8]`, room length, room bytes, title length, title bytes (UTF-8).
 pub(super) fn encode(b: &Booking) -> Vec<u8> {
     let n = &b.new;
-    let mut r = Vec::with_capacity(28 + n.room.len());
-    r.push(RECORD_V1);
+    let mut r = Vec::with_capacity(30 + n.room.len() + n.title.len());
+    r.push(RECORD_V2);
     r.push(match b.status {
         Status::Active => 0,
         Status::Cancelled => 1,
     });
-    r.extend_from_slice(&n.slot.day.year.to_le_bytes());
-    r.extend_from_slice(&[n.slot.day.month, n.slot.day.day, n.slot.hour]);
+    r.extend_from_slice(&n.span.start.to_le_bytes());
+    r.extend_from_slice(&n.span.end.to_le_bytes());
     r.extend_from_slice(&n.attendees.to_le_bytes());
     r.extend_from_slice(&n.holder);
     r.extend_from_slice(&n.nonce);
     r.push(n.room.len() as u8);
     r.extend_from_slice(n.room.as_bytes());
+    r.push(n.title.len() as u8);
+    r.extend_from_slice(n.title.as_bytes());
     r
 }
 
@@ -66,48 +91,64 @@ pub(super) fn decode(id: BookingId, r: &[u8]) -> Result<Booking, StoreError> {
     decode_quiet(id, r).ok_or_else(|| corrupt(format_args!("booking {id}: corrupt record")))
 }
 
-/// The booking in record `r`, or `None` if it does not decode.
+/// The booking in record `r` (v1 or v2), or `None` if it does not decode.
 pub(super) fn decode_quiet(id: BookingId, r: &[u8]) -> Option<Booking> {
-    if r.len() < 27 || r[0] != RECORD_V1 {
-        return None;
-    }
-    let status = match r[1] {
+    let status = match r.get(1)? {
         0 => Status::Active,
         1 => Status::Cancelled,
         _ => return None,
     };
-    // A record's day and hour are checked like a client's (a real day, an hour below 24): a
-    // damaged but decodable record must not reach `Slot`'s arithmetic or be compared as a slot.
-    let day = Day {
-        year: u16::from_le_bytes([r[2], r[3]]),
-        month: r[4],
-        day: r[5],
+    let (span, rest, title) = match r[0] {
+        RECORD_V1 => (decode_hour(r.get(2..7)?)?, r.get(7..)?, None),
+        RECORD_V2 => {
+            let word = |at: usize| Some(u32::from_le_bytes(r.get(at..at + 4)?.try_into().ok()?));
+            // A damaged but decodable record must not reach a span's arithmetic.
+            let span = Span::new(word(2)?, word(6)?)?;
+            (span, r.get(10..)?, Some(()))
+        }
+        _ => return None,
     };
-    if Day::parse(&day.to_string()) != Some(day) || r[6] >= 24 {
-        return None;
-    }
-    let slot = Slot { day, hour: r[6] };
-    let attendees = u16::from_le_bytes([r[7], r[8]]);
-    let mut holder = [0; 8];
-    holder.copy_from_slice(&r[9..17]);
-    let mut nonce = [0; 8];
-    nonce.copy_from_slice(&r[17..25]);
-    let len = r[25] as usize;
-    let room = r
-        .get(26..26 + len)
-        .and_then(|b| std::str::from_utf8(b).ok())?;
+    // attendees, holder, nonce, room length, room (then, in v2, the title).
+    let attendees = u16::from_le_bytes([*rest.first()?, *rest.get(1)?]);
+    let holder: Holder = rest.get(2..10)?.try_into().ok()?;
+    let nonce = rest.get(10..18)?.try_into().ok()?;
+    let len = usize::from(*rest.get(18)?);
+    let room = std::str::from_utf8(rest.get(19..19 + len)?).ok()?;
     let room = RoomId::try_from(room).ok()?;
+    let title = match title {
+        None => Title::new(),
+        Some(()) => {
+            let after = rest.get(19 + len..)?;
+            let tlen = usize::from(*after.first()?);
+            if after.len() != 1 + tlen {
+                return None;
+            }
+            Title::try_from(std::str::from_utf8(&after[1..]).ok()?).ok()?
+        }
+    };
     Some(Booking {
         id,
         new: NewBooking {
             room,
-            slot,
+            span,
+            title,
             attendees,
             holder,
             nonce,
         },
         status,
     })
+}
+
+/// A v1 record's year u16 LE, month, day, hour as the hour it held, checked like a client's
+/// (a real day, an hour below 24).
+fn decode_hour(b: &[u8]) -> Option<Span> {
+    let day = Day {
+        year: u16::from_le_bytes([b[0], b[1]]),
+        month: b[2],
+        day: b[3],
+    };
+    (Day::parse(&day.to_string()) == Some(day) && b[4] < 24).then(|| Span::hour(day, b[4]))
 }
 
 pub(super) fn load(
@@ -120,11 +161,86 @@ pub(super) fn load(
     }
 }
 
-/// The three booking tables of one write transaction.
+/// The booking `id` an index entry names: a missing one means the tables disagree (damage).
+pub(super) fn indexed(
+    bookings: &impl ReadableTable<u32, &'static [u8]>,
+    id: BookingId,
+) -> Result<Booking, StoreError> {
+    load(bookings, id)?.ok_or_else(|| {
+        corrupt(format_args!(
+            "an index names booking {id}, which is missing"
+        ))
+    })
+}
+
+/// [`Store::next_in_room`](redmark_core::booking::Store::next_in_room) over [`ROOM_STARTS`]:
+/// the last booking starting at or before `from` if it is still under way, else the first
+/// starting after. A room's active bookings never overlap, so at most two index reads.
+pub(super) fn next_in_room(
+    rooms: &impl ReadableTable<&'static [u8], u32>,
+    bookings: &impl ReadableTable<u32, &'static [u8]>,
+    room: &str,
+    from: Minute,
+) -> Result<Option<Booking>, StoreError> {
+    let (Some(first), Some(at), Some(last)) = (
+        room_key(room, 0),
+        room_key(room, from),
+        room_key(room, Minute::MAX),
+    ) else {
+        return Ok(None);
+    };
+    let before = rooms
+        .range::<&[u8]>(&first[..]..=&at[..])
+        .map_err(fault)?
+        .next_back()
+        .transpose()
+        .map_err(fault)?;
+    if let Some((_, id)) = before {
+        let b = indexed(bookings, id.value())?;
+        if b.new.span.end > from {
+            return Ok(Some(b));
+        }
+    }
+    let after = (Bound::Excluded(&at[..]), Bound::Included(&last[..]));
+    let next = rooms
+        .range::<&[u8]>(after)
+        .map_err(fault)?
+        .next()
+        .transpose()
+        .map_err(fault)?;
+    next.map(|(_, id)| indexed(bookings, id.value()))
+        .transpose()
+}
+
+/// [`Store::next_held`](redmark_core::booking::Store::next_held) over [`HOLDER_STARTS`]: one
+/// index read.
+pub(super) fn next_held(
+    holders: &impl ReadableTable<&'static [u8], u32>,
+    bookings: &impl ReadableTable<u32, &'static [u8]>,
+    holder: &Holder,
+    start: Minute,
+    room: &str,
+) -> Result<Option<Booking>, StoreError> {
+    let from = holder_key(holder, start, room);
+    let after = (Bound::Excluded(&from[..]), Bound::Unbounded);
+    let next = holders
+        .range::<&[u8]>(after)
+        .map_err(fault)?
+        .next()
+        .transpose()
+        .map_err(fault)?;
+    match next {
+        Some((k, id)) if k.value().starts_with(holder) => indexed(bookings, id.value()).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// The booking tables of one write transaction.
 pub(super) struct Tables<'t> {
     bookings: redb::Table<'t, u32, &'static [u8]>,
     nonces: redb::Table<'t, &'static [u8], u32>,
-    held: redb::Table<'t, &'static [u8], u32>,
+    rooms: redb::Table<'t, &'static [u8], u32>,
+    holders: redb::Table<'t, &'static [u8], u32>,
 }
 
 impl<'t> Tables<'t> {
@@ -132,12 +248,14 @@ impl<'t> Tables<'t> {
         Ok(Tables {
             bookings: tx.open_table(BOOKINGS).map_err(fault)?,
             nonces: tx.open_table(NONCES).map_err(fault)?,
-            held: tx.open_table(HELD).map_err(fault)?,
+            rooms: tx.open_table(ROOM_STARTS).map_err(fault)?,
+            holders: tx.open_table(HOLDER_STARTS).map_err(fault)?,
         })
     }
 
-    /// Books `new` unless its operation already booked or the slot is held. `Ok(Err(Full))`:
-    /// this booking is refused and nothing changed; an outer error spoils the transaction.
+    /// Books `new` unless its operation already booked or an active booking of the room
+    /// overlaps it. `Ok(Err(Full))`: this booking is refused and nothing changed; an outer
+    /// error spoils the transaction.
     pub(super) fn book(
         &mut self,
         new: &NewBooking,
@@ -155,14 +273,8 @@ impl<'t> Tables<'t> {
             })?;
             return Ok(Ok(Commit::Replayed(b)));
         }
-        let key = held_key(&new.room, new.slot);
-        let holder = self.held.get(&key[..]).map_err(fault)?.map(|g| g.value());
-        if let Some(id) = holder {
-            let b = load(&self.bookings, id)?.ok_or_else(|| {
-                corrupt(format_args!(
-                    "a slot is held by booking {id}, which is missing"
-                ))
-            })?;
+        let first = next_in_room(&self.rooms, &self.bookings, &new.room, new.span.start)?;
+        if let Some(b) = first.filter(|b| b.new.span.overlaps(&new.span)) {
             return Ok(Ok(Commit::Taken(b)));
         }
         let last = self
@@ -180,11 +292,22 @@ impl<'t> Tables<'t> {
         };
         self.bookings.insert(id, &encode(&b)[..]).map_err(fault)?;
         self.nonces.insert(&operation[..], id).map_err(fault)?;
-        self.held.insert(&key[..], id).map_err(fault)?;
+        self.index(&b)?;
         Ok(Ok(Commit::Created(b)))
     }
 
-    /// Marks booking `id` of `holder` cancelled (idempotent) and frees its slot.
+    /// Enters active booking `b` in both indexes.
+    pub(super) fn index(&mut self, b: &Booking) -> Result<(), StoreError> {
+        let n = &b.new;
+        // A stored room id fits its key (at most MAX_ROOM_ID bytes).
+        let room = room_key(&n.room, n.span.start).ok_or(StoreError::Io)?;
+        self.rooms.insert(&room[..], b.id).map_err(fault)?;
+        let mine = holder_key(&n.holder, n.span.start, &n.room);
+        self.holders.insert(&mine[..], b.id).map_err(fault)?;
+        Ok(())
+    }
+
+    /// Marks booking `id` of `holder` cancelled (idempotent) and frees its span.
     pub(super) fn cancel(
         &mut self,
         id: BookingId,
@@ -198,9 +321,17 @@ impl<'t> Tables<'t> {
         }
         b.status = Status::Cancelled;
         self.bookings.insert(id, &encode(&b)[..]).map_err(fault)?;
-        self.held
-            .remove(&held_key(&b.new.room, b.new.slot)[..])
-            .map_err(fault)?;
+        let n = &b.new;
+        if let Some(room) = room_key(&n.room, n.span.start) {
+            self.rooms.remove(&room[..]).map_err(fault)?;
+        }
+        let mine = holder_key(&n.holder, n.span.start, &n.room);
+        self.holders.remove(&mine[..]).map_err(fault)?;
         Ok(Some(b))
+    }
+
+    /// Every booking, for a conversion (`migrate.rs`).
+    pub(super) fn bookings(&self) -> &redb::Table<'t, u32, &'static [u8]> {
+        &self.bookings
     }
 }

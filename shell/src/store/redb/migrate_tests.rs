@@ -1,0 +1,155 @@
+//! A store written by the release before spans (its own binary: `fixtures/README.txt`) opens
+//! with every booking as it was, as whole hours, and refuses what overlaps them.
+
+use std::io::Read as _;
+
+use redmark_core::booking::{Booking, Commit, Day, NewBooking, Span, Status, Store, Title};
+
+use super::super::tables::OLD_HELD;
+use crate::store::redb::tests::{now, scratch_dir};
+use crate::store::redb::{RedbBookings, RedbStore, STORE_FILE};
+
+/// The fixture, unpacked into a fresh folder of its own (no `store-id`: the folder adopts it).
+fn unpack(name: &str) -> std::path::PathBuf {
+    let gz = include_bytes!("fixtures/bookings-v1.redb.gz");
+    let mut bytes = Vec::new();
+    flate2::read::GzDecoder::new(&gz[..])
+        .read_to_end(&mut bytes)
+        .unwrap();
+    let dir = scratch_dir(name);
+    std::fs::write(dir.join(STORE_FILE), bytes).unwrap();
+    dir
+}
+
+fn day(d: u8) -> Day {
+    Day {
+        year: 2099,
+        month: 9,
+        day: d,
+    }
+}
+
+/// What the old binary booked (README.txt): id, room, day, hour, status.
+const BOOKED: [(u32, &str, u8, u8, Status); 4] = [
+    (1, "studio-b", 17, 9, Status::Active),
+    (2, "atrium", 17, 10, Status::Active),
+    (3, "nook", 17, 9, Status::Cancelled),
+    (4, "atrium", 18, 23, Status::Active),
+];
+
+/// Every booking reads back as its whole hour, untitled, with its id, status and operation.
+fn assert_as_booked(all: &[Booking]) {
+    let seen: Vec<_> = all
+        .iter()
+        .map(|b| {
+            (
+                b.id,
+                b.new.room.as_str(),
+                b.new.span,
+                b.new.title.as_str(),
+                b.status,
+            )
+        })
+        .collect();
+    let want: Vec<_> = BOOKED
+        .iter()
+        .map(|&(id, room, d, h, status)| (id, room, Span::hour(day(d), h), "", status))
+        .collect();
+    assert_eq!(seen, want);
+}
+
+#[test]
+fn a_store_of_the_release_before_spans_opens_with_every_booking_as_it_was() {
+    let dir = unpack("migrate-v1");
+    let mut s = RedbBookings::new(RedbStore::open_checked(&dir, false).unwrap());
+    let all = s.store().all().unwrap();
+    assert_as_booked(&all);
+    let holder = all[0].new.holder;
+    // A replayed operation still replays (cancelled or not): the nonces came through.
+    for b in &all {
+        assert_eq!(now(s.commit(&b.new)), Ok(Commit::Replayed(b.clone())));
+    }
+    // 09:30–10:15 in Studio B overlaps bk_1 (09:00–10:00); the cancelled Nook hour is free.
+    let nine_thirty = day(17).first_minute() + 9 * 60 + 30;
+    let overlapping = NewBooking {
+        span: Span::new(nine_thirty, nine_thirty + 45).unwrap(),
+        title: Title::try_from("Design review").unwrap(),
+        nonce: [0xa1; 8],
+        ..all[0].new.clone()
+    };
+    assert_eq!(
+        now(s.commit(&overlapping)),
+        Ok(Commit::Taken(all[0].clone()))
+    );
+    let in_atrium = NewBooking {
+        room: all[1].new.room.clone(),
+        nonce: [0xa2; 8],
+        ..overlapping.clone()
+    };
+    assert_eq!(now(s.commit(&in_atrium)), Ok(Commit::Taken(all[1].clone())));
+    let in_nook = NewBooking {
+        room: all[2].new.room.clone(),
+        nonce: [0xa3; 8],
+        ..overlapping.clone()
+    };
+    let Ok(Commit::Created(made)) = now(s.commit(&in_nook)) else {
+        panic!("the cancelled hour is free")
+    };
+    assert_eq!(made.id, 5, "ids go on from the old ones");
+    // The holder's bookings walk in (start, room) order; a room's from the one under way.
+    let mut walk = Vec::new();
+    let mut at = (0, String::new());
+    while let Some(b) = now(s.next_held(&holder, at.0, &at.1)).unwrap() {
+        walk.push(b.id);
+        at = (b.new.span.start, b.new.room.to_string());
+    }
+    assert_eq!(walk, [1, 5, 2, 4]);
+    let late = now(s.next_in_room("atrium", day(18).first_minute() + 23 * 60 + 59));
+    assert_eq!(late.unwrap().map(|b| b.id), Some(4));
+    drop(s);
+    // Converted once: the hour index is gone, and a second start changes nothing.
+    let s = RedbBookings::new(RedbStore::open_checked(&dir, false).unwrap());
+    assert_eq!(s.store().all().unwrap().len(), 5);
+    drop(s);
+    let db = redb::Database::open(dir.join(STORE_FILE)).unwrap();
+    let read = db.begin_read().unwrap();
+    assert!(matches!(
+        read.open_table(OLD_HELD),
+        Err(redb::TableError::TableDoesNotExist(_))
+    ));
+    drop((read, db));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A store an older redmark opened after the conversion (it makes an empty `held` again) has
+/// its span indexes rebuilt from the records at the next start: nothing double-booked.
+#[test]
+fn an_hour_index_left_by_an_older_redmark_rebuilds_the_span_indexes() {
+    let dir = unpack("migrate-again");
+    let mut s = RedbBookings::new(RedbStore::open_checked(&dir, false).unwrap());
+    let all = s.store().all().unwrap();
+    // bk_1 cancelled now: the old `held` would be stale; the records decide.
+    now(s.cancel(1, &all[0].new.holder)).unwrap().unwrap();
+    drop(s);
+    let db = redb::Database::open(dir.join(STORE_FILE)).unwrap();
+    let tx = db.begin_write().unwrap();
+    {
+        let mut held = tx.open_table(OLD_HELD).unwrap();
+        held.insert(&b"stale"[..], 1).unwrap();
+    }
+    tx.commit().unwrap();
+    drop(db);
+    let mut s = RedbBookings::new(RedbStore::open_checked(&dir, false).unwrap());
+    let again = NewBooking {
+        nonce: [0xb1; 8],
+        ..all[0].new.clone()
+    };
+    assert!(matches!(now(s.commit(&again)), Ok(Commit::Created(_))));
+    let atrium = NewBooking {
+        nonce: [0xb2; 8],
+        ..all[1].new.clone()
+    };
+    assert_eq!(now(s.commit(&atrium)), Ok(Commit::Taken(all[1].clone())));
+    drop(s);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,278 @@
+//! One store suite, every implementation: [`suite`] runs against the core's reference store,
+//! redb and PostgreSQL (`pg/tests.rs`), from empty.
+
+use redmark_core::booking::{
+    occupant, Booking, Commit, Day, Minute, NewBooking, RoomId, Span, Status, Store, StoreError,
+    Title,
+};
+
+use crate::store::redb::{RedbBookings, RedbStore};
+
+/// The suite's day.
+pub(crate) const DAY: Day = Day {
+    year: 2026,
+    month: 12,
+    day: 3,
+};
+
+/// Hour `hour` of the suite's day.
+pub(crate) fn slot(hour: u8) -> Span {
+    Span::hour(DAY, hour)
+}
+
+/// Minute `m` of the suite's day (past 1440: the days after).
+pub(crate) fn at(m: Minute) -> Minute {
+    DAY.first_minute() + m
+}
+
+/// A booking of `room` for the whole hour `hour` of the suite's day.
+pub(crate) fn new(room: &str, hour: u8, holder: u8, nonce: u8) -> NewBooking {
+    NewBooking {
+        room: RoomId::try_from(room).unwrap(),
+        span: slot(hour),
+        title: Title::new(),
+        attendees: 3,
+        holder: [holder; 8],
+        nonce: [nonce; 8],
+    }
+}
+
+/// A booking of `room` from minute `start` to `end` of the suite's day.
+pub(crate) fn span(room: &str, start: Minute, end: Minute, nonce: u8) -> NewBooking {
+    NewBooking {
+        span: Span::new(at(start), at(end)).unwrap(),
+        title: Title::try_from("Design review").unwrap(),
+        ..new(room, 0, 5, nonce)
+    }
+}
+
+pub(crate) fn created(c: Result<Commit, StoreError>) -> Booking {
+    match c {
+        Ok(Commit::Created(b)) => b,
+        other => panic!("expected a new booking, got {other:?}"),
+    }
+}
+
+/// A runtime for the store's workers and the callers.
+pub(crate) fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// What every store must do, from empty.
+pub(crate) async fn suite(s: &mut impl Store) {
+    let a = created(s.commit(&new("atrium", 9, 7, 1)).await);
+    assert_eq!(a.status, Status::Active);
+    assert_eq!(a.new, new("atrium", 9, 7, 1));
+    // The same operation again: the same booking.
+    assert_eq!(
+        s.commit(&new("atrium", 9, 7, 1)).await,
+        Ok(Commit::Replayed(a.clone()))
+    );
+    // A replay wins over "taken" even with other details.
+    assert_eq!(
+        s.commit(&new("nook", 10, 7, 1)).await,
+        Ok(Commit::Replayed(a.clone()))
+    );
+    // Another operation (or another holder with the same nonce) on the slot: taken.
+    assert_eq!(
+        s.commit(&new("atrium", 9, 7, 2)).await,
+        Ok(Commit::Taken(a.clone()))
+    );
+    assert_eq!(
+        s.commit(&new("atrium", 9, 8, 1)).await,
+        Ok(Commit::Taken(a.clone()))
+    );
+    let b = created(s.commit(&new("nook", 9, 7, 3)).await);
+    assert_ne!(a.id, b.id);
+    assert_eq!(s.get(a.id).await, Ok(Some(a.clone())));
+    assert_eq!(s.get(b.id.wrapping_add(1000)).await, Ok(None));
+    assert_eq!(s.made_by(&[7; 8], &[1; 8]).await, Ok(Some(a.clone())));
+    assert_eq!(s.made_by(&[8; 8], &[1; 8]).await, Ok(None));
+    assert_eq!(occupant(s, "atrium", slot(9)).await, Ok(Some(a.clone())));
+    assert_eq!(occupant(s, "atrium", slot(10)).await, Ok(None));
+    assert_eq!(
+        occupant(s, "a-room-id-far-longer-than-any-stored-one", slot(9)).await,
+        Ok(None)
+    );
+    // Cancel: idempotent, frees the slot, keeps the operation's booking.
+    let cancelled = Booking {
+        status: Status::Cancelled,
+        ..a.clone()
+    };
+    // Only by its holder: anyone else's cancel finds nothing and changes nothing.
+    assert_eq!(s.cancel(a.id, &[8; 8]).await, Ok(None));
+    assert_eq!(s.get(a.id).await, Ok(Some(a.clone())));
+    assert_eq!(s.cancel(a.id, &[7; 8]).await, Ok(Some(cancelled.clone())));
+    assert_eq!(s.cancel(a.id, &[7; 8]).await, Ok(Some(cancelled.clone())));
+    assert_eq!(s.cancel(b.id.wrapping_add(1000), &[7; 8]).await, Ok(None));
+    assert_eq!(occupant(s, "atrium", slot(9)).await, Ok(None));
+    assert_eq!(
+        s.commit(&new("atrium", 9, 7, 1)).await,
+        Ok(Commit::Replayed(cancelled.clone()))
+    );
+    let d = created(s.commit(&new("atrium", 9, 7, 4)).await);
+    assert!(d.id != a.id && d.id != b.id, "ids are never reused");
+    assert_eq!(occupant(s, "atrium", slot(9)).await, Ok(Some(d.clone())));
+    assert_eq!(s.get(a.id).await, Ok(Some(cancelled)));
+    // A holder's active bookings walk in (start, room id) order, room ids byte by byte
+    // whatever the database's collation ("Zeta" before "atrium"); others' are skipped.
+    let z = created(s.commit(&new("Zeta", 9, 7, 5)).await);
+    let theirs = created(s.commit(&new("alpha", 9, 8, 6)).await);
+    let late = created(s.commit(&new("alpha", 11, 7, 7)).await);
+    assert_eq!(walk(s, [7; 8]).await, [z.id, d.id, b.id, late.id]);
+    assert_eq!(walk(s, [8; 8]).await, [theirs.id]);
+    assert!(walk(s, [9; 8]).await.is_empty());
+    assert_eq!(
+        s.next_held(&[7; 8], slot(9).start, "atrium").await,
+        Ok(Some(b))
+    );
+    assert_eq!(
+        s.next_held(&[7; 8], slot(11).start, "alpha").await,
+        Ok(None)
+    );
+    // A room's bookings walk in start order from the one under way, everyone's active ones,
+    // on to the days after.
+    let tomorrow = NewBooking {
+        span: Span::hour(Day { day: 4, ..DAY }, 0),
+        ..new("alpha", 0, 7, 8)
+    };
+    let next_day = created(s.commit(&tomorrow).await);
+    let from = |h: u8| slot(h).start;
+    assert_eq!(
+        s.next_in_room("alpha", from(0)).await,
+        Ok(Some(theirs.clone()))
+    );
+    assert_eq!(
+        s.next_in_room("alpha", from(9)).await,
+        Ok(Some(theirs.clone()))
+    );
+    assert_eq!(
+        s.next_in_room("alpha", from(9) + 59).await,
+        Ok(Some(theirs.clone())),
+        "under way"
+    );
+    assert_eq!(
+        s.next_in_room("alpha", from(10)).await,
+        Ok(Some(late.clone())),
+        "ended at 10:00"
+    );
+    assert_eq!(
+        s.next_in_room("alpha", from(12)).await,
+        Ok(Some(next_day.clone())),
+        "the next day's"
+    );
+    assert_eq!(
+        s.next_in_room("alpha", tomorrow.span.start).await,
+        Ok(Some(next_day))
+    );
+    assert_eq!(s.next_in_room("alpha", tomorrow.span.end).await, Ok(None));
+    assert_eq!(
+        s.next_in_room("atrium", from(0)).await,
+        Ok(Some(d)),
+        "not the cancelled one"
+    );
+    assert_eq!(s.next_in_room("Zeta", from(10)).await, Ok(None));
+    assert_eq!(
+        s.next_in_room("no-such-room-with-a-very-long-id", from(0))
+            .await,
+        Ok(None)
+    );
+    overlaps(s).await;
+}
+
+/// Any overlap clashes, touching does not, a cancelled booking clashes with nothing, and a
+/// room's next booking may be one under way (room `hall`, holder 5, nonces from 100).
+async fn overlaps(s: &mut impl Store) {
+    // 09:30–10:15.
+    let first = created(s.commit(&span("hall", 570, 615, 100)).await);
+    assert_eq!(first.new.title.as_str(), "Design review");
+    for (start, end, why) in [
+        (600, 660, "10:00–11:00"),
+        (540, 585, "09:00–09:45"),
+        (570, 615, "the same span"),
+        (580, 590, "inside it"),
+        (480, 720, "around it"),
+    ] {
+        assert_eq!(
+            s.commit(&span("hall", start, end, 101)).await,
+            Ok(Commit::Taken(first.clone())),
+            "{why}"
+        );
+    }
+    // Touching is not overlapping, on either side.
+    let after = created(s.commit(&span("hall", 615, 660, 102)).await);
+    let before = created(s.commit(&span("hall", 525, 570, 103)).await);
+    // Over several: taken by the earliest.
+    assert_eq!(
+        s.commit(&span("hall", 540, 640, 104)).await,
+        Ok(Commit::Taken(before.clone()))
+    );
+    assert_eq!(
+        s.next_in_room("hall", at(630)).await,
+        Ok(Some(after.clone())),
+        "10:30 is during 10:15–11:00"
+    );
+    assert_eq!(
+        s.next_in_room("hall", at(570)).await,
+        Ok(Some(first.clone()))
+    );
+    assert_eq!(
+        s.next_in_room("hall", at(0)).await,
+        Ok(Some(before.clone()))
+    );
+    assert_eq!(
+        occupant(s, "hall", Span::new(at(600), at(630)).unwrap()).await,
+        Ok(Some(first.clone()))
+    );
+    // A cancelled booking clashes with nothing.
+    s.cancel(first.id, &[5; 8]).await.unwrap();
+    let inside = created(s.commit(&span("hall", 575, 610, 105)).await);
+    assert_eq!(
+        s.next_in_room("hall", at(570)).await,
+        Ok(Some(inside.clone()))
+    );
+    assert_eq!(
+        s.next_in_room("hall", at(610)).await,
+        Ok(Some(after.clone()))
+    );
+    // Over midnight into the next day, and the next day's morning after it.
+    let night = created(s.commit(&span("hall", 1380, 1500, 106)).await);
+    assert_eq!(
+        s.commit(&span("hall", 1440, 1470, 107)).await,
+        Ok(Commit::Taken(night.clone()))
+    );
+    let morning = created(s.commit(&span("hall", 1500, 1530, 108)).await);
+    assert_eq!(s.next_in_room("hall", at(1445)).await, Ok(Some(night)));
+    assert_eq!(s.next_in_room("hall", at(1500)).await, Ok(Some(morning)));
+    assert_eq!(s.next_in_room("hall", at(1530)).await, Ok(None));
+    // Another room is another matter.
+    created(s.commit(&span("hall-2", 570, 615, 109)).await);
+}
+
+/// The ids of `holder`'s active bookings, walked with `next_held` from the start.
+async fn walk(s: &mut impl Store, holder: [u8; 8]) -> Vec<u32> {
+    let mut at = (slot(0).start, RoomId::new());
+    let mut ids = Vec::new();
+    while let Some(b) = s.next_held(&holder, at.0, &at.1).await.unwrap() {
+        assert!(ids.len() < 100, "the walk does not end");
+        ids.push(b.id);
+        at = (b.new.span.start, b.new.room);
+    }
+    ids
+}
+
+#[test]
+fn the_core_reference_store_passes_the_store_suite() {
+    runtime().block_on(suite(&mut redmark_core::booking::MemStore::<16>::new()));
+}
+
+#[test]
+fn redb_passes_the_store_suite() {
+    let dir = redmark_tests::server::TempDir::new("suite-redb");
+    let mut s = RedbBookings::new(RedbStore::open_checked(dir.path(), false).unwrap());
+    runtime().block_on(suite(&mut s));
+}
