@@ -194,7 +194,7 @@ fn book_pick_mark_decline_cancel_and_a_second_tab() {
     let ask = b.find("#ask");
     let form_text = b.text(&ask);
     assert!(
-        form_text.contains("'the big room' matches more than one room. Which did you mean, for Thursday 2099-09-17 at 09:00–10:00?"),
+        form_text.contains("'the big room' matches more than one room. Which did you mean, for Thursday 2099-09-17 at 09:00–10:00 (UTC)?"),
         "{form_text}"
     );
     assert!(
