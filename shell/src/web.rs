@@ -58,6 +58,11 @@ const ASSETS: &[Asset] = &[
         bytes: include_bytes!("../web/floor.js"),
     },
     Asset {
+        path: "/web/time.js",
+        content_type: "text/javascript; charset=utf-8",
+        bytes: include_bytes!("../web/time.js"),
+    },
+    Asset {
         path: "/web/icon.svg",
         content_type: "image/svg+xml",
         bytes: include_bytes!("../web/icon.svg"),

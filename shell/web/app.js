@@ -3,7 +3,8 @@
 
 import { McpClient, McpFailure, resultText } from './mcp.js';
 import { el, renderFields, firstControl } from './form.js';
-import { FloorView, todayUtc } from './floor.js';
+import { FloorView } from './floor.js';
+import { ZONE, today, isDay, hhmm } from './time.js';
 
 /** Wire log entries kept, and characters shown of each. */
 const MAX_WIRE_ENTRIES = 60;
@@ -151,7 +152,7 @@ async function remember(name, result) {
   const s = result.structuredContent || {};
   let day = $('day').value;
   if (name === 'book_room' && s.booked && s.booking) day = s.booking.day;
-  if (floor && name !== 'list_rooms' && name !== 'list_bookings') {
+  if (floor && !['list_rooms', 'list_bookings', 'day_schedule'].includes(name)) {
     $('day').value = day;
     await refreshFloor();
   }
@@ -164,9 +165,10 @@ function pickTool() {
   if (!tool) { toolForm = null; return; }
   $('tool-desc').textContent = tool.description || '';
   const values = {};
-  for (const [k, s] of Object.entries((tool.inputSchema && tool.inputSchema.properties) || {})) {
-    if (s && s.format === 'date' && k === 'day') values[k] = $('day').value;
-  }
+  // The day shown on the grid, whatever form the tool's `day` takes (a date, or a text that
+  // also reads "thursday").
+  const day = ((tool.inputSchema && tool.inputSchema.properties) || {}).day;
+  if (day && day.type === 'string') values.day = $('day').value;
   toolForm = renderFields(args, tool.inputSchema || {}, values, 'arg');
 }
 
@@ -188,7 +190,7 @@ function followDay(day) {
 }
 
 async function refreshFloor() {
-  const day = $('day').value || todayUtc();
+  const day = $('day').value || today();
   followDay(day);
   if (!floor) return;
   $('grid').setAttribute('aria-busy', 'true');
@@ -244,7 +246,8 @@ async function oauthNotice(paths = RESOURCE_METADATA) {
 
 async function start() {
   const q = new URLSearchParams(location.search);
-  $('day').value = /^\d{4}-\d{2}-\d{2}$/.test(q.get('day') || '') ? q.get('day') : todayUtc();
+  $('day').value = isDay(q.get('day')) ? q.get('day') : today();
+  $('day-label').textContent = `Day (${ZONE})`;
   await useToken(sessionStorage.getItem(TOKEN_KEY));
   $('declare-form').addEventListener('change', (e) => { client.declareForm = e.target.checked; });
   $('token-form').addEventListener('submit', async (e) => {
@@ -287,7 +290,11 @@ async function connect() {
   if (tools.some((t) => t.name === 'list_rooms') && tools.some((t) => t.name === 'book_room')) {
     floor = floor || new FloorView(client, $('grid'), {
       listsBookings: tools.some((t) => t.name === 'list_bookings'),
-      onBook: (room, day, hour) => runTool('book_room', { day, hour, room_id: room.id }),
+      hasDaySchedule: tools.some((t) => t.name === 'day_schedule'),
+      // The day the grid shows (not the one the page loaded on), from the step pressed, for
+      // the length chosen above the grid.
+      onBook: (room, day, start) => runTool('book_room',
+        { day, start: hhmm(start), minutes: Number($('length').value) || 60, room_id: room.id }),
       onCancel: (b) => runTool('cancel_booking', { booking_id: b.id }),
     });
     await refreshFloor();

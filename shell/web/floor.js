@@ -1,114 +1,234 @@
-// The floor at a glance: a day of rooms × hours (free, booked, yours, past) read with the
-// booking tools: list_rooms says what is free, list_bookings which of the rest are yours.
-// The working hours are always shown, and any other hour of the day that has a booking.
+// The floor at a glance: one day of rooms × time steps, each booking a block at its real start
+// and length (yours with its title, anyone else's "Booked"), free steps to press and book,
+// steps that have begun marked past. When rooms are busy comes from day_schedule (one call a
+// day) when the server has it, else from list_rooms span by span; which are yours from
+// list_bookings. Every time goes through time.js, the page's one place for the zone.
 
 import { el } from './form.js';
 import { resultText } from './mcp.js';
+import { ZONE, DAY_MINUTES, hhmm, parseTime, minuteOf, nowMinute } from './time.js';
 
-/** The first and last start hour (UTC) the day view always shows (the floor has no opening
- * hours yet); other hours are shown when they have a booking. */
+/** The first and last hour the day view always shows (the floor has no opening hours yet);
+ * any other hour is shown when a booking touches it. */
 export const FIRST_HOUR = 7;
 export const LAST_HOUR = 20;
-/** Start hours of a day: 0–23 (UTC), as the booking tools take them. */
-const DAY_HOURS = Array.from({ length: 24 }, (_, h) => h);
+/** Minutes a row stands for: the floor's default grid. A booking that starts or ends between
+ * rows (a floor on a 5- or 10-minute grid) makes the rows as fine as it needs. */
+export const STEP = 15;
 /** Pages of list_bookings read for one day at most (a server's page is 8 bookings). */
 const MAX_PAGES = 50;
 
-const hh = (h) => `${String(h).padStart(2, '0')}:00`;
+const gcd = (a, b) => (b ? gcd(b, a % b) : a);
 
-/** Today's date in UTC, YYYY-MM-DD (slots are UTC, the server's clock). */
-export function todayUtc() {
-  return new Date().toISOString().slice(0, 10);
+/** The parts of the runs `[from, to)` not covered by `holes`. */
+function subtract(runs, holes) {
+  let out = runs;
+  for (const [hf, ht] of holes) {
+    out = out.flatMap(([f, t]) => [[f, Math.min(t, hf)], [Math.max(f, ht), t]].filter(([a, b]) => a < b));
+  }
+  return out;
 }
 
-/** Whether the slot `day` `hour` (UTC) has started by the browser's clock. */
-function started(day, hour) {
-  const [y, m, d] = day.split('-').map(Number);
-  return Date.UTC(y, m - 1, d, hour) <= Date.now();
+/** Runs `[from, to)` of minutes merged where they touch or overlap, earliest first. */
+function merge(runs) {
+  const out = [];
+  for (const [f, t] of [...runs].sort((a, b) => a[0] - b[0])) {
+    const last = out[out.length - 1];
+    if (last && f <= last[1]) last[1] = Math.max(last[1], t);
+    else out.push([f, t]);
+  }
+  return out;
 }
 
 /**
- * The day view: renders into `root`, calls `onBook(room, day, hour)` / `onCancel(booking)`.
- * `listsBookings`: the server has list_bookings (else no cell is marked yours).
+ * What the grid shows, from the rooms, when each is busy (`busy`: room id → [[from, to)]
+ * minutes of the day), the caller's own bookings (`mine`: [{ booking, room, from, to }]) and the
+ * minute it is now: `{ step, rows, cells }`, where `rows` are the start minutes of the rows and
+ * `cells[r][i]` the cell of room `r` in row `i`: `{ kind: 'free' | 'past' }`, a block
+ * `{ kind: 'block', from, to, rows, booking, past }` (booking: the caller's, else null), or
+ * undefined for a row a block above covers.
+ */
+export function plan(rooms, busy, mine, now) {
+  const blocks = rooms.map((room) => {
+    const own = mine.filter((m) => m.room === room.id)
+      .map((m) => ({ from: m.from, to: m.to, booking: m.booking }));
+    const others = subtract(busy.get(room.id) || [], own.map((o) => [o.from, o.to]))
+      .map(([from, to]) => ({ from, to, booking: null }));
+    return [...own, ...others];
+  });
+  let step = STEP;
+  const hours = new Set();
+  for (let h = FIRST_HOUR; h <= LAST_HOUR; h++) hours.add(h);
+  for (const b of blocks.flat()) {
+    step = gcd(gcd(step, b.from), b.to);
+    for (let h = Math.floor(b.from / 60); h * 60 < b.to; h++) hours.add(h);
+  }
+  const rows = [...hours].sort((a, b) => a - b)
+    .flatMap((h) => Array.from({ length: 60 / step }, (_, k) => h * 60 + k * step));
+  const cells = blocks.map((list) => {
+    const at = new Map(list.map((b) => [b.from, b]));
+    let covered = -1;
+    return rows.map((m) => {
+      const b = at.get(m);
+      if (b) {
+        covered = b.to;
+        return { kind: 'block', ...b, rows: (b.to - b.from) / step, past: b.to <= now };
+      }
+      if (m < covered) return undefined;
+      return { kind: m <= now ? 'past' : 'free' };
+    });
+  });
+  return { step, rows, cells };
+}
+
+/**
+ * The day view: renders into `root`; calls `onBook(room, day, start minute)` for a free step
+ * and `onCancel(booking)` for one of the caller's. `listsBookings`: the server has
+ * list_bookings (else no block is marked yours); `hasDaySchedule`: it has day_schedule.
  */
 export class FloorView {
-  constructor(client, root, { onBook, onCancel, listsBookings }) {
-    Object.assign(this, { client, root, onBook, onCancel, listsBookings });
+  constructor(client, root, { onBook, onCancel, listsBookings, hasDaySchedule }) {
+    Object.assign(this, { client, root, onBook, onCancel, listsBookings, hasDaySchedule });
     this.rooms = null;
-    this.mine = new Map();
     this.loads = 0;
   }
 
-  /** Reads the rooms and every hour of `day`, then draws the grid (unless a later load began
-   * meanwhile: the last day asked for is the one drawn). Throws McpFailure. */
+  /** Reads the rooms, when they are busy and which bookings are yours on `day`, then draws
+   * the grid (unless a later load began meanwhile: the last day asked for is the one drawn).
+   * Throws McpFailure or Error. */
   async load(day) {
     const ticket = ++this.loads;
     if (!this.rooms) {
       const r = await this.client.callTool('list_rooms', {}, noQuestions);
+      if (r.isError) throw new Error(resultText(r));
       this.rooms = (r.structuredContent && r.structuredContent.rooms) || [];
     }
-    const [free, mine] = await Promise.all([Promise.all(DAY_HOURS.map(async (hour) => {
-      if (started(day, hour)) return null;
-      const r = await this.client.callTool('list_rooms', { day, hour }, noQuestions);
-      if (r.isError) throw new Error(resultText(r));
-      return new Map(((r.structuredContent && r.structuredContent.rooms) || []).map((x) => [x.id, x.free]));
-    })), this.yours(day)]);
+    const [busy, mine] = await Promise.all([
+      this.hasDaySchedule ? this.schedule(day) : this.busyByListRooms(day), this.yours(day)]);
     if (ticket !== this.loads) return;
-    this.mine = mine;
-    const booked = (hour) => (free[hour] && [...free[hour].values()].some((f) => f === false))
-      || [...mine.values()].some((b) => b.hour === hour);
-    const hours = DAY_HOURS.filter((h) => (h >= FIRST_HOUR && h <= LAST_HOUR) || booked(h));
-    this.draw(day, hours, hours.map((h) => free[h]));
+    this.draw(day, plan(this.rooms, busy, mine, nowMinute(day)));
   }
 
-  /** The caller's bookings on `day`, as the server lists them: "hour room" → booking. */
+  /** When each room is busy on `day`, from day_schedule: room id → [[from, to)]. */
+  async schedule(day) {
+    const r = await this.client.callTool('day_schedule', { day }, noQuestions);
+    if (r.isError) throw new Error(resultText(r));
+    const busy = new Map();
+    for (const room of (r.structuredContent && r.structuredContent.rooms) || []) {
+      const runs = (room.booked || []).map((b) => [parseTime(b.start), parseTime(b.end)])
+        .filter(([f, t]) => f !== null && t !== null && f < t);
+      busy.set(room.id, runs);
+    }
+    return busy;
+  }
+
+  /**
+   * When each room is busy on `day`, for a server without day_schedule: list_rooms for each
+   * whole hour still to come, then step by step within the hours found busy (and the hour under
+   * way). Steps that have begun are not asked (list_rooms calls them taken): they show as past.
+   * A floor whose grid is coarser than a step refuses the step: that hour counts as busy.
+   */
+  async busyByListRooms(day) {
+    const now = nowMinute(day);
+    const taken = async (start, minutes) => {
+      const r = await this.client.callTool('list_rooms', { day, start: hhmm(start), minutes }, noQuestions);
+      if (r.isError) return null;
+      return ((r.structuredContent && r.structuredContent.rooms) || []).filter((x) => x.free === false).map((x) => x.id);
+    };
+    const all = this.rooms.map((r) => r.id);
+    const hours = Array.from({ length: 24 }, (_, h) => h).filter((h) => (h + 1) * 60 - STEP > now);
+    const found = await Promise.all(hours.map(async (h) => {
+      if (h * 60 <= now) return all;
+      const rooms = await taken(h * 60, 60);
+      if (rooms === null) throw new Error(`list_rooms could not say which rooms are free on ${day} at ${hhmm(h * 60)}.`);
+      return rooms;
+    }));
+    const runs = new Map(all.map((id) => [id, []]));
+    await Promise.all(hours.flatMap((h, i) => (found[i].length ? [h] : [])).map(async (h) => {
+      const steps = Array.from({ length: 60 / STEP }, (_, k) => h * 60 + k * STEP).filter((m) => m > now);
+      const each = await Promise.all(steps.map((m) => taken(m, STEP)));
+      steps.forEach((m, k) => {
+        const rooms = each[k] || found[hours.indexOf(h)];
+        for (const id of rooms) if (runs.has(id)) runs.get(id).push([m, m + STEP]);
+      });
+    }));
+    return new Map([...runs].map(([id, r]) => [id, merge(r)]));
+  }
+
+  /** The caller's bookings that take up some of `day`, as the server lists them:
+   * [{ booking, room, from, to }] in minutes of the day (cut at its midnights). */
   async yours(day) {
-    const mine = new Map();
+    const mine = [];
     if (!this.listsBookings) return mine;
     const args = { day };
     for (let page = 0; page < MAX_PAGES; page++) {
       const r = await this.client.callTool('list_bookings', args, noQuestions);
       if (r.isError) throw new Error(resultText(r));
       const s = r.structuredContent || {};
-      for (const b of s.bookings || []) mine.set(`${b.hour} ${b.room_id}`, b);
+      for (const b of s.bookings || []) {
+        const from = Math.max(0, minuteOf(b.start, day) ?? -1);
+        const to = Math.min(DAY_MINUTES, minuteOf(b.end, day) ?? -1);
+        if (from < to) mine.push({ booking: b, room: b.room_id, from, to });
+      }
       if (!s.next) break;
       args.after = s.next;
     }
     return mine;
   }
 
-  draw(day, hours, free) {
-    const head = el('tr', {}, el('th', { scope: 'col', text: 'Hour (UTC)' }),
+  draw(day, { step, rows, cells }) {
+    const head = el('tr', {}, el('th', { scope: 'col', text: `Time (${ZONE})` }),
       this.rooms.map((r) => el('th', { scope: 'col' }, r.name, el('span', { class: 'seats', text: ` ${r.seats} seats` }))));
-    const rows = hours.map((hour, i) => el('tr', {}, el('th', { scope: 'row', text: hh(hour) }),
-      this.rooms.map((room) => this.cell(day, hour, room, free[i]))));
+    const body = rows.map((m, i) => {
+      const gap = i > 0 && rows[i - 1] !== m - step;
+      const cls = [m % 60 === 0 ? 'hour' : 'part', gap ? 'gap' : ''].join(' ').trim();
+      return el('tr', { class: cls, 'data-start': hhmm(m) }, el('th', { scope: 'row', text: hhmm(m) }),
+        this.rooms.map((room, r) => (cells[r][i] ? this.cell(day, room, m, cells[r][i]) : null)));
+    });
     const table = el('table', { class: 'grid' },
-      el('caption', { text: `Rooms on ${day}, one-hour slots in UTC: ${hh(FIRST_HOUR)}–${hh(LAST_HOUR)} and any other hour with a booking` }),
-      el('thead', {}, head), el('tbody', {}, rows));
+      el('caption', { text: `Rooms on ${day}, in ${step}-minute rows (${ZONE}): ${hhmm(FIRST_HOUR * 60)}–${hhmm((LAST_HOUR + 1) * 60)} and any other hour with a booking. Each booking is one block from its start to its end.` }),
+      el('thead', {}, head), el('tbody', {}, body));
     this.root.replaceChildren(table);
   }
 
-  cell(day, hour, room, free) {
-    const at = `${room.name} at ${hh(hour)}`;
-    if (!free) return el('td', { class: 'past', 'data-room': room.id, 'data-hour': hour, 'data-state': 'past' }, el('span', { class: 'sr', text: `${at}: past` }), el('span', { 'aria-hidden': 'true', text: '–' }));
-    const state = free.get(room.id);
-    const mine = this.mine.get(`${hour} ${room.id}`);
-    const td = (s, ...kids) => el('td', { class: s, 'data-room': room.id, 'data-hour': hour, 'data-state': s }, ...kids);
-    if (state === true) {
-      const b = el('button', { type: 'button', class: 'cell free', 'aria-label': `Book ${at} on ${day} (free)`, text: 'Free' });
-      b.addEventListener('click', () => this.onBook(room, day, hour));
-      return td('free', b);
+  cell(day, room, m, c) {
+    const td = (cls, state, attrs, ...kids) => el('td', { class: cls, 'data-room': room.id, 'data-start': hhmm(m), 'data-state': state, ...attrs }, ...kids);
+    if (c.kind === 'past') {
+      return td('past', 'past', {}, el('span', { class: 'sr', text: `${room.name} at ${hhmm(m)}: past` }));
     }
-    if (mine) {
-      const b = el('button', { type: 'button', class: 'cell own', 'aria-label': `Your booking ${mine.id}, ${at} on ${day}: cancel it`, text: `Yours · ${mine.id}` });
-      b.addEventListener('click', () => this.onCancel(mine));
-      return td('own', b);
+    if (c.kind === 'free') {
+      const b = el('button', { type: 'button', class: 'cell free', 'aria-label': `Book ${room.name} from ${hhmm(m)} on ${day} (free)` },
+        el('span', { class: 'when', 'aria-hidden': 'true', text: hhmm(m) }));
+      b.addEventListener('click', () => this.onBook(room, day, m));
+      return td('free', 'free', {}, b);
     }
-    return td('booked', el('span', { class: 'sr', text: `${at}: ` }), 'Booked');
+    const span = `${hhmm(c.from)}–${hhmm(c.to)}`;
+    const over = c.past ? ' (over)' : '';
+    const state = c.booking ? 'own' : 'booked';
+    const cls = `block ${state}${c.past ? ' past' : ''}`;
+    const attrs = { rowspan: c.rows > 1 ? c.rows : null, 'data-end': hhmm(c.to), 'data-past': c.past ? 'true' : null };
+    if (!c.booking) {
+      return td(cls, state, attrs, el('div', { class: 'cell booked' },
+        el('span', { class: 'sr', text: `${room.name} ${span}${over}: ` }),
+        el('span', { class: 'what', text: 'Booked' }), el('span', { class: 'when', 'aria-hidden': 'true', text: ` ${span}` })));
+    }
+    const b = c.booking;
+    const named = b.title ? `, “${b.title}”` : '';
+    const face = [el('span', { class: 'what', 'aria-hidden': 'true', text: b.title || 'Yours' }),
+      el('span', { class: 'when', 'aria-hidden': 'true', text: ` ${span} · ${b.id}` })];
+    Object.assign(attrs, { 'data-id': b.id, 'data-title': b.title || null });
+    if (c.past) {
+      return td(cls, state, attrs, el('div', { class: 'cell own' },
+        el('span', { class: 'sr', text: `Your booking ${b.id}${named}, ${room.name} ${span}${over}: ` }), ...face));
+    }
+    const button = el('button', { type: 'button', class: 'cell own', 'aria-label': `Your booking ${b.id}${named}: ${room.name} ${span} on ${day}. Press to cancel it` }, ...face);
+    button.addEventListener('click', () => this.onCancel(b));
+    return td(cls, state, attrs, button);
   }
 }
 
-/** list_rooms and list_bookings never ask; if a server's did, the page would say so rather than hang. */
+/** list_rooms, day_schedule and list_bookings never ask; if a server's did, the page would say
+ * so rather than hang. */
 function noQuestions() {
   return Promise.resolve(null).then(() => { throw new Error('The server asked a question to show the floor; the floor view cannot answer it.'); });
 }

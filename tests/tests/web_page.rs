@@ -1,8 +1,9 @@
 //! The booking page at `/` of `redmark serve --http`, driven in real headless Chromium over
 //! WebDriver: book "the big room" and pick Studio B in the rendered form, the red mark on an
 //! invalid answer, decline, cancel, one's own booking cancelled through the confirm form, a
-//! second tab, keyboard-only answers, a phone's width (every room shown), a pasted token, the
-//! day chosen on the grid booked, every booked hour shown, and errors in words.
+//! second tab, keyboard-only answers, a phone's width (every room shown), a pasted token, each
+//! booking one block at its real start and length (one's own with its title, another's
+//! "Booked"), the day chosen on the grid booked, every booked hour shown, and errors in words.
 //!
 //! What the page shows is checked against the server itself (`list_rooms` over plain HTTP).
 //! With `REDMARK_SCREENSHOTS=DIR` the first test also writes the pictures in the README
@@ -34,28 +35,17 @@ fn free_rooms(addr: SocketAddr, hour: u8) -> Vec<String> {
 
 /// The rooms the server itself says are free at `hour` of `day`.
 fn free_rooms_on(addr: SocketAddr, day: &str, hour: u8) -> Vec<String> {
-    let r = post_mcp(
-        addr,
-        &tool_call(1, "list_rooms", json!({"day": day, "hour": hour}), true),
-        &[],
-    );
-    let rooms = r.json()["result"]["structuredContent"]["rooms"].clone();
-    rooms
-        .as_array()
-        .unwrap_or_else(|| panic!("no rooms in {}", String::from_utf8_lossy(&r.body)))
-        .iter()
-        .filter(|x| x["free"] == true)
-        .filter_map(|x| x["id"].as_str().map(String::from))
-        .collect()
+    free_rooms_for(addr, json!({"day": day, "hour": hour}))
 }
 
-/// Waits until the grid's cell for `room` at `hour` is in `state` (free, own, booked, past).
-fn wait_cell(b: &Browser, room: &str, hour: u8, state: &str) {
+/// Waits until the grid's cell for `room` starting at `start` (HH:MM) is in `state` (free,
+/// own, booked, past): a free or past step, or a booking's block.
+fn wait_cell(b: &Browser, room: &str, start: &str, state: &str) {
     b.wait_js(
-        &format!("{room} at {hour} to be {state}"),
+        &format!("{room} at {start} to be {state}"),
         &format!(
-            "const c = document.querySelector('td[data-room=\"{room}\"][data-hour=\"{hour}\"]');\
-             return c && c.dataset.state === '{state}';"
+            "const c = document.querySelector('#grid td[data-room=\"{room}\"][data-start=\"{start}\"]');\
+             return !!c && c.dataset.state === '{state}' && !document.querySelector('[aria-busy]');"
         ),
         SHOW,
     );
@@ -88,6 +78,38 @@ fn wait_question(b: &Browser, key: &str) {
     );
 }
 
+/// The rooms the server itself says are free for all of the span in `args` (day, start,
+/// minutes).
+fn free_rooms_for(addr: SocketAddr, args: Value) -> Vec<String> {
+    let r = post_mcp(addr, &tool_call(1, "list_rooms", args, true), &[]);
+    let rooms = r.json()["result"]["structuredContent"]["rooms"].clone();
+    rooms
+        .as_array()
+        .unwrap_or_else(|| panic!("no rooms in {}", String::from_utf8_lossy(&r.body)))
+        .iter()
+        .filter(|x| x["free"] == true)
+        .filter_map(|x| x["id"].as_str().map(String::from))
+        .collect()
+}
+
+/// Books with `args` over plain HTTP, as the holder of `token` (anonymous: the page's own
+/// principal on a server without tokens).
+fn book(addr: SocketAddr, token: Option<&str>, args: Value) {
+    let auth = token.map(|t| format!("Bearer {t}"));
+    let headers: Vec<(&str, &str)> = auth.iter().map(|a| ("Authorization", a.as_str())).collect();
+    let r = post_mcp(
+        addr,
+        &tool_call(9, "book_room", args.clone(), true),
+        &headers,
+    );
+    assert_eq!(
+        r.json()["result"]["structuredContent"]["booked"],
+        true,
+        "{args}: {}",
+        String::from_utf8_lossy(&r.body)
+    );
+}
+
 /// Calls book_room from the tool form with `hour` and the room in words.
 fn book_in_words(b: &Browser, hour: u8, hint: &str) {
     b.js(
@@ -105,17 +127,11 @@ fn book_in_words(b: &Browser, hour: u8, hint: &str) {
 
 /// Books `room` at `hour` of [`DAY`] over plain HTTP (the page's own principal, anonymous).
 fn book_over_http(addr: SocketAddr, hour: u8, room: &str) {
-    let r = post_mcp(
+    book(
         addr,
-        &tool_call(
-            9,
-            "book_room",
-            json!({"day": DAY, "hour": hour, "room_id": room}),
-            true,
-        ),
-        &[],
+        None,
+        json!({"day": DAY, "hour": hour, "room_id": room}),
     );
-    assert_eq!(r.json()["result"]["structuredContent"]["booked"], true);
 }
 
 /// Every room's column of the grid lies wholly inside the window, with nothing to scroll to
@@ -164,11 +180,11 @@ fn book_pick_mark_decline_cancel_and_a_second_tab() {
     let addr = s.http[0];
     let b = Browser::start(1000, 1300);
     b.goto(&page_url(&s));
-    wait_cell(&b, "studio-b", 9, "free");
+    wait_cell(&b, "studio-b", "09:00", "free");
     // A second tab, open before the booking.
     let first = b.new_tab();
     b.goto(&page_url(&s));
-    wait_cell(&b, "studio-b", 9, "free");
+    wait_cell(&b, "studio-b", "09:00", "free");
     let second = b.handle();
     b.switch_to(&first);
 
@@ -178,7 +194,7 @@ fn book_pick_mark_decline_cancel_and_a_second_tab() {
     let ask = b.find("#ask");
     let form_text = b.text(&ask);
     assert!(
-        form_text.contains("'the big room' matches more than one room. Which did you mean?"),
+        form_text.contains("'the big room' matches more than one room. Which did you mean, for Thursday 2099-09-17 at 09:00–10:00 (UTC)?"),
         "{form_text}"
     );
     assert!(
@@ -226,11 +242,11 @@ fn book_pick_mark_decline_cancel_and_a_second_tab() {
     let said = wait_says(
         &b,
         "status",
-        "Booked Studio B (12 seats) on 2099-09-17 at 09:00",
+        "Booked Studio B (12 seats) on Thursday 2099-09-17 at 09:00–10:00",
     );
     assert!(said.contains("booking bk_1"), "{said}");
-    wait_cell(&b, "studio-b", 9, "own");
-    wait_cell(&b, "atrium", 9, "free");
+    wait_cell(&b, "studio-b", "09:00", "own");
+    wait_cell(&b, "atrium", "09:00", "free");
     assert_eq!(free_rooms(addr, 9), ["atrium", "nook"]);
     // A booking made by another client of the same user: the page did not make it, but the
     // server lists it as theirs (list_bookings), so it is theirs to cancel here too.
@@ -239,22 +255,23 @@ fn book_pick_mark_decline_cancel_and_a_second_tab() {
         &tool_call(
             2,
             "book_room",
-            json!({"day": DAY, "hour": 14, "room_id": "atrium"}),
+            json!({"day": DAY, "start": "13:15", "minutes": 45, "title": "Design review",
+                   "room_id": "nook"}),
             true,
         ),
         &[],
     );
     assert_eq!(other.json()["result"]["structuredContent"]["booked"], true);
     b.click(&b.find("#show-day"));
-    wait_cell(&b, "atrium", 14, "own");
-    wait_cell(&b, "studio-b", 9, "own");
+    wait_cell(&b, "nook", "13:15", "own");
+    wait_cell(&b, "studio-b", "09:00", "own");
     shot(&b, Some("#floor"), "grid.png");
 
     // The second tab sees it after a refresh.
     b.switch_to(&second);
-    wait_cell(&b, "studio-b", 9, "free");
+    wait_cell(&b, "studio-b", "09:00", "free");
     b.refresh();
-    wait_cell(&b, "studio-b", 9, "own");
+    wait_cell(&b, "studio-b", "09:00", "own");
     b.switch_to(&first);
 
     // Decline: nothing booked.
@@ -263,7 +280,7 @@ fn book_pick_mark_decline_cancel_and_a_second_tab() {
     b.click(&b.find("#ask button[data-action=decline]"));
     wait_says(&b, "status", "Not booked: you declined to choose a room.");
     assert_eq!(free_rooms(addr, 10).len(), 3);
-    wait_cell(&b, "studio-b", 10, "free");
+    wait_cell(&b, "studio-b", "10:00", "free");
 
     // Cancel, with Esc: nothing booked either.
     book_in_words(&b, 11, "the big room");
@@ -273,11 +290,11 @@ fn book_pick_mark_decline_cancel_and_a_second_tab() {
     assert_eq!(free_rooms(addr, 11).len(), 3);
 
     // One's own booking: the grid offers to cancel it, the server asks to confirm.
-    b.click(&b.find("td[data-room=studio-b][data-hour='9'] button"));
+    b.click(&b.find("td[data-room=studio-b][data-start='09:00'] button"));
     wait_question(&b, "confirm");
     let confirm = b.text(&b.find("#ask"));
     assert!(
-        confirm.contains("Cancel bk_1: Studio B on 2099-09-17 at 09:00"),
+        confirm.contains("Cancel bk_1: Studio B on Thursday 2099-09-17 at 09:00–10:00"),
         "{confirm}"
     );
     let checked = b.js(
@@ -286,24 +303,28 @@ fn book_pick_mark_decline_cancel_and_a_second_tab() {
     );
     assert_eq!(checked, true, "the default (true) is prefilled");
     b.click(&b.find("#ask button[data-action=accept]"));
-    wait_says(&b, "status", "bk_1 (Studio B on 2099-09-17 at 09:00");
-    wait_cell(&b, "studio-b", 9, "free");
-    assert_eq!(free_rooms(addr, 9).len(), 3, "cancelled on the server");
-
-    // A free cell books that room at that hour.
-    b.click(&b.find("td[data-room=atrium][data-hour='12'] button"));
     wait_says(
         &b,
         "status",
-        "Booked The Atrium (24 seats) on 2099-09-17 at 12:00",
+        "bk_1 (Studio B on Thursday 2099-09-17 at 09:00–10:00",
     );
-    wait_cell(&b, "atrium", 12, "own");
+    wait_cell(&b, "studio-b", "09:00", "free");
+    assert_eq!(free_rooms(addr, 9).len(), 3, "cancelled on the server");
+
+    // A free cell books that room at that hour.
+    b.click(&b.find("td[data-room=atrium][data-start='12:00'] button"));
+    wait_says(
+        &b,
+        "status",
+        "Booked The Atrium (24 seats) on Thursday 2099-09-17 at 12:00–13:00",
+    );
+    wait_cell(&b, "atrium", "12:00", "own");
     assert_eq!(free_rooms(addr, 12), ["studio-b", "nook"]);
 
     // A phone's width: nothing wider than the screen.
     b.resize(390, 844);
     b.refresh();
-    wait_cell(&b, "atrium", 12, "own");
+    wait_cell(&b, "atrium", "12:00", "own");
     let fits = b.js(
         "return document.documentElement.scrollWidth <= window.innerWidth",
         json!([]),
@@ -319,9 +340,18 @@ fn a_phone_shows_every_room() {
     let data = TempDir::new("web-phone");
     let s = Server::start(&["--http", "127.0.0.1:0"], data.path());
     let addr = s.http[0];
-    // Booked cells say "Yours · bk_N", the widest a cell gets.
-    for (hour, room) in [(9, "atrium"), (10, "studio-b"), (11, "nook")] {
-        book_over_http(addr, hour, room);
+    // One's own blocks carry a title and "09:30–10:15 · bk_N", the widest a cell gets.
+    for (start, room) in [
+        ("09:30", "atrium"),
+        ("10:00", "studio-b"),
+        ("11:15", "nook"),
+    ] {
+        book(
+            addr,
+            None,
+            json!({"day": DAY, "start": start, "minutes": 45, "room_id": room,
+                   "title": "Quarterly planning with the whole team"}),
+        );
     }
     // 390 px with no room to spare before, so a desktop window of that width (its scrollbar
     // takes 15 px) cut the Nook off; 360 px, a common Android width, cut it off as well.
@@ -330,21 +360,150 @@ fn a_phone_shows_every_room() {
     for (width, height) in [(390, 844), (360, 780)] {
         b.resize(width, height);
         b.goto(&page_url(&s));
-        wait_cell(&b, "nook", 11, "own");
+        wait_cell(&b, "nook", "11:15", "own");
         assert_every_room_shown(&b, addr);
+        // Each block's face stays inside its own block.
+        let spill = b.js(
+            "return [...document.querySelectorAll('#grid td.block')].filter((t) => {\
+               const r = t.getBoundingClientRect(); const f = t.querySelector('.cell').getBoundingClientRect();\
+               return f.left < r.left - 0.5 || f.right > r.right + 0.5 || f.bottom > r.bottom + 0.5;\
+             }).map((t) => t.dataset.room);",
+            json!([]),
+        );
+        assert_eq!(spill, json!([]), "at {width}px");
     }
+}
+
+#[test]
+#[cfg_attr(not(browser_tools), ignore = "chromium/chromedriver are not installed")]
+fn a_booking_is_one_block_at_its_start_and_length_with_its_title_and_others_say_booked() {
+    const ALICE: &str = "alice-token-0123456789";
+    const BOB: &str = "bob-token-0123456789ab";
+    let data = TempDir::new("web-blocks");
+    let file = data.path().join("tokens.toml");
+    std::fs::write(&file, format!("alice = \"{ALICE}\"\nbob = \"{BOB}\"\n")).unwrap();
+    let s = Server::start(
+        &["--http", "127.0.0.1:0", "--tokens", file.to_str().unwrap()],
+        data.path(),
+    );
+    let addr = s.http[0];
+    let at = |start: &str, minutes: u16, title: &str, room: &str| json!({"day": DAY, "start": start, "minutes": minutes, "title": title, "room_id": room});
+    book(
+        addr,
+        Some(ALICE),
+        at("09:30", 45, "Design review", "atrium"),
+    );
+    book(addr, Some(BOB), at("09:30", 45, "Secret plan", "nook"));
+    // Back to back with Alice's: day_schedule reads the two as one busy run, the grid does not.
+    book(addr, Some(BOB), at("10:15", 15, "Stand-up", "atrium"));
+    let b = Browser::start(1000, 1300);
+    b.goto(&page_url(&s));
+    wait_says(&b, "error", "The server needs a bearer token");
+    b.keys(&[ALICE, key::ENTER]);
+    wait_cell(&b, "atrium", "09:30", "own");
+    let got = b.js(
+        "const q = (room, start) => document.querySelector(`#grid td[data-room=\"${room}\"][data-start=\"${start}\"]`);\
+         const row = (start) => document.querySelector(`#grid tr[data-start=\"${start}\"] th`).getBoundingClientRect();\
+         const mine = q('atrium', '09:30'); const r = mine.getBoundingClientRect();\
+         const face = mine.querySelector('button').getBoundingClientRect();\
+         const after = q('atrium', '10:15'); const bob = q('nook', '09:30');\
+         const sent = [...document.querySelectorAll('#wire li')].map((l) => l.textContent).filter((t) => t.startsWith('→'));\
+         return {\
+           mine: [mine.dataset.end, mine.rowSpan, mine.innerText.replace(/\\s+/g, ' ').trim(),\
+                  mine.querySelector('button').getAttribute('aria-label')],\
+           place: [r.top - row('09:30').top, r.bottom - row('10:00').bottom, face.top - r.top, face.bottom - r.bottom].map(Math.round),\
+           covered: [q('atrium', '09:45'), q('atrium', '10:00')].map((c) => c === null),\
+           after: [after.dataset.state, after.dataset.end, after.textContent],\
+           bob: [bob.dataset.state, bob.dataset.end, bob.rowSpan, bob.textContent],\
+           free: [q('nook', '10:15').dataset.state, q('studio-b', '09:30').dataset.state],\
+           secret: document.getElementById('grid').textContent.includes('Secret plan') || document.getElementById('grid').textContent.includes('Stand-up'),\
+           calls: ['list_rooms', 'day_schedule'].map((n) => sent.filter((t) => t.includes(`\"name\":\"${n}\"`)).length),\
+         };",
+        json!([]),
+    );
+    assert_eq!(got["mine"][0], "10:15", "{got}");
+    assert_eq!(got["mine"][1], 3, "three 15-minute rows: {got}");
+    assert_eq!(got["mine"][2], "Design review 09:30–10:15 · bk_1", "{got}");
+    assert_eq!(
+        got["mine"][3],
+        "Your booking bk_1, “Design review”: The Atrium 09:30–10:15 on 2099-09-17. Press to cancel it"
+    );
+    assert_eq!(
+        got["place"],
+        json!([0, 0, 0, 0]),
+        "the block runs from the 09:30 row's top to the 10:00 row's bottom, its face fills it: {got}"
+    );
+    assert_eq!(got["covered"], json!([true, true]), "{got}");
+    assert_eq!(
+        got["after"],
+        json!([
+            "booked",
+            "10:30",
+            "The Atrium 10:15–10:30: Booked 10:15–10:30"
+        ])
+    );
+    assert_eq!(
+        got["bob"],
+        json!([
+            "booked",
+            "10:15",
+            3,
+            "The Nook 09:30–10:15: Booked 09:30–10:15"
+        ])
+    );
+    assert_eq!(got["free"], json!(["free", "free"]));
+    assert_eq!(got["secret"], false, "another's title is theirs");
+    assert_eq!(
+        got["calls"],
+        json!([1, 1]),
+        "the rooms once, then one day_schedule for the day (no list_rooms per hour)"
+    );
+
+    // A server without day_schedule: the same view, read with list_rooms span by span.
+    let fallback = b.js(
+        "return Promise.all([import('/web/mcp.js'), import('/web/floor.js')]).then(async ([m, f]) => {\
+           const c = new m.McpClient('/mcp'); c.token = sessionStorage.getItem('redmark.token');\
+           const div = document.createElement('div');\
+           const v = new f.FloorView(c, div, { onBook() {}, onCancel() {}, listsBookings: true, hasDaySchedule: false });\
+           await v.load(arguments[0]);\
+           const blocks = (root) => [...root.querySelectorAll('td.block')]\
+             .map((t) => [t.dataset.room, t.dataset.start, t.dataset.end, t.dataset.state, t.dataset.title || ''].join(' '));\
+           return [blocks(div), blocks(document.getElementById('grid'))];\
+         });",
+        json!([DAY]),
+    );
+    assert_eq!(
+        fallback[0],
+        json!([
+            "atrium 09:30 10:15 own Design review",
+            "nook 09:30 10:15 booked ",
+            "atrium 10:15 10:30 booked "
+        ])
+    );
+    assert_eq!(fallback[0], fallback[1], "the same blocks either way");
+
+    // A day gone by: every step is past, nothing to press.
+    b.goto(&format!("http://{addr}/?day=2000-01-03"));
+    wait_cell(&b, "atrium", "09:00", "past");
+    let left = b.js(
+        "return [document.querySelectorAll('#grid button').length,\
+          [...document.querySelectorAll('#grid td')].filter((t) => t.dataset.state !== 'past').length]",
+        json!([]),
+    );
+    assert_eq!(left, json!([0, 0]));
 }
 
 #[test]
 #[cfg_attr(not(browser_tools), ignore = "chromium/chromedriver are not installed")]
 fn the_page_books_the_day_chosen_on_the_grid() {
     const NEXT: &str = "2099-09-18";
+    const THIRD: &str = "2099-09-19";
     let data = TempDir::new("web-day");
     let s = Server::start(&["--http", "127.0.0.1:0"], data.path());
     let addr = s.http[0];
     let b = Browser::start(1000, 1300);
     b.goto(&page_url(&s));
-    wait_cell(&b, "studio-b", 9, "free");
+    wait_cell(&b, "studio-b", "09:00", "free");
     // The tool form is open on book_room before the day changes, as a person would have it.
     b.js(
         "const s = document.getElementById('tool'); s.value = 'book_room';\
@@ -377,9 +536,9 @@ fn the_page_books_the_day_chosen_on_the_grid() {
     wait_says(
         &b,
         "status",
-        &format!("Booked Studio B (12 seats) on {NEXT} at 09:00"),
+        &format!("Booked Studio B (12 seats) on Friday {NEXT} at 09:00–10:00"),
     );
-    wait_cell(&b, "studio-b", 9, "own");
+    wait_cell(&b, "studio-b", "09:00", "own");
     assert_eq!(free_rooms_on(addr, NEXT, 9), ["atrium", "nook"]);
     assert_eq!(
         free_rooms(addr, 9).len(),
@@ -389,15 +548,50 @@ fn the_page_books_the_day_chosen_on_the_grid() {
 
     // Choosing a day is enough: the grid follows it, and a reload keeps it.
     b.js(
-        "const d = document.getElementById('day'); d.value = '2099-09-19';\
+        "const d = document.getElementById('day'); d.value = arguments[0];\
          d.dispatchEvent(new Event('change'));",
+        json!([THIRD]),
+    );
+    let follows = format!(
+        "const c = document.querySelector('#grid caption');\
+         return !!c && c.textContent.includes('{THIRD}') && !document.querySelector('[aria-busy]');"
+    );
+    b.wait_js("the grid to follow the date field", &follows, SHOW);
+    b.refresh();
+    b.wait_js("a reload to keep the day", &follows, SHOW);
+    // The tool form opened on that day fills in that day.
+    b.js(
+        "const s = document.getElementById('tool'); s.value = 'book_room';\
+         s.dispatchEvent(new Event('change'));",
         json!([]),
     );
-    let follows = "const c = document.querySelector('#grid caption');\
-         return !!c && c.textContent.includes('2099-09-19') && !document.querySelector('[aria-busy]');";
-    b.wait_js("the grid to follow the date field", follows, SHOW);
-    b.refresh();
-    b.wait_js("a reload to keep the day", follows, SHOW);
+    let filled = b.js(
+        "return document.querySelector('#tool-args [data-field=day] input').value",
+        json!([]),
+    );
+    assert_eq!(filled, THIRD);
+
+    // A press on the grid books the day shown, from the step pressed, for the length chosen.
+    b.js("document.getElementById('length').value = '45';", json!([]));
+    b.click(&b.find("td[data-room=atrium][data-start='09:30'] button"));
+    wait_says(
+        &b,
+        "status",
+        &format!("Booked The Atrium (24 seats) on Saturday {THIRD} at 09:30–10:15"),
+    );
+    wait_cell(&b, "atrium", "09:30", "own");
+    let end = b.js(
+        "return document.querySelector('#grid td[data-room=atrium][data-start=\"09:30\"]').dataset.end",
+        json!([]),
+    );
+    assert_eq!(end, "10:15");
+    let span = json!({"day": THIRD, "start": "09:30", "minutes": 45});
+    assert_eq!(free_rooms_for(addr, span), ["studio-b", "nook"]);
+    assert_eq!(
+        free_rooms(addr, 9).len(),
+        3,
+        "nothing more on the day loaded"
+    );
 }
 
 #[test]
@@ -410,20 +604,23 @@ fn the_grid_shows_every_hour_that_has_a_booking() {
     book_over_http(addr, 22, "nook");
     let b = Browser::start(1000, 1300);
     b.goto(&page_url(&s));
-    wait_cell(&b, "atrium", 5, "own");
-    wait_cell(&b, "nook", 22, "own");
-    let hours = b.js(
-        "return [...document.querySelectorAll('#grid tbody tr')]\
-           .map((r) => Number(r.querySelector('td').dataset.hour));",
+    wait_cell(&b, "atrium", "05:00", "own");
+    wait_cell(&b, "nook", "22:00", "own");
+    let rows = b.js(
+        "return [...document.querySelectorAll('#grid tbody tr')].map((r) => r.dataset.start);",
         json!([]),
     );
-    let mut want = vec![5];
-    want.extend(7..=20);
-    want.push(22);
+    let mut hours = vec![5];
+    hours.extend(7..=20);
+    hours.push(22);
+    let want: Vec<String> = hours
+        .iter()
+        .flat_map(|h| (0..60).step_by(15).map(move |m| format!("{h:02}:{m:02}")))
+        .collect();
     assert_eq!(
-        hours,
+        rows,
         json!(want),
-        "the working day and every booked hour, in order"
+        "the working day and every booked hour, in 15-minute rows, in order"
     );
 }
 
@@ -434,7 +631,7 @@ fn errors_are_said_in_words() {
     let mut s = Server::start(&["--http", "127.0.0.1:0"], data.path());
     let b = Browser::start(1000, 1300);
     b.goto(&page_url(&s));
-    wait_cell(&b, "studio-b", 9, "free");
+    wait_cell(&b, "studio-b", "09:00", "free");
 
     // A client without form elicitation: -32021, in words.
     b.click(&b.find("#settings summary"));
@@ -481,10 +678,10 @@ fn a_pasted_token_signs_in_and_stays_in_the_tab() {
     assert_eq!(focused, "token", "the focus goes to the token field");
     b.keys(&[TOKEN, key::ENTER]);
     wait_says(&b, "status", "Connected.");
-    wait_cell(&b, "nook", 9, "free");
-    b.click(&b.find("td[data-room=nook][data-hour='9'] button"));
+    wait_cell(&b, "nook", "09:00", "free");
+    b.click(&b.find("td[data-room=nook][data-start='09:00'] button"));
     wait_says(&b, "status", "Booked The Nook (4 seats)");
-    wait_cell(&b, "nook", 9, "own");
+    wait_cell(&b, "nook", "09:00", "own");
     // Kept in the tab (sessionStorage), never in localStorage; a reload stays signed in.
     let stored: Value = b.js(
         "return [sessionStorage.getItem('redmark.token'),\
@@ -493,7 +690,7 @@ fn a_pasted_token_signs_in_and_stays_in_the_tab() {
     );
     assert_eq!(stored, json!([TOKEN, false]));
     b.refresh();
-    wait_cell(&b, "nook", 9, "own");
+    wait_cell(&b, "nook", "09:00", "own");
     // Bob's booking is booked, not Alice's; hers made elsewhere (not on this page) is hers.
     for (n, (token, room)) in [(BOB, "atrium"), (TOKEN, "studio-b")]
         .into_iter()
@@ -517,8 +714,8 @@ fn a_pasted_token_signs_in_and_stays_in_the_tab() {
         );
     }
     b.click(&b.find("#show-day"));
-    wait_cell(&b, "studio-b", 10, "own");
-    wait_cell(&b, "atrium", 10, "booked");
+    wait_cell(&b, "studio-b", "10:00", "own");
+    wait_cell(&b, "atrium", "10:00", "booked");
     // Forgotten: the next request is refused, in words.
     b.click(&b.find("#forget"));
     b.click(&b.find("#show-day"));
