@@ -4,8 +4,12 @@ use heapless::String;
 
 use super::answer::{complete, fail, Text};
 use super::floor::{Floor, Mask, Room};
+#[cfg(feature = "offer-instead")]
+use super::instead::{instead, Settled};
 use super::report::{Booked, Earliest, NotBooked, RoomQuestion, Taken, TooSmall, UnknownRoom};
 use super::span::Span;
+#[cfg(feature = "offer-instead")]
+use super::store::occupant;
 use super::store::Store;
 use super::store::{holder, Commit, NewBooking, StoreError};
 use super::tools::BookArgs;
@@ -79,7 +83,19 @@ pub(super) async fn book_room<S: Store>(
             } else {
                 named
             };
-            let candidates = pool & fits;
+            #[cfg_attr(not(feature = "offer-instead"), allow(unused_mut))]
+            let mut candidates = pool & fits;
+            // Only the candidates free then are offered; all taken, the first is the one
+            // whose clash is shown (with what fits instead).
+            #[cfg(feature = "offer-instead")]
+            if candidates.count_ones() > 1 {
+                let free = candidates & free_at(floor, store, span, people).await?;
+                candidates = if free == 0 {
+                    candidates & candidates.wrapping_neg()
+                } else {
+                    free
+                };
+            }
             match candidates.count_ones() {
                 0 => {
                     return Ok(fail(
@@ -113,6 +129,15 @@ pub(super) async fn book_room<S: Store>(
             },
         ));
     }
+    // Taken: offer what fits instead (another room then, another start in this one).
+    #[cfg(feature = "offer-instead")]
+    let (room, span, reply) = match occupant(store, room.id, span).await? {
+        None => (room, span, reply),
+        Some(_) => match instead(floor, store, call, reply, room, span, people).await? {
+            Settled::Book(room, span, reply) => (room, span, reply),
+            Settled::Answered(done) => return Ok(done),
+        },
+    };
     let new = NewBooking {
         room: String::try_from(room.id).map_err(|_| CallError::Internal("room id too long"))?,
         span,
@@ -152,6 +177,7 @@ pub(super) async fn book_room<S: Store>(
                     room,
                     span,
                     free,
+                    starts: &[],
                 },
             ))
         }

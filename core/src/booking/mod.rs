@@ -7,6 +7,8 @@ mod app;
 mod book;
 mod cancel;
 mod floor;
+#[cfg(feature = "offer-instead")]
+mod instead;
 mod list;
 mod mem_store;
 #[cfg(feature = "list-bookings")]

@@ -255,6 +255,8 @@ pub(super) struct Taken<'a, 'r> {
     pub(super) room: &'a Room<'r>,
     pub(super) span: Span,
     pub(super) free: Mask,
+    /// Other starts free in `room`, the nearest first.
+    pub(super) starts: &'a [Span],
 }
 
 impl Report for Taken<'_, '_> {
@@ -262,12 +264,24 @@ impl Report for Taken<'_, '_> {
         f.write_str(self.room.name)?;
         let span = Local(self.span, self.floor.zone);
         write!(f, " is already booked for some of {span}. ")?;
-        if self.free == 0 {
-            f.write_str("No suitable room is free then; try another time.")
-        } else {
-            f.write_str("Free then: ")?;
-            list(f, self.floor.iter(self.free).map(|r| r.id))
+        if self.free == 0 && self.starts.is_empty() {
+            return f.write_str("No suitable room is free then; try another time.");
         }
+        if self.free != 0 {
+            f.write_str("Free then: ")?;
+            list(f, self.floor.iter(self.free).map(|r| r.id))?;
+        }
+        for (i, s) in self.starts.iter().enumerate() {
+            let (_, at) = Local(*s, self.floor.zone).starts();
+            if i == 0 {
+                write!(f, " {} is free from", self.room.name)?;
+            }
+            write!(f, "{} {at}", if i == 0 { "" } else { "," })?;
+        }
+        if !self.starts.is_empty() {
+            f.write_str(" (give it as start).")?;
+        }
+        Ok(())
     }
     fn has_structured(&self) -> bool {
         true
@@ -282,7 +296,16 @@ impl Report for Taken<'_, '_> {
         self.floor.iter(self.free).for_each(|r| {
             w.string(r.id);
         });
-        w.end_array().end_object();
+        w.end_array();
+        if !self.starts.is_empty() {
+            w.key("free_starts").begin_array();
+            for s in self.starts {
+                let (_, at) = Local(*s, self.floor.zone).starts();
+                w.string_fmt(format_args!("{at}"));
+            }
+            w.end_array();
+        }
+        w.end_object();
     }
 }
 
