@@ -157,12 +157,11 @@ fn in_process_bookings_last_from_one_call_to_the_next() {
     assert!(out.stdout.contains("booking bk_1"), "{out:?}");
     assert!(data.path().join("bookings.redb").exists());
     assert!(data.path().join("sealing-keys").exists());
-    // The next command sees it: the slot is taken, and the next booking is bk_2.
+    // The next command sees it: only the atrium is free then, so "the big room" is booked there
+    // without a question (the answer given is not needed), as bk_2.
     let out = book("studio-b");
-    assert_eq!(out.code, 1, "{out:?}");
-    assert!(out.stdout.contains("already booked"), "{out:?}");
-    let out = book("atrium");
     assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("Booked The Atrium"), "{out:?}");
     assert!(out.stdout.contains("booking bk_2"), "{out:?}");
     // And a later command can cancel it.
     let out = redmark(&cat(&[&[
@@ -207,8 +206,9 @@ fn the_default_data_folder_is_the_one_serve_uses() {
         ),
         xdg.path(),
     );
-    assert_eq!(out.code, 1, "{out:?}");
-    assert!(out.stdout.contains("already booked"), "{out:?}");
+    // Studio B is taken there now: the atrium, the only big room free, is booked instead.
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("Booked The Atrium"), "{out:?}");
 }
 
 #[test]
@@ -393,14 +393,21 @@ fn book_over(server: &[&str]) {
     assert_eq!(out.code, 0, "{out:?}");
     assert!(out.stdout.contains("Booked Studio B"), "{out:?}");
     assert_eq!(Trace::parse(&out.stderr).sent.len(), 2, "{out:?}");
-    // The same slot again: the room is taken now, a tool error.
+    // The same time again: Studio B is taken now, so the only big room free is booked.
     let out = redmark(&cat(&[
         &["call", "--answer", "room.room_id=studio-b"],
         server,
         &BIG_ROOM,
     ]));
-    assert_eq!(out.code, 1, "{out:?}");
-    assert!(out.stdout.contains("already booked"), "{out:?}");
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("Booked The Atrium"), "{out:?}");
+    // And once more: both are taken, and what fits instead is offered (declined here).
+    let out = redmark(&cat(&[
+        &["call", "--decline", "instead"],
+        server,
+        &BIG_ROOM,
+    ]));
+    assert_eq!(out.code, 3, "declined: {out:?}");
     let out = redmark(&cat(&[&["tools", "--json"], server]));
     assert_eq!(out.code, 0, "{out:?}");
     assert!(out.stdout.contains("\"book_room\""), "{out:?}");

@@ -173,7 +173,15 @@ fn key_file_is_private_and_rotation_keeps_old_state_valid() {
     let answer = json!({"room": {"action":"accept","content":{"room_id":"atrium"}}});
     let r = c.request(&retry(&ask, 2, answer.clone(), &state));
     assert_eq!(r["result"]["isError"], false, "{r}");
-    let new_state = c.request(&ask)["result"]["requestState"]
+    // (Another hour: at 09:00 only Studio B is free now, and a hint with one free room is
+    // booked without a question.)
+    let ask_10 = tool_call(
+        3,
+        "book_room",
+        json!({"day":"2099-12-24","hour":10,"room_hint":"the big room"}),
+        true,
+    );
+    let new_state = c.request(&ask_10)["result"]["requestState"]
         .as_str()
         .unwrap()
         .to_string();

@@ -191,9 +191,13 @@ fn client(
             }
         } else if is_lost(&answer) {
             seen.lost.fetch_add(1, Ordering::Relaxed);
-        } else if answer["result"]["isError"] == true {
+        } else if answer["result"]["isError"] == true
+            || answer["result"]["inputRequests"]["instead"].is_object()
+        {
+            // Taken: a tool error, or (to a client that can be asked) what fits instead.
             let text = answer["result"]["content"][0]["text"]
                 .as_str()
+                .or(answer["result"]["inputRequests"]["instead"]["params"]["message"].as_str())
                 .unwrap_or("");
             assert!(
                 text.contains("already booked"),
