@@ -37,6 +37,13 @@ fn a_day_lists_each_rooms_booked_hours_and_only_that_days() {
             .clone()
     };
     assert_eq!(r["structuredContent"]["day"], "2099-03-04", "{r}");
+    // What a grid needs to draw the floor's day: its zone, its steps, its longest booking.
+    let s = &r["structuredContent"];
+    assert_eq!(
+        (&s["time_zone"], &s["grid_minutes"], &s["max_minutes"]),
+        (&json!("UTC"), &json!(15), &json!(480)),
+        "{r}"
+    );
     let run = |a: &str, b: &str| json!({"start": a, "end": b});
     assert_eq!(
         hours("nook"),

@@ -451,6 +451,8 @@ impl Report for RoomDay<'_> {
             .key("day")
             .string_fmt(format_args!("{}", self.day));
         w.key("time_zone").string(self.floor.zone.name());
+        w.key("grid_minutes").int(self.floor.grid.into());
+        w.key("max_minutes").int(self.floor.max_minutes.into());
         w.key("rooms").begin_array();
         for (r, busy) in self.rooms() {
             room_object(w, r);
