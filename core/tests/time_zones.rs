@@ -5,7 +5,10 @@ mod common;
 
 use common::{accept, form_caps, Client, INFO};
 use redmark_core::booking::DEFAULT_FLOOR;
-use redmark_core::booking::{BookingApp, Floor, MemStore, Minute, Resolved, TimeOfDay, Zone};
+use redmark_core::booking::{
+    day_span, BookingApp, Day, Floor, Local, MemStore, Minute, Resolved, Rfc3339, Span, TimeOfDay,
+    Zone,
+};
 use redmark_core::engine::Config;
 use redmark_core::seal::{Key, KeyRing};
 use redmark_core::Engine;
@@ -168,4 +171,39 @@ fn a_time_the_clocks_repeat_is_asked_and_the_answer_booked() {
             "{r}"
         );
     }
+}
+
+#[test]
+fn local_times_show_the_wall_clock_its_offset_across_a_change_and_its_zone() {
+    let d = Day::parse("2026-09-24").unwrap();
+    let nine_thirty = d.first_minute() + 9 * 60 + 30 - 120;
+    let s = Span {
+        start: nine_thirty,
+        end: nine_thirty + 45,
+    };
+    assert_eq!(
+        Local(s, &Berlin).to_string(),
+        "Thursday 2026-09-24 at 09:30–10:15 (Europe/Berlin)"
+    );
+    assert_eq!(
+        Rfc3339(s.start, &Berlin).to_string(),
+        "2026-09-24T09:30:00+02:00"
+    );
+    // The first 02:30 of the night the clocks go back, for an hour: it ends at the second.
+    let first = Span {
+        start: AUTUMN - 30,
+        end: AUTUMN + 30,
+    };
+    assert_eq!(
+        Local(first, &Berlin).to_string(),
+        "Sunday 2026-10-25 at 02:30+02:00–02:30+01:00 (Europe/Berlin)"
+    );
+}
+
+#[test]
+fn a_day_with_a_clock_change_is_23_or_25_hours() {
+    let day = |d: &str| day_span(&Berlin, Day::parse(d).unwrap()).minutes();
+    assert_eq!(day("2026-03-29"), 23 * 60);
+    assert_eq!(day("2026-10-25"), 25 * 60);
+    assert_eq!(day("2026-09-24"), 24 * 60);
 }

@@ -100,3 +100,23 @@ pub fn assert_nothing_booked(out: &Value) {
     assert!(is_free(&out["rooms"], "studio-b"), "{out}");
     assert!(is_free(&out["rooms"], "atrium"), "{out}");
 }
+
+/// The official Python SDK 2.3's interpreter (`target/sdk-peers/venv`, installed by
+/// scripts/sdk-peer.sh), or `None` (said) when it is not installed and not required.
+pub fn python_sdk_2_3() -> Option<std::path::PathBuf> {
+    let py = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/sdk-peers/venv/bin/python");
+    if py.exists() {
+        return Some(py);
+    }
+    assert!(
+        std::env::var_os("REDMARK_REQUIRE_OAUTH").is_none_or(|v| v != "1"),
+        "{} is missing: scripts/sdk-peer.sh installs the Python SDK 2.3 there",
+        py.display()
+    );
+    eprintln!(
+        "skipped: no Python SDK 2.3 at {} (scripts/sdk-peer.sh)",
+        py.display()
+    );
+    None
+}

@@ -3,7 +3,7 @@
 //! answering the question on its stdin, and prints the session the page shows.
 
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -33,27 +33,11 @@ fn session(doc: &str) -> Vec<String> {
         .collect()
 }
 
-/// The SDK's interpreter, or `None` (said) when it is not installed and not required.
-fn python_sdk() -> Option<PathBuf> {
-    let py = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/sdk-peers/venv/bin/python");
-    if py.exists() {
-        return Some(py);
-    }
-    assert!(
-        std::env::var_os("REDMARK_REQUIRE_OAUTH").is_none_or(|v| v != "1"),
-        "{} is missing: scripts/sdk-peer.sh installs the Python SDK 2.3 there",
-        py.display()
-    );
-    eprintln!(
-        "skipped: no Python SDK 2.3 at {} (scripts/sdk-peer.sh)",
-        py.display()
-    );
-    None
-}
-
 #[test]
 fn the_python_client_in_the_docs_books_as_printed() {
-    let Some(py) = python_sdk() else { return };
+    let Some(py) = redmark_tests::peers::python_sdk_2_3() else {
+        return;
+    };
     let page = doc();
     let data = TempDir::new("doc-python");
     let script = data.path().join("book.py");

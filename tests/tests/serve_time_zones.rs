@@ -5,7 +5,7 @@
 
 mod client_support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use client_support::{cat, redmark};
@@ -43,21 +43,6 @@ fn berlin(data: &Path) -> (Server, String) {
     );
     let url = format!("http://{}/mcp", s.http[0]);
     (s, url)
-}
-
-/// The SDK's interpreter (scripts/sdk-peer.sh), or `None` (said) when it is not installed.
-fn python_sdk() -> Option<PathBuf> {
-    let py = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/sdk-peers/venv/bin/python");
-    if py.exists() {
-        return Some(py);
-    }
-    assert!(
-        std::env::var_os("REDMARK_REQUIRE_OAUTH").is_none_or(|v| v != "1"),
-        "{} is missing: scripts/sdk-peer.sh installs the Python SDK 2.3 there",
-        py.display()
-    );
-    eprintln!("skipped: no Python SDK 2.3 at {}", py.display());
-    None
 }
 
 /// book_room with `args` through the SDK, answering each question with the next of `answers`.
@@ -102,7 +87,9 @@ fn berlin_offset(m: u32) -> i32 {
 
 #[test]
 fn thursday_half_past_nine_for_45_minutes_is_booked_in_berlin_time() {
-    let Some(py) = python_sdk() else { return };
+    let Some(py) = redmark_tests::peers::python_sdk_2_3() else {
+        return;
+    };
     let data = TempDir::new("tz-thursday");
     let (_s, url) = berlin(data.path());
     let args = json!({"day": "Thursday", "start": "9:30", "minutes": 45,
@@ -133,7 +120,9 @@ fn thursday_half_past_nine_for_45_minutes_is_booked_in_berlin_time() {
 
 #[test]
 fn the_spring_gap_is_refused_and_the_autumn_repeat_asked_through_the_python_sdk() {
-    let Some(py) = python_sdk() else { return };
+    let Some(py) = redmark_tests::peers::python_sdk_2_3() else {
+        return;
+    };
     let data = TempDir::new("tz-dst-sdk");
     let (_s, url) = berlin(data.path());
     let gap = json!({"day": "2099-03-29", "start": "02:30", "room_id": "nook"});

@@ -15,6 +15,17 @@ pub(crate) const DAY: Day = Day {
     day: 3,
 };
 
+/// Draws below `n` from xorshift64*, seeded by `seed`: the same requests every run.
+pub(crate) fn draws(seed: u64) -> impl FnMut(u64) -> u64 {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64 ^ (seed + 1);
+    move |n| {
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d) % n
+    }
+}
+
 /// Hour `hour` of the suite's day.
 pub(crate) fn slot(hour: u8) -> Span {
     Span::hour(DAY, hour)

@@ -240,14 +240,7 @@ fn random_intervals_on_three_instances_never_overlap() {
         .map(|c| {
             let mut s = stores[c as usize % 3].handle();
             rt.spawn(async move {
-                // xorshift64*, seeded per caller: the same requests every run.
-                let mut x = 0x9e37_79b9_7f4a_7c15u64 ^ (c + 1);
-                let mut next = move |n: u64| {
-                    x ^= x >> 12;
-                    x ^= x << 25;
-                    x ^= x >> 27;
-                    x.wrapping_mul(0x2545_f491_4f6c_dd1d) % n
-                };
+                let mut next = crate::store::suite::draws(c);
                 let mut acked: Vec<Booking> = Vec::new();
                 for i in 0..TRIES {
                     let start = slot(0).start + next(24 * 60 / 5) as u32 * 5;

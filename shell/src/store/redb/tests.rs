@@ -224,14 +224,7 @@ fn random_intervals_from_8_clients_never_overlap_and_survive_reopen() {
     let clients = (0..CLIENTS).map(|c| {
         let mut s = crate::store::Bookings::handle(&store);
         rt.spawn(async move {
-            // xorshift64*, seeded per client: the same run every time.
-            let mut x = 0x9e37_79b9_7f4a_7c15u64 ^ (c + 1);
-            let mut next = move |n: u64| {
-                x ^= x >> 12;
-                x ^= x << 25;
-                x ^= x >> 27;
-                x.wrapping_mul(0x2545_f491_4f6c_dd1d) % n
-            };
+            let mut next = crate::store::suite::draws(c);
             let mut acked: Vec<Booking> = Vec::new();
             for i in 0..TRIES {
                 let start = DAY.first_minute() + next(48 * 60 / 5) as u32 * 5;
