@@ -3,7 +3,11 @@
 
 mod common;
 
-use common::{accept, form_caps, Client};
+use common::{accept, form_caps, Client, INFO};
+use redmark_core::booking::{BookingApp, Floor, MemStore, TimeOfDay, DEFAULT_FLOOR};
+use redmark_core::engine::Config;
+use redmark_core::seal::{Key, KeyRing};
+use redmark_core::Engine;
 use serde_json::{json, Value};
 
 /// Wednesday 2026-09-23 23:58:00 UTC: two minutes before Thursday.
@@ -205,4 +209,44 @@ fn the_minutes_of_today_that_have_passed_are_refused_and_the_next_grid_start_nam
         json!({"day": "today", "hour": 9, "room_id": "nook"}),
     );
     assert!(text(&r).contains("clock is not set"), "{r}");
+}
+
+#[test]
+fn a_floor_with_opening_hours_books_only_within_them() {
+    let floor = Floor {
+        open: Some((TimeOfDay(7 * 60), TimeOfDay(20 * 60))),
+        ..DEFAULT_FLOOR
+    };
+    let keys = KeyRing::new(Key::new(1, &[0x42; 32]).unwrap());
+    let mut c = Client {
+        engine: Engine::new(
+            BookingApp::new(floor, MemStore::new(), INFO),
+            keys,
+            Config::default(),
+        ),
+        ..Client::default()
+    };
+    let at = |start: &str, minutes: u16| json!({"day": "2026-09-24", "start": start, "minutes": minutes, "room_id": "nook"});
+    for (start, minutes) in [("6:30", 60), ("19:30", 60), ("0", 30)] {
+        let r = book(&mut c, at(start, minutes));
+        assert!(
+            text(&r).contains("This floor is open 07:00–20:00"),
+            "{start}: {r}"
+        );
+    }
+    for (start, minutes) in [("7", 60), ("19:00", 60)] {
+        let r = book(&mut c, at(start, minutes));
+        assert_eq!(r["structuredContent"]["booked"], true, "{start}: {r}");
+    }
+    let day = c.call(
+        "day_schedule",
+        json!({"day": "2026-09-24"}),
+        json!({}),
+        None,
+        None,
+    );
+    assert_eq!(
+        day["result"]["structuredContent"]["opening_hours"],
+        json!({"open": "07:00", "close": "20:00"})
+    );
 }

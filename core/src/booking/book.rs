@@ -177,6 +177,7 @@ pub(super) async fn book_room<S: Store>(
                     room,
                     span,
                     free,
+                    #[cfg(feature = "offer-instead")]
                     starts: &[],
                 },
             ))

@@ -3,6 +3,8 @@
 use core::fmt;
 
 use super::span::{minute_of, Minute};
+#[cfg(feature = "opening-hours")]
+use super::time_of_day::TimeOfDay;
 use super::zone::{wall, Utc, Zone};
 use crate::limits::MAX_ROOMS;
 use crate::wire::write::Num;
@@ -38,6 +40,9 @@ pub struct Floor<'r> {
     pub max_minutes: u16,
     /// The floor's wall clock: every time a person gives or reads is in it.
     pub zone: &'r dyn Zone,
+    /// When bookings may start and must end, on that clock (`None`: any time of day).
+    #[cfg(feature = "opening-hours")]
+    pub open: Option<(TimeOfDay, TimeOfDay)>,
 }
 
 /// The rooms, the grid, the longest booking and the zone's name.
@@ -83,6 +88,8 @@ pub const DEFAULT_FLOOR: Floor<'static> = Floor {
     grid: DEFAULT_GRID,
     max_minutes: DEFAULT_MAX_MINUTES,
     zone: &Utc,
+    #[cfg(feature = "opening-hours")]
+    open: None,
 };
 
 /// A set of rooms on a floor, by index.

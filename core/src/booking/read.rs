@@ -1,12 +1,10 @@
 //! What a booking tool's checked arguments name: a day as people say it (`2026-09-24`,
-//! `today`, `tomorrow`, `thursday`), a time of day (`9`, `09`, `9:30`, `09:30`), the caller's
-//! booking of a `bk_N` id (the arguments themselves are read by their `#[derive(Args)]`
+//! `today`, `tomorrow`, `thursday`) and the caller's booking of a `bk_N` id (the arguments themselves are read by their `#[derive(Args)]`
 //! structs in `tools.rs`).
 
 use super::span::{minute_of, Day, CLOCK_SET_FROM, WEEKDAYS};
 use super::store::Store;
 use super::store::{Booking, Holder, StoreError};
-use super::time_of_day::TimeOfDay;
 use super::zone::{wall, Zone};
 
 /// What a `day` argument says: a day, or a word that needs a clock the server does not have.
@@ -60,17 +58,6 @@ pub(super) fn today(now: u64, zone: &dyn Zone) -> Option<Day> {
         .and_then(|m| Day::containing(wall(zone, m)))
 }
 
-/// The time of day `s` says: `H`, `HH`, `H:MM` or `HH:MM` (00:00–23:59).
-pub(super) fn time(s: &str) -> Option<TimeOfDay> {
-    let (h, m) = s.split_once(':').unwrap_or((s, "00"));
-    let digits = |t: &str, max: usize| {
-        (!t.is_empty() && t.len() <= max && t.bytes().all(|b| b.is_ascii_digit()))
-            .then(|| t.bytes().fold(0u16, |n, b| n * 10 + u16::from(b - b'0')))
-    };
-    let (h, m) = (digits(h, 2)?, digits(m, 2).filter(|_| m.len() == 2)?);
-    (h < 24 && m < 60).then_some(TimeOfDay(h * 60 + m))
-}
-
 /// The booking `id` (as `bk_N`) names, if `holder` holds it; anyone else's is `None` too.
 pub(super) async fn yours<S: Store>(
     store: &mut S,
@@ -114,22 +101,6 @@ mod tests {
             "ümonday",
         ] {
             assert_eq!(day(bad, NOW, &Utc), DayArg::Unknown, "{bad}");
-        }
-    }
-
-    #[test]
-    fn times_as_people_say_them() {
-        let t = |h: u16, m: u16| Some(TimeOfDay(h * 60 + m));
-        assert_eq!(time("9"), t(9, 0));
-        assert_eq!(time("09"), t(9, 0));
-        assert_eq!(time("9:30"), t(9, 30));
-        assert_eq!(time("09:30"), t(9, 30));
-        assert_eq!(time("0"), t(0, 0));
-        assert_eq!(time("23:59"), t(23, 59));
-        for bad in [
-            "", "24", "9:3", "9:60", "009", ":30", "9:", "9.30", "-1", "9:30:00", "+9",
-        ] {
-            assert_eq!(time(bad), None, "{bad}");
         }
     }
 }

@@ -256,6 +256,7 @@ pub(super) struct Taken<'a, 'r> {
     pub(super) span: Span,
     pub(super) free: Mask,
     /// Other starts free in `room`, the nearest first.
+    #[cfg(feature = "offer-instead")]
     pub(super) starts: &'a [Span],
 }
 
@@ -264,23 +265,19 @@ impl Report for Taken<'_, '_> {
         f.write_str(self.room.name)?;
         let span = Local(self.span, self.floor.zone);
         write!(f, " is already booked for some of {span}. ")?;
-        if self.free == 0 && self.starts.is_empty() {
+        #[cfg(feature = "offer-instead")]
+        let starts = self.starts;
+        #[cfg(not(feature = "offer-instead"))]
+        let starts: &[Span] = &[];
+        if self.free == 0 && starts.is_empty() {
             return f.write_str("No suitable room is free then; try another time.");
         }
         if self.free != 0 {
             f.write_str("Free then: ")?;
             list(f, self.floor.iter(self.free).map(|r| r.id))?;
         }
-        for (i, s) in self.starts.iter().enumerate() {
-            let (_, at) = Local(*s, self.floor.zone).starts();
-            if i == 0 {
-                write!(f, " {} is free from", self.room.name)?;
-            }
-            write!(f, "{} {at}", if i == 0 { "" } else { "," })?;
-        }
-        if !self.starts.is_empty() {
-            f.write_str(" (give it as start).")?;
-        }
+        #[cfg(feature = "offer-instead")]
+        other_starts(f, self.room, self.floor, starts)?;
         Ok(())
     }
     fn has_structured(&self) -> bool {
@@ -297,6 +294,7 @@ impl Report for Taken<'_, '_> {
             w.string(r.id);
         });
         w.end_array();
+        #[cfg(feature = "offer-instead")]
         if !self.starts.is_empty() {
             w.key("free_starts").begin_array();
             for s in self.starts {
@@ -453,6 +451,14 @@ impl Report for RoomDay<'_> {
         w.key("time_zone").string(self.floor.zone.name());
         w.key("grid_minutes").int(self.floor.grid.into());
         w.key("max_minutes").int(self.floor.max_minutes.into());
+        #[cfg(feature = "opening-hours")]
+        if let Some((open, close)) = self.floor.open {
+            w.key("opening_hours").begin_object();
+            w.key("open").string_fmt(format_args!("{open}"));
+            w.key("close")
+                .string_fmt(format_args!("{close}"))
+                .end_object();
+        }
         w.key("rooms").begin_array();
         for (r, busy) in self.rooms() {
             room_object(w, r);
@@ -467,6 +473,27 @@ impl Report for RoomDay<'_> {
         }
         w.end_array().end_object();
     }
+}
+
+/// ` Studio B is free from 10:00, 08:00 (give it as start).`, when there are such starts.
+#[cfg(feature = "offer-instead")]
+fn other_starts(
+    f: &mut dyn fmt::Write,
+    room: &Room<'_>,
+    floor: Floor<'_>,
+    starts: &[Span],
+) -> fmt::Result {
+    for (i, s) in starts.iter().enumerate() {
+        let (_, at) = Local(*s, floor.zone).starts();
+        if i == 0 {
+            write!(f, " {} is free from", room.name)?;
+        }
+        write!(f, "{} {at}", if i == 0 { "" } else { "," })?;
+    }
+    if !starts.is_empty() {
+        f.write_str(" (give it as start).")?;
+    }
+    Ok(())
 }
 
 /// Opens a room's object in a structured list: its id, name and seats (the caller adds more and

@@ -3,7 +3,7 @@
 
 use super::answer::{fail, Text};
 use super::floor::Floor;
-use super::read::{day, time, DayArg};
+use super::read::{day, DayArg};
 use super::span::{Minute, Span};
 use super::time_of_day::TimeOfDay;
 use super::tools::BookArgs;
@@ -35,6 +35,9 @@ pub(super) enum BadTime<'a> {
     Grid(u16),
     /// Longer than the floor allows (its limit in minutes).
     Long(u16),
+    /// Outside the floor's opening hours (they open, they close).
+    #[cfg(feature = "opening-hours")]
+    Closed(TimeOfDay, TimeOfDay),
     /// A wall time the clocks skip: the day, the time asked, and the jump.
     Skipped(crate::booking::Day, TimeOfDay, TimeOfDay, TimeOfDay),
 }
@@ -74,6 +77,11 @@ impl core::fmt::Display for BadTime<'_> {
                 "A booking lasts at most {} minutes on this floor.",
                 Num(m.into())
             ),
+            #[cfg(feature = "opening-hours")]
+            BadTime::Closed(open, close) => write!(
+                f,
+                "This floor is open {open}–{close}: a booking starts and ends within those hours."
+            ),
             BadTime::Skipped(day, at, from, to) => {
                 write!(f, "{at} does not exist on {day} on this floor's clock")?;
                 // (A panel's zone has no clock changes: it leaves the why out.)
@@ -107,7 +115,7 @@ pub(super) fn when<'a>(
         DayArg::Unknown => return Err(BadTime::Day(day_arg)),
     };
     let start = match (start, hour) {
-        (Some(s), None) => time(s).ok_or(BadTime::Time(s))?.0,
+        (Some(s), None) => TimeOfDay::parse(s).ok_or(BadTime::Time(s))?.0,
         // The schema bounds `hour` to 0-23.
         (None, Some(h)) => u16::try_from(h).map_err(|_| BadTime::Start)? * 60,
         _ => return Err(BadTime::Start),
@@ -119,6 +127,12 @@ pub(super) fn when<'a>(
     }
     if minutes > floor.max_minutes {
         return Err(BadTime::Long(floor.max_minutes));
+    }
+    #[cfg(feature = "opening-hours")]
+    if let Some((open, close)) = floor.open {
+        if start < open.0 || start.saturating_add(minutes) > close.0 {
+            return Err(BadTime::Closed(open, close));
+        }
     }
     let length = Minute::from(minutes);
     let span = |from: Minute| Span::new(from, from + length).ok_or(BadTime::Day(day_arg));

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use redmark_core::booking::{
-    Floor, Room, Utc, Zone, DEFAULT_GRID, DEFAULT_MAX_MINUTES, MAX_MINUTES,
+    Floor, Room, TimeOfDay, Utc, Zone, DEFAULT_GRID, DEFAULT_MAX_MINUTES, MAX_MINUTES,
 };
 use redmark_core::limits::{MAX_ROOMS, MAX_ROOM_ID};
 use serde::Deserialize;
@@ -23,6 +23,8 @@ struct RoomsFile {
     max_minutes: u16,
     /// The floor's IANA time zone (`Europe/Berlin`); UTC when not given.
     time_zone: Option<String>,
+    /// When bookings may start and must end, `"07:00-20:00"`; any time when not given.
+    opening_hours: Option<String>,
     room: Vec<RoomEntry>,
 }
 
@@ -48,6 +50,7 @@ struct RoomEntry {
 ///
 /// ```toml
 /// time_zone = "Europe/Berlin"  # optional: the floor's wall clock (default UTC)
+/// opening_hours = "07:00-20:00" # optional: bookings start and end within (default any time)
 /// grid_minutes = 15        # optional: 5, 10, 15, 30 or 60 (default 15)
 /// max_minutes = 480        # optional: the longest booking (default 8 hours)
 ///
@@ -87,6 +90,11 @@ fn parse_rooms(text: &str) -> Result<Floor<'static>, String> {
         None => &Utc,
         Some(name) => Box::leak(Box::new(NamedZone::get(name)?)),
     };
+    let open = file
+        .opening_hours
+        .as_deref()
+        .map(opening_hours)
+        .transpose()?;
     let mut rooms = Vec::new();
     for r in file.room {
         if r.id.is_empty() || r.id.len() > MAX_ROOM_ID || r.id.chars().any(char::is_whitespace) {
@@ -111,7 +119,22 @@ fn parse_rooms(text: &str) -> Result<Floor<'static>, String> {
         grid: file.grid_minutes,
         max_minutes: max,
         zone,
+        open,
     })
+}
+
+/// `"07:00-20:00"`: when the floor opens and closes (`24:00` is the midnight that ends the day).
+fn opening_hours(s: &str) -> Result<(TimeOfDay, TimeOfDay), String> {
+    let time = |t: &str| match t.trim() {
+        "24:00" => Some(TimeOfDay::END_OF_DAY),
+        t => TimeOfDay::parse(t),
+    };
+    match s.split_once('-').map(|(a, b)| (time(a), time(b))) {
+        Some((Some(open), Some(close))) if open < close => Ok((open, close)),
+        _ => Err(format!(
+            "opening_hours = {s:?}: give when the floor opens and closes, e.g. \"07:00-20:00\""
+        )),
+    }
 }
 
 fn leak(s: String) -> &'static str {
@@ -166,6 +189,13 @@ mod tests {
         assert_eq!(f.zone.name(), "Europe/Berlin");
         let e = parse_rooms(&format!("time_zone = \"Berlin\"\n{one}")).unwrap_err();
         assert!(e.contains("time_zone = \"Berlin\""), "{e}");
+        assert_eq!(f.open, None, "open all day unless the file says");
+        let f = parse_rooms(&format!("opening_hours = \"7:30-24:00\"\n{one}")).unwrap();
+        assert_eq!(f.open, Some((TimeOfDay(450), TimeOfDay::END_OF_DAY)));
+        for bad in ["20:00-07:00", "07:00", "7-25"] {
+            let e = parse_rooms(&format!("opening_hours = \"{bad}\"\n{one}")).unwrap_err();
+            assert!(e.contains("opening_hours"), "{bad}: {e}");
+        }
         for bad in [
             "grid_minutes = 7",
             "max_minutes = 100",
