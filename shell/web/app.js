@@ -4,7 +4,7 @@
 import { McpClient, McpFailure, resultText } from './mcp.js';
 import { el, renderFields, firstControl } from './form.js';
 import { FloorView } from './floor.js';
-import { ZONE, today, isDay, hhmm } from './time.js';
+import { UTC, today, isDay, hhmm, lengths, lengthText } from './time.js';
 
 /** Wire log entries kept, and characters shown of each. */
 const MAX_WIRE_ENTRIES = 60;
@@ -16,6 +16,9 @@ const client = new McpClient('/mcp');
 let tools = [];
 let toolForm = null;
 let floor = null;
+/** Whether the day shown was chosen (in the address, the date field, a booking, or a first
+ * load); until then the grid opens on today on the floor's clock, once the server names it. */
+let dayChosen = false;
 
 // ---- saying things ------------------------------------------------------------------------
 
@@ -154,6 +157,7 @@ async function remember(name, result) {
   if (name === 'book_room' && s.booked && s.booking) day = s.booking.day;
   if (floor && !['list_rooms', 'list_bookings', 'day_schedule'].includes(name)) {
     $('day').value = day;
+    dayChosen = true;
     await refreshFloor();
   }
 }
@@ -190,18 +194,37 @@ function followDay(day) {
 }
 
 async function refreshFloor() {
-  const day = $('day').value || today();
-  followDay(day);
+  const day = $('day').value || today(floor ? floor.clock.zone : UTC);
+  if (dayChosen || !floor) followDay(day);
   if (!floor) return;
   $('grid').setAttribute('aria-busy', 'true');
   try {
-    await floor.load(day);
+    const shown = await floor.load(dayChosen ? day : null);
+    if (shown && !dayChosen) {
+      dayChosen = true;
+      $('day').value = shown;
+      followDay(shown);
+    }
   } catch (e) {
     $('grid').replaceChildren(el('p', { class: 'error-text', text: `The floor could not be read: ${e.message}` }));
     if (e instanceof McpFailure) fail(e);
   } finally {
     $('grid').removeAttribute('aria-busy');
   }
+}
+
+/** The floor's clock as day_schedule said it: the day field names the zone, and the lengths
+ * offered for a booking made on the grid are whole steps of its grid, at most its longest
+ * booking (the one chosen kept if still offered, else an hour, else the nearest below). */
+function useClock(clock) {
+  $('day-label').textContent = `Day (${floor ? floor.zoneText() : clock.named})`;
+  const offered = lengths(clock.grid, clock.max || 120);
+  if (!offered.length) return;
+  const select = $('length');
+  const was = Number(select.value);
+  select.replaceChildren(...offered.map((m) => el('option', { value: m, text: lengthText(m) })));
+  const pick = offered.includes(was) ? was : offered.includes(60) ? 60 : offered.filter((m) => m < 60).pop() || offered[0];
+  select.value = String(pick);
 }
 
 // ---- signing in ---------------------------------------------------------------------------
@@ -246,8 +269,9 @@ async function oauthNotice(paths = RESOURCE_METADATA) {
 
 async function start() {
   const q = new URLSearchParams(location.search);
-  $('day').value = isDay(q.get('day')) ? q.get('day') : today();
-  $('day-label').textContent = `Day (${ZONE})`;
+  dayChosen = isDay(q.get('day'));
+  $('day').value = dayChosen ? q.get('day') : today(UTC);
+  $('day-label').textContent = `Day (${UTC})`;
   await useToken(sessionStorage.getItem(TOKEN_KEY));
   $('declare-form').addEventListener('change', (e) => { client.declareForm = e.target.checked; });
   $('token-form').addEventListener('submit', async (e) => {
@@ -258,7 +282,7 @@ async function start() {
   });
   $('forget').addEventListener('click', async () => { await useToken(null); say('The token is forgotten.'); });
   $('day-form').addEventListener('submit', (e) => { e.preventDefault(); refreshFloor(); });
-  $('day').addEventListener('change', () => { if ($('day').value) refreshFloor(); });
+  $('day').addEventListener('change', () => { if ($('day').value) { dayChosen = true; refreshFloor(); } });
   $('tool').addEventListener('change', pickTool);
   $('tool-form').addEventListener('submit', (e) => {
     e.preventDefault();
@@ -291,6 +315,7 @@ async function connect() {
     floor = floor || new FloorView(client, $('grid'), {
       listsBookings: tools.some((t) => t.name === 'list_bookings'),
       hasDaySchedule: tools.some((t) => t.name === 'day_schedule'),
+      onClock: useClock,
       // The day the grid shows (not the one the page loaded on), from the step pressed, for
       // the length chosen above the grid.
       onBook: (room, day, start) => runTool('book_room',

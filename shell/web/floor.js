@@ -2,19 +2,22 @@
 // and length (yours with its title, anyone else's "Booked"), free steps to press and book,
 // steps that have begun marked past. When rooms are busy comes from day_schedule (one call a
 // day) when the server has it, else from list_rooms span by span; which are yours from
-// list_bookings. Every time goes through time.js, the page's one place for the zone.
+// list_bookings. The floor's zone, grid and longest booking come with day_schedule (UTC, 15
+// minutes and no bound known without it); every time goes through time.js.
 
 import { el } from './form.js';
 import { resultText } from './mcp.js';
-import { ZONE, DAY_MINUTES, hhmm, parseTime, minuteOf, nowMinute } from './time.js';
+import { UTC, DAY_MINUTES, hhmm, parseTime, minuteOf, nowMinute, today, knownZone } from './time.js';
 
 /** The first and last hour the day view always shows (the floor has no opening hours yet);
  * any other hour is shown when a booking touches it. */
 export const FIRST_HOUR = 7;
 export const LAST_HOUR = 20;
-/** Minutes a row stands for: the floor's default grid. A booking that starts or ends between
- * rows (a floor on a 5- or 10-minute grid) makes the rows as fine as it needs. */
+/** Minutes a row stands for when the server does not say the floor's grid (the default grid).
+ * A booking that starts or ends between rows makes the rows as fine as it needs. */
 export const STEP = 15;
+/** Grids a floor may have (minutes): a day_schedule saying another is read as [`STEP`]. */
+const GRIDS = [5, 10, 15, 30, 60];
 /** Pages of list_bookings read for one day at most (a server's page is 8 bookings). */
 const MAX_PAGES = 50;
 
@@ -42,13 +45,13 @@ function merge(runs) {
 
 /**
  * What the grid shows, from the rooms, when each is busy (`busy`: room id → [[from, to)]
- * minutes of the day), the caller's own bookings (`mine`: [{ booking, room, from, to }]) and the
- * minute it is now: `{ step, rows, cells }`, where `rows` are the start minutes of the rows and
+ * minutes of the day), the caller's own bookings (`mine`: [{ booking, room, from, to }]), the
+ * minute it is now and the floor's grid (minutes): `{ step, rows, cells }`, where `rows` are the start minutes of the rows and
  * `cells[r][i]` the cell of room `r` in row `i`: `{ kind: 'free' | 'past' }`, a block
  * `{ kind: 'block', from, to, rows, booking, past }` (booking: the caller's, else null), or
  * undefined for a row a block above covers.
  */
-export function plan(rooms, busy, mine, now) {
+export function plan(rooms, busy, mine, now, grid = STEP) {
   const blocks = rooms.map((room) => {
     const own = mine.filter((m) => m.room === room.id)
       .map((m) => ({ from: m.from, to: m.to, booking: m.booking }));
@@ -56,7 +59,7 @@ export function plan(rooms, busy, mine, now) {
       .map(([from, to]) => ({ from, to, booking: null }));
     return [...own, ...others];
   });
-  let step = STEP;
+  let step = grid;
   const hours = new Set();
   for (let h = FIRST_HOUR; h <= LAST_HOUR; h++) hours.add(h);
   for (const b of blocks.flat()) {
@@ -87,15 +90,20 @@ export function plan(rooms, busy, mine, now) {
  * list_bookings (else no block is marked yours); `hasDaySchedule`: it has day_schedule.
  */
 export class FloorView {
-  constructor(client, root, { onBook, onCancel, listsBookings, hasDaySchedule }) {
-    Object.assign(this, { client, root, onBook, onCancel, listsBookings, hasDaySchedule });
+  /** `onClock({ zone, named, grid, max })`: day_schedule said the floor's zone (`zone`, the one
+   * the page reads "now" on; `named`, the server's name for it), grid and longest booking. */
+  constructor(client, root, { onBook, onCancel, listsBookings, hasDaySchedule, onClock }) {
+    Object.assign(this, { client, root, onBook, onCancel, listsBookings, hasDaySchedule, onClock });
     this.rooms = null;
     this.loads = 0;
+    /** The floor's clock: UTC on the default grid until day_schedule says otherwise. */
+    this.clock = { zone: UTC, named: UTC, grid: STEP, max: null, told: false };
   }
 
-  /** Reads the rooms, when they are busy and which bookings are yours on `day`, then draws
-   * the grid (unless a later load began meanwhile: the last day asked for is the one drawn).
-   * Throws McpFailure or Error. */
+  /** Reads the rooms, when they are busy and which bookings are yours on `day` (null: today on
+   * the floor's clock), then draws the grid (unless a later load began meanwhile: the last day
+   * asked for is the one drawn). Returns the day drawn (undefined if none). Throws McpFailure
+   * or Error. */
   async load(day) {
     const ticket = ++this.loads;
     if (!this.rooms) {
@@ -103,16 +111,47 @@ export class FloorView {
       if (r.isError) throw new Error(resultText(r));
       this.rooms = (r.structuredContent && r.structuredContent.rooms) || [];
     }
+    let read = null;
+    if (day === null && this.hasDaySchedule && !this.clock.told) {
+      // The zone comes with a day's schedule: read UTC's today, keep it if the floor's is the same.
+      const guess = today(UTC);
+      read = await this.schedule(guess);
+      if (today(this.clock.zone) !== guess) read = null;
+    }
+    if (day === null) day = today(this.clock.zone);
     const [busy, mine] = await Promise.all([
-      this.hasDaySchedule ? this.schedule(day) : this.busyByListRooms(day), this.yours(day)]);
-    if (ticket !== this.loads) return;
-    this.draw(day, plan(this.rooms, busy, mine, nowMinute(day)));
+      read || (this.hasDaySchedule ? this.schedule(day) : this.busyByListRooms(day)), this.yours(day)]);
+    if (ticket !== this.loads) return undefined;
+    this.draw(day, plan(this.rooms, busy, mine, nowMinute(day, this.clock.zone), this.clock.grid));
+    return day;
+  }
+
+  /** Takes the floor's zone, grid and longest booking from a day_schedule answer `s`. A zone
+   * this browser does not know is still named, but "now" is then read on UTC. */
+  learn(s) {
+    const named = typeof s.time_zone === 'string' && s.time_zone ? s.time_zone : UTC;
+    const grid = GRIDS.includes(s.grid_minutes) ? s.grid_minutes : STEP;
+    const max = Number.isInteger(s.max_minutes) && s.max_minutes >= grid ? s.max_minutes : null;
+    const zone = knownZone(named) ? named : UTC;
+    const was = this.clock;
+    this.clock = { zone, named, grid, max, told: true };
+    if (this.onClock && (!was.told || was.named !== named || was.grid !== grid || was.max !== max)) {
+      this.onClock(this.clock);
+    }
+  }
+
+  /** The zone as the page names it: the server's name (and the one "now" is read on, if this
+   * browser does not know it). */
+  zoneText() {
+    const { zone, named } = this.clock;
+    return zone === named ? named : `${named}; this browser reads now on ${zone}`;
   }
 
   /** When each room is busy on `day`, from day_schedule: room id → [[from, to)]. */
   async schedule(day) {
     const r = await this.client.callTool('day_schedule', { day }, noQuestions);
     if (r.isError) throw new Error(resultText(r));
+    this.learn(r.structuredContent || {});
     const busy = new Map();
     for (const room of (r.structuredContent && r.structuredContent.rooms) || []) {
       const runs = (room.booked || []).map((b) => [parseTime(b.start), parseTime(b.end)])
@@ -129,7 +168,7 @@ export class FloorView {
    * A floor whose grid is coarser than a step refuses the step: that hour counts as busy.
    */
   async busyByListRooms(day) {
-    const now = nowMinute(day);
+    const now = nowMinute(day, this.clock.zone);
     const taken = async (start, minutes) => {
       const r = await this.client.callTool('list_rooms', { day, start: hhmm(start), minutes }, noQuestions);
       if (r.isError) return null;
@@ -177,7 +216,8 @@ export class FloorView {
   }
 
   draw(day, { step, rows, cells }) {
-    const head = el('tr', {}, el('th', { scope: 'col', text: `Time (${ZONE})` }),
+    const zone = this.zoneText();
+    const head = el('tr', {}, el('th', { scope: 'col', text: `Time (${zone})` }),
       this.rooms.map((r) => el('th', { scope: 'col' }, r.name, el('span', { class: 'seats', text: ` ${r.seats} seats` }))));
     const body = rows.map((m, i) => {
       const gap = i > 0 && rows[i - 1] !== m - step;
@@ -186,7 +226,7 @@ export class FloorView {
         this.rooms.map((room, r) => (cells[r][i] ? this.cell(day, room, m, cells[r][i]) : null)));
     });
     const table = el('table', { class: 'grid' },
-      el('caption', { text: `Rooms on ${day}, in ${step}-minute rows (${ZONE}): ${hhmm(FIRST_HOUR * 60)}–${hhmm((LAST_HOUR + 1) * 60)} and any other hour with a booking. Each booking is one block from its start to its end.` }),
+      el('caption', { text: `Rooms on ${day}, in ${step}-minute rows (${zone}): ${hhmm(FIRST_HOUR * 60)}–${hhmm((LAST_HOUR + 1) * 60)} and any other hour with a booking. Each booking is one block from its start to its end.` }),
       el('thead', {}, head), el('tbody', {}, body));
     this.root.replaceChildren(table);
   }

@@ -3,7 +3,8 @@
 //! invalid answer, decline, cancel, one's own booking cancelled through the confirm form, a
 //! second tab, keyboard-only answers, a phone's width (every room shown), a pasted token, each
 //! booking one block at its real start and length (one's own with its title, another's
-//! "Booked"), the day chosen on the grid booked, every booked hour shown, and errors in words.
+//! "Booked"), the day chosen on the grid booked, every booked hour shown, a floor in another
+//! zone opened on its own today with its grid and lengths, and errors in words.
 //!
 //! What the page shows is checked against the server itself (`list_rooms` over plain HTTP).
 //! With `REDMARK_SCREENSHOTS=DIR` the first test also writes the pictures in the README
@@ -13,8 +14,9 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use redmark_core::booking::Day;
 use redmark_tests::browser::{key, Browser};
 use redmark_tests::server::{http, post_mcp, tool_call, Server, TempDir};
 use serde_json::{json, Value};
@@ -622,6 +624,126 @@ fn the_grid_shows_every_hour_that_has_a_booking() {
         json!(want),
         "the working day and every booked hour, in 15-minute rows, in order"
     );
+}
+
+/// A floor on Pacific/Kiritimati: UTC+14 all year (no daylight saving, so the test is stable),
+/// its date a day ahead of UTC's from 10:00 UTC on; on a 30-minute grid, at most 2 hours.
+const KIRITIMATI: &str = r#"time_zone = "Pacific/Kiritimati"
+grid_minutes = 30
+max_minutes = 120
+
+[[room]]
+id = "atrium"
+name = "The Atrium"
+seats = 24
+
+[[room]]
+id = "nook"
+name = "The Nook"
+seats = 4
+"#;
+
+/// Kiritimati's date and wall-clock minute now, from the system clock and its fixed offset.
+fn kiritimati_now() -> (String, u32) {
+    let utc = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .expect("the clock is after 1970")
+        .as_secs()
+        / 60;
+    let local = u32::try_from(utc + 14 * 60).expect("minutes fit in 32 bits");
+    let day = Day::containing(local).expect("a day of 2000-2999");
+    (day.to_string(), local % (24 * 60))
+}
+
+#[test]
+#[cfg_attr(not(browser_tools), ignore = "chromium/chromedriver are not installed")]
+fn a_floor_in_another_zone_opens_on_its_today_in_its_grid_and_lengths() {
+    let data = TempDir::new("web-zone");
+    let rooms = data.path().join("rooms.toml");
+    std::fs::write(&rooms, KIRITIMATI).unwrap();
+    let s = Server::start(
+        &["--http", "127.0.0.1:0", "--rooms", rooms.to_str().unwrap()],
+        data.path(),
+    );
+    let b = Browser::start(1000, 1300);
+    // No day in the address: the page opens on today, the floor's today.
+    b.goto(&format!("http://{}/", s.http[0]));
+    b.wait_js(
+        "the grid",
+        "return !!document.querySelector('#grid caption') && !document.querySelector('[aria-busy]');",
+        SHOW,
+    );
+    let before = kiritimati_now();
+    let got = b.js(
+        "const len = document.getElementById('length');\
+         return {\
+           day: document.getElementById('day').value,\
+           label: document.getElementById('day-label').textContent,\
+           caption: document.querySelector('#grid caption').textContent,\
+           head: document.querySelector('#grid thead th').textContent,\
+           rows: [...document.querySelectorAll('#grid tbody tr')].map((r) => r.dataset.start),\
+           lengths: [...len.options].map((o) => o.value), length: len.value,\
+           cells: [...document.querySelectorAll('#grid td')].map((t) => [t.dataset.start, t.dataset.state]),\
+         };",
+        json!([]),
+    );
+    let after = kiritimati_now();
+    let day = got["day"].as_str().unwrap_or_default();
+    assert!(
+        day == before.0 || day == after.0,
+        "the page opens on Kiritimati's today ({} by the system clock), not UTC's: {got}",
+        before.0
+    );
+    let caption = got["caption"].as_str().unwrap_or_default();
+    assert!(
+        caption.contains("Pacific/Kiritimati") && caption.contains(day),
+        "the caption names the zone and the day: {caption}"
+    );
+    assert!(
+        caption.contains("30-minute rows") && !caption.contains("UTC"),
+        "{caption}"
+    );
+    assert_eq!(got["label"], "Day (Pacific/Kiritimati)", "{got}");
+    assert_eq!(got["head"], "Time (Pacific/Kiritimati)", "{got}");
+    let want: Vec<String> = (7..=20)
+        .flat_map(|h| [format!("{h:02}:00"), format!("{h:02}:30")])
+        .collect();
+    assert_eq!(
+        got["rows"],
+        json!(want),
+        "rows of the floor's 30-minute grid"
+    );
+    assert_eq!(
+        got["lengths"],
+        json!(["30", "60", "90", "120"]),
+        "lengths on the grid, at most the floor's longest booking"
+    );
+    assert_eq!(got["length"], "60", "an hour by default");
+    // The page's clock at a fixed instant, whatever the time the test runs at: 12:00 UTC on
+    // 2026-12-06 is 02:00 on 2026-12-07 in Kiritimati.
+    let fixed = b.js(
+        "return import('/web/time.js').then((t) => { const at = Date.UTC(2026, 11, 6, 12);\
+           return [t.today('Pacific/Kiritimati', at), t.nowMinute('2026-12-07', 'Pacific/Kiritimati', at),\
+                   t.nowMinute('2026-12-06', 'Pacific/Kiritimati', at), t.today('UTC', at)]; });",
+        json!([]),
+    );
+    assert_eq!(fixed, json!(["2026-12-07", 120, 1560, "2026-12-06"]));
+    // Past and free on the floor's clock (checked unless its day turned meanwhile).
+    if before.0 == after.0 && day == before.0 {
+        let minute = |t: &str| {
+            let (h, m) = t.split_once(':').unwrap();
+            h.parse::<u32>().unwrap() * 60 + m.parse::<u32>().unwrap()
+        };
+        for cell in got["cells"].as_array().unwrap() {
+            let (start, state) = (cell[0].as_str().unwrap(), cell[1].as_str().unwrap());
+            let m = minute(start);
+            if m < before.1 {
+                assert_eq!(state, "past", "{start} has begun at {}", before.1);
+            } else if m > after.1 {
+                assert_eq!(state, "free", "{start} is to come at {}", after.1);
+            }
+        }
+    }
 }
 
 #[test]
