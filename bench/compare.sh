@@ -91,6 +91,9 @@ if [[ -n $BASE_REV ]] && command -v valgrind > /dev/null; then
 fi
 
 if [[ -n $MARKDOWN ]]; then
+  # Sections other scripts wrote (from the first "## " heading on, e.g. bench/clash-cost.sh's)
+  # are kept after this run's tables.
+  KEEP=$(sed -n '/^## /,$p' "$MARKDOWN" 2>/dev/null || true)
   HEAD=$(git -C "$ROOT" rev-parse --short HEAD)
   DIRTY=$(git -C "$ROOT" status --porcelain --untracked-files=no | grep -q . && echo " (with uncommitted changes)" || true)
   {
@@ -122,6 +125,10 @@ if [[ -n $MARKDOWN ]]; then
       echo '```'
       cat "$INSTR"
       echo '```'
+    fi
+    if [[ -n $KEEP ]]; then
+      echo
+      echo "$KEEP"
     fi
   } > "$MARKDOWN"
   echo "compare.sh: wrote $MARKDOWN"
