@@ -87,7 +87,8 @@ fn a_booking_is_given_and_shown_in_the_floors_wall_time() {
         text.contains("on Thursday 2026-09-24 at 09:30–10:15 (Europe/Berlin)"),
         "{text}"
     );
-    // 16:13 in Berlin: the earliest start today is 16:15 there, not 14:15.
+    // 16:13 in Berlin: 16:00 there has started (said on Berlin's clock), and the earliest start
+    // today is 16:15 there, not 14:15.
     let r = result(
         &mut c,
         json!({"day": "today", "start": "16", "room_id": "nook"}),
@@ -96,6 +97,12 @@ fn a_booking_is_given_and_shown_in_the_floors_wall_time() {
     let text = r["content"][0]["text"].as_str().unwrap();
     assert!(
         text.contains("The earliest bookable start is day=2026-09-21 start=16:15 (Europe/Berlin)"),
+        "{text}"
+    );
+    assert!(
+        text.starts_with(
+            "Not booked: Monday 2026-09-21 at 16:00–17:00 (Europe/Berlin) has already started."
+        ),
         "{text}"
     );
 }

@@ -15,6 +15,7 @@ use super::store::{holder, Commit, NewBooking, StoreError};
 use super::tools::BookArgs;
 use super::vacancy::free_at;
 use super::when::{time_of, Timed};
+use super::zone::Local;
 use crate::engine::{Call, CallError, Done, Msg, Reply};
 use crate::limits::MAX_ROOMS;
 use crate::mrtr::Choice;
@@ -56,7 +57,8 @@ pub(super) async fn book_room<S: Store>(
         return Ok(fail(
             reply,
             &Msg(format_args!(
-                "Not booked: {span} has already started. {}",
+                "Not booked: {} has already started. {}",
+                Local(span, floor.zone),
                 Earliest(floor, call.now)
             )),
         ));

@@ -1,6 +1,6 @@
 //! Days, and the spans of time a booking holds (UTC minutes).
 
-use core::fmt::{self, Write};
+use core::fmt;
 
 use super::time_of_day::TimeOfDay;
 use crate::wire::format;
@@ -144,11 +144,6 @@ impl Span {
         TimeOfDay((self.start % DAY) as u16)
     }
 
-    /// When it ends, as a time of its first day (`24:00` or later when it ends after midnight).
-    pub fn ends_at(&self) -> TimeOfDay {
-        TimeOfDay((self.end - (self.start - self.start % DAY)).min(u16::MAX.into()) as u16)
-    }
-
     /// Whether the span has started by unix time `now`; always `false` while the clock is
     /// not set (before [`CLOCK_SET_FROM`]).
     pub fn is_past(&self, now: u64) -> bool {
@@ -166,17 +161,6 @@ pub(super) const WEEKDAYS: [&str; 7] = [
     "saturday",
     "sunday",
 ];
-
-/// `Monday 2026-09-21 at 09:30–10:15`; past midnight the end counts on (`23:00–24:30`).
-impl fmt::Display for Span {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let day = self.day();
-        let name = WEEKDAYS[day.weekday()];
-        f.write_char(name.as_bytes()[0].to_ascii_uppercase().into())?;
-        f.write_str(&name[1..])?;
-        write!(f, " {day} at {}–{}", self.starts_at(), self.ends_at())
-    }
-}
 
 /// The minute that holds unix time `t`, if it is in the years 2000–2999.
 pub fn minute_of(t: u64) -> Option<Minute> {
@@ -227,10 +211,11 @@ mod tests {
             !nine.overlaps(&Span::hour(d, 10)),
             "touching is not overlapping"
         );
-        assert_eq!(half_past.to_string(), "Monday 2026-09-21 at 09:30–10:15");
+        let shown = |s| crate::booking::Local(s, &crate::booking::Utc).to_string();
+        assert_eq!(shown(half_past), "Monday 2026-09-21 at 09:30–10:15 (UTC)");
         assert_eq!(
-            Span::hour(d, 23).to_string(),
-            "Monday 2026-09-21 at 23:00–24:00"
+            shown(Span::hour(d, 23)),
+            "Monday 2026-09-21 at 23:00–24:00 (UTC)"
         );
         assert_eq!(half_past.minutes(), 45);
         assert_eq!(Span::new(m, m), None);
