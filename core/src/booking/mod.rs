@@ -6,6 +6,8 @@ mod answer;
 mod app;
 mod book;
 mod cancel;
+#[cfg(feature = "day-schedule")]
+mod day_report;
 mod floor;
 #[cfg(feature = "offer-instead")]
 mod instead;

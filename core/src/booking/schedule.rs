@@ -1,9 +1,9 @@
 //! `day_schedule`: one day of the floor, each room with the times it is booked.
 
 use super::answer::{complete, fail, Text};
+use super::day_report::RoomDay;
 use super::floor::Floor;
 use super::read::{day, DayArg};
-use super::report::RoomDay;
 use super::store::Store;
 use super::tools::DayArgs;
 use super::vacancy::busy_cells;
