@@ -62,8 +62,11 @@ async fn other_starts<S: Store>(
                 continue;
             };
             let inside = s.start >= day.start && s.end <= day.end && !s.is_past(now);
-            if inside && occupant(store, room, s).await?.is_none() && found.push(s).is_err() {
-                return Ok(found);
+            if inside && occupant(store, room, s).await?.is_none() {
+                let _ = found.push(s);
+                if found.is_full() {
+                    return Ok(found);
+                }
             }
         }
     }
