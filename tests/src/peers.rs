@@ -102,15 +102,16 @@ pub fn assert_nothing_booked(out: &Value) {
 }
 
 /// The official Python SDK 2.3's interpreter (`target/sdk-peers/venv`, installed by
-/// scripts/sdk-peer.sh), or `None` (said) when it is not installed and not required.
-pub fn python_sdk_2_3() -> Option<std::path::PathBuf> {
+/// scripts/sdk-peer.sh), or `None` (said) when it is not installed and `required` (an
+/// environment variable, `REDMARK_REQUIRE_…`) is not `1`.
+pub fn python_sdk_2_3(required: &str) -> Option<std::path::PathBuf> {
     let py = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../target/sdk-peers/venv/bin/python");
     if py.exists() {
         return Some(py);
     }
     assert!(
-        std::env::var_os("REDMARK_REQUIRE_OAUTH").is_none_or(|v| v != "1"),
+        std::env::var_os(required).is_none_or(|v| v != "1"),
         "{} is missing: scripts/sdk-peer.sh installs the Python SDK 2.3 there",
         py.display()
     );

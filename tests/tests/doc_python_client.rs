@@ -35,7 +35,7 @@ fn session(doc: &str) -> Vec<String> {
 
 #[test]
 fn the_python_client_in_the_docs_books_as_printed() {
-    let Some(py) = redmark_tests::peers::python_sdk_2_3() else {
+    let Some(py) = redmark_tests::peers::python_sdk_2_3("REDMARK_REQUIRE_OAUTH") else {
         return;
     };
     let page = doc();

@@ -432,32 +432,15 @@ async def main(url, day, hour):
 asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))
 "#;
 
-/// The Python SDK 2.3's interpreter, if scripts/test-all.sh installed it; a missing one fails
-/// when the panel tests are required (`REDMARK_REQUIRE_PANEL=1`), else skips.
-fn python_sdk() -> Option<std::path::PathBuf> {
-    let py = redmark_tests::qemu::repo_root().join("target/sdk-peers/venv/bin/python");
-    if py.exists() {
-        return Some(py);
-    }
-    assert!(
-        std::env::var_os("REDMARK_REQUIRE_PANEL").is_none_or(|v| v != "1"),
-        "{} is missing: scripts/test-all.sh installs the Python SDK 2.3 there",
-        py.display()
-    );
-    eprintln!(
-        "skipped: no Python SDK 2.3 at {} (scripts/test-all.sh installs it)",
-        py.display()
-    );
-    None
-}
-
 #[test]
 #[cfg_attr(
     not(panel_tools),
     ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
 )]
 fn the_python_sdk_books_over_http() {
-    let Some(py) = python_sdk() else { return };
+    let Some(py) = redmark_tests::peers::python_sdk_2_3("REDMARK_REQUIRE_PANEL") else {
+        return;
+    };
     let p = boot();
     let dir = std::env::temp_dir().join(format!("redmark-py-sdk-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

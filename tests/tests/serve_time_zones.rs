@@ -87,7 +87,7 @@ fn berlin_offset(m: u32) -> i32 {
 
 #[test]
 fn thursday_half_past_nine_for_45_minutes_is_booked_in_berlin_time() {
-    let Some(py) = redmark_tests::peers::python_sdk_2_3() else {
+    let Some(py) = redmark_tests::peers::python_sdk_2_3("REDMARK_REQUIRE_OAUTH") else {
         return;
     };
     let data = TempDir::new("tz-thursday");
@@ -120,7 +120,7 @@ fn thursday_half_past_nine_for_45_minutes_is_booked_in_berlin_time() {
 
 #[test]
 fn the_spring_gap_is_refused_and_the_autumn_repeat_asked_through_the_python_sdk() {
-    let Some(py) = redmark_tests::peers::python_sdk_2_3() else {
+    let Some(py) = redmark_tests::peers::python_sdk_2_3("REDMARK_REQUIRE_OAUTH") else {
         return;
     };
     let data = TempDir::new("tz-dst-sdk");
@@ -188,4 +188,36 @@ fn the_spring_gap_is_refused_and_the_autumn_repeat_asked_through_redmark_call() 
     // Taken now: what fits instead is offered, and `redmark call` has no one to ask.
     let third = call(&again);
     assert!(third.stderr.contains("already booked"), "{third:?}");
+}
+
+#[test]
+fn redmark_call_runs_a_floor_file_in_process_with_rooms() {
+    let data = TempDir::new("tz-call-rooms");
+    let rooms = data.path().join("rooms.toml");
+    std::fs::write(&rooms, FLOOR).unwrap();
+    let rooms = rooms.to_str().unwrap();
+    let gap = redmark(&cat(&[&[
+        "call",
+        "--scratch",
+        "--rooms",
+        rooms,
+        "book_room",
+        "day=2099-03-29",
+        "start=02:30",
+        "room_id=nook",
+    ]]));
+    assert_eq!(gap.code, 1, "{gap:?}");
+    assert!(
+        gap.stdout.contains("02:30 does not exist on 2099-03-29"),
+        "{gap:?}"
+    );
+    let bad = redmark(&cat(&[&[
+        "call",
+        "--scratch",
+        "--rooms",
+        "/nonexistent.toml",
+        "list_rooms",
+    ]]));
+    assert_eq!(bad.code, 2, "a usage error: {bad:?}");
+    assert!(bad.stderr.contains("/nonexistent.toml"), "{bad:?}");
 }

@@ -156,6 +156,10 @@ pub struct CallArgs {
     /// Run a throwaway in-process floor in memory (nothing is read or kept)
     #[arg(long, conflicts_with_all = ["stdio", "tcp", "url"])]
     pub scratch: bool,
+    /// The in-process server's floor from TOML, as `redmark serve --rooms` (its rooms, time
+    /// zone, grid) [default: the built-in floor]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["stdio", "tcp", "url"])]
+    pub rooms: Option<std::path::PathBuf>,
     /// Answer field FIELD of question KEY (repeatable); FIELD=VALUE answers the one question
     /// that asks for FIELD (e.g. a question a 2025-11-25 server pushes; those are named q1, q2…)
     #[arg(long = "answer", value_name = "[KEY.]FIELD=VALUE")]

@@ -39,7 +39,7 @@ use answer::{Answers, Presets};
 use args::{exit, parse_arguments, ServerArgs};
 use legacy::{Bridge, HttpSessions};
 use mrtr::{Attempt, Called, Failure, Outcome, Session};
-use redmark_core::booking::DEFAULT_FLOOR;
+use redmark_core::booking::{Floor, DEFAULT_FLOOR};
 use redmark_core::engine::Config;
 use trace::{set_tracing, tracing};
 use transport::http::Http;
@@ -57,12 +57,12 @@ macro_rules! out {
     }};
 }
 
-/// The server in this process when no transport flag is given.
+/// The server in this process when no transport flag is given, and its floor.
 enum Local<'a> {
     /// The booking floor on a data folder (`--data`, or the default one of `redmark serve`).
-    Data(Option<&'a Path>),
-    /// The default floor in memory.
-    Scratch,
+    Data(Option<&'a Path>, Floor<'static>),
+    /// A floor in memory.
+    Scratch(Floor<'static>),
 }
 
 /// The server `connect` reached.
@@ -93,8 +93,8 @@ fn connect(s: &ServerArgs, local: Local<'_>) -> Result<Server, Failure> {
             Http::new(url, timeout)?.with_bearer(token::bearer(s, url)?),
         ))),
         _ => match local {
-            Local::Scratch => Server::Here(Box::new(InProcess::scratch()?)),
-            Local::Data(dir) => Server::Here(on_data(dir, timeout)?),
+            Local::Scratch(floor) => Server::Here(Box::new(InProcess::scratch(floor)?)),
+            Local::Data(dir, floor) => Server::Here(on_data(dir, floor, timeout)?),
         },
     })
 }
@@ -128,7 +128,11 @@ fn call(
 /// The booking floor on a data folder: in this process, set up exactly as `redmark serve`
 /// does, or (FOLDER, crate::folder) through the process that holds the folder's store, waiting
 /// at most `timeout` (and [`crate::folder::REACH_WAIT`]) for it.
-fn on_data(dir: Option<&Path>, timeout: Duration) -> Result<Box<dyn Transport>, Failure> {
+fn on_data(
+    dir: Option<&Path>,
+    floor: Floor<'static>,
+    timeout: Duration,
+) -> Result<Box<dyn Transport>, Failure> {
     crate::fault::panics::install_hook();
     let io = |m: String| Failure::Transport(TransportError::Io(m));
     let dir = serve::data_dir(dir).map_err(io)?;
@@ -156,7 +160,7 @@ fn on_data(dir: Option<&Path>, timeout: Duration) -> Result<Box<dyn Transport>, 
     };
     let data = serve::open_keys(dir, false).map_err(io)?;
     let store = crate::store::redb::RedbBookings::new(store);
-    let host = serve::booking_host(DEFAULT_FLOOR, store, data.ring, Config::default());
+    let host = serve::booking_host(floor, store, data.ring, Config::default());
     if tracing() {
         eprintln!("(in-process server on {})", data.dir.display());
     }
@@ -316,10 +320,15 @@ pub fn run_call(args: CallArgs) -> ExitCode {
     let interactive =
         !args.no_input && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let mut answerer = Answers::new(presets, interactive);
+    let floor = match args.rooms.as_deref().map(serve::config::load_rooms) {
+        None => DEFAULT_FLOOR,
+        Some(Ok(floor)) => floor,
+        Some(Err(e)) => return fail(Failure::Usage(e)),
+    };
     let local = if args.scratch {
-        Local::Scratch
+        Local::Scratch(floor)
     } else {
-        Local::Data(args.data.as_deref())
+        Local::Data(args.data.as_deref(), floor)
     };
     // Kept until the end: a stdio server is stopped and an HTTP session ended after printing.
     let mut server = match connect(&args.server, local) {
@@ -421,7 +430,7 @@ pub fn run_call(args: CallArgs) -> ExitCode {
 pub fn run_tools(args: ToolsArgs) -> ExitCode {
     // tools/list reads no bookings: the built-in floor in memory lists the same tools without
     // creating or locking a data folder.
-    let mut server = match connect(&args.server, Local::Scratch) {
+    let mut server = match connect(&args.server, Local::Scratch(DEFAULT_FLOOR)) {
         Ok(s) => s,
         Err(f) => return fail(f),
     };
@@ -517,15 +526,18 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("redmark-inuse-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let short = Duration::from_millis(100);
-        let held = on_data(Some(&dir), short).unwrap();
-        let Err(Failure::Transport(e)) = on_data(Some(&dir), short) else {
+        let held = on_data(Some(&dir), DEFAULT_FLOOR, short).unwrap();
+        let Err(Failure::Transport(e)) = on_data(Some(&dir), DEFAULT_FLOOR, short) else {
             panic!("a second open of one data folder succeeded")
         };
         let e = e.to_string();
         assert!(e.contains(" is in use "), "{e}");
         assert!(e.contains("redmark call") && e.contains("--scratch"), "{e}");
         drop(held);
-        assert!(on_data(Some(&dir), short).is_ok(), "free again once closed");
+        assert!(
+            on_data(Some(&dir), DEFAULT_FLOOR, short).is_ok(),
+            "free again once closed"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -3,6 +3,8 @@
 
 use std::sync::Arc;
 
+use redmark_core::booking::Floor;
+#[cfg(test)]
 use redmark_core::booking::DEFAULT_FLOOR;
 use redmark_core::engine::{Config, ServerInfo};
 use redmark_core::seal::{Key, KeyRing};
@@ -23,7 +25,7 @@ pub struct InProcess<A: Hosted> {
 
 impl InProcess<HostedBooking> {
     /// The default floor with bookings in memory and a random sealing key: gone on exit.
-    pub fn scratch() -> Result<Self, TransportError> {
+    pub fn scratch(floor: Floor<'static>) -> Result<Self, TransportError> {
         let mut secret = [0u8; 32];
         getrandom::fill(&mut secret)
             .map_err(|e| TransportError::Io(format!("no randomness: {e}")))?;
@@ -36,13 +38,7 @@ impl InProcess<HostedBooking> {
         };
         let store = RedbStore::in_memory().map_err(|e| TransportError::Io(e.0))?;
         let store = RedbBookings::new(store);
-        let host = Shared::booking(
-            DEFAULT_FLOOR,
-            store,
-            info,
-            KeyRing::new(key),
-            Config::default(),
-        );
+        let host = Shared::booking(floor, store, info, KeyRing::new(key), Config::default());
         InProcess::new(&host)
     }
 }
@@ -91,7 +87,7 @@ mod tests {
 
     #[test]
     fn in_process_answers() {
-        let mut t = InProcess::scratch().unwrap();
+        let mut t = InProcess::scratch(DEFAULT_FLOOR).unwrap();
         let body = format!(
             r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"{PROTOCOL_VERSION}","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
         );
