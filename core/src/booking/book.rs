@@ -8,8 +8,6 @@ use super::floor::{Floor, Mask, Room};
 use super::instead::{instead, Settled};
 use super::report::{Booked, Earliest, NotBooked, RoomQuestion, Taken, TooSmall, UnknownRoom};
 use super::span::Span;
-#[cfg(feature = "offer-instead")]
-use super::store::occupant;
 use super::store::Store;
 use super::store::{holder, Commit, NewBooking, StoreError};
 use super::tools::BookArgs;
@@ -131,16 +129,8 @@ pub(super) async fn book_room<S: Store>(
             },
         ));
     }
-    // Taken: offer what fits instead (another room then, another start in this one).
-    #[cfg(feature = "offer-instead")]
-    let (room, span, reply) = match occupant(store, room.id, span).await? {
-        None => (room, span, reply),
-        Some(_) => match instead(floor, store, call, reply, room, span, people).await? {
-            Settled::Book(room, span, reply) => (room, span, reply),
-            Settled::Answered(done) => return Ok(done),
-        },
-    };
-    let new = NewBooking {
+    #[cfg_attr(not(feature = "offer-instead"), allow(unused_mut))]
+    let mut new = NewBooking {
         room: String::try_from(room.id).map_err(|_| CallError::Internal("room id too long"))?,
         span,
         title: String::try_from(title).map_err(|_| CallError::Internal("title too long"))?,
@@ -148,7 +138,25 @@ pub(super) async fn book_room<S: Store>(
         holder: holder(call.principal),
         nonce: call.operation(),
     };
-    match store.commit(&new).await {
+    // The store decides (no read first: a pipelined booking waits for no earlier commit).
+    let committed = store.commit(&new).await;
+    // Taken: offer what fits instead (another room then, another start in this one), and book
+    // the pick under the same operation.
+    #[cfg(feature = "offer-instead")]
+    let (room, span, reply, committed) = match committed {
+        Ok(Commit::Taken(_)) => match instead(floor, store, call, reply, room, span, people).await?
+        {
+            Settled::Book(other, at, reply) => {
+                new.room = String::try_from(other.id)
+                    .map_err(|_| CallError::Internal("room id too long"))?;
+                new.span = at;
+                (other, at, reply, store.commit(&new).await)
+            }
+            Settled::Answered(done) => return Ok(done),
+        },
+        other => (room, span, reply, other),
+    };
+    match committed {
         Ok(Commit::Created(b)) => Ok(complete(
             reply,
             &Booked {
