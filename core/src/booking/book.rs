@@ -89,7 +89,7 @@ pub(super) async fn book_room<S: Store>(
             // whose clash is shown (with what fits instead).
             #[cfg(feature = "offer-instead")]
             if candidates.count_ones() > 1 {
-                let free = candidates & free_at(floor, store, span, people).await?;
+                let free = free_at(floor, store, span, people, candidates).await?;
                 candidates = if free == 0 {
                     candidates & candidates.wrapping_neg()
                 } else {
@@ -179,7 +179,7 @@ pub(super) async fn book_room<S: Store>(
             ))
         }
         Ok(Commit::Taken(_)) => {
-            let free = free_at(floor, store, span, people).await?;
+            let free = free_at(floor, store, span, people, Mask::MAX).await?;
             Ok(fail(
                 reply,
                 &Taken {

@@ -96,7 +96,7 @@ pub(super) async fn instead<'r, 'w, 'b, S: Store>(
     span: Span,
     people: u16,
 ) -> Result<Settled<'r, 'w, 'b>, CallError> {
-    let rooms: Mask = free_at(floor, store, span, people).await?;
+    let rooms: Mask = free_at(floor, store, span, people, Mask::MAX).await?;
     let starts = other_starts(floor, store, room.id, span, call.now).await?;
     let mut values: Vec<String<6>, MAX_OTHER_STARTS> = Vec::new();
     for s in &starts {

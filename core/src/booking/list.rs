@@ -37,7 +37,7 @@ pub(super) async fn list_rooms<S: Store>(
     let free = match span {
         // Only times still to come are free: a past one shows every room as not free.
         Some(_) if past => 0,
-        Some(s) => free_at(floor, store, s, people).await?,
+        Some(s) => free_at(floor, store, s, people, shown).await?,
         None => shown,
     };
     Ok(complete(

@@ -11,16 +11,19 @@ use super::zone::{day_span, wall};
 use crate::engine::CallError;
 use crate::limits::MAX_ROOMS;
 
-/// The rooms of `floor` with at least `people` seats that nobody holds for any of `span`.
+/// The rooms of `floor` among `among` with at least `people` seats that nobody holds for any
+/// of `span` (only those rooms are read).
 pub(super) async fn free_at<S: Store>(
     floor: Floor<'_>,
     store: &mut S,
     span: Span,
     people: u16,
+    among: Mask,
 ) -> Result<Mask, CallError> {
     let mut free = 0;
     for (i, r) in floor.rooms.iter().take(MAX_ROOMS).enumerate() {
-        if r.seats >= people && occupant(store, r.id, span).await?.is_none() {
+        let asked = among & 1 << i != 0 && r.seats >= people;
+        if asked && occupant(store, r.id, span).await?.is_none() {
             free |= 1 << i;
         }
     }
