@@ -35,6 +35,6 @@ pub use floor::{Floor, Room, DEFAULT_FLOOR, DEFAULT_GRID, DEFAULT_MAX_MINUTES};
 pub use mem_store::MemStore;
 pub use span::{minute_of, Day, Minute, Span, CLOCK_SET_FROM, MAX_MINUTES};
 pub use time_of_day::TimeOfDay;
-pub use zone::{day_span, wall, Local, Resolved, Rfc3339, Utc, Zone};
+pub use zone::{day_span, wall, wall_clock, Local, Resolved, Rfc3339, Utc, Zone};
 // Everything a store is made of and what RAM stores share: one list, in `store.rs`.
 pub use store::*;

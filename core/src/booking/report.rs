@@ -8,7 +8,7 @@ use super::floor::{Floor, Mask, Room};
 use super::span::Day;
 use super::span::Span;
 use super::store::{Booking, Status};
-use super::zone::{Local, Rfc3339, Zone};
+use super::zone::{wall_clock, Local, Rfc3339, Zone};
 use crate::engine::Report;
 use crate::limits::MAX_ROOMS;
 use crate::wire::write::{Num, Writer};
@@ -468,14 +468,7 @@ impl fmt::Display for Earliest<'_> {
         let Some(m) = self.0.earliest_start(self.1) else {
             return Ok(());
         };
-        let (day, at) = Local(
-            Span {
-                start: m,
-                end: m + 1,
-            },
-            self.0.zone,
-        )
-        .starts();
+        let (day, at) = wall_clock(self.0.zone, m);
         write!(f, "The earliest bookable start is day={day} start={at} (")?;
         f.write_str(self.0.zone.name())?;
         f.write_str(").")

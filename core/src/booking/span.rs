@@ -2,7 +2,6 @@
 
 use core::fmt;
 
-use super::time_of_day::TimeOfDay;
 use crate::wire::format;
 use crate::wire::write::ZeroPadded;
 
@@ -15,18 +14,6 @@ pub struct Day {
     pub month: u8,
     /// Day of month, 1–31.
     pub day: u8,
-}
-
-impl Day {
-    /// Parses `YYYY-MM-DD` (the one date validator, [`format::date`]) within 2000–2999.
-    pub fn parse(s: &str) -> Option<Day> {
-        let d = format::date(s)?;
-        (2000..3000).contains(&d.year).then_some(Day {
-            year: d.year,
-            month: d.month,
-            day: d.day,
-        })
-    }
 }
 
 impl fmt::Display for Day {
@@ -52,6 +39,23 @@ const DAY: Minute = 24 * 60;
 pub const MAX_MINUTES: Minute = DAY;
 
 impl Day {
+    /// The first day a minute names: 2000-01-01.
+    pub const FIRST: Day = Day {
+        year: 2000,
+        month: 1,
+        day: 1,
+    };
+
+    /// Parses `YYYY-MM-DD` (the one date validator, [`format::date`]) within 2000–2999.
+    pub fn parse(s: &str) -> Option<Day> {
+        let d = format::date(s)?;
+        (2000..3000).contains(&d.year).then_some(Day {
+            year: d.year,
+            month: d.month,
+            day: d.day,
+        })
+    }
+
     /// The day (UTC) that holds `minute` (`None` outside the years 2000–2999).
     pub fn containing(minute: Minute) -> Option<Day> {
         // Civil from days (H. Hinnant), in 32 bits: days since 1970 fit until the year 11 million.
@@ -130,18 +134,9 @@ impl Span {
         self.end - self.start
     }
 
-    /// The day it starts on.
+    /// The day (UTC) it starts on.
     pub fn day(&self) -> Day {
-        Day::containing(self.start).unwrap_or(Day {
-            year: 2000,
-            month: 1,
-            day: 1,
-        })
-    }
-
-    /// When it starts, as a time of its day.
-    pub fn starts_at(&self) -> TimeOfDay {
-        TimeOfDay((self.start % DAY) as u16)
+        Day::containing(self.start).unwrap_or(Day::FIRST)
     }
 
     /// Whether the span has started by unix time `now`; always `false` while the clock is

@@ -54,13 +54,20 @@ pub fn wall(zone: &dyn Zone, at: Minute) -> Minute {
     at.saturating_add_signed(zone.offset(at))
 }
 
+/// The wall-clock day and time of UTC minute `at` in `zone`.
+pub fn wall_clock(zone: &dyn Zone, at: Minute) -> (Day, TimeOfDay) {
+    let w = wall(zone, at);
+    let day = Day::containing(w).unwrap_or(Day::FIRST);
+    (day, TimeOfDay((w % (24 * 60)) as u16))
+}
+
 /// The UTC minutes from the first wall minute of `day` up to that of the next (23 or 25 hours
 /// when the clocks change that day).
 pub fn day_span(zone: &dyn Zone, day: Day) -> Span {
     let first = |m: Minute| match zone.resolve(m) {
         Resolved::One(t) | Resolved::Twice(t, _) => t,
         // Midnight skipped: the day starts where the clocks jump to.
-        Resolved::Skipped { from, to } => match zone.resolve(m + Minute::from(to.0 - from.0)) {
+        Resolved::Skipped { from, to } => match zone.resolve(m + jump(from, to)) {
             Resolved::One(t) | Resolved::Twice(t, _) => t,
             Resolved::Skipped { .. } => m,
         },
@@ -73,6 +80,11 @@ pub fn day_span(zone: &dyn Zone, day: Day) -> Span {
     }
 }
 
+/// How far the clocks jump forward from `from` to `to`, in minutes (across midnight too).
+fn jump(from: TimeOfDay, to: TimeOfDay) -> Minute {
+    (Minute::from(to.0) + 24 * 60 - Minute::from(from.0)) % (24 * 60)
+}
+
 /// A span as a person on the floor reads it: `Thursday 2026-09-24 at 09:30–10:15 (Europe/Berlin)`;
 /// past midnight the end counts on (`23:00–24:30`).
 pub struct Local<'z>(pub Span, pub &'z dyn Zone);
@@ -80,12 +92,7 @@ pub struct Local<'z>(pub Span, pub &'z dyn Zone);
 impl Local<'_> {
     /// The wall-clock day and time it starts.
     pub fn starts(&self) -> (Day, TimeOfDay) {
-        let w = wall(self.1, self.0.start);
-        let at = Span {
-            start: w,
-            end: w + 1,
-        };
-        (at.day(), at.starts_at())
+        wall_clock(self.1, self.0.start)
     }
 
     /// The wall-clock time it ends, counted from its first day's midnight.
@@ -137,14 +144,7 @@ pub struct Rfc3339<'z>(pub Minute, pub &'z dyn Zone);
 impl fmt::Display for Rfc3339<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let offset = self.1.offset(self.0);
-        let (day, at) = Local(
-            Span {
-                start: self.0,
-                end: self.0 + 1,
-            },
-            self.1,
-        )
-        .starts();
+        let (day, at) = wall_clock(self.1, self.0);
         let (sign, o) = (if offset < 0 { '-' } else { '+' }, offset.unsigned_abs());
         let o = TimeOfDay((o.min(23 * 60 + 59)) as u16);
         write!(f, "{day}T{at}:00{sign}{o}")
@@ -171,5 +171,11 @@ mod tests {
             "2026-09-24T07:30:00+00:00"
         );
         assert_eq!(day_span(&Utc, d).minutes(), 24 * 60);
+    }
+
+    #[test]
+    fn a_jump_of_the_clocks_is_counted_across_midnight_too() {
+        assert_eq!(jump(TimeOfDay(120), TimeOfDay(180)), 60);
+        assert_eq!(jump(TimeOfDay(23 * 60 + 30), TimeOfDay(30)), 60);
     }
 }
