@@ -17,6 +17,8 @@
 # together (both come out of the same RAM: 16 KiB on the nRF51). Why they are what they are:
 # docs/panel.md, "Budgets".
 # The networked image (boards/lm3s6965evb --features net) is built and measured the same way,
+# once as shipped and once with a floor's zone compiled in (--features net,zone,
+# REDMARK_PANEL_ZONE=Europe/Berlin),
 # driven over HTTP and TCP through QEMU's user networking (python3 as the client); its row
 # also reports the round trip of one tools/call over HTTP under QEMU (keep-alive, 200 calls:
 # median and 90th percentile).
@@ -221,9 +223,11 @@ HEAP=$(heap_check)
 
 # --- the networked image -----------------------------------------------------------------
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-net_row() {
-  (cd "$ROOT/boards/lm3s6965evb" && cargo build --release --quiet --features net \
-    --target thumbv7m-none-eabi --target-dir "$NET_OUT") || die "build of the networked image failed"
+NET_ROWS=()
+net_row() { # features label
+  (cd "$ROOT/boards/lm3s6965evb" && REDMARK_PANEL_ZONE=Europe/Berlin cargo build --release --quiet \
+    --features "$1" --target thumbv7m-none-eabi --target-dir "$NET_OUT") ||
+    die "build of the networked image ($1) failed"
   local e=$NET_OUT/thumbv7m-none-eabi/release/redmark-panel http tcp err pid report
   http=$(free_port)
   tcp=$(free_port)
@@ -250,11 +254,13 @@ net_row() {
   [[ $peak =~ ^[0-9]+$ ]] || die "no stack report from the networked image: $stack"
   both=$((ram + peak))
   ((flash > NET_FLASH_BUDGET || both > NET_RAM_STACK_BUDGET)) && OVER=1
-  NET_ROW=$(printf '%-12s %-22s %7d%s %7d  %7d  %7d%s  %s' "lm3s6965evb" "net thumbv7m" "$flash" \
-    "$(mark "$flash" $NET_FLASH_BUDGET)" "$ram" "$peak" "$both" "$(mark "$both" $NET_RAM_STACK_BUDGET)" "${stack#* }")
-  NET_RTT=$report
+  NET_ROWS+=("$(printf '%-12s %-22s %7d%s %7d  %7d  %7d%s  %s' "lm3s6965evb" "$2" "$flash" \
+    "$(mark "$flash" $NET_FLASH_BUDGET)" "$ram" "$peak" "$both" "$(mark "$both" $NET_RAM_STACK_BUDGET)" "${stack#* }")")
+  NET_RTT=${NET_RTT:-$report}
 }
-net_row
+net_row net "net thumbv7m"
+# The same with its floor's zone compiled in (--features zone, Europe/Berlin: jiff's rules).
+net_row net,zone "net+zone thumbv7m"
 
 echo
 echo "redmark door panel — bytes (flash = vector table + text + rodata + data;"
@@ -268,7 +274,7 @@ echo "buffers: line 2048 B, output 3072 B, bookings 32 (flash store, mirrored in
 echo
 echo "networked image (--features net: smoltcp, 3 HTTP + 2 TCP connections)"
 printf '%-12s %-22s %7d  %7s  %7s  %7d   %s\n' budget "" $NET_FLASH_BUDGET "" "" $NET_RAM_STACK_BUDGET "(! = over budget)"
-echo "$NET_ROW"
+for r in "${NET_ROWS[@]}"; do echo "$r"; done
 echo "$NET_RTT"
 if ((CHECK && OVER)); then
   echo "panel-budget: over budget" >&2

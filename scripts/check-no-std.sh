@@ -17,6 +17,14 @@ for target in thumbv6m-none-eabi thumbv7em-none-eabihf; do
 done
 # A tool that is not ours (core/examples/extend_meeting.rs), built for a Cortex-M4F against
 # the public API only.
+# A zone of the tz database (feature `tz`, over jiff): what a panel compiles its zone in with.
+cargo build --quiet -p redmark-core --release --features tz --target thumbv7em-none-eabihf
+if cargo tree -p redmark-core --features tz --target thumbv7em-none-eabihf -e normal,features,no-proc-macro \
+    --prefix none 2>/dev/null | grep -qE 'feature "(alloc|std)"'; then
+    echo "no-std check: the core's tree with feature tz enables alloc/std" >&2
+    exit 1
+fi
+echo "no-std check: redmark-core --features tz builds for thumbv7em-none-eabihf with no alloc/std"
 cargo build --quiet -p redmark-core --release --example extend_meeting --target thumbv7em-none-eabihf
 echo "no-std check: the extend_meeting example builds for thumbv7em-none-eabihf"
 # "Your first tool that asks" (core/examples/first_tool.rs, the crate docs' opening example),

@@ -38,6 +38,7 @@ fn main() {
     println!("cargo:rerun-if-env-changed=REDMARK_PANEL_KEY");
     println!("cargo:rerun-if-env-changed=REDMARK_PANEL_STATE_TTL");
     println!("cargo:rerun-if-env-changed=REDMARK_PANEL_SNTP");
+    println!("cargo:rerun-if-env-changed=REDMARK_PANEL_ZONE");
 
     let dev = env::var_os("CARGO_FEATURE_DEV_KEY").is_some();
     let (hex, is_dev) = match env::var("REDMARK_PANEL_KEY") {
@@ -79,5 +80,23 @@ fn main() {
         "/// The SNTP server (address, port) the networked panel sets its clock from; None: no wall clock."
     );
     let _ = writeln!(src, "pub const SNTP: Option<([u8; 4], u16)> = {sntp};");
+    if env::var_os("CARGO_FEATURE_ZONE").is_some() {
+        let _ = writeln!(src, "/// The floor's zone, its rules read from the tz database at build time.");
+        let _ = writeln!(src, "pub static ZONE: redmark_core::booking::Tz = {};", zone());
+    }
     fs::write(out.join("provision.rs"), src).expect("write provision.rs");
+}
+
+/// `REDMARK_PANEL_ZONE` (an IANA name such as `Europe/Berlin`) as the expression that builds it.
+fn zone() -> String {
+    let Ok(name) = env::var("REDMARK_PANEL_ZONE") else {
+        fail("feature zone: set REDMARK_PANEL_ZONE to the floor's IANA time zone, e.g. Europe/Berlin")
+    };
+    let name = name.trim();
+    let iana = |c: char| c.is_ascii_alphanumeric() || "/_+-".contains(c);
+    if name.is_empty() || !name.chars().all(iana) {
+        fail("REDMARK_PANEL_ZONE must be an IANA time zone name, e.g. Europe/Berlin");
+    }
+    // An unknown name stops the build in jiff's macro, naming it.
+    format!("redmark_core::booking::Tz(jiff::tz::get!({name:?}))")
 }

@@ -133,7 +133,7 @@ pub fn firmware(build: Build) -> PathBuf {
         .entry(build)
         .or_default()
         .clone();
-    cell.get_or_init(|| cargo_build(build, None))
+    cell.get_or_init(|| cargo_build(build, None, None))
         .clone()
         .unwrap_or_else(|e| panic!("{e}"))
 }
@@ -148,7 +148,7 @@ static BUILD_LOCK: Mutex<()> = Mutex::new(());
 /// Builds run one at a time in this process.
 pub fn cargo_firmware(args: &[&str], key: Option<&str>, state_ttl_s: Option<u32>) -> Output {
     let _one_at_a_time = BUILD_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    cargo_firmware_locked(LM3S6965EVB, args, key, state_ttl_s, None)
+    cargo_firmware_locked(LM3S6965EVB, args, key, state_ttl_s, None, None)
 }
 
 fn firmware_target_dir() -> PathBuf {
@@ -161,6 +161,7 @@ fn cargo_firmware_locked(
     key: Option<&str>,
     state_ttl_s: Option<u32>,
     sntp: Option<&str>,
+    zone: Option<&str>,
 ) -> Output {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
@@ -193,6 +194,12 @@ fn cargo_firmware_locked(
         Some(a) => cmd.env("REDMARK_PANEL_SNTP", a),
         None => cmd.env_remove("REDMARK_PANEL_SNTP"),
     };
+    match zone {
+        Some(z) => cmd
+            .args(["--features", "zone"])
+            .env("REDMARK_PANEL_ZONE", z),
+        None => cmd.env_remove("REDMARK_PANEL_ZONE"),
+    };
     cmd.output()
         .unwrap_or_else(|e| panic!("cannot run cargo: {e}"))
 }
@@ -202,12 +209,22 @@ fn cargo_firmware_locked(
 pub fn firmware_with_sntp(server: &'static str) -> PathBuf {
     static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     BUILT
-        .get_or_init(|| cargo_build(Build::NET, Some(server)))
+        .get_or_init(|| cargo_build(Build::NET, Some(server), None))
         .clone()
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn cargo_build(build: Build, sntp: Option<&str>) -> Result<PathBuf, String> {
+/// The networked image with an SNTP server and the floor's zone compiled in (feature `zone`,
+/// `REDMARK_PANEL_ZONE`, e.g. `Europe/Berlin`), built once per process.
+pub fn firmware_with_sntp_in_zone(server: &'static str, zone: &'static str) -> PathBuf {
+    static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    BUILT
+        .get_or_init(|| cargo_build(Build::NET, Some(server), Some(zone)))
+        .clone()
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn cargo_build(build: Build, sntp: Option<&str>, zone: Option<&str>) -> Result<PathBuf, String> {
     let _one_at_a_time = BUILD_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let features: &[&str] = if build.net {
         &["--features", "net"]
@@ -220,6 +237,7 @@ fn cargo_build(build: Build, sntp: Option<&str>) -> Result<PathBuf, String> {
         Some(TEST_KEY),
         build.state_ttl_s,
         sntp,
+        zone,
     );
     if !out.status.success() {
         return Err(format!(
@@ -236,7 +254,11 @@ fn cargo_build(build: Build, sntp: Option<&str>) -> Result<PathBuf, String> {
         .join("release")
         .join("redmark-panel");
     let sntp = if sntp.is_some() { "-sntp" } else { "" };
-    let image = panel.join(format!("redmark-panel-{}{sntp}.elf", build.file_name()));
+    let zone = if zone.is_some() { "-zone" } else { "" };
+    let image = panel.join(format!(
+        "redmark-panel-{}{sntp}{zone}.elf",
+        build.file_name()
+    ));
     let partial = image.with_extension(format!("elf.{}", std::process::id()));
     std::fs::copy(&built, &partial)
         .and_then(|_| std::fs::rename(&partial, &image))

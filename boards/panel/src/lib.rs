@@ -38,7 +38,7 @@ use cortex_m_rt::{exception, ExceptionFrame};
 use diag::Piece::{Hex, Num, Text};
 use embedded_io::{Read, Write};
 use embedded_storage::nor_flash::NorFlash;
-use redmark_core::booking::{BookingApp, DEFAULT_FLOOR};
+use redmark_core::booking::{BookingApp, Floor, DEFAULT_FLOOR};
 use redmark_core::engine::{Config, Note, ServerInfo};
 use redmark_core::seal::{Key, KeyRing};
 use redmark_core::serve::{serve, Host};
@@ -56,6 +56,15 @@ pub const OUT_LEN: usize = 3072;
 /// Bookings the store holds (active, plus cancelled ones until room is needed); beyond
 /// that many active ones `book_room` reports the store full.
 pub const BOOKINGS: usize = 32;
+
+/// The panel's floor: its rooms, on the wall clock of the zone provisioned at build time (UTC
+/// without the `zone` feature).
+#[cfg(not(feature = "zone"))]
+pub const FLOOR: Floor<'static> = DEFAULT_FLOOR;
+/// The panel's floor: its rooms, on the wall clock of the zone provisioned at build time
+/// (`REDMARK_PANEL_ZONE`).
+#[cfg(feature = "zone")]
+pub const FLOOR: Floor<'static> = Floor { zone: &provision::ZONE, ..DEFAULT_FLOOR };
 
 /// The booking store over a board's flash `F`: flash pages, mirrored in RAM.
 pub type Bookings<F> = FlashStore<F, BOOKINGS>;
@@ -138,7 +147,7 @@ pub(crate) fn setup<F: NorFlash>(
     let nonce_secret: [u8; 32] =
         Sha256::new().chain_update(b"redmark-panel nonce v1").chain_update(provision::KEY).finalize().into();
     let config = Config { state_ttl_s: provision::STATE_TTL_S, epoch, ..Config::default() };
-    let app = BookingApp::new(DEFAULT_FLOOR, store, INFO);
+    let app = BookingApp::new(FLOOR, store, INFO);
     #[cfg(feature = "net")]
     let app = net::clocked::Clocked(app);
     (Engine::new(app, KeyRing::new(key), config), PanelHost { nonce_secret, epoch, counter: 0, now_s })

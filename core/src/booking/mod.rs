@@ -25,6 +25,8 @@ mod span;
 mod store;
 mod time_of_day;
 mod tools;
+#[cfg(feature = "tz")]
+mod tz;
 mod vacancy;
 mod when;
 mod zone;
@@ -35,6 +37,8 @@ pub use floor::{Floor, Room, DEFAULT_FLOOR, DEFAULT_GRID, DEFAULT_MAX_MINUTES};
 pub use mem_store::MemStore;
 pub use span::{minute_of, Day, Minute, Span, CLOCK_SET_FROM, MAX_MINUTES};
 pub use time_of_day::TimeOfDay;
+#[cfg(feature = "tz")]
+pub use tz::Tz;
 pub use zone::{day_span, wall, wall_clock, Local, Resolved, Rfc3339, Utc, Zone};
 // Everything a store is made of and what RAM stores share: one list, in `store.rs`.
 pub use store::*;

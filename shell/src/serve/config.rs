@@ -9,7 +9,7 @@ use redmark_core::booking::{
 use redmark_core::limits::{MAX_ROOMS, MAX_ROOM_ID};
 use serde::Deserialize;
 
-use super::zone::NamedZone;
+use super::zone::named_zone;
 use crate::auth::tokens::located;
 
 #[derive(Deserialize)]
@@ -88,7 +88,7 @@ fn parse_rooms(text: &str) -> Result<Floor<'static>, String> {
     }
     let zone: &'static dyn Zone = match file.time_zone.as_deref() {
         None => &Utc,
-        Some(name) => Box::leak(Box::new(NamedZone::get(name)?)),
+        Some(name) => Box::leak(Box::new(named_zone(name)?)),
     };
     let open = file
         .opening_hours

@@ -1,17 +1,17 @@
 //! What the door's buttons do, for whoever stands there without an account: "book now" (the
-//! select button) books the door's room for the hour under way, as the principal
+//! select button) books the door's room for the hour under way (on the floor's clock), as the principal
 //! [`AT_THE_DOOR`], straight into the store (the `book_room` tool refuses an hour that has
 //! begun); only with a wall clock, only if no booking overlaps that hour, one booking per press.
 
-use redmark_core::booking::{minute_of, Day, NewBooking, RoomId, Span, Store, Title};
-use redmark_core::booking::{Commit, DEFAULT_FLOOR};
+use redmark_core::booking::Commit;
+use redmark_core::booking::{self, minute_of, NewBooking, RoomId, Span, Store, Title};
 use redmark_core::engine::poll_once;
 use redmark_core::serve::Host;
 use sha2::{Digest, Sha256};
 
 use super::face::DOOR_ROOM;
 use crate::diag::{self, Piece::Num, Piece::Text};
-use crate::{Panel, PanelHost};
+use crate::{Panel, PanelHost, FLOOR};
 use embedded_storage::nor_flash::NorFlash;
 
 /// The principal of a booking made at the door.
@@ -37,16 +37,19 @@ pub(crate) fn press<F: NorFlash>(
     if pressed & SELECT == 0 {
         return;
     }
-    let Some((day, minute)) = wall.and_then(minute_of).and_then(|m| Some((Day::containing(m)?, m))) else {
+    let Some(minute) = wall.and_then(minute_of) else {
         diag::text("door: book now pressed with no time: nothing booked");
         return;
     };
-    let Some(room) = DEFAULT_FLOOR.rooms.get(DOOR_ROOM) else { return };
+    let Some(room) = FLOOR.rooms.get(DOOR_ROOM) else { return };
     let Ok(room_id) = RoomId::try_from(room.id) else { return };
     let mut holder = [0; 8];
     holder.copy_from_slice(&Sha256::digest(AT_THE_DOOR)[..8]);
-    let hour = (minute % (24 * 60) / 60) as u8;
-    let span = Span::hour(day, hour);
+    // The hour under way on the floor's clock (its offset is the same all through it).
+    let local = booking::wall(FLOOR.zone, minute);
+    let hour = (local % (24 * 60) / 60) as u8;
+    let start = minute - local % 60;
+    let span = Span { start, end: start + 60 };
     let new =
         NewBooking { room: room_id, span, title: Title::new(), attendees: 0, holder, nonce: host.entropy() };
     let what = match poll_once(engine.app_mut().0.store_mut().commit(&new)) {

@@ -1,10 +1,10 @@
 //! The door panel's face: the room's name, "Free" or "Busy" now and until when (to the minute,
-//! UTC), and the wall clock, or "no time" without one; drawn with an 8×8 font (`font8x8`)
+//! on the floor's wall clock), and that clock with its offset from UTC, or "no time" without one; drawn with an 8×8 font (`font8x8`)
 //! straight into the screen's own memory (no frame buffer in RAM), redrawn when what it shows
 //! changes (a booking from any client, the hour, the minute).
 
 use font8x8::legacy::BASIC_LEGACY;
-use redmark_core::booking::{minute_of, Floor, Minute, Store};
+use redmark_core::booking::{day_span, minute_of, wall, wall_clock, Floor, Minute, Store, Zone};
 use redmark_core::engine::poll_once;
 
 /// A gray-scale screen that keeps its own pixels: the panel writes windows of it.
@@ -60,7 +60,7 @@ enum State {
 #[derive(Default)]
 pub struct Face {
     shown: Option<State>,
-    minute: Option<u64>,
+    minute: Option<Minute>,
     next_ms: u64,
 }
 
@@ -81,7 +81,7 @@ impl Face {
         self.next_ms = now_ms + LOOK_EVERY_MS;
         let Some(room) = floor.rooms.get(DOOR_ROOM) else { return };
         let minute = wall.and_then(minute_of);
-        let state = minute.map_or(State::NoTime, |m| occupancy(store, room.id, m));
+        let state = minute.map_or(State::NoTime, |m| occupancy(store, room.id, m, floor.zone));
         if self.shown != Some(state) {
             blank(screen, 0, 0, S::WIDTH, S::HEIGHT);
             text(screen, NAME_Y, 1, room.name.as_bytes());
@@ -108,14 +108,10 @@ impl Face {
             self.shown = Some(state);
             self.minute = None;
         }
-        let minute = wall.map(|t| t / 60);
         if minute != self.minute {
             blank(screen, 0, CLOCK_Y, S::WIDTH, GLYPH);
             if let Some(m) = minute {
-                let mut clock = *b"HH:MM UTC";
-                two_digits(&mut clock[0..2], m / 60 % 24);
-                two_digits(&mut clock[3..5], m % 60);
-                text(screen, CLOCK_Y, 1, &clock);
+                text(screen, CLOCK_Y, 1, &clock(floor.zone, m));
             }
             self.minute = minute;
         }
@@ -125,21 +121,38 @@ impl Face {
 /// Minutes in a day.
 const DAY: u16 = 24 * 60;
 
+/// `HH:MM UTC` or `HH:MM UTC+02:00`: the wall clock at UTC minute `m` and its offset.
+fn clock(zone: &dyn Zone, m: Minute) -> [u8; 15] {
+    let mut clock = *b"HH:MM UTC      ";
+    let (_, at) = wall_clock(zone, m);
+    two_digits(&mut clock[0..2], (at.0 / 60).into());
+    two_digits(&mut clock[3..5], (at.0 % 60).into());
+    let offset = zone.offset(m);
+    if zone.name() != "UTC" {
+        clock[9] = if offset < 0 { b'-' } else { b'+' };
+        two_digits(&mut clock[10..12], u64::from(offset.unsigned_abs() / 60));
+        clock[12] = b':';
+        two_digits(&mut clock[13..15], u64::from(offset.unsigned_abs() % 60));
+    }
+    clock
+}
+
 /// Whether `room` is held at minute `now`, and until when (through bookings back to back);
-/// else until which booking today.
-fn occupancy(store: &mut impl Store, room: &str, now: Minute) -> State {
+/// else until which booking today (the floor's day, times of day on its clock).
+fn occupancy(store: &mut impl Store, room: &str, now: Minute, zone: &dyn Zone) -> State {
     // The flash store answers on the first poll.
     let mut next = |from: Minute| poll_once(store.next_in_room(room, from)).and_then(Result::ok).flatten();
-    let midnight = now - now % Minute::from(DAY);
-    let of_today = |m: Minute| (m - midnight).min(Minute::from(u16::MAX)) as u16;
+    let (day, _) = wall_clock(zone, now);
+    let midnight = day_span(zone, day).end;
+    let of_today = |m: Minute| (wall(zone, m) - day.first_minute()).min(Minute::from(u16::MAX)) as u16;
     let Some(b) = next(now) else { return State::Free(None) };
     if b.new.span.start > now {
-        let today = b.new.span.start < midnight + Minute::from(DAY);
+        let today = b.new.span.start < midnight;
         return State::Free(today.then(|| of_today(b.new.span.start)));
     }
     let mut end = b.new.span.end;
     // Back to back bookings, as far as today goes (each step moves `end` on).
-    while end < midnight + Minute::from(DAY) {
+    while end < midnight {
         match next(end) {
             Some(b) if b.new.span.start == end => end = b.new.span.end,
             _ => break,

@@ -33,7 +33,6 @@ use core::ptr::addr_of_mut;
 use core::sync::atomic::{AtomicBool, Ordering};
 
 use embedded_storage::nor_flash::NorFlash;
-use redmark_core::booking::DEFAULT_FLOOR;
 use redmark_core::serve::Host;
 use smoltcp::iface::{Config, Interface, SocketHandle, SocketSet, SocketStorage};
 use smoltcp::phy::Device;
@@ -208,7 +207,7 @@ pub fn run<D: Device, F: NorFlash, S: face::Screen>(
         }
         let wall = wall::is_set().then(|| wall::now((board.now_s)()));
         door::press((board.pressed)(), &mut engine, &mut host, wall);
-        shown.look(screen, engine.app_mut().0.store_mut(), DEFAULT_FLOOR, ms, wall);
+        shown.look(screen, engine.app_mut().0.store_mut(), crate::FLOOR, ms, wall);
         let ip = iface.ipv4_addr().unwrap_or(STATIC_IP);
         let mut pass = Pass::Idle;
         for (i, h) in handles.iter().enumerate() {
