@@ -228,10 +228,10 @@ impl Meetings<'_> {
         if self.unnamed == 0 {
             return Ok(());
         }
-        write!(
+        writeln!(
             f,
             "{} more bookings are shown as booked times only (an answer names at most {}; \
-             list_bookings lists all of yours).\n",
+             list_bookings lists all of yours).",
             self.unnamed, MAX_NAMED
         )
     }
