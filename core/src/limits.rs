@@ -63,7 +63,12 @@ pub const UTF8_MAX: usize = 4;
 pub const READ_CHUNK: usize = 64;
 /// Bytes of the booking app's handling of one message on a 64-bit host (the future
 /// [`Engine::handling`](crate::Engine::handling) returns: all a message waiting for its store
-/// keeps, in the caller's frame or box); `core/tests/no_alloc.rs` holds it to this bound. (3.5
+/// keeps, in the caller's frame or box); `core/tests/no_alloc.rs` holds it to this bound. (3.7
 /// KiB with every feature: a taken room's offer of what fits instead awaits the store for each
-/// room and start it checks.)
+/// room and start it checks; `day_schedule` and `list_rooms` keep the [`MAX_NAMED`] meetings
+/// they name.)
 pub const MAX_HANDLING: usize = 4 * 1024;
+/// Most meetings one answer names: `day_schedule`'s (the caller's own, and others' titled ones
+/// on a floor with public titles) and `list_rooms`' meetings in the way. Past it a meeting is
+/// shown as booked times only, and `day_schedule` says how many it did not name.
+pub const MAX_NAMED: usize = 16;

@@ -1,8 +1,8 @@
 // The floor at a glance: one day of rooms × time steps, each booking a block at its real start
-// and length (yours with its title, anyone else's "Booked"), free steps to press and book,
-// steps that have begun marked past. When rooms are busy comes from day_schedule (one call a
-// day) when the server has it, else from list_rooms span by span; which are yours from
-// list_bookings. The floor's zone, grid and longest booking come with day_schedule (UTC, 15
+// and length (yours with its title, anyone else's with its title when the floor's titles are
+// public, else "Booked"), free steps to press and book, steps that have begun marked past. When
+// rooms are busy (and others' titles) comes from day_schedule (one call a day) when the server
+// has it, else from list_rooms span by span; which are yours from list_bookings. The floor's zone, grid and longest booking come with day_schedule (UTC, 15
 // minutes and no bound known without it); every time goes through time.js.
 
 import { el } from './form.js';
@@ -46,18 +46,23 @@ function merge(runs) {
 /**
  * What the grid shows, from the rooms, when each is busy (`busy`: room id → [[from, to)]
  * minutes of the day), the caller's own bookings (`mine`: [{ booking, room, from, to }]), the
- * minute it is now and the floor's grid (minutes): `{ step, rows, cells }`, where `rows` are the start minutes of the rows and
- * `cells[r][i]` the cell of room `r` in row `i`: `{ kind: 'free' | 'past' }`, a block
- * `{ kind: 'block', from, to, rows, booking, past }` (booking: the caller's, else null), or
- * undefined for a row a block above covers.
+ * minute it is now, the floor's grid (minutes) and others' bookings whose titles the server
+ * showed (`titled`: room id → [{ from, to, title }]): `{ step, rows, cells }`, where `rows` are
+ * the start minutes of the rows and `cells[r][i]` the cell of room `r` in row `i`:
+ * `{ kind: 'free' | 'past' }`, a block `{ kind: 'block', from, to, rows, booking, title, past }`
+ * (booking: the caller's, else null; title: another's shown title, else null), or undefined
+ * for a row a block above covers.
  */
-export function plan(rooms, busy, mine, now, grid = STEP) {
+export function plan(rooms, busy, mine, now, grid = STEP, titled = new Map()) {
   const blocks = rooms.map((room) => {
     const own = mine.filter((m) => m.room === room.id)
-      .map((m) => ({ from: m.from, to: m.to, booking: m.booking }));
-    const others = subtract(busy.get(room.id) || [], own.map((o) => [o.from, o.to]))
-      .map(([from, to]) => ({ from, to, booking: null }));
-    return [...own, ...others];
+      .map((m) => ({ from: m.from, to: m.to, booking: m.booking, title: null }));
+    const named = (titled.get(room.id) || [])
+      .filter((t) => !own.some((o) => o.from < t.to && t.from < o.to))
+      .map((t) => ({ from: t.from, to: t.to, booking: null, title: t.title }));
+    const others = subtract(busy.get(room.id) || [], [...own, ...named].map((o) => [o.from, o.to]))
+      .map(([from, to]) => ({ from, to, booking: null, title: null }));
+    return [...own, ...named, ...others];
   });
   let step = grid;
   const hours = new Set();
@@ -119,10 +124,10 @@ export class FloorView {
       if (today(this.clock.zone) !== guess) read = null;
     }
     if (day === null) day = today(this.clock.zone);
-    const [busy, mine] = await Promise.all([
+    const [{ busy, titled }, mine] = await Promise.all([
       read || (this.hasDaySchedule ? this.schedule(day) : this.busyByListRooms(day)), this.yours(day)]);
     if (ticket !== this.loads) return undefined;
-    this.draw(day, plan(this.rooms, busy, mine, nowMinute(day, this.clock.zone), this.clock.grid));
+    this.draw(day, plan(this.rooms, busy, mine, nowMinute(day, this.clock.zone), this.clock.grid, titled));
     return day;
   }
 
@@ -147,18 +152,25 @@ export class FloorView {
     return zone === named ? named : `${named}; this browser reads now on ${zone}`;
   }
 
-  /** When each room is busy on `day`, from day_schedule: room id → [[from, to)]. */
+  /** When each room is busy on `day`, from day_schedule: `{ busy, titled }`, busy: room id →
+   * [[from, to)]; titled: room id → [{ from, to, title }], others' bookings whose titles the
+   * server showed (a floor with public titles). */
   async schedule(day) {
     const r = await this.client.callTool('day_schedule', { day }, noQuestions);
     if (r.isError) throw new Error(resultText(r));
     this.learn(r.structuredContent || {});
     const busy = new Map();
+    const titled = new Map();
     for (const room of (r.structuredContent && r.structuredContent.rooms) || []) {
       const runs = (room.booked || []).map((b) => [parseTime(b.start), parseTime(b.end)])
         .filter(([f, t]) => f !== null && t !== null && f < t);
       busy.set(room.id, runs);
+      titled.set(room.id, (room.meetings || [])
+        .filter((m) => !m.yours && typeof m.title === 'string' && m.title)
+        .map((m) => ({ from: parseTime(m.start), to: parseTime(m.end), title: m.title }))
+        .filter(({ from, to }) => from !== null && to !== null && from < to));
     }
-    return busy;
+    return { busy, titled };
   }
 
   /**
@@ -166,6 +178,7 @@ export class FloorView {
    * whole hour still to come, then step by step within the hours found busy (and the hour under
    * way). Steps that have begun are not asked (list_rooms calls them taken): they show as past.
    * A floor whose grid is coarser than a step refuses the step: that hour counts as busy.
+   * `{ busy, titled }` as [`schedule`] says, with no titles.
    */
   async busyByListRooms(day) {
     const now = nowMinute(day, this.clock.zone);
@@ -191,7 +204,7 @@ export class FloorView {
         for (const id of rooms) if (runs.has(id)) runs.get(id).push([m, m + STEP]);
       });
     }));
-    return new Map([...runs].map(([id, r]) => [id, merge(r)]));
+    return { busy: new Map([...runs].map(([id, r]) => [id, merge(r)])), titled: new Map() };
   }
 
   /** The caller's bookings that take up some of `day`, as the server lists them:
@@ -248,9 +261,10 @@ export class FloorView {
     const cls = `block ${state}${c.past ? ' past' : ''}`;
     const attrs = { rowspan: c.rows > 1 ? c.rows : null, 'data-end': hhmm(c.to), 'data-past': c.past ? 'true' : null };
     if (!c.booking) {
+      attrs['data-title'] = c.title || null;
       return td(cls, state, attrs, el('div', { class: 'cell booked' },
         el('span', { class: 'sr', text: `${room.name} ${span}${over}: ` }),
-        el('span', { class: 'what', text: 'Booked' }), el('span', { class: 'when', 'aria-hidden': 'true', text: ` ${span}` })));
+        el('span', { class: 'what', text: c.title || 'Booked' }), el('span', { class: 'when', 'aria-hidden': 'true', text: ` ${span}` })));
     }
     const b = c.booking;
     const named = b.title ? `, “${b.title}”` : '';

@@ -6,6 +6,8 @@ use super::answer::{complete, fail, Text};
 use super::floor::{Floor, Mask, Room};
 #[cfg(feature = "offer-instead")]
 use super::instead::{instead, Settled};
+#[cfg(feature = "public-titles")]
+use super::named::InTheWay;
 use super::report::{Booked, Earliest, NotBooked, RoomQuestion, Taken, TooSmall, UnknownRoom};
 use super::span::Span;
 use super::store::Store;
@@ -178,7 +180,8 @@ pub(super) async fn book_room<S: Store>(
                 },
             ))
         }
-        Ok(Commit::Taken(_)) => {
+        #[cfg_attr(not(feature = "public-titles"), allow(unused_variables))]
+        Ok(Commit::Taken(ref clash)) => {
             let free = free_at(floor, store, span, people, Mask::MAX).await?;
             Ok(fail(
                 reply,
@@ -189,6 +192,8 @@ pub(super) async fn book_room<S: Store>(
                     free,
                     #[cfg(feature = "offer-instead")]
                     starts: &[],
+                    #[cfg(feature = "public-titles")]
+                    clash: InTheWay::of(&floor, clash, &holder(call.principal)),
                 },
             ))
         }

@@ -4,6 +4,7 @@
 use core::fmt;
 
 use super::floor::{Floor, Mask, Room};
+use super::named::Meetings;
 use super::report::room_object;
 use super::span::Day;
 use super::time_of_day::TimeOfDay;
@@ -19,6 +20,8 @@ pub(super) struct RoomDay<'r> {
     pub(super) day: Day,
     /// Entry `i`: when room `i` is booked.
     pub(super) busy: [Busy; MAX_ROOMS],
+    /// The meetings the caller may read (its own; others' titles on a public floor).
+    pub(super) named: Meetings<'r>,
 }
 
 /// The runs of set cells of a [`Busy`] day, as times of day: `(09:30, 10:15)`, …
@@ -73,7 +76,9 @@ impl Report for RoomDay<'_> {
                 write!(f, "{from}–{to}")?;
             }
             f.write_char('\n')?;
+            self.named.text(f, r.id)?;
         }
+        self.named.unnamed_text(f)?;
         f.write_str("Times are on the floor's clock, ")?;
         f.write_str(self.floor.zone.name())?;
         f.write_char('.')
@@ -106,8 +111,14 @@ impl Report for RoomDay<'_> {
                     .string_fmt(format_args!("{from}"));
                 w.key("end").string_fmt(format_args!("{to}")).end_object();
             }
-            w.end_array().end_object();
+            w.end_array();
+            self.named.structured(w, r.id);
+            w.end_object();
         }
-        w.end_array().end_object();
+        w.end_array();
+        if self.named.unnamed > 0 {
+            w.key("unnamed").int(self.named.unnamed.into());
+        }
+        w.end_object();
     }
 }

@@ -43,6 +43,10 @@ pub struct Floor<'r> {
     /// When bookings may start and must end, on that clock (`None`: any time of day).
     #[cfg(feature = "opening-hours")]
     pub open: Option<(TimeOfDay, TimeOfDay)>,
+    /// Whether every principal sees the titles of others' bookings (else only "booked"); an
+    /// organiser is never named either way.
+    #[cfg(feature = "public-titles")]
+    pub public_titles: bool,
 }
 
 /// The rooms, the grid, the longest booking and the zone's name.
@@ -90,6 +94,8 @@ pub const DEFAULT_FLOOR: Floor<'static> = Floor {
     zone: &Utc,
     #[cfg(feature = "opening-hours")]
     open: None,
+    #[cfg(feature = "public-titles")]
+    public_titles: false,
 };
 
 /// A set of rooms on a floor, by index.

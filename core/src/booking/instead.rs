@@ -8,8 +8,12 @@ use heapless::{String, Vec};
 
 use super::answer::{complete, fail};
 use super::floor::{Floor, Mask, Room};
+#[cfg(feature = "public-titles")]
+use super::named::{InTheWay, Named};
 use super::report::{NotBooked, Taken};
 use super::span::{Minute, Span};
+#[cfg(feature = "public-titles")]
+use super::store::holder;
 use super::store::{occupant, Store};
 use super::vacancy::free_at;
 use super::zone::{day_span, Local};
@@ -86,7 +90,8 @@ impl fmt::Display for Alternative<'_, '_> {
 }
 
 /// Offers what fits instead of `room`, which is taken for some of `span`: the free rooms with
-/// at least `people` seats, and the nearest free starts in `room`.
+/// at least `people` seats, and the nearest free starts in `room` (and the meeting in the way,
+/// when the caller may read its title).
 pub(super) async fn instead<'r, 'w, 'b, S: Store>(
     floor: Floor<'r>,
     store: &mut S,
@@ -96,6 +101,12 @@ pub(super) async fn instead<'r, 'w, 'b, S: Store>(
     span: Span,
     people: u16,
 ) -> Result<Settled<'r, 'w, 'b>, CallError> {
+    // The meeting in the way, read first (while the least is held across the read).
+    #[cfg(feature = "public-titles")]
+    let in_the_way = match occupant(store, room.id, span).await? {
+        Some(b) => InTheWay::of(&floor, &b, &holder(call.principal)),
+        None => None,
+    };
     let rooms: Mask = free_at(floor, store, span, people, Mask::MAX).await?;
     let starts = other_starts(floor, store, room.id, span, call.now).await?;
     let mut values: Vec<String<6>, MAX_OTHER_STARTS> = Vec::new();
@@ -117,11 +128,17 @@ pub(super) async fn instead<'r, 'w, 'b, S: Store>(
             span,
             free: rooms,
             starts: &starts,
+            #[cfg(feature = "public-titles")]
+            clash: in_the_way,
         };
         return Ok(Settled::Answered(fail(reply, &taken)));
     }
+    #[cfg(feature = "public-titles")]
+    let named = Named(in_the_way.as_ref());
+    #[cfg(not(feature = "public-titles"))]
+    let named = "";
     let clash = Msg(format_args!(
-        "{} is already booked for some of {}.",
+        "{} is already booked for some of {}{named}.",
         room.name,
         Local(span, floor.zone)
     ));

@@ -2,7 +2,11 @@
 
 use super::answer::{complete, fail, Text};
 use super::floor::Floor;
+#[cfg(feature = "public-titles")]
+use super::named::in_the_way;
 use super::report::RoomList;
+#[cfg(feature = "public-titles")]
+use super::store::holder;
 use super::store::Store;
 use super::tools::ListArgs;
 use super::vacancy::free_at;
@@ -40,6 +44,14 @@ pub(super) async fn list_rooms<S: Store>(
         Some(s) => free_at(floor, store, s, people, shown).await?,
         None => shown,
     };
+    // The meetings in the way that the caller may read: its own, or any on a public floor.
+    #[cfg(feature = "public-titles")]
+    let in_the_way = match span {
+        Some(s) if !past => {
+            in_the_way(floor, store, s, shown & !free, &holder(call.principal)).await?
+        }
+        _ => heapless::Vec::new(),
+    };
     Ok(complete(
         reply,
         &RoomList {
@@ -48,6 +60,8 @@ pub(super) async fn list_rooms<S: Store>(
             free,
             span,
             past: past.then_some(call.now),
+            #[cfg(feature = "public-titles")]
+            in_the_way,
         },
     ))
 }

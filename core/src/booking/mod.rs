@@ -15,6 +15,8 @@ mod list;
 mod mem_store;
 #[cfg(feature = "list-bookings")]
 mod mine;
+#[cfg(any(feature = "day-schedule", feature = "public-titles"))]
+mod named;
 mod read;
 #[cfg(feature = "clock-changes")]
 mod repeat;

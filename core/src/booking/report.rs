@@ -4,12 +4,16 @@
 use core::fmt;
 
 use super::floor::{Floor, Mask, Room};
+#[cfg(feature = "public-titles")]
+use super::named::{InTheWay, Named};
 #[cfg(feature = "list-bookings")]
 use super::span::Day;
 use super::span::Span;
 use super::store::{Booking, Status};
 use super::zone::{wall_clock, Local, Rfc3339, Zone};
 use crate::engine::Report;
+#[cfg(feature = "public-titles")]
+use crate::limits::MAX_NAMED;
 use crate::limits::MAX_ROOMS;
 use crate::wire::write::{Num, Writer};
 
@@ -254,13 +258,23 @@ pub(super) struct Taken<'a, 'r> {
     /// Other starts free in `room`, the nearest first.
     #[cfg(feature = "offer-instead")]
     pub(super) starts: &'a [Span],
+    /// The meeting in the way, when the caller may read its title.
+    #[cfg(feature = "public-titles")]
+    pub(super) clash: Option<InTheWay>,
 }
 
 impl Report for Taken<'_, '_> {
     fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
         f.write_str(self.room.name)?;
         let span = Local(self.span, self.floor.zone);
+        #[cfg(not(feature = "public-titles"))]
         write!(f, " is already booked for some of {span}. ")?;
+        #[cfg(feature = "public-titles")]
+        write!(
+            f,
+            " is already booked for some of {span}{}. ",
+            Named(self.clash.as_ref())
+        )?;
         #[cfg(feature = "offer-instead")]
         let starts = self.starts;
         #[cfg(not(feature = "offer-instead"))]
@@ -285,6 +299,10 @@ impl Report for Taken<'_, '_> {
             .bool(false)
             .key("reason")
             .string("taken");
+        #[cfg(feature = "public-titles")]
+        if let Some(clash) = &self.clash {
+            clash.write(w);
+        }
         w.key("free_rooms").begin_array();
         self.floor.iter(self.free).for_each(|r| {
             w.string(r.id);
@@ -310,6 +328,20 @@ pub(super) struct RoomList<'r> {
     pub(super) span: Option<Span>,
     /// The clock, when the time asked about has already started.
     pub(super) past: Option<u64>,
+    /// The meetings in the way the caller may read, by room id.
+    #[cfg(feature = "public-titles")]
+    pub(super) in_the_way: heapless::Vec<(&'r str, InTheWay), MAX_NAMED>,
+}
+
+impl RoomList<'_> {
+    /// The meeting in room `id`'s way that the caller may read.
+    #[cfg(feature = "public-titles")]
+    fn in_the_way(&self, id: &str) -> Option<&InTheWay> {
+        self.in_the_way
+            .iter()
+            .find(|(r, _)| *r == id)
+            .map(|(_, m)| m)
+    }
 }
 
 impl Report for RoomList<'_> {
@@ -333,6 +365,8 @@ impl Report for RoomList<'_> {
                 f.write_str(", ")?;
                 f.write_str(state)?;
                 write!(f, " on {s}")?;
+                #[cfg(feature = "public-titles")]
+                write!(f, "{}", Named(self.in_the_way(r.id)))?;
             }
             f.write_char('\n')?;
         }
@@ -360,6 +394,10 @@ impl Report for RoomList<'_> {
             room_object(w, r);
             if self.span.is_some() {
                 w.key("free").bool(self.free & 1 << i != 0);
+            }
+            #[cfg(feature = "public-titles")]
+            if let Some(m) = self.in_the_way(r.id) {
+                m.write(w);
             }
             w.end_object();
         }

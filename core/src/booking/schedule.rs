@@ -1,10 +1,12 @@
-//! `day_schedule`: one day of the floor, each room with the times it is booked.
+//! `day_schedule`: one day of the floor, each room with the times it is booked and the meetings
+//! the caller may read (its own, and others' titles on a floor with public titles).
 
 use super::answer::{complete, fail, Text};
 use super::day_report::RoomDay;
 use super::floor::Floor;
+use super::named::meetings;
 use super::read::{day, DayArg};
-use super::store::Store;
+use super::store::{holder, Store};
 use super::tools::DayArgs;
 use super::vacancy::busy_cells;
 use crate::engine::{Call, CallError, Done, Reply};
@@ -25,6 +27,7 @@ pub(super) async fn day_schedule<S: Store>(
     };
     let shown = floor.mask(|r| r.seats >= args.attendees.unwrap_or(0));
     let busy = busy_cells(floor, store, day, shown).await?;
+    let named = meetings(floor, store, day, shown, &holder(call.principal)).await?;
     Ok(complete(
         reply,
         &RoomDay {
@@ -32,6 +35,7 @@ pub(super) async fn day_schedule<S: Store>(
             shown,
             day,
             busy,
+            named,
         },
     ))
 }

@@ -25,6 +25,9 @@ struct RoomsFile {
     time_zone: Option<String>,
     /// When bookings may start and must end, `"07:00-20:00"`; any time when not given.
     opening_hours: Option<String>,
+    /// Whether everyone sees the titles of others' bookings (default: only "booked").
+    #[serde(default)]
+    public_titles: bool,
     room: Vec<RoomEntry>,
 }
 
@@ -53,6 +56,7 @@ struct RoomEntry {
 /// opening_hours = "07:00-20:00" # optional: bookings start and end within (default any time)
 /// grid_minutes = 15        # optional: 5, 10, 15, 30 or 60 (default 15)
 /// max_minutes = 480        # optional: the longest booking (default 8 hours)
+/// public_titles = true     # optional: others see booking titles (default: only "booked")
 ///
 /// [[room]]
 /// id = "atrium"            # 1-24 bytes, unique
@@ -120,6 +124,7 @@ fn parse_rooms(text: &str) -> Result<Floor<'static>, String> {
         max_minutes: max,
         zone,
         open,
+        public_titles: file.public_titles,
     })
 }
 
@@ -185,6 +190,9 @@ mod tests {
         let f = parse_rooms(&format!("grid_minutes = 30\nmax_minutes = 120\n{one}")).unwrap();
         assert_eq!((f.grid, f.max_minutes), (30, 120));
         assert_eq!(f.zone.name(), "UTC", "old floor files mean UTC");
+        assert!(!f.public_titles, "titles are private unless the file says");
+        let public = parse_rooms(&format!("public_titles = true\n{one}")).unwrap();
+        assert!(public.public_titles);
         let f = parse_rooms(&format!("time_zone = \"Europe/Berlin\"\n{one}")).unwrap();
         assert_eq!(f.zone.name(), "Europe/Berlin");
         let e = parse_rooms(&format!("time_zone = \"Berlin\"\n{one}")).unwrap_err();
