@@ -82,8 +82,9 @@ step "tests that need root (connecting to TCP as another user; a fake folder own
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
     cargo test --locked -p redmark-tests --test serve_stream -- --ignored tcp_refuses_another_users_process
     cargo test --locked -p redmark-tests --test serve_folder_owner -- --ignored a_relay_refuses_an_owner_of_another_user
+    cargo test --locked -p redmark-tests --test serve_http -- --ignored another_users_http_client_is_not_the_local_user
 else
-    echo "skipped: not root or no setpriv (tcp_refuses_another_users_process and a_relay_refuses_an_owner_of_another_user stay ignored)"
+    echo "skipped: not root or no setpriv (tcp_refuses_another_users_process, a_relay_refuses_an_owner_of_another_user and another_users_http_client_is_not_the_local_user stay ignored)"
 fi
 
 step "fuzz smoke (every target in core/fuzz for a few seconds; skipped without nightly)"

@@ -235,7 +235,7 @@ async function useToken(token) {
   else sessionStorage.removeItem(TOKEN_KEY);
   $('who').textContent = token
     ? 'Using the bearer token you pasted (kept in this tab only).'
-    : 'Anonymous: no token sent. A server on this machine without --tokens lets you in as is.';
+    : 'No token sent. A server on this machine without --tokens lets you in as is: on Linux as yourself (your terminal\'s bookings are yours here), elsewhere as one anonymous user.';
 }
 
 /** Where a server publishes its OAuth protected-resource metadata (RFC 9728): the endpoint's

@@ -2,6 +2,7 @@
 
 pub mod browser;
 mod browser_tools;
+pub mod page;
 pub mod peers;
 pub mod pg;
 mod pg_tools;

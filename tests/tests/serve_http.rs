@@ -437,3 +437,74 @@ fn a_client_that_never_reads_is_closed_after_the_write_timeout() {
         .join()
         .expect("the flood ends once the server closes it");
 }
+
+/// On a loopback server without tokens the server's own user is the local user over HTTP too
+/// (the bookings of stdio, `--tcp` and `redmark call` are theirs), and another user of the
+/// machine never is: a process of `nobody` is the anonymous principal and sees none of them.
+/// Needs root to run a client as `nobody`, so it is ignored by default; as root run it with
+/// `cargo test -p redmark-tests --test serve_http -- --ignored another_users_http_client`
+/// (it fails, rather than passing vacuously, when run without root or setpriv).
+#[test]
+#[ignore = "needs root and setpriv: run as root with `cargo test -p redmark-tests --test serve_http -- --ignored another_users_http_client`"]
+fn another_users_http_client_is_not_the_local_user() {
+    use std::process::Command;
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| o.stdout.starts_with(b"0\n"))
+        .unwrap_or(false);
+    assert!(root, "needs root, to connect as another user (nobody)");
+    let data = TempDir::new("http-uid");
+    let s = Server::start(&["--http", "127.0.0.1:0"], data.path());
+    let addr = s.http[0];
+    let day = json!({"day": "2099-09-17"});
+    // Booked by the local user through the serve's data folder (`redmark call`).
+    let booked = Command::new(redmark_tests::server::redmark_bin())
+        .args(["call", "--no-input", "--data"])
+        .arg(data.path())
+        .args(["book_room", "day=2099-09-17", "hour=9", "room_id=nook"])
+        .output()
+        .expect("run redmark call");
+    assert!(booked.status.success(), "{booked:?}");
+    let list = tool_call(2, "list_bookings", day, true);
+    let mine = post_mcp(addr, &list, &[]);
+    let text = |v: &Value| {
+        v["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned()
+    };
+    assert!(
+        text(&mine.json()).contains("bk_1"),
+        "the same user: {:?}",
+        mine.json()
+    );
+    // The same request as `nobody` (bash's /dev/tcp), with the headers post_mcp sends.
+    let body = list.to_string();
+    let port = addr.port();
+    let script = format!(
+        "exec 3<>/dev/tcp/127.0.0.1/{port} && printf 'POST /mcp HTTP/1.1\\r\\nHost: 127.0.0.1:{port}\\r\\n\
+         Content-Type: application/json\\r\\nAccept: application/json, text/event-stream\\r\\n\
+         MCP-Protocol-Version: 2026-07-28\\r\\nMcp-Method: tools/call\\r\\nMcp-Name: list_bookings\\r\\n\
+         Content-Length: {}\\r\\nConnection: close\\r\\n\\r\\n%s' \"$1\" >&3 && timeout 20 cat <&3",
+        body.len()
+    );
+    let as_nobody = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .args(["bash", "-c", &script, "bash", &body])
+        .output()
+        .expect("run setpriv (util-linux)");
+    let reply = String::from_utf8_lossy(&as_nobody.stdout).into_owned();
+    let json = reply.split("\r\n\r\n").nth(1).unwrap_or_default();
+    let theirs: Value = serde_json::from_str(json).unwrap_or_else(|e| {
+        panic!(
+            "no answer for nobody ({e}): {reply}{}",
+            String::from_utf8_lossy(&as_nobody.stderr)
+        )
+    });
+    assert_eq!(
+        text(&theirs),
+        "You have no bookings on 2099-09-17.",
+        "another user is not the local user: {theirs}"
+    );
+}

@@ -14,17 +14,16 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use redmark_core::booking::Day;
 use redmark_tests::browser::{key, Browser};
+use redmark_tests::page::{wait_cell, wait_question, wait_says, SHOW};
 use redmark_tests::server::{http, post_mcp, tool_call, Server, TempDir};
 use serde_json::{json, Value};
 
 /// The day every test books on: far enough ahead never to have started.
 const DAY: &str = "2099-09-17";
-/// How long the page may take to show what a test waits for.
-const SHOW: Duration = Duration::from_secs(30);
 
 fn page_url(s: &Server) -> String {
     format!("http://{}/?day={DAY}", s.http[0])
@@ -38,46 +37,6 @@ fn free_rooms(addr: SocketAddr, hour: u8) -> Vec<String> {
 /// The rooms the server itself says are free at `hour` of `day`.
 fn free_rooms_on(addr: SocketAddr, day: &str, hour: u8) -> Vec<String> {
     free_rooms_for(addr, json!({"day": day, "hour": hour}))
-}
-
-/// Waits until the grid's cell for `room` starting at `start` (HH:MM) is in `state` (free,
-/// own, booked, past): a free or past step, or a booking's block.
-fn wait_cell(b: &Browser, room: &str, start: &str, state: &str) {
-    b.wait_js(
-        &format!("{room} at {start} to be {state}"),
-        &format!(
-            "const c = document.querySelector('#grid td[data-room=\"{room}\"][data-start=\"{start}\"]');\
-             return !!c && c.dataset.state === '{state}' && !document.querySelector('[aria-busy]');"
-        ),
-        SHOW,
-    );
-}
-
-/// Waits until `#status` (or `#error`, with `error`) says `text` and the page is done with
-/// what it was doing (the floor redrawn); returns what it says.
-fn wait_says(b: &Browser, id: &str, text: &str) -> String {
-    let v = b.wait_js(
-        &format!("#{id} to say {text:?}"),
-        &format!(
-            "const e = document.getElementById('{id}'); const t = e.hidden ? '' : e.textContent;\
-             return t.includes({}) && !document.querySelector('[aria-busy]') ? t : null;",
-            json!(text)
-        ),
-        SHOW,
-    );
-    v.as_str().unwrap_or_default().to_string()
-}
-
-/// Waits for the question form under `key` to be shown.
-fn wait_question(b: &Browser, key: &str) {
-    b.wait_js(
-        &format!("the question {key:?}"),
-        &format!(
-            "return !document.getElementById('ask').hidden && \
-             !!document.querySelector('form.question[data-key=\"{key}\"]');"
-        ),
-        SHOW,
-    );
 }
 
 /// The rooms the server itself says are free for all of the span in `args` (day, start,

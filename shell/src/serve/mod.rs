@@ -10,7 +10,9 @@
 //!   another user of the machine cannot act as this one. For anything remote or multi-user
 //!   use `--http` with `--tokens`.
 //! - HTTP: `Authorization: Bearer` tokens mapped by `--tokens FILE` (`http:<name>`); without a
-//!   file, everyone is `http:anonymous` and a warning is logged.
+//!   file (loopback only), a connection from the server's own uid (the same kernel check as
+//!   TCP's; Linux) is the local user (`local`: the booking page and `redmark call` are the
+//!   person at the terminal), any other `http:anonymous`, and a warning is logged.
 
 mod args;
 pub mod config;

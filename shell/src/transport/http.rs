@@ -13,8 +13,10 @@
 //!    **415**: a page may send `text/plain` and form bodies to any site without a preflight).
 //! 3. `Authorization: Bearer` → principal from `--tokens`, or from a JWT access token when
 //!    `--auth-issuer` is given (`crate::auth`: 401 with `resource_metadata`, 403
-//!    `insufficient_scope` after the body is read); unknown or missing → **401**. With neither
-//!    every request is one anonymous principal. `GET /.well-known/oauth-protected-resource[/mcp]`
+//!    `insufficient_scope` after the body is read); unknown or missing → **401**. With neither,
+//!    on loopback, a connection the kernel says is the server's own user's ([`super::peer`],
+//!    Linux) is the local user, the principal of stdio and `--tcp` too; any other is one
+//!    anonymous principal. `GET /.well-known/oauth-protected-resource[/mcp]`
 //!    serves RFC 9728 metadata under `--auth-issuer`. The connection then counts against that
 //!    principal; one already holding its share of the listener gets **503**
 //!    ([`super::share`]).
@@ -44,16 +46,23 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::accept::{accept_gated, WriteTimeout};
+use super::peer::PeerUids;
 use super::share::{Hold, Shares};
 use crate::auth::tokens::Tokens;
 use crate::auth::{OAuth, Verdict};
-use crate::host::{Hosted, Msg, OwnedHeaders, Shared};
+use crate::host::{Hosted, Msg, OwnedHeaders, Shared, LOCAL_PRINCIPAL};
 use crate::legacy::http::HttpLegacy;
 use crate::metrics::Transport;
 use crate::ops::http as ops;
 
-/// Principal of every request when no tokens file is given.
+/// Principal of every request when no tokens file is given (but the local user's own, on
+/// loopback).
 pub const ANONYMOUS: &[u8] = b"http:anonymous";
+
+/// Whether a connection comes from the server's own user, by the kernel's word, on a loopback
+/// server without tokens or an issuer (its requests are then the local user's).
+#[derive(Clone, Copy)]
+struct OwnUser(bool);
 
 /// Settings of one HTTP listener.
 pub struct HttpConfig {
@@ -112,6 +121,12 @@ pub async fn serve_http<A: Hosted>(
     });
     let app = Router::new().fallback(handle::<A>).with_state(state);
     let tracker = TaskTracker::new();
+    // Without credentials on loopback, the user's own connections are the local user.
+    let local = listener
+        .local_addr()
+        .ok()
+        .filter(|_| loopback && !st_tokens);
+    let mut uids = PeerUids::default();
     accept_gated(
         "http",
         &listener,
@@ -121,8 +136,11 @@ pub async fn serve_http<A: Hosted>(
         |sock, peer, hold: Arc<Hold>| {
             let svc = TowerToHyperService::new(app.clone());
             let held = Arc::clone(&hold);
+            let own =
+                OwnUser(local.is_some_and(|l| uids.check(peer, l) == super::peer::Verdict::Same));
             let svc = hyper::service::service_fn(move |mut req| {
                 req.extensions_mut().insert(Arc::clone(&held));
+                req.extensions_mut().insert(own);
                 // Counted in flight until hyper has taken the whole answer (an SSE stream too).
                 let answering = held.answering();
                 let answer = hyper::service::Service::call(&svc, req);
@@ -213,7 +231,7 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
         return ops::healthz(&parts.method, st.shared.admin()).await;
     }
     if parts.uri.path() == ops::METRICS_PATH {
-        let who = match caller(&st, &parts.headers).await {
+        let who = match caller(&st, &parts).await {
             Ok(who) => who,
             Err(r) => return r,
         };
@@ -231,7 +249,7 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
     if parts.method != Method::POST {
         // LEGACY (dual-era, crate::legacy): GET/DELETE naming a 2025-11-25 session, for its
         // owner; naming one without a valid token: the 401, as for a POST (not the 405).
-        match caller(&st, &parts.headers).await {
+        match caller(&st, &parts).await {
             Ok(who) => {
                 let early = st
                     .legacy
@@ -260,7 +278,7 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
             "Unsupported media type: POST /mcp needs Content-Type: application/json\n",
         );
     }
-    let (principal, scopes) = match caller(&st, &parts.headers).await {
+    let (principal, scopes) = match caller(&st, &parts).await {
         Ok(who) => (who.principal, who.scopes),
         Err(r) => return r,
     };
@@ -392,16 +410,25 @@ fn over_share(parts: &axum::http::request::Parts, principal: &Arc<[u8]>) -> Opti
 }
 
 /// The caller named by the `Authorization` header: a `--tokens` token, else (with
-/// `--auth-issuer`) a valid access token; no `--tokens` and no issuer: anonymous. Else the 401.
-async fn caller<A: Hosted>(st: &HttpState<A>, h: &HeaderMap) -> Result<Caller, Response> {
-    let token = bearer(h);
+/// `--auth-issuer`) a valid access token; no `--tokens` and no issuer: the local user on the
+/// server's own user's connections ([`OwnUser`]), else anonymous. Else the 401.
+async fn caller<A: Hosted>(
+    st: &HttpState<A>,
+    parts: &axum::http::request::Parts,
+) -> Result<Caller, Response> {
+    let token = bearer(&parts.headers);
     let fixed = |principal| Caller {
         principal,
         scopes: None,
     };
     let Some(tokens) = &st.tokens else {
         if st.oauth.is_none() {
-            return Ok(fixed(Arc::clone(&st.anonymous)));
+            let own = parts.extensions.get::<OwnUser>().is_some_and(|o| o.0);
+            return Ok(fixed(if own {
+                Arc::from(LOCAL_PRINCIPAL)
+            } else {
+                Arc::clone(&st.anonymous)
+            }));
         }
         return oauth_caller(st, token).await;
     };
