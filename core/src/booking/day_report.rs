@@ -5,11 +5,12 @@ use core::fmt;
 
 use super::floor::{Floor, Mask, Room};
 use super::report::room_object;
+use super::room_set::RoomBits;
 use super::span::Day;
 use super::time_of_day::TimeOfDay;
 use super::vacancy::{Busy, CELL};
 use crate::engine::Report;
-use crate::limits::MAX_ROOMS;
+use crate::limits::MAX_SCHEDULE_ROOMS;
 use crate::wire::write::Writer;
 
 /// When each room is booked on one day (`day_schedule`).
@@ -17,8 +18,11 @@ pub(super) struct RoomDay<'r> {
     pub(super) floor: Floor<'r>,
     pub(super) shown: Mask,
     pub(super) day: Day,
-    /// Entry `i`: when room `i` is booked.
-    pub(super) busy: [Busy; MAX_ROOMS],
+    /// Entry `k`: when the `k`-th shown room is booked.
+    pub(super) busy: [Busy; MAX_SCHEDULE_ROOMS],
+    /// The site it is a building of, and how many rooms that fit are not shown.
+    #[cfg(feature = "campus")]
+    pub(super) place: (&'r [Floor<'r>], u32),
 }
 
 /// The runs of set cells of a [`Busy`] day, as times of day: `(09:30, 10:15)`, …
@@ -42,20 +46,13 @@ fn runs(busy: Busy) -> impl Iterator<Item = (TimeOfDay, TimeOfDay)> {
 impl RoomDay<'_> {
     /// The shown rooms with when they are booked.
     fn rooms(&self) -> impl Iterator<Item = (&Room<'_>, Busy)> {
-        let shown = self.shown;
-        self.floor
-            .rooms
-            .iter()
-            .zip(self.busy)
-            .enumerate()
-            .filter(move |(i, _)| shown & 1 << i != 0)
-            .map(|(_, (r, b))| (r, b))
+        self.floor.iter(self.shown).zip(self.busy)
     }
 }
 
 impl Report for RoomDay<'_> {
     fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        if self.shown == 0 {
+        if self.shown.is_none() {
             return f.write_str("No room has that many seats.");
         }
         for (r, busy) in self.rooms() {
@@ -73,6 +70,14 @@ impl Report for RoomDay<'_> {
                 write!(f, "{from}–{to}")?;
             }
             f.write_char('\n')?;
+        }
+        #[cfg(feature = "campus")]
+        if self.place.1 > 0 {
+            let more = crate::wire::write::Num(self.place.1.into());
+            writeln!(
+                f,
+                "{more} more: narrow by building, level, attendees or equipment."
+            )?;
         }
         f.write_str("Times are on the floor's clock, ")?;
         f.write_str(self.floor.zone.name())?;
@@ -96,6 +101,8 @@ impl Report for RoomDay<'_> {
                 .string_fmt(format_args!("{close}"))
                 .end_object();
         }
+        #[cfg(feature = "campus")]
+        super::campus_report::write_place(w, self.place.0, &self.floor, self.place.1);
         w.key("rooms").begin_array();
         for (r, busy) in self.rooms() {
             room_object(w, r);
