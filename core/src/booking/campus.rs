@@ -231,6 +231,7 @@ pub(super) async fn list_site<S: Store>(
             listed: &listed,
             times: &times,
             more,
+            narrowed: args.level.is_some() || args.equipment.is_some(),
             now: call.now,
         },
     ))

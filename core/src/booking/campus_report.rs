@@ -90,6 +90,8 @@ pub(super) struct SiteList<'a, 'r> {
     pub(super) times: &'a [Time; MAX_BUILDINGS],
     /// Rooms that fit but are not listed.
     pub(super) more: u32,
+    /// Whether a level or equipment was asked for (not only seats).
+    pub(super) narrowed: bool,
     pub(super) now: u64,
 }
 
@@ -106,8 +108,12 @@ impl SiteList<'_, '_> {
 
 impl Report for SiteList<'_, '_> {
     fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        if self.listed.is_empty() {
-            return f.write_str("No room has that many seats.");
+        match (self.listed.is_empty(), self.narrowed) {
+            (true, false) => return f.write_str("No room has that many seats."),
+            (true, true) => {
+                return f.write_str("No room has those seats, that level and that equipment.")
+            }
+            _ => {}
         }
         let mut at: Option<(usize, &str)> = None;
         for (i, b, r, free) in self.rooms() {
@@ -180,7 +186,7 @@ pub(super) fn write_place(w: &mut Writer<'_>, site: &[Floor<'_>], shown: &Floor<
         .iter()
         .flat_map(|b| b.rooms)
         .any(|r| !r.level.is_empty());
-    if site.len() < 2 && !levels {
+    if site.len() < 2 && !levels && more == 0 {
         return;
     }
     w.key("building").begin_object();
