@@ -107,7 +107,11 @@ fn a_site_chooses_its_building_and_level_above_the_grid() {
     let g = grid(&b);
     assert_eq!(g["buildings"], json!(["ber", "nyc"]), "{g}");
     assert_eq!(g["levels"], json!(["", "1", "2"]), "{g}");
-    assert_eq!(g["rooms"], json!(["Spree", "Havel"]), "the first building's rooms: {g}");
+    assert_eq!(
+        g["rooms"],
+        json!(["Spree", "Havel"]),
+        "the first building's rooms: {g}"
+    );
 
     choose(&b, "building", "nyc");
     wait_caption(&b, "America/New_York");
