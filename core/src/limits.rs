@@ -23,8 +23,39 @@ pub const MAX_STATE_CHARS: usize = 128;
 pub const MAX_DIGEST_MEMBERS: usize = 32;
 /// Keys a key ring holds (the current one and those kept for verification).
 pub const MAX_KEYS: usize = 4;
-/// Rooms on a floor (candidate sets are a bitmask of this width).
+/// Rooms in one building (a room set, [`Mask`](crate::booking::Mask), is this many bits): a
+/// panel's few (one `u32`).
+#[cfg(not(feature = "campus"))]
 pub const MAX_ROOMS: usize = 16;
+/// Rooms in one building (a room set, [`Mask`](crate::booking::Mask), is this many bits): a
+/// desktop's building of a site.
+#[cfg(feature = "campus")]
+pub const MAX_ROOMS: usize = 512;
+/// Buildings of one site (each with its own rooms, zone and hours).
+#[cfg(feature = "campus")]
+pub const MAX_BUILDINGS: usize = 16;
+/// Most rooms one "which room" or "book instead" question offers (the first that fit; the
+/// rest are narrowed by a hint, attendees or equipment).
+pub const MAX_OFFERED_ROOMS: usize = 16;
+/// Most rooms one `list_rooms` answer lists; the rest are counted ("N more: narrow by …").
+#[cfg(feature = "campus")]
+pub const MAX_LISTED_ROOMS: usize = 24;
+/// Most rooms one `day_schedule` answer shows; the rest are counted (narrow by building,
+/// level, attendees or equipment). Also what its waiting handling holds a day of each for.
+#[cfg(feature = "campus")]
+pub const MAX_SCHEDULE_ROOMS: usize = 32;
+/// Most rooms one `day_schedule` answer shows: the whole floor.
+#[cfg(not(feature = "campus"))]
+pub const MAX_SCHEDULE_ROOMS: usize = MAX_ROOMS;
+/// Longest `building` argument, in characters (an id or a name).
+#[cfg(feature = "campus")]
+pub const MAX_BUILDING_ARG: usize = 64;
+/// Longest `level` argument, in characters.
+#[cfg(feature = "campus")]
+pub const MAX_LEVEL_ARG: usize = 32;
+/// Longest `equipment` argument, in characters (comma-separated, all required).
+#[cfg(feature = "campus")]
+pub const MAX_EQUIPMENT_ARG: usize = 128;
 /// Longest room id, in bytes.
 pub const MAX_ROOM_ID: usize = 24;
 /// Longest meeting title, in bytes of UTF-8.
@@ -67,7 +98,16 @@ pub const READ_CHUNK: usize = 64;
 /// KiB with every feature: a taken room's offer of what fits instead awaits the store for each
 /// room and start it checks; `day_schedule` and `list_rooms` keep the [`MAX_NAMED`] meetings
 /// they name.)
+#[cfg(not(feature = "campus"))]
 pub const MAX_HANDLING: usize = 4 * 1024;
+/// Bytes of the booking app's handling of one message on a 64-bit host (the future
+/// [`Engine::handling`](crate::Engine::handling) returns); `core/tests/no_alloc.rs` holds it to
+/// this bound. With `campus` (6.1 KiB with every feature): each room set a booking holds while
+/// it waits is [`MAX_ROOMS`] bits, each copy of the building a building's id and name more, and
+/// `list_rooms` across a site keeps up to [`MAX_LISTED_ROOMS`] rooms and [`MAX_NAMED`] meetings
+/// in the way while it reads the next building.
+#[cfg(feature = "campus")]
+pub const MAX_HANDLING: usize = 7 * 1024;
 /// Most meetings one answer names: `day_schedule`'s (the caller's own, and others' titled ones
 /// on a floor with public titles) and `list_rooms`' meetings in the way. Past it a meeting is
 /// shown as booked times only, and `day_schedule` says how many it did not name.

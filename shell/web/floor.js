@@ -101,6 +101,10 @@ export class FloorView {
     Object.assign(this, { client, root, onBook, onCancel, listsBookings, hasDaySchedule, onClock });
     this.rooms = null;
     this.loads = 0;
+    /** On a site (day_schedule names its buildings): the building and level asked for, and
+     * the buildings with the one shown. */
+    this.place = { building: null, level: null };
+    this.site = null;
     /** The floor's clock: UTC on the default grid until day_schedule says otherwise. */
     this.clock = { zone: UTC, named: UTC, grid: STEP, max: null, told: false };
   }
@@ -152,13 +156,23 @@ export class FloorView {
     return zone === named ? named : `${named}; this browser reads now on ${zone}`;
   }
 
-  /** When each room is busy on `day`, from day_schedule: `{ busy, titled }`, busy: room id →
-   * [[from, to)]; titled: room id → [{ from, to, title }], others' bookings whose titles the
-   * server showed (a floor with public titles). */
+  /** When each room is busy on `day`, from day_schedule (of the building and level chosen, on
+   * a site): `{ busy, titled }`, busy: room id → [[from, to)]; titled: room id →
+   * [{ from, to, title }], others' bookings whose titles the server showed (a floor with public
+   * titles). */
   async schedule(day) {
-    const r = await this.client.callTool('day_schedule', { day }, noQuestions);
+    const args = { day };
+    if (this.place.building) args.building = this.place.building;
+    if (this.place.level) args.level = this.place.level;
+    const r = await this.client.callTool('day_schedule', args, noQuestions);
     if (r.isError) throw new Error(resultText(r));
-    this.learn(r.structuredContent || {});
+    const s = r.structuredContent || {};
+    this.learn(s);
+    if (Array.isArray(s.buildings)) {
+      // A site: the rooms drawn are the building's (and level's) this answer shows.
+      this.rooms = (s.rooms || []).map(({ booked, meetings, ...room }) => room);
+      this.site = { buildings: s.buildings, building: s.building && s.building.id };
+    }
     const busy = new Map();
     const titled = new Map();
     for (const room of (r.structuredContent && r.structuredContent.rooms) || []) {
@@ -241,7 +255,27 @@ export class FloorView {
     const table = el('table', { class: 'grid' },
       el('caption', { text: `Rooms on ${day}, in ${step}-minute rows (${zone}): ${hhmm(FIRST_HOUR * 60)}–${hhmm((LAST_HOUR + 1) * 60)} and any other hour with a booking. Each booking is one block from its start to its end.` }),
       el('thead', {}, head), el('tbody', {}, body));
-    this.root.replaceChildren(table);
+    this.root.replaceChildren(...[this.chooser(day), table].filter(Boolean));
+  }
+
+  /** On a site, the building and level shown, chosen above the grid (a change redraws it). */
+  chooser(day) {
+    if (!this.site) return null;
+    const { buildings } = this.site;
+    const shown = buildings.find((b) => b.id === this.site.building) || buildings[0];
+    const pick = (label, id, options, value, choose) => {
+      const select = el('select', { id }, options.map(([v, text]) => el('option', { value: v, text, selected: v === value })));
+      select.addEventListener('change', () => {
+        this.place = choose(select.value);
+        this.load(day).catch((e) => this.root.prepend(el('p', { class: 'error', role: 'alert', text: e.message })));
+      });
+      return el('label', {}, `${label} `, select);
+    };
+    const levels = [['', 'Every level'], ...(shown.levels || []).map((l) => [l, l])];
+    return el('div', { class: 'place' },
+      pick('Building', 'building', buildings.map((b) => [b.id, `${b.name} (${b.time_zone})`]), shown.id,
+        (id) => ({ building: id, level: null })),
+      pick('Level', 'level', levels, this.place.level || '', (level) => ({ building: shown.id, level: level || null })));
   }
 
   cell(day, room, m, c) {

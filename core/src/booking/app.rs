@@ -2,8 +2,11 @@
 //! once (`#[app]` checks and reads a call's arguments and hands them to the tool).
 
 use super::book::book_room;
+#[cfg(feature = "campus")]
+use super::campus::{building_for, list_site};
 use super::cancel::cancel_booking;
 use super::floor::Floor;
+#[cfg(not(feature = "campus"))]
 use super::list::list_rooms;
 #[cfg(feature = "list-bookings")]
 use super::mine::list_bookings;
@@ -19,11 +22,29 @@ use crate::engine::{App, Call, Replied, Reply, ServerInfo, ToolEntry};
 use crate::typed::Tools as _;
 use redmark_macros::app;
 
-/// A floor of rooms and the store that keeps their bookings, as an [`App`].
+/// A floor of rooms (or, feature `campus`, a site of buildings) and the store that keeps their
+/// bookings, as an [`App`].
 pub struct BookingApp<'r, S> {
     floor: Floor<'r>,
+    /// The site's buildings, when it has more than `floor` (the first of them).
+    #[cfg(feature = "campus")]
+    site: &'r [Floor<'r>],
     store: S,
     info: ServerInfo,
+}
+
+/// The buildings served: the site's, else the one floor.
+#[cfg(any(
+    feature = "campus",
+    feature = "list-bookings",
+    feature = "day-schedule"
+))]
+fn buildings<'a, 'r>(floor: &'a Floor<'r>, _site: &'a [Floor<'r>]) -> &'a [Floor<'r>] {
+    #[cfg(feature = "campus")]
+    if !_site.is_empty() {
+        return _site;
+    }
+    core::slice::from_ref(floor)
 }
 
 impl<'r, S: Store> BookingApp<'r, S> {
@@ -31,7 +52,34 @@ impl<'r, S: Store> BookingApp<'r, S> {
     /// are ready at once is served by [`Engine::handle`](crate::Engine::handle); one that
     /// waits (across a network or a bus) by [`Engine::handling`](crate::Engine::handling).
     pub const fn new(floor: Floor<'r>, store: S, info: ServerInfo) -> Self {
-        BookingApp { floor, store, info }
+        BookingApp {
+            floor,
+            #[cfg(feature = "campus")]
+            site: &[],
+            store,
+            info,
+        }
+    }
+
+    /// The booking tools over a site of buildings (each a [`Floor`] with its own id, name,
+    /// zone and hours; room ids unique across the site): a call works inside one building, the
+    /// one it names or its room is in (asked when a hint fits rooms in several), else the
+    /// first. An empty site serves [`DEFAULT_FLOOR`](super::DEFAULT_FLOOR).
+    #[cfg(feature = "campus")]
+    pub fn site(site: &'r [Floor<'r>], store: S, info: ServerInfo) -> Self {
+        let floor = site.first().copied().unwrap_or(super::DEFAULT_FLOOR);
+        BookingApp {
+            floor,
+            site,
+            store,
+            info,
+        }
+    }
+
+    /// The buildings served (one for a floor).
+    #[cfg(feature = "campus")]
+    pub fn buildings(&self) -> &[Floor<'r>] {
+        buildings(&self.floor, self.site)
     }
 
     /// The store (e.g. to read its bookings between messages).
@@ -58,20 +106,49 @@ impl<S: Store> App for BookingApp<'_, S> {
     /// the user is asked which.
     #[tool(title = "Book a room", idempotent, salient = all, answers_need_state)]
     async fn book_room(&mut self, args: BookArgs<'_>, call: &Call, reply: Reply) -> Replied {
-        book_room(self.floor, &mut self.store, args, call, reply).await
+        // The building first (no await: the handling keeps only the booking's own state).
+        #[cfg(feature = "campus")]
+        let (floor, reply, here) = match building_for(self.buildings(), &args, call, reply)? {
+            Ok(chosen) => chosen,
+            Err(done) => return Ok(done),
+        };
+        #[cfg(feature = "campus")]
+        return book_room(floor, &mut self.store, args, call, reply, here).await;
+        #[cfg(not(feature = "campus"))]
+        book_room(self.floor, &mut self.store, args, call, reply, ()).await
     }
 
     /// Cancels one of your bookings after asking you to confirm.
     #[tool(title = "Cancel a booking", answers_need_state)]
     #[tool(destructive, idempotent, salient = all)]
     async fn cancel_booking(&mut self, args: CancelArgs<'_>, call: &Call, reply: Reply) -> Replied {
-        cancel_booking(self.floor, &mut self.store, args, call, reply).await
+        #[cfg(feature = "campus")]
+        return cancel_booking(
+            buildings(&self.floor, self.site),
+            &mut self.store,
+            args,
+            call,
+            reply,
+        )
+        .await;
+        #[cfg(not(feature = "campus"))]
+        cancel_booking(&self.floor, &mut self.store, args, call, reply).await
     }
 
     /// Lists the rooms with their seats; with a day and a start (and minutes), says which are
     /// free all that time (none once it has started).
     #[tool(title = "List rooms", read_only, idempotent)]
     async fn list_rooms(&mut self, args: ListArgs<'_>, call: &Call, reply: Reply) -> Replied {
+        #[cfg(feature = "campus")]
+        return list_site(
+            buildings(&self.floor, self.site),
+            &mut self.store,
+            args,
+            call,
+            reply,
+        )
+        .await;
+        #[cfg(not(feature = "campus"))]
         list_rooms(self.floor, &mut self.store, args, call, reply).await
     }
 
@@ -80,7 +157,18 @@ impl<S: Store> App for BookingApp<'_, S> {
     #[cfg(feature = "day-schedule")]
     #[tool(title = "Day schedule", read_only, idempotent)]
     async fn day_schedule(&mut self, args: DayArgs<'_>, call: &Call, reply: Reply) -> Replied {
-        day_schedule(self.floor, &mut self.store, args, call, reply).await
+        #[cfg(feature = "campus")]
+        let site = self.site;
+        #[cfg(not(feature = "campus"))]
+        let site = &[];
+        day_schedule(
+            buildings(&self.floor, site),
+            &mut self.store,
+            args,
+            call,
+            reply,
+        )
+        .await
     }
 
     /// Lists your bookings, earliest first: those of one day, or those still to come (from
@@ -88,7 +176,18 @@ impl<S: Store> App for BookingApp<'_, S> {
     #[cfg(feature = "list-bookings")]
     #[tool(title = "List your bookings", read_only, idempotent)]
     async fn list_bookings(&mut self, args: MineArgs<'_>, call: &Call, reply: Reply) -> Replied {
-        list_bookings(self.floor, &mut self.store, args, call, reply).await
+        #[cfg(feature = "campus")]
+        let site = self.site;
+        #[cfg(not(feature = "campus"))]
+        let site = &[];
+        list_bookings(
+            buildings(&self.floor, site),
+            &mut self.store,
+            args,
+            call,
+            reply,
+        )
+        .await
     }
 }
 

@@ -3,12 +3,15 @@
 use heapless::String;
 
 use super::answer::{complete, fail, Text};
-use super::floor::{Floor, Mask, Room};
+#[cfg(feature = "campus")]
+use super::campus_report::Unequipped;
+use super::floor::{Floor, Here, Mask, Needs, Room};
 #[cfg(feature = "offer-instead")]
 use super::instead::{instead, Settled};
 #[cfg(feature = "public-titles")]
 use super::named::InTheWay;
 use super::report::{Booked, Earliest, NotBooked, RoomQuestion, Taken, TooSmall, UnknownRoom};
+use super::room_set::RoomBits;
 use super::span::Span;
 use super::store::Store;
 use super::store::{holder, Commit, NewBooking, StoreError};
@@ -17,7 +20,7 @@ use super::vacancy::free_at;
 use super::when::{time_of, Timed};
 use super::zone::Local;
 use crate::engine::{Call, CallError, Done, Msg, Reply};
-use crate::limits::MAX_ROOMS;
+use crate::limits::MAX_OFFERED_ROOMS;
 use crate::mrtr::Choice;
 use crate::typed::{Elicited, Offer, Pick, Round, Sealed};
 use redmark_macros::Question;
@@ -30,8 +33,9 @@ pub(super) async fn book_room<S: Store>(
     args: BookArgs<'_>,
     call: &Call<'_>,
     reply: Reply<'_, '_>,
+    here: Here,
 ) -> Result<Done, CallError> {
-    let (span, reply) = match time_of(floor, &args, call, reply)? {
+    let (span, reply) = match time_of(floor, &args, call, reply, here)? {
         Timed::Span(span, reply) => (span, reply),
         Timed::Answered(done) => return Ok(done),
     };
@@ -71,34 +75,47 @@ pub(super) async fn book_room<S: Store>(
         ));
     }
     let people = args.attendees.unwrap_or(0);
-    let fits = floor.mask(|r| r.seats >= people);
+    #[cfg(feature = "campus")]
+    let needs = Needs {
+        people,
+        equipment: args.equipment,
+    };
+    #[cfg(not(feature = "campus"))]
+    let needs = Needs::seats(people);
+    let fits = floor.mask(|r| needs.fit(r));
     let (room, reply) = match (args.room_id, args.room_hint) {
         (Some(id), _) => match floor.by_id(id) {
             Some(room) => (room, reply),
             None => return Ok(fail(reply, &UnknownRoom { floor, id })),
         },
         (None, hint) => {
-            let named = hint.map_or(0, |h| floor.matching(h));
+            let named = hint.map_or(Mask::NONE, |h| floor.matching(h));
             // An unknown hint, or none, offers every room that fits.
-            let pool = if named == 0 {
+            let pool = if named.is_none() {
                 floor.mask(|_| true)
             } else {
                 named
             };
             #[cfg_attr(not(feature = "offer-instead"), allow(unused_mut))]
-            let mut candidates = pool & fits;
+            let mut candidates = pool.and(fits);
             // Only the candidates free then are offered; all taken, the first is the one
             // whose clash is shown (with what fits instead).
             #[cfg(feature = "offer-instead")]
-            if candidates.count_ones() > 1 {
-                let free = free_at(floor, store, span, people, candidates).await?;
-                candidates = if free == 0 {
-                    candidates & candidates.wrapping_neg()
+            if candidates.count() > 1 {
+                let free = free_at(floor, store, span, needs, candidates).await?;
+                candidates = if free.is_none() {
+                    candidates.lowest()
                 } else {
                     free
                 };
             }
-            match candidates.count_ones() {
+            match candidates.count() {
+                #[cfg(feature = "campus")]
+                0 if needs.equipment.is_some()
+                    && !pool.and(floor.mask(|r| r.seats >= people)).is_none() =>
+                {
+                    return Ok(fail(reply, &Unequipped { needs }))
+                }
                 0 => {
                     return Ok(fail(
                         reply,
@@ -113,13 +130,26 @@ pub(super) async fn book_room<S: Store>(
                     Some(room) => (room, reply),
                     None => return Err(CallError::Internal("empty candidate set")),
                 },
-                _ => match choose_room(floor, call, reply, hint, named != 0, candidates, span)? {
+                _ => match choose_room(
+                    floor,
+                    call,
+                    reply,
+                    hint,
+                    !named.is_none(),
+                    candidates,
+                    span,
+                    here,
+                )? {
                     Chosen::Room(room, reply) => (room, reply),
                     Chosen::Answered(done) => return Ok(done),
                 },
             }
         }
     };
+    #[cfg(feature = "campus")]
+    if !super::floor::equipped(room, needs.equipment) {
+        return Ok(fail(reply, &Unequipped { needs }));
+    }
     if room.seats < people {
         let pool = floor.mask(|r| r.id == room.id);
         return Ok(fail(
@@ -146,16 +176,17 @@ pub(super) async fn book_room<S: Store>(
     // the pick under the same operation.
     #[cfg(feature = "offer-instead")]
     let (room, span, reply, committed) = match committed {
-        Ok(Commit::Taken(_)) => match instead(floor, store, call, reply, room, span, people).await?
-        {
-            Settled::Book(other, at, reply) => {
-                new.room = String::try_from(other.id)
-                    .map_err(|_| CallError::Internal("room id too long"))?;
-                new.span = at;
-                (other, at, reply, store.commit(&new).await)
+        Ok(Commit::Taken(_)) => {
+            match instead(floor, store, call, reply, room, span, needs, here).await? {
+                Settled::Book(other, at, reply) => {
+                    new.room = String::try_from(other.id)
+                        .map_err(|_| CallError::Internal("room id too long"))?;
+                    new.span = at;
+                    (other, at, reply, store.commit(&new).await)
+                }
+                Settled::Answered(done) => return Ok(done),
             }
-            Settled::Answered(done) => return Ok(done),
-        },
+        }
         other => (room, span, reply, other),
     };
     match committed {
@@ -182,7 +213,7 @@ pub(super) async fn book_room<S: Store>(
         }
         #[cfg_attr(not(feature = "public-titles"), allow(unused_variables))]
         Ok(Commit::Taken(ref clash)) => {
-            let free = free_at(floor, store, span, people, Mask::MAX).await?;
+            let free = free_at(floor, store, span, needs, Mask::ALL).await?;
             Ok(fail(
                 reply,
                 &Taken {
@@ -211,11 +242,12 @@ pub(super) async fn book_room<S: Store>(
 struct WhichRoom {
     /// The room to book
     #[field(title = "Room")]
-    room_id: Pick<MAX_ROOMS>,
+    room_id: Pick<MAX_OFFERED_ROOMS>,
 }
 
 /// Asks which room, or reads the answer. The form offers exactly `candidates`.
 #[inline(never)]
+#[allow(clippy::too_many_arguments)] // the call's, the floor's and the question's, each needed
 fn choose_room<'r, 'w, 'b>(
     floor: Floor<'r>,
     call: &Call<'_>,
@@ -224,8 +256,9 @@ fn choose_room<'r, 'w, 'b>(
     named: bool,
     candidates: Mask,
     span: Span,
+    here: Here,
 ) -> Result<Chosen<'r, 'w, 'b>, CallError> {
-    let rooms: Offer<'_, MAX_ROOMS> = floor
+    let rooms: Offer<'_, MAX_OFFERED_ROOMS> = floor
         .iter(candidates)
         .map(|r| Choice {
             value: r.id,
@@ -238,7 +271,7 @@ fn choose_room<'r, 'w, 'b>(
         span,
         zone: floor.zone,
     };
-    let state = (span.start, span.end).seal();
+    let state = (span.start, span.end, here).seal();
     let round = reply.question_offering::<WhichRoom>(call, &message, &state, &rooms)?;
     let (picked, reply) = match round {
         Round::Sent(done) => return Ok(Chosen::Answered(done)),

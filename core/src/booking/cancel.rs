@@ -1,7 +1,7 @@
 //! `cancel_booking`: asks the holder to confirm, then cancels.
 
 use super::answer::{complete, fail, Text};
-use super::floor::Floor;
+use super::floor::Locate;
 use super::read::yours;
 use super::report::{BookingRef, Cancelled, Described};
 use super::store::Store;
@@ -11,8 +11,8 @@ use crate::engine::{Call, CallError, Done, Msg, Reply};
 use crate::typed::Round;
 
 /// Cancels the caller's booking `call` names, once the caller confirms.
-pub(super) async fn cancel_booking<S: Store>(
-    floor: Floor<'_>,
+pub(super) async fn cancel_booking<'r, S: Store, L: Locate<'r> + ?Sized>(
+    site: &L,
     store: &mut S,
     args: CancelArgs<'_>,
     call: &Call<'_>,
@@ -28,7 +28,7 @@ pub(super) async fn cancel_booking<S: Store>(
             )),
         ));
     };
-    let room = floor.by_id(&booking.new.room);
+    let (room, zone) = site.locate(&booking.new.room);
     if booking.status == Status::Cancelled {
         return Ok(complete(
             reply,
@@ -36,7 +36,7 @@ pub(super) async fn cancel_booking<S: Store>(
                 booking: &booking,
                 room,
                 already: true,
-                zone: floor.zone,
+                zone,
             },
         ));
     }
@@ -46,7 +46,7 @@ pub(super) async fn cancel_booking<S: Store>(
         let message = Msg(format_args!(
             "Cancel {}: {}?",
             BookingRef(&booking),
-            Described(&booking, room, floor.zone)
+            Described(&booking, room, zone)
         ));
         reply.confirm(call, "Yes, cancel it", &message, &[])?
     };
@@ -61,7 +61,7 @@ pub(super) async fn cancel_booking<S: Store>(
                     booking: &b,
                     room,
                     already: false,
-                    zone: floor.zone,
+                    zone,
                 },
             ))
         }

@@ -6,11 +6,12 @@ use core::fmt;
 use super::floor::{Floor, Mask, Room};
 use super::named::Meetings;
 use super::report::room_object;
+use super::room_set::RoomBits;
 use super::span::Day;
 use super::time_of_day::TimeOfDay;
 use super::vacancy::{Busy, CELL};
 use crate::engine::Report;
-use crate::limits::MAX_ROOMS;
+use crate::limits::MAX_SCHEDULE_ROOMS;
 use crate::wire::write::Writer;
 
 /// When each room is booked on one day (`day_schedule`).
@@ -18,8 +19,11 @@ pub(super) struct RoomDay<'r> {
     pub(super) floor: Floor<'r>,
     pub(super) shown: Mask,
     pub(super) day: Day,
-    /// Entry `i`: when room `i` is booked.
-    pub(super) busy: [Busy; MAX_ROOMS],
+    /// Entry `k`: when the `k`-th shown room is booked.
+    pub(super) busy: [Busy; MAX_SCHEDULE_ROOMS],
+    /// The site it is a building of, and how many rooms that fit are not shown.
+    #[cfg(feature = "campus")]
+    pub(super) place: (&'r [Floor<'r>], u32),
     /// The meetings the caller may read (its own; others' titles on a public floor).
     pub(super) named: Meetings<'r>,
 }
@@ -45,20 +49,13 @@ fn runs(busy: Busy) -> impl Iterator<Item = (TimeOfDay, TimeOfDay)> {
 impl RoomDay<'_> {
     /// The shown rooms with when they are booked.
     fn rooms(&self) -> impl Iterator<Item = (&Room<'_>, Busy)> {
-        let shown = self.shown;
-        self.floor
-            .rooms
-            .iter()
-            .zip(self.busy)
-            .enumerate()
-            .filter(move |(i, _)| shown & 1 << i != 0)
-            .map(|(_, (r, b))| (r, b))
+        self.floor.iter(self.shown).zip(self.busy)
     }
 }
 
 impl Report for RoomDay<'_> {
     fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        if self.shown == 0 {
+        if self.shown.is_none() {
             return f.write_str("No room has that many seats.");
         }
         for (r, busy) in self.rooms() {
@@ -79,6 +76,14 @@ impl Report for RoomDay<'_> {
             self.named.text(f, r.id)?;
         }
         self.named.unnamed_text(f)?;
+        #[cfg(feature = "campus")]
+        if self.place.1 > 0 {
+            let more = crate::wire::write::Num(self.place.1.into());
+            writeln!(
+                f,
+                "{more} more: narrow by building, level, attendees or equipment."
+            )?;
+        }
         f.write_str("Times are on the floor's clock, ")?;
         f.write_str(self.floor.zone.name())?;
         f.write_char('.')
@@ -101,6 +106,8 @@ impl Report for RoomDay<'_> {
                 .string_fmt(format_args!("{close}"))
                 .end_object();
         }
+        #[cfg(feature = "campus")]
+        super::campus_report::write_place(w, self.place.0, &self.floor, self.place.1);
         w.key("rooms").begin_array();
         for (r, busy) in self.rooms() {
             room_object(w, r);

@@ -2,6 +2,8 @@
 
 use core::fmt;
 
+pub use super::room_set::Mask;
+use super::room_set::RoomBits;
 use super::span::{minute_of, Minute};
 #[cfg(feature = "opening-hours")]
 use super::time_of_day::TimeOfDay;
@@ -20,6 +22,13 @@ pub struct Room<'r> {
     pub seats: u16,
     /// What people call it (lower-case match, leading "the " ignored).
     pub aliases: &'r [&'r str],
+    /// The storey it is on, as people say it ("3", "Ground"); empty when the floor file names
+    /// none.
+    #[cfg(feature = "campus")]
+    pub level: &'r str,
+    /// What it has, e.g. `["video", "whiteboard"]` (matched ignoring case).
+    #[cfg(feature = "campus")]
+    pub equipment: &'r [&'r str],
 }
 
 impl fmt::Display for Room<'_> {
@@ -29,9 +38,16 @@ impl fmt::Display for Room<'_> {
     }
 }
 
-/// The rooms a panel or desktop server books (at most [`MAX_ROOMS`]).
+/// The rooms a panel or desktop server books (at most [`MAX_ROOMS`]); on a desktop, one
+/// building of a site (feature `campus`: a site is a slice of them).
 #[derive(Clone, Copy)]
 pub struct Floor<'r> {
+    /// The building's id, unique on the site (the `building` argument names it or its name).
+    #[cfg(feature = "campus")]
+    pub id: &'r str,
+    /// The building's name.
+    #[cfg(feature = "campus")]
+    pub name: &'r str,
     /// The rooms, in display order.
     pub rooms: &'r [Room<'r>],
     /// Bookings start and last whole steps of this many minutes (5, 10, 15, 30 or 60).
@@ -69,24 +85,40 @@ pub const DEFAULT_MAX_MINUTES: u16 = 8 * 60;
 /// The default floor: The Atrium is genuinely the big room; Studio B is what the second-floor
 /// design team call "the big room".
 pub const DEFAULT_FLOOR: Floor<'static> = Floor {
+    #[cfg(feature = "campus")]
+    id: "main",
+    #[cfg(feature = "campus")]
+    name: "Main building",
     rooms: &[
         Room {
             id: "atrium",
             name: "The Atrium",
             seats: 24,
             aliases: &["the big room", "big room"],
+            #[cfg(feature = "campus")]
+            level: "",
+            #[cfg(feature = "campus")]
+            equipment: &[],
         },
         Room {
             id: "studio-b",
             name: "Studio B",
             seats: 12,
             aliases: &["the big room", "big room"],
+            #[cfg(feature = "campus")]
+            level: "",
+            #[cfg(feature = "campus")]
+            equipment: &[],
         },
         Room {
             id: "nook",
             name: "The Nook",
             seats: 4,
             aliases: &["the small room", "small room"],
+            #[cfg(feature = "campus")]
+            level: "",
+            #[cfg(feature = "campus")]
+            equipment: &[],
         },
     ],
     grid: DEFAULT_GRID,
@@ -98,9 +130,74 @@ pub const DEFAULT_FLOOR: Floor<'static> = Floor {
     public_titles: false,
 };
 
-/// A set of rooms on a floor, by index.
-pub type Mask = u32;
-const _: () = assert!(MAX_ROOMS <= Mask::BITS as usize);
+/// Which building of the site a `book_room` call books in, sealed with the time in every
+/// question after the building is known (a panel's one floor: nothing).
+#[cfg(feature = "campus")]
+pub(super) type Here = u8;
+/// Which building of the site a `book_room` call books in (a panel's one floor: nothing).
+#[cfg(not(feature = "campus"))]
+pub(super) type Here = ();
+
+/// Where a booked room is: the room (while it is still served) and the clock its times are
+/// read on (its building's; the first building's for a room no longer served).
+pub(super) trait Locate<'r> {
+    /// The room with id `id`, and its clock.
+    fn locate(&self, id: &str) -> (Option<&'r Room<'r>>, &'r dyn Zone);
+}
+
+impl<'r> Locate<'r> for Floor<'r> {
+    fn locate(&self, id: &str) -> (Option<&'r Room<'r>>, &'r dyn Zone) {
+        (self.by_id(id), self.zone)
+    }
+}
+
+#[cfg(any(feature = "campus", feature = "list-bookings"))]
+impl<'r> Locate<'r> for [Floor<'r>] {
+    fn locate(&self, id: &str) -> (Option<&'r Room<'r>>, &'r dyn Zone) {
+        match self.iter().find_map(|b| Some((b.by_id(id)?, b.zone))) {
+            Some((room, zone)) => (Some(room), zone),
+            None => (None, self.first().map_or(&Utc, |b| b.zone)),
+        }
+    }
+}
+
+/// What a room must have to be offered or listed: enough seats (and, on a site, every piece
+/// of equipment asked for).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Needs<'a> {
+    /// People expected (0: any room).
+    pub(super) people: u16,
+    /// Comma-separated equipment, all required, ignoring case.
+    #[cfg(feature = "campus")]
+    pub(super) equipment: Option<&'a str>,
+    #[cfg(not(feature = "campus"))]
+    pub(super) equipment: core::marker::PhantomData<&'a str>,
+}
+
+impl Needs<'_> {
+    /// At least `people` seats (and nothing else asked for).
+    pub(super) fn seats(people: u16) -> Self {
+        Needs {
+            people,
+            #[cfg(feature = "campus")]
+            equipment: None,
+            #[cfg(not(feature = "campus"))]
+            equipment: core::marker::PhantomData,
+        }
+    }
+
+    /// Whether `room` has all it needs.
+    pub(super) fn fit(&self, room: &Room<'_>) -> bool {
+        #[cfg(feature = "campus")]
+        if !equipped(room, self.equipment) {
+            return false;
+        }
+        room.seats >= self.people
+    }
+}
+
+/// The default floor as a site of one building.
+pub const DEFAULT_SITE: &[Floor<'static>] = &[DEFAULT_FLOOR];
 
 impl Floor<'_> {
     /// Today's first start on the floor's grid and clock at or after unix time `now`, in UTC
@@ -137,7 +234,7 @@ impl<'r> Floor<'r> {
             .take(MAX_ROOMS)
             .enumerate()
             .filter(|(_, r)| keep(r))
-            .fold(0, |m, (i, _)| m | 1 << i)
+            .fold(Mask::NONE, |m, (i, _)| m.with(i))
     }
 
     /// The rooms in `mask`, in floor order.
@@ -146,9 +243,27 @@ impl<'r> Floor<'r> {
             .iter()
             .take(MAX_ROOMS)
             .enumerate()
-            .filter(move |(i, _)| mask & 1 << i != 0)
+            .filter(move |(i, _)| mask.has(*i))
             .map(|(_, r)| r)
     }
+}
+
+/// Whether `room` has every piece of `wanted` (comma-separated, ignoring case and spaces).
+#[cfg(feature = "campus")]
+pub(super) fn equipped(room: &Room<'_>, wanted: Option<&str>) -> bool {
+    wanted.unwrap_or("").split(',').map(str::trim).all(|w| {
+        w.is_empty()
+            || room
+                .equipment
+                .iter()
+                .any(|e| e.trim().eq_ignore_ascii_case(w))
+    })
+}
+
+/// Whether `room` is on `level` (any level when not given).
+#[cfg(feature = "campus")]
+pub(super) fn on_level(room: &Room<'_>, level: Option<&str>) -> bool {
+    level.is_none_or(|l| room.level.trim().eq_ignore_ascii_case(l.trim()))
 }
 
 fn normalize(s: &str) -> &str {
@@ -166,15 +281,21 @@ mod tests {
     #[test]
     fn hints_resolve() {
         let f = DEFAULT_FLOOR;
-        assert_eq!(f.matching("the big room"), 0b011);
-        assert_eq!(f.matching("  Big Room "), 0b011);
-        assert_eq!(f.matching("atrium"), 0b001);
-        assert_eq!(f.matching("The Atrium"), 0b001);
-        assert_eq!(f.matching("studio b"), 0b010);
-        assert_eq!(f.matching("the nook"), 0b100);
-        assert_eq!(f.matching("ballroom"), 0);
+        let ids = |hint: &str| {
+            f.iter(f.matching(hint))
+                .map(|r| r.id)
+                .collect::<heapless::Vec<_, 4>>()
+        };
+        assert_eq!(ids("the big room"), ["atrium", "studio-b"]);
+        assert_eq!(ids("  Big Room "), ["atrium", "studio-b"]);
+        assert_eq!(ids("atrium"), ["atrium"]);
+        assert_eq!(ids("The Atrium"), ["atrium"]);
+        assert_eq!(ids("studio b"), ["studio-b"]);
+        assert_eq!(ids("the nook"), ["nook"]);
+        assert!(f.matching("ballroom").is_none());
+        let ends = Mask::NONE.with(0).with(2);
         assert_eq!(
-            f.iter(0b101).map(|r| r.id).collect::<heapless::Vec<_, 4>>(),
+            f.iter(ends).map(|r| r.id).collect::<heapless::Vec<_, 4>>(),
             ["atrium", "nook"]
         );
     }

@@ -7,10 +7,12 @@ use core::fmt;
 use heapless::{String, Vec};
 
 use super::answer::{complete, fail};
-use super::floor::{Floor, Mask, Room};
+use super::floor::Here;
+use super::floor::{Floor, Mask, Needs, Room};
 #[cfg(feature = "public-titles")]
 use super::named::{InTheWay, Named};
 use super::report::{NotBooked, Taken};
+use super::room_set::RoomBits;
 use super::span::{Minute, Span};
 #[cfg(feature = "public-titles")]
 use super::store::holder;
@@ -18,7 +20,7 @@ use super::store::{occupant, Store};
 use super::vacancy::free_at;
 use super::zone::{day_span, Local};
 use crate::engine::{Call, CallError, Done, Msg, Reply};
-use crate::limits::MAX_ROOMS;
+use crate::limits::MAX_OFFERED_ROOMS;
 use crate::mrtr::Choice;
 use crate::typed::{Elicited, Offer, Pick, Round, Sealed};
 use redmark_macros::Question;
@@ -26,8 +28,8 @@ use redmark_macros::Question;
 /// The most other starts in the room asked for that are offered.
 pub const MAX_OTHER_STARTS: usize = 3;
 
-/// What may be offered: every room, and the other starts.
-const MAX_INSTEAD: usize = MAX_ROOMS + MAX_OTHER_STARTS;
+/// What may be offered: the first rooms free, and the other starts.
+const MAX_INSTEAD: usize = MAX_OFFERED_ROOMS + MAX_OTHER_STARTS;
 
 /// What to book instead of a room that is taken: asked only then.
 #[derive(Question)]
@@ -90,8 +92,9 @@ impl fmt::Display for Alternative<'_, '_> {
 }
 
 /// Offers what fits instead of `room`, which is taken for some of `span`: the free rooms with
-/// at least `people` seats, and the nearest free starts in `room` (and the meeting in the way,
-/// when the caller may read its title).
+/// what `needs` asks, and the nearest free starts in `room` (and the meeting in the way, when
+/// the caller may read its title).
+#[allow(clippy::too_many_arguments)] // the call's, the room's and what it needs, each needed
 pub(super) async fn instead<'r, 'w, 'b, S: Store>(
     floor: Floor<'r>,
     store: &mut S,
@@ -99,7 +102,8 @@ pub(super) async fn instead<'r, 'w, 'b, S: Store>(
     reply: Reply<'w, 'b>,
     room: &'r Room<'r>,
     span: Span,
-    people: u16,
+    needs: Needs<'_>,
+    here: Here,
 ) -> Result<Settled<'r, 'w, 'b>, CallError> {
     // The meeting in the way, read first (while the least is held across the read).
     #[cfg(feature = "public-titles")]
@@ -107,7 +111,7 @@ pub(super) async fn instead<'r, 'w, 'b, S: Store>(
         Some(b) => InTheWay::of(&floor, &b, &holder(call.principal)),
         None => None,
     };
-    let rooms: Mask = free_at(floor, store, span, people, Mask::MAX).await?;
+    let rooms: Mask = free_at(floor, store, span, needs, Mask::ALL).await?;
     let starts = other_starts(floor, store, room.id, span, call.now).await?;
     let mut values: Vec<String<6>, MAX_OTHER_STARTS> = Vec::new();
     for s in &starts {
@@ -118,6 +122,7 @@ pub(super) async fn instead<'r, 'w, 'b, S: Store>(
     }
     let shown: Vec<Alternative<'_, 'r>, MAX_INSTEAD> = floor
         .iter(rooms)
+        .take(MAX_OFFERED_ROOMS)
         .map(|r| Alternative(Some(r), span, floor))
         .chain(starts.iter().map(|s| Alternative(None, *s, floor)))
         .collect();
@@ -149,14 +154,14 @@ pub(super) async fn instead<'r, 'w, 'b, S: Store>(
             value: match o.0 {
                 Some(r) => r.id,
                 None => values
-                    .get(i - rooms.count_ones() as usize)
+                    .get(i - (shown.len() - starts.len()))
                     .map_or("", |v| v.as_str()),
             },
             title: o as &dyn fmt::Display,
         })
         .collect();
     let message = Msg(format_args!("{clash} Book one of these instead?"));
-    let state = (span.start, span.end).seal();
+    let state = (span.start, span.end, here).seal();
     match reply.question_offering::<Instead>(call, &message, &state, &offer)? {
         Round::Sent(done) => Ok(Settled::Answered(done)),
         Round::Answer(Elicited::Accepted(Instead { choice }), reply) => {

@@ -1,10 +1,11 @@
 //! `list_rooms`: the rooms with their seats and, for a time, which are free all of it.
 
 use super::answer::{complete, fail, Text};
-use super::floor::Floor;
+use super::floor::{Floor, Mask, Needs};
 #[cfg(feature = "public-titles")]
 use super::named::in_the_way;
 use super::report::RoomList;
+use super::room_set::RoomBits;
 #[cfg(feature = "public-titles")]
 use super::store::holder;
 use super::store::Store;
@@ -36,12 +37,13 @@ pub(super) async fn list_rooms<S: Store>(
             Err(why) => return Ok(fail(reply, &Msg(format_args!("{why}")))),
         },
     };
-    let shown = floor.mask(|r| r.seats >= people);
+    let needs = Needs::seats(people);
+    let shown = floor.mask(|r| needs.fit(r));
     let past = span.is_some_and(|s| s.is_past(call.now));
     let free = match span {
         // Only times still to come are free: a past one shows every room as not free.
-        Some(_) if past => 0,
-        Some(s) => free_at(floor, store, s, people, shown).await?,
+        Some(_) if past => Mask::NONE,
+        Some(s) => free_at(floor, store, s, needs, shown).await?,
         None => shown,
     };
     // The meetings in the way that the caller may read: its own, or any on a public floor.

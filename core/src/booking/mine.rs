@@ -12,7 +12,7 @@ use super::span::{minute_of, Day, Minute, CLOCK_SET_FROM, MAX_MINUTES};
 use super::store::Store;
 use super::store::{holder, Booking, RoomId};
 use super::tools::MineArgs;
-use super::zone::{day_span, Zone};
+use super::zone::{day_span, Utc, Zone};
 use crate::engine::{Call, CallError, Done, Msg, Reply};
 use crate::limits::MAX_LISTED;
 
@@ -29,14 +29,16 @@ fn start(day: Option<Day>, now: u64, zone: &dyn Zone) -> Minute {
 /// Lists the caller's active bookings (of one day, or from the hour under way on), at most
 /// [`MAX_LISTED`] a call; `after` continues from the booking the last page ended with.
 pub(super) async fn list_bookings<S: Store>(
-    floor: Floor<'_>,
+    site: &[Floor<'_>],
     store: &mut S,
     args: MineArgs<'_>,
     call: &Call<'_>,
     reply: Reply<'_, '_>,
 ) -> Result<Done, CallError> {
+    // A day is read on the first building's clock.
+    let zone = site.first().map_or(&Utc as &dyn Zone, |b| b.zone);
     let day =
-        match args.day.map(|d| day(d, call.now, floor.zone)) {
+        match args.day.map(|d| day(d, call.now, zone)) {
             None => None,
             Some(DayArg::Day(d)) => Some(d),
             Some(_) => return Ok(fail(
@@ -47,7 +49,7 @@ pub(super) async fn list_bookings<S: Store>(
             )),
         };
     let me = holder(call.principal);
-    let from = start(day, call.now, floor.zone);
+    let from = start(day, call.now, zone);
     // Bookings under way at `from` are listed too: start the walk the longest booking earlier
     // and skip those that ended.
     let mut at = (from.saturating_sub(MAX_MINUTES), RoomId::new());
@@ -69,7 +71,7 @@ pub(super) async fn list_bookings<S: Store>(
     let mut page: Vec<Booking, MAX_LISTED> = Vec::new();
     let mut more = false;
     while let Some(b) = store.next_held(&me, at.0, &at.1).await? {
-        if day.is_some_and(|d| b.new.span.start >= day_span(floor.zone, d).end) {
+        if day.is_some_and(|d| b.new.span.start >= day_span(zone, d).end) {
             break;
         }
         at = (b.new.span.start, b.new.room.clone());
@@ -84,7 +86,7 @@ pub(super) async fn list_bookings<S: Store>(
     Ok(complete(
         reply,
         &Mine {
-            floor,
+            site,
             page: &page,
             day,
             continued: args.after.is_some(),

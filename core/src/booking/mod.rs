@@ -5,12 +5,17 @@
 mod answer;
 mod app;
 mod book;
+#[cfg(feature = "campus")]
+mod campus;
+#[cfg(feature = "campus")]
+mod campus_report;
 mod cancel;
 #[cfg(feature = "day-schedule")]
 mod day_report;
 mod floor;
 #[cfg(feature = "offer-instead")]
 mod instead;
+#[cfg(not(feature = "campus"))]
 mod list;
 mod mem_store;
 #[cfg(feature = "list-bookings")]
@@ -21,6 +26,7 @@ mod read;
 #[cfg(feature = "clock-changes")]
 mod repeat;
 mod report;
+mod room_set;
 #[cfg(feature = "day-schedule")]
 mod schedule;
 mod span;
@@ -35,8 +41,11 @@ mod zone;
 
 pub use app::BookingApp;
 pub use app::{BookingTool, TOOLS};
-pub use floor::{Floor, Room, DEFAULT_FLOOR, DEFAULT_GRID, DEFAULT_MAX_MINUTES};
+pub use floor::{Floor, Room, DEFAULT_FLOOR, DEFAULT_GRID, DEFAULT_MAX_MINUTES, DEFAULT_SITE};
 pub use mem_store::MemStore;
+#[cfg(feature = "campus")]
+pub use room_set::RoomSet;
+pub use room_set::{Mask, RoomBits};
 pub use span::{minute_of, Day, Minute, Span, CLOCK_SET_FROM, MAX_MINUTES};
 pub use time_of_day::TimeOfDay;
 #[cfg(feature = "tz")]

@@ -5,6 +5,7 @@ use core::fmt;
 
 use super::answer::{complete, Text};
 use super::floor::Floor;
+use super::floor::Here;
 use super::report::NotBooked;
 use super::span::Span;
 use super::zone::{Local, Rfc3339, Zone};
@@ -48,6 +49,7 @@ pub(super) fn ask_which<'w, 'b>(
     reply: Reply<'w, 'b>,
     a: Span,
     b: Span,
+    here: Here,
 ) -> Result<Result<(Span, Reply<'w, 'b>), Done>, CallError> {
     let zone = floor.zone;
     let (first, second) = (
@@ -67,7 +69,7 @@ pub(super) fn ask_which<'w, 'b>(
          Which do you mean?",
         Text(zone.name())
     ));
-    let state = (a.start, b.start, a.minutes()).seal();
+    let state = (a.start, b.start, a.minutes(), here).seal();
     Ok(
         match reply.question_offering::<WhichTime>(call, &message, &state, &offer)? {
             Round::Sent(done) => Err(done),

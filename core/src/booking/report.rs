@@ -3,17 +3,23 @@
 
 use core::fmt;
 
+#[cfg(feature = "list-bookings")]
+use super::floor::Locate;
 use super::floor::{Floor, Mask, Room};
 #[cfg(feature = "public-titles")]
 use super::named::{InTheWay, Named};
+use super::room_set::RoomBits;
 #[cfg(feature = "list-bookings")]
 use super::span::Day;
 use super::span::Span;
 use super::store::{Booking, Status};
 use super::zone::{wall_clock, Local, Rfc3339, Zone};
 use crate::engine::Report;
-#[cfg(feature = "public-titles")]
+#[cfg(all(feature = "public-titles", not(feature = "campus")))]
 use crate::limits::MAX_NAMED;
+#[cfg(feature = "campus")]
+use crate::limits::MAX_OFFERED_ROOMS;
+#[cfg(not(feature = "campus"))]
 use crate::limits::MAX_ROOMS;
 use crate::wire::write::{Num, Writer};
 
@@ -219,7 +225,11 @@ impl Report for UnknownRoom<'_, '_> {
         f.write_str("There is no room '")?;
         f.write_str(self.id)?;
         f.write_str("'. Room ids: ")?;
-        list(f, self.floor.rooms.iter().map(|r| r.id))
+        #[cfg(feature = "campus")]
+        let rooms = named(self.floor, Mask::ALL);
+        #[cfg(not(feature = "campus"))]
+        let rooms = self.floor.rooms.iter();
+        list(f, rooms.map(|r| r.id))
     }
 }
 
@@ -233,7 +243,7 @@ impl Report for TooSmall<'_> {
     fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
         write!(f, "Too small for {} people: ", Num(self.people.into()))?;
         let mut first = true;
-        for r in self.floor.iter(self.pool) {
+        for r in named(self.floor, self.pool) {
             if !first {
                 f.write_str(", ")?;
             }
@@ -241,11 +251,11 @@ impl Report for TooSmall<'_> {
             first = false;
         }
         let bigger = self.floor.mask(|r| r.seats >= self.people);
-        if bigger == 0 {
+        if bigger.is_none() {
             f.write_str(". No room on this floor is that large.")
         } else {
             f.write_str(". Rooms large enough: ")?;
-            list(f, self.floor.iter(bigger).map(|r| r.name))
+            list(f, named(self.floor, bigger).map(|r| r.name))
         }
     }
 }
@@ -279,12 +289,12 @@ impl Report for Taken<'_, '_> {
         let starts = self.starts;
         #[cfg(not(feature = "offer-instead"))]
         let starts: &[Span] = &[];
-        if self.free == 0 && starts.is_empty() {
+        if self.free.is_none() && starts.is_empty() {
             return f.write_str("No suitable room is free then; try another time.");
         }
-        if self.free != 0 {
+        if !self.free.is_none() {
             f.write_str("Free then: ")?;
-            list(f, self.floor.iter(self.free).map(|r| r.id))?;
+            list(f, named(self.floor, self.free).map(|r| r.id))?;
         }
         #[cfg(feature = "offer-instead")]
         other_starts(f, self.room, self.floor, starts)?;
@@ -304,7 +314,7 @@ impl Report for Taken<'_, '_> {
             clash.write(w);
         }
         w.key("free_rooms").begin_array();
-        self.floor.iter(self.free).for_each(|r| {
+        named(self.floor, self.free).for_each(|r| {
             w.string(r.id);
         });
         w.end_array();
@@ -321,6 +331,7 @@ impl Report for Taken<'_, '_> {
     }
 }
 
+#[cfg(not(feature = "campus"))]
 pub(super) struct RoomList<'r> {
     pub(super) floor: Floor<'r>,
     pub(super) shown: Mask,
@@ -333,9 +344,9 @@ pub(super) struct RoomList<'r> {
     pub(super) in_the_way: heapless::Vec<(&'r str, InTheWay), MAX_NAMED>,
 }
 
+#[cfg(all(feature = "public-titles", not(feature = "campus")))]
 impl RoomList<'_> {
     /// The meeting in room `id`'s way that the caller may read.
-    #[cfg(feature = "public-titles")]
     fn in_the_way(&self, id: &str) -> Option<&InTheWay> {
         self.in_the_way
             .iter()
@@ -344,24 +355,21 @@ impl RoomList<'_> {
     }
 }
 
+#[cfg(not(feature = "campus"))]
 impl Report for RoomList<'_> {
     fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        if self.shown == 0 {
+        if self.shown.is_none() {
             return f.write_str("No room has that many seats.");
         }
         for (i, r) in self.floor.rooms.iter().take(MAX_ROOMS).enumerate() {
-            if self.shown & 1 << i == 0 {
+            if !self.shown.has(i) {
                 continue;
             }
             f.write_str(r.id)?;
             write!(f, " — {r}")?;
             if let (Some(s), None) = (self.span, self.past) {
                 let s = Local(s, self.floor.zone);
-                let state = if self.free & 1 << i != 0 {
-                    "free"
-                } else {
-                    "booked"
-                };
+                let state = if self.free.has(i) { "free" } else { "booked" };
                 f.write_str(", ")?;
                 f.write_str(state)?;
                 write!(f, " on {s}")?;
@@ -388,12 +396,12 @@ impl Report for RoomList<'_> {
     fn structured(&self, w: &mut Writer<'_>) {
         w.begin_object().key("rooms").begin_array();
         for (i, r) in self.floor.rooms.iter().take(MAX_ROOMS).enumerate() {
-            if self.shown & 1 << i == 0 {
+            if !self.shown.has(i) {
                 continue;
             }
             room_object(w, r);
             if self.span.is_some() {
-                w.key("free").bool(self.free & 1 << i != 0);
+                w.key("free").bool(self.free.has(i));
             }
             #[cfg(feature = "public-titles")]
             if let Some(m) = self.in_the_way(r.id) {
@@ -435,12 +443,37 @@ pub(super) fn room_object(w: &mut Writer<'_>, r: &Room<'_>) {
         .key("name")
         .string(r.name);
     w.key("seats").int(r.seats.into());
+    #[cfg(feature = "campus")]
+    room_extras(w, r);
+}
+
+/// A room's level and equipment in its structured object, when it has them.
+#[cfg(feature = "campus")]
+fn room_extras(w: &mut Writer<'_>, r: &Room<'_>) {
+    if !r.level.is_empty() {
+        w.key("level").string(r.level);
+    }
+    if !r.equipment.is_empty() {
+        w.key("equipment").begin_array();
+        for e in r.equipment {
+            w.string(e);
+        }
+        w.end_array();
+    }
+}
+
+/// The rooms of `mask` an answer names: on a site, the first [`MAX_OFFERED_ROOMS`].
+fn named<'r>(floor: Floor<'r>, mask: Mask) -> impl Iterator<Item = &'r Room<'r>> {
+    #[cfg(feature = "campus")]
+    return floor.iter(mask).take(MAX_OFFERED_ROOMS);
+    #[cfg(not(feature = "campus"))]
+    floor.iter(mask)
 }
 
 /// A page of the caller's bookings (`list_bookings`).
 #[cfg(feature = "list-bookings")]
 pub(super) struct Mine<'a, 'r> {
-    pub(super) floor: Floor<'r>,
+    pub(super) site: &'a [Floor<'r>],
     pub(super) page: &'a [Booking],
     /// The one day asked about.
     pub(super) day: Option<Day>,
@@ -462,8 +495,7 @@ impl Report for Mine<'_, '_> {
             (false, None, _) => f.write_str("Your bookings still to come:")?,
         }
         for b in self.page {
-            let room = self.floor.by_id(&b.new.room);
-            let zone = self.floor.zone;
+            let (room, zone) = self.site.locate(&b.new.room);
             write!(f, "\n{} — {}", BookingRef(b), Described(b, room, zone))?;
         }
         match self.page.last() {
@@ -486,7 +518,8 @@ impl Report for Mine<'_, '_> {
     fn structured(&self, w: &mut Writer<'_>) {
         w.begin_object().key("bookings").begin_array();
         for b in self.page {
-            write_booking_object(w, b, self.floor.by_id(&b.new.room), self.floor.zone);
+            let (room, zone) = self.site.locate(&b.new.room);
+            write_booking_object(w, b, room, zone);
         }
         w.end_array();
         if let Some(last) = self.page.last().filter(|_| self.more) {

@@ -1,7 +1,8 @@
 //! Which rooms are free for a span, and when each room is busy on a day, asked of the store
 //! room by room (for `list_rooms`, `day_schedule`, and a `book_room` whose room is taken).
 
-use super::floor::{Floor, Mask};
+use super::floor::{Floor, Mask, Needs};
+use super::room_set::RoomBits;
 use super::span::Span;
 #[cfg(feature = "day-schedule")]
 use super::span::{Day, Minute};
@@ -10,21 +11,23 @@ use super::store::{occupant, Store};
 use super::zone::{day_span, wall};
 use crate::engine::CallError;
 use crate::limits::MAX_ROOMS;
+#[cfg(feature = "day-schedule")]
+use crate::limits::MAX_SCHEDULE_ROOMS;
 
-/// The rooms of `floor` among `among` with at least `people` seats that nobody holds for any
-/// of `span` (only those rooms are read).
+/// The rooms of `floor` among `among` with what `needs` asks that nobody holds for any of
+/// `span` (only those rooms are read).
 pub(super) async fn free_at<S: Store>(
     floor: Floor<'_>,
     store: &mut S,
     span: Span,
-    people: u16,
+    needs: Needs<'_>,
     among: Mask,
 ) -> Result<Mask, CallError> {
-    let mut free = 0;
+    let mut free = Mask::NONE;
     for (i, r) in floor.rooms.iter().take(MAX_ROOMS).enumerate() {
-        let asked = among & 1 << i != 0 && r.seats >= people;
+        let asked = among.has(i) && needs.fit(r);
         if asked && occupant(store, r.id, span).await?.is_none() {
-            free |= 1 << i;
+            free = free.with(i);
         }
     }
     Ok(free)
@@ -39,14 +42,15 @@ pub(super) const CELL: u32 = 5;
 pub(super) type Busy = [u32; 9];
 
 #[cfg(feature = "day-schedule")]
-/// When each room in `shown` is booked on `day`, in the order of `floor`.
+/// When each room in `shown` is booked on `day`: entry `k` for the `k`-th of them in the order
+/// of `floor` (the first [`MAX_SCHEDULE_ROOMS`] only).
 pub(super) async fn busy_cells<S: Store>(
     floor: Floor<'_>,
     store: &mut S,
     day: Day,
     shown: Mask,
-) -> Result<[Busy; MAX_ROOMS], CallError> {
-    let mut busy = [[0; 9]; MAX_ROOMS];
+) -> Result<[Busy; MAX_SCHEDULE_ROOMS], CallError> {
+    let mut busy = [[0; 9]; MAX_SCHEDULE_ROOMS];
     // The day's UTC bounds, and its cells by wall time (a 25-hour day's repeated hour shares
     // its cells; a 23-hour day leaves the skipped hour's empty).
     let Span { start: first, end } = day_span(floor.zone, day);
@@ -55,10 +59,9 @@ pub(super) async fn busy_cells<S: Store>(
             .saturating_sub(day.first_minute())
             .min(24 * 60)
     };
-    for (i, r) in floor.rooms.iter().take(MAX_ROOMS).enumerate() {
-        if shown & 1 << i == 0 {
-            continue;
-        }
+    let rooms = floor.rooms.iter().take(MAX_ROOMS).enumerate();
+    let shown_rooms = rooms.filter(|(i, _)| shown.has(*i)).map(|(_, r)| r);
+    for (cells, r) in busy.iter_mut().zip(shown_rooms) {
         let mut from = first;
         while let Some(b) = store.next_in_room(r.id, from).await? {
             let s = b.new.span;
@@ -68,7 +71,7 @@ pub(super) async fn busy_cells<S: Store>(
             }
             let (a, z) = (cell(s.start.max(first)), cell(s.end.min(end)));
             for c in a / CELL..z.div_ceil(CELL).min(24 * 60 / CELL) {
-                busy[i][(c / 32) as usize] |= 1 << (c % 32);
+                cells[(c / 32) as usize] |= 1 << (c % 32);
             }
             from = s.end;
         }

@@ -2,7 +2,7 @@
 //! clock, resolved to UTC minutes (refused in a clock change's gap, two answers in its repeat).
 
 use super::answer::{fail, Text};
-use super::floor::Floor;
+use super::floor::{Floor, Here};
 use super::read::{day, DayArg};
 use super::span::{Minute, Span};
 use super::time_of_day::TimeOfDay;
@@ -143,6 +143,18 @@ pub(super) fn when<'a>(
     }
 }
 
+/// The building a `book_room` question's state carries, if it carries one (the room, time and
+/// instead questions' states: the span or the repeated times, then the building).
+#[cfg(feature = "campus")]
+pub(super) fn sealed_building(call: &Call<'_>) -> Option<u8> {
+    let p = call.payload();
+    let sizes = [
+        <(Minute, Minute, Here)>::SIZE,
+        <(Minute, Minute, Minute, Here)>::SIZE,
+    ];
+    p.last().copied().filter(|_| sizes.contains(&p.len()))
+}
+
 /// What [`time_of`] came to: the span (with the reply still to be given), or the call's answer.
 pub(super) enum Timed<'w, 'b> {
     Span(Span, Reply<'w, 'b>),
@@ -156,15 +168,16 @@ pub(super) fn time_of<'w, 'b>(
     args: &BookArgs<'_>,
     call: &Call<'_>,
     reply: Reply<'w, 'b>,
+    here: Here,
 ) -> Result<Timed<'w, 'b>, CallError> {
     // Asked before: book the time the question showed (a `thursday` asked before midnight is
     // still that Thursday).
-    if let Some(s) = <(Minute, Minute)>::unseal(call).and_then(|(a, b)| Span::new(a, b)) {
+    if let Some(s) = <(Minute, Minute, Here)>::unseal(call).and_then(|(a, b, _)| Span::new(a, b)) {
         return Ok(Timed::Span(s, reply));
     }
     // Asked which of a repeated time: the two it offered.
     #[cfg(feature = "clock-changes")]
-    let repeat = <(Minute, Minute, Minute)>::unseal(call).and_then(|(a, b, length)| {
+    let repeat = <(Minute, Minute, Minute, Here)>::unseal(call).and_then(|(a, b, length, _)| {
         Some(Times::Twice(
             Span::new(a, a + length)?,
             Span::new(b, b + length)?,
@@ -182,14 +195,16 @@ pub(super) fn time_of<'w, 'b>(
         Times::Twice(a, b) => (a, b),
     };
     #[cfg(feature = "clock-changes")]
-    return Ok(match super::repeat::ask_which(floor, call, reply, a, b)? {
-        Ok((span, reply)) => Timed::Span(span, reply),
-        Err(done) => Timed::Answered(done),
-    });
+    return Ok(
+        match super::repeat::ask_which(floor, call, reply, a, b, here)? {
+            Ok((span, reply)) => Timed::Span(span, reply),
+            Err(done) => Timed::Answered(done),
+        },
+    );
     // Without asking, the first of the two.
     #[cfg(not(feature = "clock-changes"))]
     {
-        let _ = b;
+        let _ = (b, here);
         Ok(Timed::Span(a, reply))
     }
 }

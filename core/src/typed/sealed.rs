@@ -73,6 +73,15 @@ macro_rules! sealed_ints {
 }
 sealed_ints!(u8, u16, u32, u64, i8, i16, i32, i64);
 
+/// Nothing: a part of a state that a build does not have (a panel's one building).
+impl Sealed for () {
+    const SIZE: usize = 0;
+    fn put(&self, _: &mut [u8]) {}
+    fn take(_: &[u8]) -> Option<Self> {
+        Some(())
+    }
+}
+
 impl Sealed for bool {
     const SIZE: usize = 1;
     fn put(&self, out: &mut [u8]) {

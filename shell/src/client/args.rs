@@ -157,7 +157,7 @@ pub struct CallArgs {
     #[arg(long, conflicts_with_all = ["stdio", "tcp", "url"])]
     pub scratch: bool,
     /// The in-process server's floor from TOML, as `redmark serve --rooms` (its rooms, time
-    /// zone, grid) [default: the built-in floor]
+    /// zone, grid; or a site's buildings) [default: the built-in floor]
     #[arg(long, value_name = "FILE", conflicts_with_all = ["stdio", "tcp", "url"])]
     pub rooms: Option<std::path::PathBuf>,
     /// Answer field FIELD of question KEY (repeatable); FIELD=VALUE answers the one question

@@ -39,7 +39,7 @@ use answer::{Answers, Presets};
 use args::{exit, parse_arguments, ServerArgs};
 use legacy::{Bridge, HttpSessions};
 use mrtr::{Attempt, Called, Failure, Outcome, Session};
-use redmark_core::booking::{Floor, DEFAULT_FLOOR};
+use redmark_core::booking::{Floor, DEFAULT_SITE};
 use redmark_core::engine::Config;
 use trace::{set_tracing, tracing};
 use transport::http::Http;
@@ -60,9 +60,9 @@ macro_rules! out {
 /// The server in this process when no transport flag is given, and its floor.
 enum Local<'a> {
     /// The booking floor on a data folder (`--data`, or the default one of `redmark serve`).
-    Data(Option<&'a Path>, Floor<'static>),
+    Data(Option<&'a Path>, &'static [Floor<'static>]),
     /// A floor in memory.
-    Scratch(Floor<'static>),
+    Scratch(&'static [Floor<'static>]),
 }
 
 /// The server `connect` reached.
@@ -130,7 +130,7 @@ fn call(
 /// at most `timeout` (and [`crate::folder::REACH_WAIT`]) for it.
 fn on_data(
     dir: Option<&Path>,
-    floor: Floor<'static>,
+    floor: &'static [Floor<'static>],
     timeout: Duration,
 ) -> Result<Box<dyn Transport>, Failure> {
     crate::fault::panics::install_hook();
@@ -321,7 +321,7 @@ pub fn run_call(args: CallArgs) -> ExitCode {
         !args.no_input && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let mut answerer = Answers::new(presets, interactive);
     let floor = match args.rooms.as_deref().map(serve::config::load_rooms) {
-        None => DEFAULT_FLOOR,
+        None => DEFAULT_SITE,
         Some(Ok(floor)) => floor,
         Some(Err(e)) => return fail(Failure::Usage(e)),
     };
@@ -430,7 +430,7 @@ pub fn run_call(args: CallArgs) -> ExitCode {
 pub fn run_tools(args: ToolsArgs) -> ExitCode {
     // tools/list reads no bookings: the built-in floor in memory lists the same tools without
     // creating or locking a data folder.
-    let mut server = match connect(&args.server, Local::Scratch(DEFAULT_FLOOR)) {
+    let mut server = match connect(&args.server, Local::Scratch(DEFAULT_SITE)) {
         Ok(s) => s,
         Err(f) => return fail(f),
     };
@@ -526,8 +526,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("redmark-inuse-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let short = Duration::from_millis(100);
-        let held = on_data(Some(&dir), DEFAULT_FLOOR, short).unwrap();
-        let Err(Failure::Transport(e)) = on_data(Some(&dir), DEFAULT_FLOOR, short) else {
+        let held = on_data(Some(&dir), DEFAULT_SITE, short).unwrap();
+        let Err(Failure::Transport(e)) = on_data(Some(&dir), DEFAULT_SITE, short) else {
             panic!("a second open of one data folder succeeded")
         };
         let e = e.to_string();
@@ -535,7 +535,7 @@ mod tests {
         assert!(e.contains("redmark call") && e.contains("--scratch"), "{e}");
         drop(held);
         assert!(
-            on_data(Some(&dir), DEFAULT_FLOOR, short).is_ok(),
+            on_data(Some(&dir), DEFAULT_SITE, short).is_ok(),
             "free again once closed"
         );
         let _ = std::fs::remove_dir_all(&dir);

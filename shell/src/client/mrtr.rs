@@ -461,7 +461,7 @@ mod tests {
 
     #[test]
     fn books_after_one_question() {
-        let mut t = InProcess::scratch(redmark_core::booking::DEFAULT_FLOOR).unwrap();
+        let mut t = InProcess::scratch(redmark_core::booking::DEFAULT_SITE).unwrap();
         let mut s = Session::new(&mut t);
         let c = done(s.call_tool("book_room", &args(), &mut Pick("studio-b"), 10));
         assert_eq!(c.rounds, 2);
@@ -474,7 +474,7 @@ mod tests {
 
     #[test]
     fn decline_and_cancel_are_reported() {
-        let mut t = InProcess::scratch(redmark_core::booking::DEFAULT_FLOOR).unwrap();
+        let mut t = InProcess::scratch(redmark_core::booking::DEFAULT_SITE).unwrap();
         let mut s = Session::new(&mut t);
         let c = done(s.call_tool("book_room", &args(), &mut Pick("decline"), 10));
         assert!(c.declined);
@@ -486,7 +486,7 @@ mod tests {
     /// the caller decides whether an older revision is worth a try.
     #[test]
     fn a_first_error_of_an_older_kind_is_not_understood() {
-        let mut t = InProcess::scratch(redmark_core::booking::DEFAULT_FLOOR).unwrap();
+        let mut t = InProcess::scratch(redmark_core::booking::DEFAULT_SITE).unwrap();
         let mut s = Session::new(&mut t);
         let a = s.call_tool("no_such_tool", &args(), &mut Pick("studio-b"), 10);
         let Ok(Attempt::NotUnderstood(n @ NotUnderstood::Error(_))) = a else {
@@ -502,7 +502,7 @@ mod tests {
 
     #[test]
     fn rounds_are_bounded() {
-        let mut t = InProcess::scratch(redmark_core::booking::DEFAULT_FLOOR).unwrap();
+        let mut t = InProcess::scratch(redmark_core::booking::DEFAULT_SITE).unwrap();
         let mut s = Session::new(&mut t);
         let e = s
             .call_tool("book_room", &args(), &mut Pick("studio-b"), 1)

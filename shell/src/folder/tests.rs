@@ -72,7 +72,7 @@ async fn the_owners_socket_serves_like_stdio_and_a_waiting_process_relays_to_it(
         panic!("a free folder is owned")
     };
     let host = Shared::booking(
-        redmark_core::booking::DEFAULT_FLOOR,
+        redmark_core::booking::DEFAULT_SITE,
         crate::store::redb::RedbBookings::new(store),
         ServerInfo {
             name: "redmark",

@@ -184,10 +184,10 @@ impl<S: Bookings> Shared<HostedBooking<S>>
 where
     HostedBooking<S>: Hosted,
 {
-    /// The booking tools over `floor`, each engine's with its own handle on `store`: reads
+    /// The booking tools over `floor` (a site of one building or more), each engine's with its own handle on `store`: reads
     /// on the store, durable writes as it makes them (a redb store group-commits them).
     pub fn booking(
-        floor: Floor<'static>,
+        floor: &'static [Floor<'static>],
         store: S,
         info: ServerInfo,
         keys: KeyRing,
@@ -195,7 +195,7 @@ where
     ) -> Arc<Self> {
         let admin: Box<dyn Admin> = Box::new(store.handle());
         Arc::new(Shared {
-            make: Box::new(move || BookingApp::new(floor, store.handle(), info)),
+            make: Box::new(move || BookingApp::site(floor, store.handle(), info)),
             keys,
             config,
             admin: Some(admin),

@@ -6,6 +6,7 @@ use crate::store::redb::{RedbBookings, RedbStore};
 use crate::store::{Admin, Bookings, Fence};
 use redmark_core::booking::{
     Booking, BookingId, Commit, Holder, Minute, NewBooking, Store, StoreError, DEFAULT_FLOOR,
+    DEFAULT_SITE,
 };
 use redmark_core::seal::{Key, Nonce};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -134,7 +135,7 @@ fn a_booking_waiting_for_its_commit_holds_up_no_other_connection() {
     let store = Hooked::new(Some(Arc::clone(&gate)));
     let key = Key::new(1, &[7u8; 32]).unwrap();
     let host = Shared::booking(
-        DEFAULT_FLOOR,
+        DEFAULT_SITE,
         store,
         info(),
         KeyRing::new(key),
@@ -315,7 +316,7 @@ fn a_tool_awaiting_a_timer_books_without_spinning() {
     let polls = Arc::clone(&store.polls);
     let key = Key::new(1, &[7u8; 32]).unwrap();
     let host = Shared::booking(
-        DEFAULT_FLOOR,
+        DEFAULT_SITE,
         store,
         info(),
         KeyRing::new(key),

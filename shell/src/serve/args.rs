@@ -95,8 +95,10 @@ pub struct ServeArgs {
     /// several stdio servers may share one (see Bookings below)
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
-    /// The floor of rooms, TOML `[[room]]` entries with id, name, seats, aliases [default: the
-    /// built-in floor: The Atrium, Studio B, The Nook]
+    /// The floor of rooms, TOML `[[room]]` entries with id, name, seats, aliases, level,
+    /// equipment; or a site: `[[building]]` tables (id, name, time_zone, ...) with
+    /// `[[building.room]]` entries, up to 16 buildings of 512 rooms [default: the built-in
+    /// floor: The Atrium, Studio B, The Nook]
     #[arg(long, value_name = "FILE")]
     pub rooms: Option<PathBuf>,
     /// HTTP bearer tokens, TOML lines `principal = "token"`; without it every HTTP client is one

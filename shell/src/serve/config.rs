@@ -4,9 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use redmark_core::booking::{
-    Floor, Room, TimeOfDay, Utc, Zone, DEFAULT_GRID, DEFAULT_MAX_MINUTES, MAX_MINUTES,
+    Floor, Room, TimeOfDay, Utc, Zone, DEFAULT_FLOOR, DEFAULT_GRID, DEFAULT_MAX_MINUTES,
+    MAX_MINUTES,
 };
-use redmark_core::limits::{MAX_ROOMS, MAX_ROOM_ID};
+use redmark_core::limits::{MAX_BUILDINGS, MAX_ROOMS, MAX_ROOM_ID};
 use serde::Deserialize;
 
 use super::zone::named_zone;
@@ -28,6 +29,24 @@ struct RoomsFile {
     /// Whether everyone sees the titles of others' bookings (default: only "booked").
     #[serde(default)]
     public_titles: bool,
+    /// The rooms of a floor file of one building.
+    #[serde(default)]
+    room: Vec<RoomEntry>,
+    /// A site's buildings (the keys above are their defaults).
+    #[serde(default)]
+    building: Vec<BuildingEntry>,
+}
+
+/// One `[[building]]` of a site: its own id, name, zone, hours, grid and rooms.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BuildingEntry {
+    id: String,
+    name: String,
+    grid_minutes: Option<u16>,
+    max_minutes: Option<u16>,
+    time_zone: Option<String>,
+    opening_hours: Option<String>,
     room: Vec<RoomEntry>,
 }
 
@@ -47,9 +66,15 @@ struct RoomEntry {
     seats: u16,
     #[serde(default)]
     aliases: Vec<String>,
+    /// The storey, as people say it ("3", "Ground").
+    #[serde(default)]
+    level: String,
+    /// What the room has ("video", "whiteboard").
+    #[serde(default)]
+    equipment: Vec<String>,
 }
 
-/// Loads a floor from TOML:
+/// Loads a floor, or a site of buildings, from TOML:
 ///
 /// ```toml
 /// time_zone = "Europe/Berlin"  # optional: the floor's wall clock (default UTC)
@@ -63,68 +88,135 @@ struct RoomEntry {
 /// name = "The Atrium"
 /// seats = 24
 /// aliases = ["the big room"]
+/// level = "3"              # optional: the storey
+/// equipment = ["video"]    # optional
 /// ```
 ///
-/// The floor lives for the whole process, so its strings are leaked once.
-pub fn load_rooms(path: &Path) -> Result<Floor<'static>, String> {
+/// or, for a site, `[[building]]` tables (`id`, `name` and, overriding the top-level keys,
+/// `time_zone`, `opening_hours`, `grid_minutes`, `max_minutes`), each with `[[building.room]]`
+/// entries; room ids are unique across the site.
+///
+/// The site lives for the whole process, so its strings are leaked once.
+pub fn load_rooms(path: &Path) -> Result<&'static [Floor<'static>], String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     parse_rooms(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-fn parse_rooms(text: &str) -> Result<Floor<'static>, String> {
-    let file: RoomsFile = toml::from_str(text).map_err(|e| located(text, &e))?;
-    if file.room.is_empty() || file.room.len() > MAX_ROOMS {
-        return Err(format!("a floor has 1 to {MAX_ROOMS} [[room]] entries"));
+fn parse_rooms(text: &str) -> Result<&'static [Floor<'static>], String> {
+    let mut file: RoomsFile = toml::from_str(text).map_err(|e| located(text, &e))?;
+    let public_titles = file.public_titles;
+    let defaults = BuildingEntry {
+        id: DEFAULT_FLOOR.id.into(),
+        name: DEFAULT_FLOOR.name.into(),
+        grid_minutes: Some(file.grid_minutes),
+        max_minutes: Some(file.max_minutes),
+        time_zone: file.time_zone.take(),
+        opening_hours: file.opening_hours.take(),
+        room: std::mem::take(&mut file.room),
+    };
+    // A file of one building's [[room]] entries: its errors name no building.
+    let one = file.building.is_empty();
+    let buildings = match (defaults.room.is_empty(), one) {
+        (false, true) => vec![defaults],
+        (true, false) if file.building.len() <= MAX_BUILDINGS => file
+            .building
+            .into_iter()
+            .map(|b| BuildingEntry {
+                grid_minutes: b.grid_minutes.or(defaults.grid_minutes),
+                max_minutes: b.max_minutes.or(defaults.max_minutes),
+                time_zone: b.time_zone.or_else(|| defaults.time_zone.clone()),
+                opening_hours: b.opening_hours.or_else(|| defaults.opening_hours.clone()),
+                ..b
+            })
+            .collect(),
+        _ => {
+            return Err(format!(
+                "a floor file has [[room]] entries (one building) or 1 to {MAX_BUILDINGS} \
+                 [[building]] tables with [[building.room]] entries, not both"
+            ))
+        }
+    };
+    let mut site: Vec<Floor<'static>> = Vec::new();
+    let mut ids = std::collections::HashSet::new();
+    for b in buildings {
+        if site.iter().any(|x| x.id == b.id) {
+            return Err(format!("building id {:?} appears twice", b.id));
+        }
+        let id = b.id.clone();
+        let named = |e: String| match one {
+            true => e,
+            false => format!("building {id:?}: {e}"),
+        };
+        site.push(parse_building(b, &mut ids, public_titles).map_err(named)?);
     }
-    if ![5, 10, 15, 30, 60].contains(&file.grid_minutes) {
+    Ok(Box::leak(site.into_boxed_slice()))
+}
+
+/// One building's floor; `ids` are the room ids of the site so far; `public_titles` the site's.
+fn parse_building(
+    b: BuildingEntry,
+    ids: &mut std::collections::HashSet<String>,
+    public_titles: bool,
+) -> Result<Floor<'static>, String> {
+    if b.id.is_empty() || b.id.len() > MAX_ROOM_ID || b.id.chars().any(char::is_whitespace) {
         return Err(format!(
-            "grid_minutes = {}: give 5, 10, 15, 30 or 60",
-            file.grid_minutes
+            "building id {:?}: 1 to {MAX_ROOM_ID} bytes, no spaces",
+            b.id
         ));
     }
-    let max = file.max_minutes;
-    if max == 0 || u32::from(max) > MAX_MINUTES || !max.is_multiple_of(file.grid_minutes) {
+    if b.room.is_empty() || b.room.len() > MAX_ROOMS {
         return Err(format!(
-            "max_minutes = {max}: a whole number of grid steps ({} minutes), at most {MAX_MINUTES}",
-            file.grid_minutes
+            "a building has 1 to {MAX_ROOMS} rooms ({}): split it into [[building]] tables",
+            b.room.len()
         ));
     }
-    let zone: &'static dyn Zone = match file.time_zone.as_deref() {
+    let grid = b.grid_minutes.unwrap_or(DEFAULT_GRID);
+    if ![5, 10, 15, 30, 60].contains(&grid) {
+        return Err(format!("grid_minutes = {grid}: give 5, 10, 15, 30 or 60"));
+    }
+    let max = b.max_minutes.unwrap_or(DEFAULT_MAX_MINUTES);
+    if max == 0 || u32::from(max) > MAX_MINUTES || !max.is_multiple_of(grid) {
+        return Err(format!(
+            "max_minutes = {max}: a whole number of grid steps ({grid} minutes), at most {MAX_MINUTES}"
+        ));
+    }
+    let zone: &'static dyn Zone = match b.time_zone.as_deref() {
         None => &Utc,
         Some(name) => Box::leak(Box::new(named_zone(name)?)),
     };
-    let open = file
-        .opening_hours
-        .as_deref()
-        .map(opening_hours)
-        .transpose()?;
+    let open = b.opening_hours.as_deref().map(opening_hours).transpose()?;
     let mut rooms = Vec::new();
-    for r in file.room {
+    for r in b.room {
         if r.id.is_empty() || r.id.len() > MAX_ROOM_ID || r.id.chars().any(char::is_whitespace) {
             return Err(format!(
                 "room id {:?}: 1 to {MAX_ROOM_ID} bytes, no spaces",
                 r.id
             ));
         }
-        if rooms.iter().any(|x: &Room<'_>| x.id == r.id) {
+        if !ids.insert(r.id.clone()) {
             return Err(format!("room id {:?} appears twice", r.id));
         }
         let aliases: Vec<&'static str> = r.aliases.into_iter().map(leak).collect();
+        let equipment: Vec<&'static str> = r.equipment.into_iter().map(leak).collect();
         rooms.push(Room {
             id: leak(r.id),
             name: leak(r.name),
             seats: r.seats,
             aliases: Box::leak(aliases.into_boxed_slice()),
+            level: leak(r.level),
+            equipment: Box::leak(equipment.into_boxed_slice()),
         });
     }
     Ok(Floor {
+        id: leak(b.id),
+        name: leak(b.name),
         rooms: Box::leak(rooms.into_boxed_slice()),
-        grid: file.grid_minutes,
+        grid,
         max_minutes: max,
         zone,
         open,
-        public_titles: file.public_titles,
+        public_titles,
     })
 }
 
@@ -179,26 +271,26 @@ mod tests {
             "[[room]]\nid = \"a\"\nname = \"A\"\nseats = 3\naliases = [\"the big room\"]\n\
              [[room]]\nid = \"b\"\nname = \"B\"\nseats = 9\n",
         )
-        .unwrap();
+        .unwrap()[0];
         assert_eq!(f.rooms.len(), 2);
-        assert_eq!(f.matching("big room"), 0b01);
+        assert_eq!(f.iter(f.matching("big room")).next().unwrap().id, "a");
         assert!(parse_rooms("[[room]]\nid = \"a\"\nname = \"A\"\nseats = 3\n[[room]]\nid = \"a\"\nname = \"B\"\nseats = 1\n").is_err());
         assert!(parse_rooms("room = []").is_err());
         assert!(parse_rooms("[[room]]\nid = \"a b\"\nname = \"A\"\nseats = 3\n").is_err());
         assert_eq!((f.grid, f.max_minutes), (15, 480), "the defaults");
         let one = "[[room]]\nid = \"a\"\nname = \"A\"\nseats = 3\n";
-        let f = parse_rooms(&format!("grid_minutes = 30\nmax_minutes = 120\n{one}")).unwrap();
+        let f = parse_rooms(&format!("grid_minutes = 30\nmax_minutes = 120\n{one}")).unwrap()[0];
         assert_eq!((f.grid, f.max_minutes), (30, 120));
         assert_eq!(f.zone.name(), "UTC", "old floor files mean UTC");
         assert!(!f.public_titles, "titles are private unless the file says");
-        let public = parse_rooms(&format!("public_titles = true\n{one}")).unwrap();
+        let public = parse_rooms(&format!("public_titles = true\n{one}")).unwrap()[0];
         assert!(public.public_titles);
-        let f = parse_rooms(&format!("time_zone = \"Europe/Berlin\"\n{one}")).unwrap();
+        let f = parse_rooms(&format!("time_zone = \"Europe/Berlin\"\n{one}")).unwrap()[0];
         assert_eq!(f.zone.name(), "Europe/Berlin");
         let e = parse_rooms(&format!("time_zone = \"Berlin\"\n{one}")).unwrap_err();
         assert!(e.contains("time_zone = \"Berlin\""), "{e}");
         assert_eq!(f.open, None, "open all day unless the file says");
-        let f = parse_rooms(&format!("opening_hours = \"7:30-24:00\"\n{one}")).unwrap();
+        let f = parse_rooms(&format!("opening_hours = \"7:30-24:00\"\n{one}")).unwrap()[0];
         assert_eq!(f.open, Some((TimeOfDay(450), TimeOfDay::END_OF_DAY)));
         for bad in ["20:00-07:00", "07:00", "7-25"] {
             let e = parse_rooms(&format!("opening_hours = \"{bad}\"\n{one}")).unwrap_err();
@@ -213,6 +305,71 @@ mod tests {
             let e = parse_rooms(&format!("{bad}\n{one}")).unwrap_err();
             assert!(e.contains(bad.split(' ').next().unwrap()), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn a_site_is_buildings_each_with_its_zone_levels_and_equipment() {
+        let site = parse_rooms(
+            "time_zone = \"Europe/Berlin\"\ngrid_minutes = 30\n\
+             [[building]]\nid = \"ber\"\nname = \"Berlin HQ\"\n\
+             [[building.room]]\nid = \"b1\"\nname = \"B1\"\nseats = 4\nlevel = \"3\"\n\
+             equipment = [\"video\"]\n\
+             [[building]]\nid = \"nyc\"\nname = \"New York\"\ntime_zone = \"America/New_York\"\n\
+             grid_minutes = 15\n\
+             [[building.room]]\nid = \"n1\"\nname = \"N1\"\nseats = 8\n",
+        )
+        .unwrap();
+        assert_eq!(site.len(), 2);
+        let (ber, nyc) = (&site[0], &site[1]);
+        assert_eq!(
+            (ber.id, ber.name, ber.zone.name()),
+            ("ber", "Berlin HQ", "Europe/Berlin")
+        );
+        assert_eq!(
+            (ber.grid, nyc.grid),
+            (30, 15),
+            "the top level is each building's default"
+        );
+        assert_eq!(nyc.zone.name(), "America/New_York");
+        assert_eq!(
+            (ber.rooms[0].level, ber.rooms[0].equipment),
+            ("3", &["video"][..])
+        );
+        let room = |id: &str, b: &str| {
+            format!("[[building]]\nid = \"{b}\"\nname = \"{b}\"\n[[building.room]]\nid = \"{id}\"\nname = \"R\"\nseats = 1\n")
+        };
+        let e = parse_rooms(&format!("{}{}", room("r", "x"), room("r", "y"))).unwrap_err();
+        assert_eq!(e, "building \"y\": room id \"r\" appears twice");
+        let e = parse_rooms(&format!("{}{}", room("r", "x"), room("s", "x"))).unwrap_err();
+        assert!(e.contains("building id \"x\" appears twice"), "{e}");
+        let mars = room("r", "x").replace(
+            "[[building.room]]",
+            "time_zone = \"Mars/Base\"\n[[building.room]]",
+        );
+        let e = parse_rooms(&mars).unwrap_err();
+        assert!(
+            e.starts_with("building \"x\": time_zone = \"Mars/Base\""),
+            "{e}"
+        );
+        let both = format!(
+            "{}[[room]]\nid = \"a\"\nname = \"A\"\nseats = 3\n",
+            room("r", "x")
+        );
+        assert!(parse_rooms(&both).unwrap_err().contains("not both"));
+        let many: String = (0..=MAX_BUILDINGS)
+            .map(|i| room(&format!("r{i}"), &format!("b{i}")))
+            .collect();
+        assert!(parse_rooms(&many)
+            .unwrap_err()
+            .contains("[[building]] tables"));
+        let big: String = (0..=MAX_ROOMS)
+            .map(|i| format!("[[room]]\nid = \"r{i}\"\nname = \"R\"\nseats = 1\n"))
+            .collect();
+        let e = parse_rooms(&big).unwrap_err();
+        assert!(
+            e.contains(&format!("a building has 1 to {MAX_ROOMS} rooms")),
+            "{e}"
+        );
     }
 
     #[test]

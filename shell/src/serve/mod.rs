@@ -24,7 +24,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use redmark_core::booking::{Floor, DEFAULT_FLOOR};
+use redmark_core::booking::{Floor, DEFAULT_SITE};
 use redmark_core::engine::{Config, ServerInfo};
 use redmark_core::fixtures::Fixtures;
 use redmark_core::seal::KeyRing;
@@ -185,7 +185,7 @@ async fn start<A: Hosted>(
     }
     let floor = match &args.rooms {
         Some(f) => config::load_rooms(f)?,
-        None => DEFAULT_FLOOR,
+        None => DEFAULT_SITE,
     };
     let dir = data_dir(args.data.as_deref())?;
     // The store first: a refused store leaves nothing else behind (no new key file) and is
@@ -332,7 +332,7 @@ pub fn open_keys(dir: PathBuf, rotate: bool) -> Result<Data, String> {
 /// [`RedbBookings`](redb::RedbBookings); or PostgreSQL). Shared by `redmark serve` and the
 /// in-process server of `redmark call`.
 pub fn booking_host<S: crate::store::Bookings>(
-    floor: Floor<'static>,
+    floor: &'static [Floor<'static>],
     store: S,
     ring: KeyRing,
     config: Config,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use redmark_core::booking::Floor;
 #[cfg(test)]
-use redmark_core::booking::DEFAULT_FLOOR;
+use redmark_core::booking::DEFAULT_SITE;
 use redmark_core::engine::{Config, ServerInfo};
 use redmark_core::seal::{Key, KeyRing};
 
@@ -25,7 +25,7 @@ pub struct InProcess<A: Hosted> {
 
 impl InProcess<HostedBooking> {
     /// The default floor with bookings in memory and a random sealing key: gone on exit.
-    pub fn scratch(floor: Floor<'static>) -> Result<Self, TransportError> {
+    pub fn scratch(floor: &'static [Floor<'static>]) -> Result<Self, TransportError> {
         let mut secret = [0u8; 32];
         getrandom::fill(&mut secret)
             .map_err(|e| TransportError::Io(format!("no randomness: {e}")))?;
@@ -87,7 +87,7 @@ mod tests {
 
     #[test]
     fn in_process_answers() {
-        let mut t = InProcess::scratch(DEFAULT_FLOOR).unwrap();
+        let mut t = InProcess::scratch(DEFAULT_SITE).unwrap();
         let body = format!(
             r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"{PROTOCOL_VERSION}","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
         );
