@@ -17,9 +17,9 @@ use super::tools::{BookArgs, ListArgs};
 use super::vacancy::free_at;
 use super::when::{when, Times};
 use crate::engine::{Call, CallError, Done, Msg, Reply};
-use crate::limits::{MAX_BUILDINGS, MAX_LISTED_ROOMS, MAX_ROOMS};
 #[cfg(feature = "public-titles")]
 use crate::limits::MAX_NAMED;
+use crate::limits::{MAX_BUILDINGS, MAX_LISTED_ROOMS, MAX_ROOMS};
 use crate::mrtr::Choice;
 use crate::typed::{Elicited, Offer, Pick, Round, Sealed};
 use redmark_macros::Question;
