@@ -8,7 +8,6 @@ use crate::limits::{MAX_BOOKING_ID_ARG, MAX_DAY_ARG, MAX_ROOM_HINT, MAX_ROOM_ID,
 use crate::limits::{MAX_BUILDING_ARG, MAX_EQUIPMENT_ARG, MAX_LEVEL_ARG};
 
 /// `book_room`'s arguments.
-#[cfg(not(feature = "campus"))]
 #[derive(Args)]
 pub(super) struct BookArgs<'s> {
     /// Day: YYYY-MM-DD, today, tomorrow or a weekday (the next one)
@@ -35,39 +34,11 @@ pub(super) struct BookArgs<'s> {
     /// People expected; rooms too small are not offered
     #[arg(min = 1, max = 1000)]
     pub(super) attendees: Option<u16>,
-}
-
-/// `book_room`'s arguments.
-#[cfg(feature = "campus")]
-#[derive(Args)]
-pub(super) struct BookArgs<'s> {
-    /// Day: YYYY-MM-DD, today, tomorrow or a weekday (the next one)
-    #[arg(max_len = MAX_DAY_ARG)]
-    pub(super) day: &'s str,
-    /// Start time, e.g. 9, 09:30 or 14:45
-    #[arg(max_len = 5)]
-    pub(super) start: Option<&'s str>,
-    /// Start hour, 0-23, instead of start
-    #[arg(min = 0, max = 23)]
-    pub(super) hour: Option<i64>,
-    /// How long, in minutes (default 60)
-    #[arg(min = 1, max = 1440)]
-    pub(super) minutes: Option<u16>,
-    /// What the meeting is called, e.g. "Design review"
-    #[arg(max_len = MAX_TITLE)]
-    pub(super) title: Option<&'s str>,
-    /// The room in the user's words, e.g. "the big room"
-    #[arg(max_len = MAX_ROOM_HINT)]
-    pub(super) room_hint: Option<&'s str>,
-    /// An exact room id from list_rooms
-    #[arg(max_len = MAX_ROOM_ID)]
-    pub(super) room_id: Option<&'s str>,
-    /// People expected; rooms too small are not offered
-    #[arg(min = 1, max = 1000)]
-    pub(super) attendees: Option<u16>,
+    #[cfg(feature = "campus")]
     /// Building id or name (default: the room_id's, else the one whose rooms fit room_hint, else the first)
     #[arg(max_len = MAX_BUILDING_ARG)]
     pub(super) building: Option<&'s str>,
+    #[cfg(feature = "campus")]
     /// Equipment the room must have, comma-separated, e.g. "video, whiteboard"
     #[arg(max_len = MAX_EQUIPMENT_ARG)]
     pub(super) equipment: Option<&'s str>,
@@ -82,7 +53,6 @@ pub(super) struct CancelArgs<'s> {
 }
 
 /// `list_rooms`'s arguments.
-#[cfg(not(feature = "campus"))]
 #[derive(Args)]
 pub(super) struct ListArgs<'s> {
     /// Day: YYYY-MM-DD, today, tomorrow or a weekday (the next one)
@@ -100,40 +70,22 @@ pub(super) struct ListArgs<'s> {
     /// Only rooms with at least this many seats
     #[arg(min = 1, max = 1000)]
     pub(super) attendees: Option<u16>,
-}
-
-/// `list_rooms`'s arguments.
-#[cfg(feature = "campus")]
-#[derive(Args)]
-pub(super) struct ListArgs<'s> {
-    /// Day: YYYY-MM-DD, today, tomorrow or a weekday (the next one)
-    #[arg(max_len = MAX_DAY_ARG)]
-    pub(super) day: Option<&'s str>,
-    /// From when, e.g. 9 or 14:30
-    #[arg(max_len = 5)]
-    pub(super) start: Option<&'s str>,
-    /// Whole hour, 0-23, instead of start
-    #[arg(min = 0, max = 23)]
-    pub(super) hour: Option<i64>,
-    /// For how long, in minutes (default 60)
-    #[arg(min = 1, max = 1440)]
-    pub(super) minutes: Option<u16>,
-    /// Only rooms with at least this many seats
-    #[arg(min = 1, max = 1000)]
-    pub(super) attendees: Option<u16>,
+    #[cfg(feature = "campus")]
     /// Building id or name (default: every building)
     #[arg(max_len = MAX_BUILDING_ARG)]
     pub(super) building: Option<&'s str>,
+    #[cfg(feature = "campus")]
     /// Only rooms on this level (storey), e.g. "3" or "Ground"
     #[arg(max_len = MAX_LEVEL_ARG)]
     pub(super) level: Option<&'s str>,
+    #[cfg(feature = "campus")]
     /// Equipment the room must have, comma-separated, e.g. "video, whiteboard"
     #[arg(max_len = MAX_EQUIPMENT_ARG)]
     pub(super) equipment: Option<&'s str>,
 }
 
 /// `day_schedule`'s arguments.
-#[cfg(all(feature = "day-schedule", not(feature = "campus")))]
+#[cfg(feature = "day-schedule")]
 #[derive(Args)]
 pub(super) struct DayArgs<'s> {
     /// Day: YYYY-MM-DD, today, tomorrow or a weekday (the next one)
@@ -142,24 +94,15 @@ pub(super) struct DayArgs<'s> {
     /// Only rooms with at least this many seats
     #[arg(min = 1, max = 1000)]
     pub(super) attendees: Option<u16>,
-}
-
-/// `day_schedule`'s arguments.
-#[cfg(all(feature = "day-schedule", feature = "campus"))]
-#[derive(Args)]
-pub(super) struct DayArgs<'s> {
-    /// Day: YYYY-MM-DD, today, tomorrow or a weekday (the next one)
-    #[arg(max_len = MAX_DAY_ARG)]
-    pub(super) day: &'s str,
-    /// Only rooms with at least this many seats
-    #[arg(min = 1, max = 1000)]
-    pub(super) attendees: Option<u16>,
+    #[cfg(feature = "campus")]
     /// Building id or name (default: the first)
     #[arg(max_len = MAX_BUILDING_ARG)]
     pub(super) building: Option<&'s str>,
+    #[cfg(feature = "campus")]
     /// Only rooms on this level (storey), e.g. "3" or "Ground"
     #[arg(max_len = MAX_LEVEL_ARG)]
     pub(super) level: Option<&'s str>,
+    #[cfg(feature = "campus")]
     /// Equipment the room must have, comma-separated, e.g. "video, whiteboard"
     #[arg(max_len = MAX_EQUIPMENT_ARG)]
     pub(super) equipment: Option<&'s str>,
