@@ -44,15 +44,12 @@ fn text(r: &Value) -> String {
 
 /// Waits until the panel's stderr holds `needle`.
 fn wait_for(p: &NetPanel, needle: &str) {
-    let end = std::time::Instant::now() + SNTP_WAIT;
-    while !p.panel.stderr().contains(needle) {
-        assert!(
-            std::time::Instant::now() < end,
-            "no {needle:?} within {SNTP_WAIT:?}:\n{}",
-            p.panel.stderr()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let said = p.panel.wait_stderr(needle, SNTP_WAIT);
+    assert!(
+        said,
+        "no {needle:?} within {SNTP_WAIT:?}:\n{}",
+        p.panel.stderr()
+    );
 }
 
 #[test]
