@@ -101,7 +101,15 @@ fn commit_all(db: &Database, news: &[NewBooking], group: usize) {
 /// Bytes written a booking while `news` are committed in groups of [`GROUP`].
 fn written_a_booking(db: &Database, wrote: &AtomicU64, news: &[NewBooking]) -> f64 {
     let before = wrote.load(Ordering::Relaxed);
-    commit_all(db, news, GROUP);
+    let mut last = before;
+    for (i, chunk) in news.chunks(GROUP).enumerate() {
+        commit_all(db, chunk, GROUP);
+        let now = wrote.load(Ordering::Relaxed);
+        if std::env::var_os("COST_TRACE").is_some() && (now - last > 100_000 || i % 50 == 0) {
+            eprintln!("group {i}: {} bytes", now - last);
+        }
+        last = now;
+    }
     (wrote.load(Ordering::Relaxed) - before) as f64 / news.len() as f64
 }
 

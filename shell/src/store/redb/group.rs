@@ -195,8 +195,8 @@ fn commit_loop(store: &RedbStore, mut rx: mpsc::UnboundedReceiver<Job>, groups: 
     }
 }
 
-/// One group's transaction: `make` on its tables, committed durably (fsynced when this
-/// returns: only then is any write of it acknowledged).
+/// One group's transaction: `make` on its tables, the indexes settled if due (`tiers.rs`),
+/// committed durably (fsynced when this returns: only then is any write of it acknowledged).
 pub(super) fn commit_group(
     db: &Database,
     make: impl FnOnce(&mut Tables<'_>) -> Result<(), StoreError>,
@@ -206,6 +206,7 @@ pub(super) fn commit_group(
     {
         let mut tables = Tables::open(&tx)?;
         make(&mut tables)?;
+        tables.settle(false)?;
     }
     tx.commit().map_err(fault)
 }

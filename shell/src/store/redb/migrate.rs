@@ -4,11 +4,12 @@
 use redb::{ReadableTable, WriteTransaction};
 use redmark_core::booking::Status;
 
-use super::tables::{decode, fault, Tables, HOLDER_STARTS, OLD_HELD, ROOM_STARTS};
+use super::tables::{decode, fault, Tables, HOLDER_TIERS, OLD_HELD, ROOM_TIERS};
 
 /// Inside `tx`: where the store still has the hour index (`held`, a store of redmark before
-/// spans, or one such a redmark opened since), builds [`ROOM_STARTS`] and [`HOLDER_STARTS`]
-/// afresh from the active bookings and drops `held`. Records stay as they are (v1 records
+/// spans, or one such a redmark opened since), builds the room and holder indexes
+/// ([`ROOM_TIERS`], [`HOLDER_TIERS`], settled whole) afresh from the active bookings and drops
+/// `held`. Records stay as they are (v1 records
 /// read as their whole hour). Returns how many active bookings were indexed, `None` if there
 /// was nothing to convert.
 pub(super) fn convert(tx: &WriteTransaction) -> Result<Option<usize>, String> {
@@ -17,8 +18,9 @@ pub(super) fn convert(tx: &WriteTransaction) -> Result<Option<usize>, String> {
         return Ok(None);
     }
     // Indexes a newer redmark left behind are rebuilt whole, not trusted.
-    tx.delete_table(ROOM_STARTS).map_err(text)?;
-    tx.delete_table(HOLDER_STARTS).map_err(text)?;
+    for index in ROOM_TIERS.0.into_iter().chain(HOLDER_TIERS.0) {
+        tx.delete_table(index).map_err(text)?;
+    }
     let mut tables = Tables::open(tx).map_err(|e| e.message().to_owned())?;
     let mut active = Vec::new();
     for row in tables
@@ -36,6 +38,7 @@ pub(super) fn convert(tx: &WriteTransaction) -> Result<Option<usize>, String> {
     for b in &active {
         tables.index(b).map_err(|e| e.message().to_owned())?;
     }
+    tables.settle(true).map_err(|e| e.message().to_owned())?;
     Ok(Some(active.len()))
 }
 

@@ -73,6 +73,7 @@ mod open;
 mod overlay;
 mod snapshot;
 mod tables;
+mod tiers;
 
 pub use bookings::RedbBookings;
 pub use file::RedbStore;

@@ -9,9 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use redb::{Database, ReadableTable, TableHandle};
 
 use super::overlay::Overlay;
-use super::tables::{
-    decode_quiet, StoreId, BOOKINGS, HOLDER_STARTS, META, NONCES, OLD_HELD, ROOM_STARTS, STORE_ID,
-};
+use super::tables::{decode_quiet, StoreId, BOOKINGS, INDEXES, META, OLD_HELD, STORE_ID};
 use crate::fault::panics::catch_quiet;
 
 /// Name of the bookings database inside the data directory.
@@ -192,14 +190,14 @@ fn set_up_as(db: &Database, path: &Path, id: StoreId) -> Result<(), OpenError> {
         let tx = db.begin_write().map_err(text)?;
         {
             tx.open_table(BOOKINGS).map_err(text)?;
-            tx.open_table(NONCES).map_err(text)?;
             if let Some(n) = super::migrate::convert(&tx)? {
                 tracing::info!(
                     "booking store: converted to spans ({n} active bookings indexed by start)"
                 );
             }
-            tx.open_table(ROOM_STARTS).map_err(text)?;
-            tx.open_table(HOLDER_STARTS).map_err(text)?;
+            for index in INDEXES {
+                tx.open_table(index).map_err(text)?;
+            }
             let mut meta = tx.open_table(META).map_err(text)?;
             let has = meta.get(STORE_ID).map_err(text)?.is_some();
             if !has {
@@ -222,11 +220,10 @@ fn set_up(db: &Database) -> Result<bool, String> {
             Err(e) => Err(e.to_string()),
         }
     }
-    let tables = has(tx.open_table(BOOKINGS))?
-        && has(tx.open_table(NONCES))?
-        && has(tx.open_table(ROOM_STARTS))?
-        && has(tx.open_table(HOLDER_STARTS))?
-        && !has(tx.open_table(OLD_HELD))?;
+    let mut tables = has(tx.open_table(BOOKINGS))? && !has(tx.open_table(OLD_HELD))?;
+    for index in INDEXES {
+        tables = tables && has(tx.open_table(index))?;
+    }
     let id = match tx.open_table(META) {
         Ok(meta) => meta.get(STORE_ID).map_err(text)?.is_some(),
         Err(redb::TableError::TableDoesNotExist(_)) => false,
@@ -380,7 +377,7 @@ fn check_copy(mem: Overlay) -> Result<Seen, String> {
             ids.insert(k.value());
         }
     }
-    for def in [NONCES, OLD_HELD, ROOM_STARTS, HOLDER_STARTS] {
+    for def in INDEXES.into_iter().chain([OLD_HELD]) {
         if let Some(t) = missing(tx.open_table(def))? {
             for row in t.iter().map_err(text)? {
                 let (_, v) = row.map_err(text)?;
