@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The PostgreSQL store's ceiling and what redmark reaches of it, in the same run:
 #   1. pgbench: one-row INSERT transactions into redmark's own table (same constraints,
-#      synchronous_commit = on) from CLIENTS connections: the database's own ceiling;
+#      synchronous_commit = on; a span's columns as redmark inserts them: an hour from
+#      2500-01-01, 193579 days after 1970, in minutes) from CLIENTS connections: the
+#      database's own ceiling;
 #   2. three `redmark serve --http` instances on that database, CLIENTS HTTP keep-alive
 #      clients booking distinct slots, lock-step (`bench/peers/booker`: std-only Rust, as
 #      light a driver as pgbench is): acknowledged bookings per second;
@@ -61,8 +63,9 @@ done
 
 cat >"$TMP/insert.sql" <<'SQL'
 \set n random(1, 2000000000)
-INSERT INTO redmark_bookings (room, day, hour, attendees, holder, nonce)
-VALUES ('pgbench', date '2500-01-01' + (:n / 24) % 300000, :n % 24, 1, int8send(:n), int8send(:n))
+\set start (193579 + (:n / 24) % 300000) * 1440 + (:n % 24) * 60
+INSERT INTO redmark_bookings (room, start_minute, end_minute, title, attendees, holder, nonce)
+VALUES ('pgbench', :start, :start + 60, '', 1, int8send(:n), int8send(:n))
 ON CONFLICT DO NOTHING;
 SQL
 PGBENCH_TPS=$(PGOPTIONS="-c synchronous_commit=on" "$BIN/pgbench" -n -c "$CLIENTS" -j 2 -T "$SECS" \

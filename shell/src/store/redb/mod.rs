@@ -19,6 +19,9 @@
 //!   overlap, so the one before a new span's end decides a clash: two index reads, whatever
 //!   the store holds);
 //! - `holder_starts`: holder ‖ start ‖ room → id of each active booking (`next_held`);
+//! - `young_*` and `middle_*` of each of the three indexes above: the index's newer entries,
+//!   moved on in bulk so a commit's inserts share pages (`tiers.rs`); the tables named above
+//!   are the settled ones, and a read looks in all three;
 //! - `meta`: `store-id` → the store's 16-byte id (see below).
 //!
 //! # A damaged or vanished store is refused at start
@@ -66,6 +69,7 @@
 //! work) until the operator restarts the server; `redmark check` then says what is damaged.
 
 mod bookings;
+mod errors;
 mod file;
 mod group;
 mod migrate;

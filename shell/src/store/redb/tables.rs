@@ -5,6 +5,7 @@ use std::ops::Bound;
 
 use redb::{ReadableTable, TableDefinition};
 
+pub(super) use super::errors::{corrupt, fault};
 use super::tiers::{Index, Levels, Tiers};
 use redmark_core::booking::{
     Booking, BookingId, Commit, Day, Holder, Minute, NewBooking, RoomId, Span, Status, StoreError,
@@ -54,22 +55,6 @@ pub(super) const RECORD_V2: u8 = 2;
 
 /// A store id: 16 random bytes, in the store's `meta` table and in [`MARKER_FILE`](super::open::MARKER_FILE).
 pub(super) type StoreId = [u8; 16];
-
-/// A redb error as a store error (logged): `Corrupt` when redb says the file is corrupted.
-pub(super) fn fault<E: Into<redb::Error>>(e: E) -> StoreError {
-    let e = e.into();
-    tracing::error!("booking store: {e}");
-    match e {
-        redb::Error::Corrupted(_) => StoreError::Corrupt,
-        _ => StoreError::Io,
-    }
-}
-
-/// A damaged record or a broken link between tables: logged, and `Corrupt` to the caller.
-pub(super) fn corrupt(why: std::fmt::Arguments<'_>) -> StoreError {
-    tracing::error!("booking store: {why}: bookings.redb is damaged");
-    StoreError::Corrupt
-}
 
 /// [`ROOM_STARTS`] key: room length, room id, start u32 BE (a room's bookings in start
 /// order; `None` for a room id longer than any stored one).

@@ -14,7 +14,7 @@ use std::ops::Bound;
 use redb::{ReadableTable, ReadableTableMetadata, TableDefinition};
 use redmark_core::booking::StoreError;
 
-use super::tables::fault;
+use super::errors::fault;
 
 /// One index table: a byte key → booking id.
 pub(super) type Index = TableDefinition<'static, &'static [u8], u32>;
@@ -232,13 +232,19 @@ mod tests {
             .enumerate()
         {
             let b = &made[at];
-            assert_eq!(commit(&db, &[b.new.clone()]), [Commit::Replayed(b.clone())]);
+            assert_eq!(
+                commit(&db, std::slice::from_ref(&b.new)),
+                [Commit::Replayed(b.clone())]
+            );
             let later = NewBooking {
                 span: Span::new(b.new.span.start + 30, b.new.span.end + 30).unwrap(),
                 nonce: [0xe0 + k as u8; 8],
                 ..b.new.clone()
             };
-            assert_eq!(commit(&db, &[later.clone()]), [Commit::Taken(b.clone())]);
+            assert_eq!(
+                commit(&db, std::slice::from_ref(&later)),
+                [Commit::Taken(b.clone())]
+            );
             let tx = db.begin_write().unwrap();
             let cancelled = Tables::open(&tx)
                 .unwrap()
