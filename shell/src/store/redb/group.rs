@@ -203,12 +203,21 @@ pub(super) fn commit_group(
 ) -> Result<(), StoreError> {
     let mut tx = db.begin_write().map_err(fault)?;
     tx.set_durability(Durability::Immediate);
-    {
+    let settled = {
         let mut tables = Tables::open(&tx)?;
         make(&mut tables)?;
-        tables.settle(false)?;
+        let began = Instant::now();
+        tables.settle()?.then(|| began.elapsed())
+    };
+    let began = Instant::now();
+    tx.commit().map_err(fault)?;
+    if let Some(moved) = settled {
+        tracing::debug!(
+            "index tiers: the middle tables settled in {moved:?}, then the commit took {:?}",
+            began.elapsed()
+        );
     }
-    tx.commit().map_err(fault)
+    Ok(())
 }
 
 #[cfg(test)]

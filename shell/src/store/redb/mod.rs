@@ -11,8 +11,7 @@
 //!
 //! Tables (one write transaction per group of bookings and cancellations, see `group.rs`):
 //! - `bookings`: id → record (see `tables::encode`; records of stores before spans, v1, are
-//!   read as their whole hour, and such a store's hour index `held` is converted at open in
-//!   one transaction: `migrate.rs`);
+//!   read as their whole hour);
 //! - `nonces`: holder ‖ operation nonce → id (at-most-once: the same operation replays its
 //!   booking);
 //! - `room_starts`: room ‖ start → id of each active booking (a room's active bookings never
@@ -22,7 +21,12 @@
 //! - `young_*` and `middle_*` of each of the three indexes above: the index's newer entries,
 //!   moved on in bulk so a commit's inserts share pages (`tiers.rs`); the tables named above
 //!   are the settled ones, and a read looks in all three;
-//! - `meta`: `store-id` → the store's 16-byte id (see below).
+//! - `held`: always empty, a tripwire: the hour index of stores before spans, which makes the
+//!   release before the index tiers rebuild its indexes when it opens the file (and delete
+//!   `held`, which makes this one rebuild every index at its next start: `migrate.rs`);
+//! - `meta`: `store-id` → the store's 16-byte id (see below); `index-tiers` once the indexes
+//!   are in tiers (a file without it, or without `held`, has every index rebuilt from the
+//!   bookings at open, in one transaction: `migrate.rs`).
 //!
 //! # A damaged or vanished store is refused at start
 //!

@@ -288,7 +288,7 @@ impl<'t> Tables<'t> {
     }
 
     /// Enters active booking `b` in both indexes.
-    pub(super) fn index(&mut self, b: &Booking) -> Result<(), StoreError> {
+    fn index(&mut self, b: &Booking) -> Result<(), StoreError> {
         let n = &b.new;
         // A stored room id fits its key (at most MAX_ROOM_ID bytes).
         let room = room_key(&n.room, n.span.start).ok_or(StoreError::Io)?;
@@ -321,22 +321,18 @@ impl<'t> Tables<'t> {
         Ok(Some(b))
     }
 
-    /// Moves each index's young and middle entries on when due (`tiers.rs`; every one into
-    /// its settled table when `all`). Made at the end of a group's transaction.
-    pub(super) fn settle(&mut self, all: bool) -> Result<(), StoreError> {
+    /// Moves each index's young and middle entries on when due (`tiers.rs`). Made at the end
+    /// of a group's transaction. Whether a middle table was moved into its settled one.
+    pub(super) fn settle(&mut self) -> Result<bool, StoreError> {
         let made = self
             .bookings
             .last()
             .map_err(fault)?
             .map_or(0, |(k, _)| k.value());
+        let mut settled = false;
         for index in [&mut self.nonces, &mut self.rooms, &mut self.holders] {
-            index.settle(made, all)?;
+            settled |= index.settle(made)?;
         }
-        Ok(())
-    }
-
-    /// Every booking, for a conversion (`migrate.rs`).
-    pub(super) fn bookings(&self) -> &redb::Table<'t, u32, &'static [u8]> {
-        &self.bookings
+        Ok(settled)
     }
 }

@@ -118,17 +118,18 @@ impl Levels<redb::Table<'_, &'static [u8], u32>> {
 
     /// Moves the young entries into the middle table once there are [`YOUNG_HOLDS`], and the
     /// middle ones into the settled table once there are at least [`MIDDLE_HOLDS_AT_LEAST`] and
-    /// 1/[`SETTLE_SHARE`] of the `made` bookings ever made (every entry, when `all`).
-    pub(super) fn settle(&mut self, made: u32, all: bool) -> Result<(), StoreError> {
+    /// 1/[`SETTLE_SHARE`] of the `made` bookings ever made. Whether the middle table was moved.
+    pub(super) fn settle(&mut self, made: u32) -> Result<bool, StoreError> {
         let [young, middle, settled] = &mut self.0;
-        if all || young.len().map_err(fault)? >= YOUNG_HOLDS {
+        if young.len().map_err(fault)? >= YOUNG_HOLDS {
             move_all(young, middle)?;
         }
         let due = MIDDLE_HOLDS_AT_LEAST.max(u64::from(made) / SETTLE_SHARE);
-        if all || middle.len().map_err(fault)? >= due {
+        let due = middle.len().map_err(fault)? >= due;
+        if due {
             move_all(middle, settled)?;
         }
-        Ok(())
+        Ok(due)
     }
 }
 
