@@ -100,7 +100,9 @@ fn init_tracing() {
         }),
         Err(_) => Targets::new().with_default(LevelFilter::INFO),
     };
+    // fmt's own filter stops at info unless told otherwise: `filter` decides.
     let _ = tracing_subscriber::fmt()
+        .with_max_level(LevelFilter::TRACE)
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .finish()

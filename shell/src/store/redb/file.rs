@@ -11,7 +11,7 @@ use redmark_core::seal::Nonce;
 use super::open::{self, OpenError};
 use super::snapshot;
 use super::tables::{
-    self, corrupt, decode, fault, load, Tables, BOOKINGS, HOLDER_STARTS, NONCES, ROOM_STARTS,
+    self, corrupt, decode, fault, load, Tables, BOOKINGS, HOLDER_TIERS, NONCE_TIERS, ROOM_TIERS,
 };
 use crate::fault::panics::catch_quiet;
 use crate::store::Snapshot;
@@ -109,13 +109,9 @@ impl RedbStore {
     ) -> Result<Option<Booking>, StoreError> {
         self.guarded("reading an operation", |db| {
             let tx = db.begin_read().map_err(fault)?;
-            let nonces = tx.open_table(NONCES).map_err(fault)?;
+            let nonces = NONCE_TIERS.open(|t| tx.open_table(t))?;
             let operation = [&holder[..], &nonce[..]].concat();
-            let Some(id) = nonces
-                .get(&operation[..])
-                .map_err(fault)?
-                .map(|g| g.value())
-            else {
+            let Some(id) = nonces.get(&operation[..])? else {
                 return Ok(None);
             };
             let t = tx.open_table(BOOKINGS).map_err(fault)?;
@@ -125,7 +121,7 @@ impl RedbStore {
         })
     }
 
-    /// One read of the holder index (`holder_starts`, in (start, room) order).
+    /// One read of each table of the holder index (`holder_starts`, in (start, room) order).
     pub(super) fn next_held(
         &self,
         holder: &Holder,
@@ -134,13 +130,13 @@ impl RedbStore {
     ) -> Result<Option<Booking>, StoreError> {
         self.guarded("reading a holder's bookings", |db| {
             let tx = db.begin_read().map_err(fault)?;
-            let holders = tx.open_table(HOLDER_STARTS).map_err(fault)?;
+            let holders = HOLDER_TIERS.open(|t| tx.open_table(t))?;
             let t = tx.open_table(BOOKINGS).map_err(fault)?;
             tables::next_held(&holders, &t, holder, start, room)
         })
     }
 
-    /// At most two reads of the room index (`room_starts`, in start order).
+    /// At most two reads of each table of the room index (`room_starts`, in start order).
     pub(super) fn next_in_room(
         &self,
         room: &str,
@@ -148,7 +144,7 @@ impl RedbStore {
     ) -> Result<Option<Booking>, StoreError> {
         self.guarded("reading a room's bookings", |db| {
             let tx = db.begin_read().map_err(fault)?;
-            let rooms = tx.open_table(ROOM_STARTS).map_err(fault)?;
+            let rooms = ROOM_TIERS.open(|t| tx.open_table(t))?;
             let t = tx.open_table(BOOKINGS).map_err(fault)?;
             tables::next_in_room(&rooms, &t, room, from)
         })

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use redb::Durability;
+use redb::{Database, Durability};
 use redmark_core::booking::StoreError;
 use tokio::sync::{mpsc, oneshot};
 
@@ -182,16 +182,9 @@ fn commit_loop(store: &RedbStore, mut rx: mpsc::UnboundedReceiver<Job>, groups: 
         }
         let began = Instant::now();
         let made = store.guarded("committing", |db| {
-            let mut tx = db.begin_write().map_err(fault)?;
-            tx.set_durability(Durability::Immediate);
-            {
-                let mut tables = Tables::open(&tx)?;
-                for w in &mut group {
-                    w.make(&mut tables)?;
-                }
-            }
-            // Durable (fsynced) when commit returns: only then is any of them acknowledged.
-            tx.commit().map_err(fault)
+            commit_group(db, |tables| {
+                group.iter_mut().try_for_each(|w| w.make(tables))
+            })
         });
         // OPS (crate::metrics): the group's size and how long it took.
         crate::metrics::metrics().group_committed(group.len(), began.elapsed());
@@ -201,6 +194,35 @@ fn commit_loop(store: &RedbStore, mut rx: mpsc::UnboundedReceiver<Job>, groups: 
         }
     }
 }
+
+/// One group's transaction: `make` on its tables, the indexes settled if due (`tiers.rs`),
+/// committed durably (fsynced when this returns: only then is any write of it acknowledged).
+pub(super) fn commit_group(
+    db: &Database,
+    make: impl FnOnce(&mut Tables<'_>) -> Result<(), StoreError>,
+) -> Result<(), StoreError> {
+    let mut tx = db.begin_write().map_err(fault)?;
+    tx.set_durability(Durability::Immediate);
+    let settled = {
+        let mut tables = Tables::open(&tx)?;
+        make(&mut tables)?;
+        let began = Instant::now();
+        tables.settle()?.then(|| began.elapsed())
+    };
+    let began = Instant::now();
+    tx.commit().map_err(fault)?;
+    if let Some(moved) = settled {
+        tracing::debug!(
+            "index tiers: the middle tables settled in {moved:?}, then the commit took {:?}",
+            began.elapsed()
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+#[path = "cost_tests.rs"]
+mod cost_tests;
 
 #[cfg(test)]
 mod tests {

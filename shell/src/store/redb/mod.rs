@@ -11,15 +11,22 @@
 //!
 //! Tables (one write transaction per group of bookings and cancellations, see `group.rs`):
 //! - `bookings`: id → record (see `tables::encode`; records of stores before spans, v1, are
-//!   read as their whole hour, and such a store's hour index `held` is converted at open in
-//!   one transaction: `migrate.rs`);
+//!   read as their whole hour);
 //! - `nonces`: holder ‖ operation nonce → id (at-most-once: the same operation replays its
 //!   booking);
 //! - `room_starts`: room ‖ start → id of each active booking (a room's active bookings never
 //!   overlap, so the one before a new span's end decides a clash: two index reads, whatever
 //!   the store holds);
 //! - `holder_starts`: holder ‖ start ‖ room → id of each active booking (`next_held`);
-//! - `meta`: `store-id` → the store's 16-byte id (see below).
+//! - `young_*` and `middle_*` of each of the three indexes above: the index's newer entries,
+//!   moved on in bulk so a commit's inserts share pages (`tiers.rs`); the tables named above
+//!   are the settled ones, and a read looks in all three;
+//! - `held`: always empty, a tripwire: the hour index of stores before spans, which makes the
+//!   release before the index tiers rebuild its indexes when it opens the file (and delete
+//!   `held`, which makes this one rebuild every index at its next start: `migrate.rs`);
+//! - `meta`: `store-id` → the store's 16-byte id (see below); `index-tiers` once the indexes
+//!   are in tiers (a file without it, or without `held`, has every index rebuilt from the
+//!   bookings at open, in one transaction: `migrate.rs`).
 //!
 //! # A damaged or vanished store is refused at start
 //!
@@ -66,6 +73,7 @@
 //! work) until the operator restarts the server; `redmark check` then says what is damaged.
 
 mod bookings;
+mod errors;
 mod file;
 mod group;
 mod migrate;
@@ -73,6 +81,7 @@ mod open;
 mod overlay;
 mod snapshot;
 mod tables;
+mod tiers;
 
 pub use bookings::RedbBookings;
 pub use file::RedbStore;

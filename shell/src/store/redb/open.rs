@@ -6,12 +6,11 @@ use std::io::Write as _;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use redb::{Database, ReadableTable, TableHandle};
+use redb::{Database, ReadableTable, ReadableTableMetadata, TableHandle};
 
+use super::migrate::{Rebuilt, INDEX_TIERS};
 use super::overlay::Overlay;
-use super::tables::{
-    decode_quiet, StoreId, BOOKINGS, HOLDER_STARTS, META, NONCES, OLD_HELD, ROOM_STARTS, STORE_ID,
-};
+use super::tables::{decode_quiet, StoreId, BOOKINGS, INDEXES, META, OLD_HELD, STORE_ID};
 use crate::fault::panics::catch_quiet;
 
 /// Name of the bookings database inside the data directory.
@@ -179,8 +178,9 @@ fn settle_id(
     }
 }
 
-/// Creates the tables (so read transactions never meet a missing one), converts a store from
-/// before spans (`migrate.rs`, in the same transaction) and records `id`.
+/// Creates the tables (so read transactions never meet a missing one), rebuilds the indexes
+/// of a file an earlier release wrote or touched (`migrate.rs`, in the same transaction) and
+/// records `id`.
 fn set_up_as(db: &Database, path: &Path, id: StoreId) -> Result<(), OpenError> {
     let _ = crate::platform::files::make_private(path);
     let fail = |e: String| OpenError(format!("cannot set up {}: {e}", path.display()));
@@ -189,30 +189,42 @@ fn set_up_as(db: &Database, path: &Path, id: StoreId) -> Result<(), OpenError> {
         if set_up(db)? {
             return Ok(());
         }
+        let began = std::time::Instant::now();
         let tx = db.begin_write().map_err(text)?;
-        {
+        let rebuilt = {
             tx.open_table(BOOKINGS).map_err(text)?;
-            tx.open_table(NONCES).map_err(text)?;
-            if let Some(n) = super::migrate::convert(&tx)? {
-                tracing::info!(
-                    "booking store: converted to spans ({n} active bookings indexed by start)"
-                );
+            let rebuilt = super::migrate::rebuild(&tx)?;
+            for index in INDEXES {
+                tx.open_table(index).map_err(text)?;
             }
-            tx.open_table(ROOM_STARTS).map_err(text)?;
-            tx.open_table(HOLDER_STARTS).map_err(text)?;
             let mut meta = tx.open_table(META).map_err(text)?;
             let has = meta.get(STORE_ID).map_err(text)?.is_some();
             if !has {
                 meta.insert(STORE_ID, &id[..]).map_err(text)?;
             }
+            rebuilt
+        };
+        tx.commit().map_err(text)?;
+        let took = began.elapsed();
+        match rebuilt {
+            Some(Rebuilt::BeforeSpans(n)) => tracing::info!(
+                "booking store: converted to spans ({n} active bookings indexed by start) in \
+                 {took:?}"
+            ),
+            Some(Rebuilt::WithoutTiers(n)) if n > 0 => tracing::info!(
+                "booking store: every index rebuilt from the bookings ({n} active) in \
+                 {took:?}: the file was last set up by a release without the index tiers"
+            ),
+            _ => {}
         }
-        tx.commit().map_err(text)
+        Ok(())
     })
     .map_err(|p| damaged(path, p))?
     .map_err(fail)
 }
 
-/// Whether every table exists, none from before spans is left, and the store id is recorded.
+/// Whether every table exists, `held` is the empty tripwire (`migrate.rs`), and `meta` has the
+/// store id and [`INDEX_TIERS`]: a few reads, whatever the store holds.
 fn set_up(db: &Database) -> Result<bool, String> {
     let tx = db.begin_read().map_err(text)?;
     fn has<T>(r: Result<T, redb::TableError>) -> Result<bool, String> {
@@ -222,17 +234,24 @@ fn set_up(db: &Database) -> Result<bool, String> {
             Err(e) => Err(e.to_string()),
         }
     }
-    let tables = has(tx.open_table(BOOKINGS))?
-        && has(tx.open_table(NONCES))?
-        && has(tx.open_table(ROOM_STARTS))?
-        && has(tx.open_table(HOLDER_STARTS))?
-        && !has(tx.open_table(OLD_HELD))?;
-    let id = match tx.open_table(META) {
-        Ok(meta) => meta.get(STORE_ID).map_err(text)?.is_some(),
+    let mut tables = has(tx.open_table(BOOKINGS))?;
+    for index in INDEXES {
+        tables = tables && has(tx.open_table(index))?;
+    }
+    let tripwire = match tx.open_table(OLD_HELD) {
+        Ok(held) => held.is_empty().map_err(text)?,
         Err(redb::TableError::TableDoesNotExist(_)) => false,
         Err(e) => return Err(e.to_string()),
     };
-    Ok(tables && id)
+    let meta = match tx.open_table(META) {
+        Ok(meta) => {
+            meta.get(STORE_ID).map_err(text)?.is_some()
+                && meta.get(INDEX_TIERS).map_err(text)?.is_some()
+        }
+        Err(redb::TableError::TableDoesNotExist(_)) => false,
+        Err(e) => return Err(e.to_string()),
+    };
+    Ok(tables && tripwire && meta)
 }
 
 /// `--repair`: runs redb's integrity check and repair on `dir`'s store (in place), and says
@@ -380,7 +399,7 @@ fn check_copy(mem: Overlay) -> Result<Seen, String> {
             ids.insert(k.value());
         }
     }
-    for def in [NONCES, OLD_HELD, ROOM_STARTS, HOLDER_STARTS] {
+    for def in INDEXES.into_iter().chain([OLD_HELD]) {
         if let Some(t) = missing(tx.open_table(def))? {
             for row in t.iter().map_err(text)? {
                 let (_, v) = row.map_err(text)?;

@@ -4,17 +4,45 @@
 use std::ops::Bound;
 
 use redb::{ReadableTable, TableDefinition};
+
+pub(super) use super::errors::{corrupt, fault};
+use super::tiers::{Index, Levels, Tiers};
 use redmark_core::booking::{
     Booking, BookingId, Commit, Day, Holder, Minute, NewBooking, RoomId, Span, Status, StoreError,
     Title,
 };
 
 pub(super) const BOOKINGS: TableDefinition<u32, &[u8]> = TableDefinition::new("bookings");
-pub(super) const NONCES: TableDefinition<&[u8], u32> = TableDefinition::new("nonces");
-/// Active bookings by room, then start: [`room_key`] → id.
-pub(super) const ROOM_STARTS: TableDefinition<&[u8], u32> = TableDefinition::new("room_starts");
-/// Active bookings by holder, then start, then room: [`holder_key`] → id.
-pub(super) const HOLDER_STARTS: TableDefinition<&[u8], u32> = TableDefinition::new("holder_starts");
+/// Operations (holder ‖ nonce → id), settled part (the whole index before `tiers.rs`).
+pub(super) const NONCES: Index = TableDefinition::new("nonces");
+/// Active bookings by room, then start: [`room_key`] → id (settled part).
+pub(super) const ROOM_STARTS: Index = TableDefinition::new("room_starts");
+/// Active bookings by holder, then start, then room: [`holder_key`] → id (settled part).
+pub(super) const HOLDER_STARTS: Index = TableDefinition::new("holder_starts");
+/// The young and middle tables of the three indexes (`tiers.rs`).
+pub(super) const YOUNG_NONCES: Index = TableDefinition::new("young_nonces");
+pub(super) const MIDDLE_NONCES: Index = TableDefinition::new("middle_nonces");
+pub(super) const YOUNG_ROOM_STARTS: Index = TableDefinition::new("young_room_starts");
+pub(super) const MIDDLE_ROOM_STARTS: Index = TableDefinition::new("middle_room_starts");
+pub(super) const YOUNG_HOLDER_STARTS: Index = TableDefinition::new("young_holder_starts");
+pub(super) const MIDDLE_HOLDER_STARTS: Index = TableDefinition::new("middle_holder_starts");
+/// The three indexes, each young, middle and settled.
+pub(super) const NONCE_TIERS: Tiers = Tiers([YOUNG_NONCES, MIDDLE_NONCES, NONCES]);
+pub(super) const ROOM_TIERS: Tiers = Tiers([YOUNG_ROOM_STARTS, MIDDLE_ROOM_STARTS, ROOM_STARTS]);
+pub(super) const HOLDER_TIERS: Tiers =
+    Tiers([YOUNG_HOLDER_STARTS, MIDDLE_HOLDER_STARTS, HOLDER_STARTS]);
+/// Every index table, for the checks that each names a stored booking.
+pub(super) const INDEXES: [Index; 9] = [
+    NONCES,
+    ROOM_STARTS,
+    HOLDER_STARTS,
+    YOUNG_NONCES,
+    MIDDLE_NONCES,
+    YOUNG_ROOM_STARTS,
+    MIDDLE_ROOM_STARTS,
+    YOUNG_HOLDER_STARTS,
+    MIDDLE_HOLDER_STARTS,
+];
 /// The index of stores before spans (hour slot ‖ room → id): converted at open (`migrate.rs`).
 pub(super) const OLD_HELD: TableDefinition<&[u8], u32> = TableDefinition::new("held");
 pub(super) const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
@@ -27,22 +55,6 @@ pub(super) const RECORD_V2: u8 = 2;
 
 /// A store id: 16 random bytes, in the store's `meta` table and in [`MARKER_FILE`](super::open::MARKER_FILE).
 pub(super) type StoreId = [u8; 16];
-
-/// A redb error as a store error (logged): `Corrupt` when redb says the file is corrupted.
-pub(super) fn fault<E: Into<redb::Error>>(e: E) -> StoreError {
-    let e = e.into();
-    tracing::error!("booking store: {e}");
-    match e {
-        redb::Error::Corrupted(_) => StoreError::Corrupt,
-        _ => StoreError::Io,
-    }
-}
-
-/// A damaged record or a broken link between tables: logged, and `Corrupt` to the caller.
-pub(super) fn corrupt(why: std::fmt::Arguments<'_>) -> StoreError {
-    tracing::error!("booking store: {why}: bookings.redb is damaged");
-    StoreError::Corrupt
-}
 
 /// [`ROOM_STARTS`] key: room length, room id, start u32 BE (a room's bookings in start
 /// order; `None` for a room id longer than any stored one).
@@ -176,8 +188,8 @@ pub(super) fn indexed(
 /// [`Store::next_in_room`](redmark_core::booking::Store::next_in_room) over [`ROOM_STARTS`]:
 /// the last booking starting at or before `from` if it is still under way, else the first
 /// starting after. A room's active bookings never overlap, so at most two index reads.
-pub(super) fn next_in_room(
-    rooms: &impl ReadableTable<&'static [u8], u32>,
+pub(super) fn next_in_room<T: ReadableTable<&'static [u8], u32>>(
+    rooms: &Levels<T>,
     bookings: &impl ReadableTable<u32, &'static [u8]>,
     room: &str,
     from: Minute,
@@ -189,33 +201,22 @@ pub(super) fn next_in_room(
     ) else {
         return Ok(None);
     };
-    let before = rooms
-        .range::<&[u8]>(&first[..]..=&at[..])
-        .map_err(fault)?
-        .next_back()
-        .transpose()
-        .map_err(fault)?;
+    let before = rooms.last_in((Bound::Included(&first[..]), Bound::Included(&at[..])))?;
     if let Some((_, id)) = before {
-        let b = indexed(bookings, id.value())?;
+        let b = indexed(bookings, id)?;
         if b.new.span.end > from {
             return Ok(Some(b));
         }
     }
     let after = (Bound::Excluded(&at[..]), Bound::Included(&last[..]));
-    let next = rooms
-        .range::<&[u8]>(after)
-        .map_err(fault)?
-        .next()
-        .transpose()
-        .map_err(fault)?;
-    next.map(|(_, id)| indexed(bookings, id.value()))
-        .transpose()
+    let next = rooms.first_in(after)?;
+    next.map(|(_, id)| indexed(bookings, id)).transpose()
 }
 
 /// [`Store::next_held`](redmark_core::booking::Store::next_held) over [`HOLDER_STARTS`]: one
 /// index read.
-pub(super) fn next_held(
-    holders: &impl ReadableTable<&'static [u8], u32>,
+pub(super) fn next_held<T: ReadableTable<&'static [u8], u32>>(
+    holders: &Levels<T>,
     bookings: &impl ReadableTable<u32, &'static [u8]>,
     holder: &Holder,
     start: Minute,
@@ -223,14 +224,8 @@ pub(super) fn next_held(
 ) -> Result<Option<Booking>, StoreError> {
     let from = holder_key(holder, start, room);
     let after = (Bound::Excluded(&from[..]), Bound::Unbounded);
-    let next = holders
-        .range::<&[u8]>(after)
-        .map_err(fault)?
-        .next()
-        .transpose()
-        .map_err(fault)?;
-    match next {
-        Some((k, id)) if k.value().starts_with(holder) => indexed(bookings, id.value()).map(Some),
+    match holders.first_in(after)? {
+        Some((k, id)) if k.starts_with(holder) => indexed(bookings, id).map(Some),
         _ => Ok(None),
     }
 }
@@ -238,18 +233,18 @@ pub(super) fn next_held(
 /// The booking tables of one write transaction.
 pub(super) struct Tables<'t> {
     bookings: redb::Table<'t, u32, &'static [u8]>,
-    nonces: redb::Table<'t, &'static [u8], u32>,
-    rooms: redb::Table<'t, &'static [u8], u32>,
-    holders: redb::Table<'t, &'static [u8], u32>,
+    nonces: Levels<redb::Table<'t, &'static [u8], u32>>,
+    rooms: Levels<redb::Table<'t, &'static [u8], u32>>,
+    holders: Levels<redb::Table<'t, &'static [u8], u32>>,
 }
 
 impl<'t> Tables<'t> {
     pub(super) fn open(tx: &'t redb::WriteTransaction) -> Result<Self, StoreError> {
         Ok(Tables {
             bookings: tx.open_table(BOOKINGS).map_err(fault)?,
-            nonces: tx.open_table(NONCES).map_err(fault)?,
-            rooms: tx.open_table(ROOM_STARTS).map_err(fault)?,
-            holders: tx.open_table(HOLDER_STARTS).map_err(fault)?,
+            nonces: NONCE_TIERS.open(|t| tx.open_table(t))?,
+            rooms: ROOM_TIERS.open(|t| tx.open_table(t))?,
+            holders: HOLDER_TIERS.open(|t| tx.open_table(t))?,
         })
     }
 
@@ -262,11 +257,7 @@ impl<'t> Tables<'t> {
     ) -> Result<Result<Commit, StoreError>, StoreError> {
         // One holder's operation: a nonce is only ever matched together with its holder.
         let operation = [&new.holder[..], &new.nonce[..]].concat();
-        let prior = self
-            .nonces
-            .get(&operation[..])
-            .map_err(fault)?
-            .map(|g| g.value());
+        let prior = self.nonces.get(&operation[..])?;
         if let Some(id) = prior {
             let b = load(&self.bookings, id)?.ok_or_else(|| {
                 corrupt(format_args!("a nonce names booking {id}, which is missing"))
@@ -291,19 +282,19 @@ impl<'t> Tables<'t> {
             status: Status::Active,
         };
         self.bookings.insert(id, &encode(&b)[..]).map_err(fault)?;
-        self.nonces.insert(&operation[..], id).map_err(fault)?;
+        self.nonces.insert(&operation[..], id)?;
         self.index(&b)?;
         Ok(Ok(Commit::Created(b)))
     }
 
     /// Enters active booking `b` in both indexes.
-    pub(super) fn index(&mut self, b: &Booking) -> Result<(), StoreError> {
+    fn index(&mut self, b: &Booking) -> Result<(), StoreError> {
         let n = &b.new;
         // A stored room id fits its key (at most MAX_ROOM_ID bytes).
         let room = room_key(&n.room, n.span.start).ok_or(StoreError::Io)?;
-        self.rooms.insert(&room[..], b.id).map_err(fault)?;
+        self.rooms.insert(&room[..], b.id)?;
         let mine = holder_key(&n.holder, n.span.start, &n.room);
-        self.holders.insert(&mine[..], b.id).map_err(fault)?;
+        self.holders.insert(&mine[..], b.id)?;
         Ok(())
     }
 
@@ -323,15 +314,25 @@ impl<'t> Tables<'t> {
         self.bookings.insert(id, &encode(&b)[..]).map_err(fault)?;
         let n = &b.new;
         if let Some(room) = room_key(&n.room, n.span.start) {
-            self.rooms.remove(&room[..]).map_err(fault)?;
+            self.rooms.remove(&room[..])?;
         }
         let mine = holder_key(&n.holder, n.span.start, &n.room);
-        self.holders.remove(&mine[..]).map_err(fault)?;
+        self.holders.remove(&mine[..])?;
         Ok(Some(b))
     }
 
-    /// Every booking, for a conversion (`migrate.rs`).
-    pub(super) fn bookings(&self) -> &redb::Table<'t, u32, &'static [u8]> {
-        &self.bookings
+    /// Moves each index's young and middle entries on when due (`tiers.rs`). Made at the end
+    /// of a group's transaction. Whether a middle table was moved into its settled one.
+    pub(super) fn settle(&mut self) -> Result<bool, StoreError> {
+        let made = self
+            .bookings
+            .last()
+            .map_err(fault)?
+            .map_or(0, |(k, _)| k.value());
+        let mut settled = false;
+        for index in [&mut self.nonces, &mut self.rooms, &mut self.holders] {
+            settled |= index.settle(made)?;
+        }
+        Ok(settled)
     }
 }

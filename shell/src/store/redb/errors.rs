@@ -1,0 +1,19 @@
+//! How a redb error or a damaged record becomes a store error: logged, then `Io` or `Corrupt`.
+
+use redmark_core::booking::StoreError;
+
+/// A redb error as a store error (logged): `Corrupt` when redb says the file is corrupted.
+pub(super) fn fault<E: Into<redb::Error>>(e: E) -> StoreError {
+    let e = e.into();
+    tracing::error!("booking store: {e}");
+    match e {
+        redb::Error::Corrupted(_) => StoreError::Corrupt,
+        _ => StoreError::Io,
+    }
+}
+
+/// A damaged record or a broken link between tables: logged, and `Corrupt` to the caller.
+pub(super) fn corrupt(why: std::fmt::Arguments<'_>) -> StoreError {
+    tracing::error!("booking store: {why}: bookings.redb is damaged");
+    StoreError::Corrupt
+}
