@@ -22,7 +22,10 @@ call (utime + stime from /proc, which a busy driver does not skew) and the bytes
 files per call (/proc wchar: the store's pages; answers go by send(2), not counted there).
 The ratio b/a is taken per pair of rounds; printed as the median with the lowest and highest.
 `--window N` puts the new spans on the last N days of the stored ones; `--clash-every N`
-changes how many clash (0: none); `--pg` measures the PostgreSQL store instead (a throwaway
+changes how many clash (0: none); `--clash-with own` makes each clashing call overlap the same
+client's call before it instead, so (a) refuses as many calls as (b) and both answer the same
+mix (the clash check's cost alone, without the taken answer's extra reads that only (b) pays
+otherwise); `--pg` measures the PostgreSQL store instead (a throwaway
 cluster, a database per round: empty, or a copy of the filled one; the CPU and write figures
 are then redmark's alone, not the database's).
 """
@@ -110,22 +113,31 @@ def full_days():
     return PREFILL // (len(ROOMS) * PER_DAY)
 
 
-def measured_requests(m, window):
+def measured_requests(m, window, own=False):
     """`m` distinct spans: gaps of the stored layout on the last `window` days of it (all of
-    it when 0), every CLASH_EVERY-th one a clash."""
+    it when 0), every CLASH_EVERY-th one a clash: with a stored booking, or (`own`) with the
+    same client's call CLIENTS before it, so (a) and (b) refuse the same calls."""
     full = full_days()
     window = window or full
     first, out, g, c = full - window, [], 0, 0
+    spans = []
     for j in range(m):
-        if CLASH_EVERY and j % CLASH_EVERY == CLASH_EVERY - 1:
+        if own and CLASH_EVERY and j % CLASH_EVERY == CLASH_EVERY - 1 and j >= CLIENTS:
+            room, d, (start, _) = spans[j - CLIENTS]
+            out.append(book(j, room, d, (start + 15, 30), "Clash"))
+            spans.append(None)
+            c += 1
+        elif not own and CLASH_EVERY and j % CLASH_EVERY == CLASH_EVERY - 1:
             t = (c * STEP) % (window * len(ROOMS))
             room, d = t % len(ROOMS), first + t // len(ROOMS)
             out.append(book(j, room, d, clash(room, d), "Clash"))
+            spans.append(None)
             c += 1
         else:
             t = (g * STEP) % (window * len(ROOMS) * 3)
             room, d, k = (t // 3) % len(ROOMS), first + t // (3 * len(ROOMS)), t % 3
             out.append(book(j, room, d, gap(k), "New"))
+            spans.append((room, d, gap(k)))
             g += 1
     return out
 
@@ -298,6 +310,9 @@ def main():
     ap.add_argument("--prefill", type=int, default=PREFILL, help="active bookings in (b)")
     ap.add_argument("--clash-every", type=int, default=CLASH_EVERY,
                     help="every N-th call overlaps a stored booking (0: none)")
+    ap.add_argument("--clash-with", choices=("stored", "own"), default="stored",
+                    help="a clashing call overlaps a stored booking (taken on (b) only) or the "
+                         "same client's call before it (taken on both)")
     ap.add_argument("--window", type=int, default=0,
                     help="the new spans fall on the last N days of the stored ones (0: all)")
     ap.add_argument("--pg", action="store_true", help="the PostgreSQL store instead of redb")
@@ -313,7 +328,8 @@ def main():
         floor = os.path.join(work, "floor.toml")
         floor_file(floor)
         template, size = make_template(a.redmark, work, floor, pg)
-        reqs = measured_requests(a.per * CLIENTS, a.window)
+        own = a.clash_with == "own"
+        reqs = measured_requests(a.per * CLIENTS, a.window, own)
         clashes = sum(1 for r in reqs if b'"title":"Clash"' in r)
         rows = []
         for r in range(a.rounds):
@@ -333,7 +349,7 @@ def main():
                 shutil.rmtree(data)
                 if pg:
                     pg.sql(f"DROP DATABASE {which}{r}")
-                want_taken = clashes if which == "b" else 0
+                want_taken = clashes if which == "b" or own else 0
                 if taken != want_taken or booked + taken != len(reqs):
                     raise SystemExit(f"round {which}{r}: {booked} booked, {taken} taken "
                                      f"(expected {len(reqs) - want_taken}, {want_taken}): {other}")
@@ -362,8 +378,10 @@ def report(rows, a, n, clashes, size):
     kind = "PostgreSQL database (one instance)" if a.pg else "redb store"
     held = "" if size is None else f" (bookings.redb {size / 2**20:.1f} MiB)"
     where = f"the last {a.window} days of them" if a.window else "days across all of them"
+    what = ("the same client's call before it, taken on (a) and (b)" if a.clash_with == "own"
+            else "a stored booking, taken on (b)")
     print(f"clash-check cost: redmark serve --tcp, {CLIENTS} clients pipelining {a.per} distinct "
-          f"book_room calls each ({n} a round, {clashes} of them overlapping a stored booking; "
+          f"book_room calls each ({n} a round, {clashes} of them overlapping {what}; "
           f"the rest in the gaps between stored ones, on {where}), durable commit before each "
           f"answer; {a.rounds} pairs of rounds a, b interleaved")
     print(f"(a) empty {kind}; (b) {PREFILL} active bookings of {len(ROOMS)} rooms over {DAYS} "

@@ -11,6 +11,8 @@
 #                       ones (default: days across all of them)
 #   bench/clash-cost.sh ... --clash-every=N  every N-th call overlaps a stored booking
 #                       (default 20; 0: none)
+#   bench/clash-cost.sh ... --clash-with=own  ... overlaps the same client's call before it
+#                       instead (taken on the empty store too: the same answers on both)
 #   bench/clash-cost.sh ... --pg             the same on PostgreSQL (one instance, a throwaway
 #                       cluster as in bench/pg-bench.sh, a database per round)
 #
@@ -28,8 +30,9 @@ for a in "$@"; do
     --per=*) ARGS+=(--per "${a#--per=}") ;;
     --window=*) ARGS+=(--window "${a#--window=}") ;;
     --clash-every=*) ARGS+=(--clash-every "${a#--clash-every=}") ;;
+    --clash-with=*) ARGS+=(--clash-with "${a#--clash-with=}") ;;
     --pg) ARGS+=(--pg) ;;
-    -h | --help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "clash-cost.sh: unknown option $a" >&2; exit 2 ;;
   esac
 done
