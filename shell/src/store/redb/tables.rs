@@ -26,6 +26,17 @@ pub(super) const YOUNG_ROOM_STARTS: Index = TableDefinition::new("young_room_sta
 pub(super) const MIDDLE_ROOM_STARTS: Index = TableDefinition::new("middle_room_starts");
 pub(super) const YOUNG_HOLDER_STARTS: Index = TableDefinition::new("young_holder_starts");
 pub(super) const MIDDLE_HOLDER_STARTS: Index = TableDefinition::new("middle_holder_starts");
+/// Moves each index's young and middle entries on when due (`tiers.rs`), in `tx` with no
+/// table of it open: made at the end of a group's transaction, `made` bookings ever made.
+/// Whether a middle table was moved into its settled one.
+pub(super) fn settle(tx: &redb::WriteTransaction, made: u32) -> Result<bool, StoreError> {
+    let mut settled = false;
+    for tiers in [NONCE_TIERS, ROOM_TIERS, HOLDER_TIERS] {
+        settled |= tiers.settle(tx, made)?;
+    }
+    Ok(settled)
+}
+
 /// The three indexes, each young, middle and settled.
 pub(super) const NONCE_TIERS: Tiers = Tiers([YOUNG_NONCES, MIDDLE_NONCES, NONCES]);
 pub(super) const ROOM_TIERS: Tiers = Tiers([YOUNG_ROOM_STARTS, MIDDLE_ROOM_STARTS, ROOM_STARTS]);
@@ -321,18 +332,12 @@ impl<'t> Tables<'t> {
         Ok(Some(b))
     }
 
-    /// Moves each index's young and middle entries on when due (`tiers.rs`). Made at the end
-    /// of a group's transaction. Whether a middle table was moved into its settled one.
-    pub(super) fn settle(&mut self) -> Result<bool, StoreError> {
-        let made = self
+    /// The bookings ever made (the highest id).
+    pub(super) fn made(&self) -> Result<u32, StoreError> {
+        Ok(self
             .bookings
             .last()
             .map_err(fault)?
-            .map_or(0, |(k, _)| k.value());
-        let mut settled = false;
-        for index in [&mut self.nonces, &mut self.rooms, &mut self.holders] {
-            settled |= index.settle(made)?;
-        }
-        Ok(settled)
+            .map_or(0, |(k, _)| k.value()))
     }
 }

@@ -115,40 +115,41 @@ impl Levels<redb::Table<'_, &'static [u8], u32>> {
         }
         Ok(())
     }
+}
 
-    /// Moves the young entries into the middle table once there are [`YOUNG_HOLDS`], and the
-    /// middle ones into the settled table once there are at least [`MIDDLE_HOLDS_AT_LEAST`] and
-    /// 1/[`SETTLE_SHARE`] of the `made` bookings ever made. Whether the middle table was moved.
-    pub(super) fn settle(&mut self, made: u32) -> Result<bool, StoreError> {
-        let [young, middle, settled] = &mut self.0;
-        if young.len().map_err(fault)? >= YOUNG_HOLDS {
-            move_all(young, middle)?;
+impl Tiers {
+    /// In `tx`, with none of this index's tables open: moves the young entries into the middle
+    /// table once there are [`YOUNG_HOLDS`], and the middle ones into the settled table once
+    /// there are at least [`MIDDLE_HOLDS_AT_LEAST`] and 1/[`SETTLE_SHARE`] of the `made`
+    /// bookings ever made. Whether the middle table was moved.
+    pub(super) fn settle(self, tx: &redb::WriteTransaction, made: u32) -> Result<bool, StoreError> {
+        let [young, middle, settled] = self.0;
+        let len = |t: Index| tx.open_table(t).map_err(fault)?.len().map_err(fault);
+        if len(young)? >= YOUNG_HOLDS {
+            move_all(tx, young, middle)?;
         }
-        let due = MIDDLE_HOLDS_AT_LEAST.max(u64::from(made) / SETTLE_SHARE);
-        let due = middle.len().map_err(fault)? >= due;
+        let due = len(middle)? >= MIDDLE_HOLDS_AT_LEAST.max(u64::from(made) / SETTLE_SHARE);
         if due {
-            move_all(middle, settled)?;
+            move_all(tx, middle, settled)?;
         }
         Ok(due)
     }
 }
 
-/// Moves every entry of `from` into `into`, in key order: each page of `into` is copied once,
-/// however many entries it takes.
-fn move_all(
-    from: &mut redb::Table<'_, &'static [u8], u32>,
-    into: &mut redb::Table<'_, &'static [u8], u32>,
-) -> Result<(), StoreError> {
-    let mut moved = Vec::new();
-    for row in from.iter().map_err(fault)? {
-        let (k, id) = row.map_err(fault)?;
-        moved.push((k.value().to_vec(), id.value()));
+/// Moves every entry of `from` into `into`, in key order (each page of `into` is copied once,
+/// however many entries it takes), then drops `from` whole and makes it again, empty: removing
+/// its entries one by one copied a path of pages for each.
+fn move_all(tx: &redb::WriteTransaction, from: Index, into: Index) -> Result<(), StoreError> {
+    {
+        let source = tx.open_table(from).map_err(fault)?;
+        let mut target = tx.open_table(into).map_err(fault)?;
+        for row in source.iter().map_err(fault)? {
+            let (k, id) = row.map_err(fault)?;
+            target.insert(k.value(), id.value()).map_err(fault)?;
+        }
     }
-    for (k, id) in &moved {
-        into.insert(&k[..], *id).map_err(fault)?;
-        // One by one: redb's `retain` copies a path of pages for every entry it removes.
-        from.remove(&k[..]).map_err(fault)?;
-    }
+    tx.delete_table(from).map_err(fault)?;
+    tx.open_table(from).map_err(fault)?;
     Ok(())
 }
 
