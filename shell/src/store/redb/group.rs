@@ -203,13 +203,13 @@ pub(super) fn commit_group(
 ) -> Result<(), StoreError> {
     let mut tx = db.begin_write().map_err(fault)?;
     tx.set_durability(Durability::Immediate);
-    let made = {
+    let due = {
         let mut tables = Tables::open(&tx)?;
         make(&mut tables)?;
-        tables.made()?
+        tables.due()?
     };
     let began = Instant::now();
-    let settled = super::tables::settle(&tx, made)?.then(|| began.elapsed());
+    let settled = super::tables::settle(&tx, due)?.then(|| began.elapsed());
     let began = Instant::now();
     tx.commit().map_err(fault)?;
     if let Some(moved) = settled {

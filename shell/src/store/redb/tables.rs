@@ -6,7 +6,7 @@ use std::ops::Bound;
 use redb::{ReadableTable, TableDefinition};
 
 pub(super) use super::errors::{corrupt, fault};
-use super::tiers::{Index, Levels, Tiers};
+use super::tiers::{Due, Index, Levels, Tiers};
 use redmark_core::booking::{
     Booking, BookingId, Commit, Day, Holder, Minute, NewBooking, RoomId, Span, Status, StoreError,
     Title,
@@ -26,13 +26,13 @@ pub(super) const YOUNG_ROOM_STARTS: Index = TableDefinition::new("young_room_sta
 pub(super) const MIDDLE_ROOM_STARTS: Index = TableDefinition::new("middle_room_starts");
 pub(super) const YOUNG_HOLDER_STARTS: Index = TableDefinition::new("young_holder_starts");
 pub(super) const MIDDLE_HOLDER_STARTS: Index = TableDefinition::new("middle_holder_starts");
-/// Moves each index's young and middle entries on when due (`tiers.rs`), in `tx` with no
-/// table of it open: made at the end of a group's transaction, `made` bookings ever made.
-/// Whether a middle table was moved into its settled one.
-pub(super) fn settle(tx: &redb::WriteTransaction, made: u32) -> Result<bool, StoreError> {
+/// Moves each index's young and middle entries on as `due` (one [`Due`] an index, from
+/// [`Tables::due`]) says, in `tx` with no table of it open: at the end of a group's
+/// transaction. Whether a middle table was moved into its settled one.
+pub(super) fn settle(tx: &redb::WriteTransaction, due: [Due; 3]) -> Result<bool, StoreError> {
     let mut settled = false;
-    for tiers in [NONCE_TIERS, ROOM_TIERS, HOLDER_TIERS] {
-        settled |= tiers.settle(tx, made)?;
+    for (tiers, due) in [NONCE_TIERS, ROOM_TIERS, HOLDER_TIERS].into_iter().zip(due) {
+        settled |= tiers.settle(tx, due)?;
     }
     Ok(settled)
 }
@@ -332,12 +332,18 @@ impl<'t> Tables<'t> {
         Ok(Some(b))
     }
 
-    /// The bookings ever made (the highest id).
-    pub(super) fn made(&self) -> Result<u32, StoreError> {
-        Ok(self
+    /// What each index's tiers have due (nonces, rooms, holders), read on the open tables: a
+    /// group that moves nothing opens no table again.
+    pub(super) fn due(&self) -> Result<[Due; 3], StoreError> {
+        let made = self
             .bookings
             .last()
             .map_err(fault)?
-            .map_or(0, |(k, _)| k.value()))
+            .map_or(0, |(k, _)| k.value());
+        Ok([
+            self.nonces.due(made)?,
+            self.rooms.due(made)?,
+            self.holders.due(made)?,
+        ])
     }
 }

@@ -11,7 +11,7 @@
 
 use std::ops::Bound;
 
-use redb::{ReadableTable, ReadableTableMetadata, TableDefinition};
+use redb::{ReadableTable, TableDefinition};
 use redmark_core::booking::StoreError;
 
 use super::errors::fault;
@@ -99,6 +99,30 @@ impl<T: ReadableTable<&'static [u8], u32>> Levels<T> {
     }
 }
 
+/// Which of an index's moves a group's transaction makes ([`Levels::due`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Due {
+    /// The young entries into the middle table.
+    young: bool,
+    /// The middle entries (with the young ones moved) into the settled table.
+    middle: bool,
+}
+
+impl<T: ReadableTable<&'static [u8], u32>> Levels<T> {
+    /// What is due: the young entries move on once there are [`YOUNG_HOLDS`], the middle ones
+    /// once there are at least [`MIDDLE_HOLDS_AT_LEAST`] and 1/[`SETTLE_SHARE`] of the `made`
+    /// bookings ever made.
+    pub(super) fn due(&self, made: u32) -> Result<Due, StoreError> {
+        let young = self.0[0].len().map_err(fault)?;
+        let young_due = young >= YOUNG_HOLDS;
+        let middle = self.0[1].len().map_err(fault)? + if young_due { young } else { 0 };
+        Ok(Due {
+            young: young_due,
+            middle: middle >= MIDDLE_HOLDS_AT_LEAST.max(u64::from(made) / SETTLE_SHARE),
+        })
+    }
+}
+
 impl Levels<redb::Table<'_, &'static [u8], u32>> {
     /// Enters `key` → `id` (in the young table).
     pub(super) fn insert(&mut self, key: &[u8], id: u32) -> Result<(), StoreError> {
@@ -118,21 +142,17 @@ impl Levels<redb::Table<'_, &'static [u8], u32>> {
 }
 
 impl Tiers {
-    /// In `tx`, with none of this index's tables open: moves the young entries into the middle
-    /// table once there are [`YOUNG_HOLDS`], and the middle ones into the settled table once
-    /// there are at least [`MIDDLE_HOLDS_AT_LEAST`] and 1/[`SETTLE_SHARE`] of the `made`
-    /// bookings ever made. Whether the middle table was moved.
-    pub(super) fn settle(self, tx: &redb::WriteTransaction, made: u32) -> Result<bool, StoreError> {
+    /// In `tx`, with none of this index's tables open: makes the moves `due` says. Whether the
+    /// middle table was moved.
+    pub(super) fn settle(self, tx: &redb::WriteTransaction, due: Due) -> Result<bool, StoreError> {
         let [young, middle, settled] = self.0;
-        let len = |t: Index| tx.open_table(t).map_err(fault)?.len().map_err(fault);
-        if len(young)? >= YOUNG_HOLDS {
+        if due.young {
             move_all(tx, young, middle)?;
         }
-        let due = len(middle)? >= MIDDLE_HOLDS_AT_LEAST.max(u64::from(made) / SETTLE_SHARE);
-        if due {
+        if due.middle {
             move_all(tx, middle, settled)?;
         }
-        Ok(due)
+        Ok(due.middle)
     }
 }
 
@@ -159,6 +179,7 @@ mod tests {
     use crate::store::redb::group::commit_group;
     use crate::store::redb::tables::{Tables, HOLDER_TIERS, NONCE_TIERS, ROOM_TIERS};
     use redb::backends::InMemoryBackend;
+    use redb::ReadableTableMetadata;
     use redb::Database;
     use redmark_core::booking::{Booking, Commit, Day, NewBooking, RoomId, Span, Title};
 
