@@ -76,6 +76,15 @@ impl<'r, S: Store> BookingApp<'r, S> {
         }
     }
 
+    /// The site's buildings (none for one floor, and always none without `campus`).
+    #[cfg(any(feature = "list-bookings", feature = "day-schedule"))]
+    fn site_buildings(&self) -> &'r [Floor<'r>] {
+        #[cfg(feature = "campus")]
+        return self.site;
+        #[cfg(not(feature = "campus"))]
+        &[]
+    }
+
     /// The buildings served (one for a floor).
     #[cfg(feature = "campus")]
     pub fn buildings(&self) -> &[Floor<'r>] {
@@ -157,12 +166,8 @@ impl<S: Store> App for BookingApp<'_, S> {
     #[cfg(feature = "day-schedule")]
     #[tool(title = "Day schedule", read_only, idempotent)]
     async fn day_schedule(&mut self, args: DayArgs<'_>, call: &Call, reply: Reply) -> Replied {
-        #[cfg(feature = "campus")]
-        let site = self.site;
-        #[cfg(not(feature = "campus"))]
-        let site = &[];
         day_schedule(
-            buildings(&self.floor, site),
+            buildings(&self.floor, self.site_buildings()),
             &mut self.store,
             args,
             call,
@@ -176,12 +181,8 @@ impl<S: Store> App for BookingApp<'_, S> {
     #[cfg(feature = "list-bookings")]
     #[tool(title = "List your bookings", read_only, idempotent)]
     async fn list_bookings(&mut self, args: MineArgs<'_>, call: &Call, reply: Reply) -> Replied {
-        #[cfg(feature = "campus")]
-        let site = self.site;
-        #[cfg(not(feature = "campus"))]
-        let site = &[];
         list_bookings(
-            buildings(&self.floor, site),
+            buildings(&self.floor, self.site_buildings()),
             &mut self.store,
             args,
             call,

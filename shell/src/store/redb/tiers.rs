@@ -179,8 +179,8 @@ mod tests {
     use crate::store::redb::group::commit_group;
     use crate::store::redb::tables::{Tables, HOLDER_TIERS, NONCE_TIERS, ROOM_TIERS};
     use redb::backends::InMemoryBackend;
-    use redb::ReadableTableMetadata;
     use redb::Database;
+    use redb::ReadableTableMetadata;
     use redmark_core::booking::{Booking, Commit, Day, NewBooking, RoomId, Span, Title};
 
     /// Bookings made: enough that the settled, middle and young tables all hold some.
