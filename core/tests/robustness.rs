@@ -342,6 +342,15 @@ impl Store for BrokenStore {
     async fn next_in_room(&mut self, _: &str, _: Minute) -> Result<Option<Booking>, StoreError> {
         Err(StoreError::Io)
     }
+    async fn set_end(
+        &mut self,
+        _: u32,
+        _: &Holder,
+        _: Minute,
+        _: Minute,
+    ) -> Result<Option<redmark_core::booking::Resized>, StoreError> {
+        Err(StoreError::Io)
+    }
 }
 
 #[test]

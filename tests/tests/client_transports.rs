@@ -371,6 +371,8 @@ fn tools_lists_schemas() {
         [
             "book_room",
             "cancel_booking",
+            "extend_booking",
+            "end_booking",
             "list_rooms",
             "day_schedule",
             "list_bookings"

@@ -74,7 +74,8 @@ mod record;
 use embedded_storage::nor_flash::NorFlash;
 use heapless::Vec;
 use redmark_core::booking::{
-    Booking, BookingId, Commit, Holder, Minute, NewBooking, Status, Store, StoreError, Title,
+    end_step, Booking, BookingId, Commit, EndStep, Holder, Minute, NewBooking, Resized, Span, Status, Store,
+    StoreError, Title,
 };
 use redmark_core::seal::Nonce;
 
@@ -483,6 +484,37 @@ impl<F: NorFlash, const N: usize> Store for FlashStore<F, N> {
         let b = h.booking(title.map(|(_, t)| t).unwrap_or_default());
         self.held[i] = h;
         Ok(Some(b))
+    }
+    async fn set_end(
+        &mut self,
+        id: BookingId,
+        holder: &Holder,
+        from: Minute,
+        to: Minute,
+    ) -> Result<Option<Resized>, StoreError> {
+        let theirs = |b: &Held| b.id == id && b.holder == *holder;
+        let Some(i) = self.held.iter().position(theirs) else { return Ok(None) };
+        let span = match end_step(&self.booking(i)?, from, to) {
+            EndStep::Move(span) => span,
+            EndStep::Answer(done) => return Ok(Some(done)),
+        };
+        // The booking ends at `from`, so only another one can hold the time added.
+        if let Some(added) = Span::new(from, to) {
+            if let Some(other) = self.next_in_room(&self.held[i].room.clone(), from).await? {
+                if other.new.span.overlaps(&added) {
+                    return Ok(Some(Resized::Taken(other)));
+                }
+            }
+        }
+        // The new end in a new record of the booking (its title record again before it).
+        let title = self.title_record_of(i)?;
+        let mut h = self.held[i].clone();
+        h.span = span;
+        let slot = self.append(title.as_ref().map(|(r, _)| r), &encode(&h))?;
+        (h.page, h.slot) = (self.head as u16, slot as u16);
+        let b = h.booking(title.map(|(_, t)| t).unwrap_or_default());
+        self.held[i] = h;
+        Ok(Some(Resized::Moved(b)))
     }
 }
 

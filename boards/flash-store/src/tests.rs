@@ -12,6 +12,7 @@ use redmark_core::limits::MAX_TITLE;
 use super::*;
 use crate::record::*;
 
+mod ends;
 mod spans;
 
 const PAGE: usize = 512;

@@ -8,6 +8,8 @@ use super::cancel::cancel_booking;
 use super::floor::Floor;
 #[cfg(not(feature = "campus"))]
 use super::list::list_rooms;
+#[cfg(feature = "meeting-life")]
+use super::meeting::{end_booking, extend_booking};
 #[cfg(feature = "list-bookings")]
 use super::mine::list_bookings;
 #[cfg(feature = "day-schedule")]
@@ -18,6 +20,8 @@ use super::tools::DayArgs;
 #[cfg(feature = "list-bookings")]
 use super::tools::MineArgs;
 use super::tools::{BookArgs, CancelArgs, ListArgs};
+#[cfg(feature = "meeting-life")]
+use super::tools::{EndArgs, ExtendArgs};
 use crate::engine::{App, Call, Replied, Reply, ServerInfo, ToolEntry};
 use crate::typed::Tools as _;
 use redmark_macros::app;
@@ -37,7 +41,8 @@ pub struct BookingApp<'r, S> {
 #[cfg(any(
     feature = "campus",
     feature = "list-bookings",
-    feature = "day-schedule"
+    feature = "day-schedule",
+    feature = "meeting-life"
 ))]
 fn buildings<'a, 'r>(floor: &'a Floor<'r>, _site: &'a [Floor<'r>]) -> &'a [Floor<'r>] {
     #[cfg(feature = "campus")]
@@ -77,7 +82,11 @@ impl<'r, S: Store> BookingApp<'r, S> {
     }
 
     /// The site's buildings (none for one floor, and always none without `campus`).
-    #[cfg(any(feature = "list-bookings", feature = "day-schedule"))]
+    #[cfg(any(
+        feature = "list-bookings",
+        feature = "day-schedule",
+        feature = "meeting-life"
+    ))]
     fn site_buildings(&self) -> &'r [Floor<'r>] {
         #[cfg(feature = "campus")]
         return self.site;
@@ -142,6 +151,24 @@ impl<S: Store> App for BookingApp<'_, S> {
         .await;
         #[cfg(not(feature = "campus"))]
         cancel_booking(&self.floor, &mut self.store, args, call, reply).await
+    }
+
+    /// Extends one of your bookings by some minutes, while its room is free then (a meeting
+    /// that runs on); if it is not, says until when it is and which rooms are free instead.
+    #[cfg(feature = "meeting-life")]
+    #[tool(title = "Extend a booking")]
+    async fn extend_booking(&mut self, args: ExtendArgs<'_>, call: &Call, reply: Reply) -> Replied {
+        let floors = buildings(&self.floor, self.site_buildings());
+        extend_booking(floors, &mut self.store, args, call, reply).await
+    }
+
+    /// Ends one of your bookings now (at the floor's next step), giving the rest of its time
+    /// back: a meeting that ended early.
+    #[cfg(feature = "meeting-life")]
+    #[tool(title = "End a booking early", destructive, idempotent)]
+    async fn end_booking(&mut self, args: EndArgs<'_>, call: &Call, reply: Reply) -> Replied {
+        let floors = buildings(&self.floor, self.site_buildings());
+        end_booking(floors, &mut self.store, args, call, reply).await
     }
 
     /// Lists the rooms with their seats; with a day and a start (and minutes), says which are
@@ -256,6 +283,10 @@ mod tests {
             BookingTool::DaySchedule,
             #[cfg(feature = "list-bookings")]
             BookingTool::ListBookings,
+            #[cfg(feature = "meeting-life")]
+            BookingTool::ExtendBooking,
+            #[cfg(feature = "meeting-life")]
+            BookingTool::EndBooking,
         ];
         for t in all {
             assert_eq!(TOOLS.iter().filter(|e| e.tool == t).count(), 1, "{t:?}");
@@ -276,6 +307,10 @@ mod tests {
             "day_schedule" => DayArgs::ARGS,
             #[cfg(feature = "list-bookings")]
             "list_bookings" => MineArgs::ARGS,
+            #[cfg(feature = "meeting-life")]
+            "extend_booking" => ExtendArgs::ARGS,
+            #[cfg(feature = "meeting-life")]
+            "end_booking" => EndArgs::ARGS,
             _ => unreachable!("{tool}"),
         }
     }

@@ -3,9 +3,10 @@
 use heapless::Vec;
 
 use super::span::Minute;
+use super::span::Span;
 use super::store::{
-    next_held_in, next_in_room_in, occupant, Booking, BookingId, Commit, Holder, NewBooking,
-    Status, Store, StoreError,
+    end_step, next_held_in, next_in_room_in, occupant, Booking, BookingId, Commit, EndStep, Holder,
+    NewBooking, Resized, Status, Store, StoreError,
 };
 use crate::seal::Nonce;
 
@@ -88,6 +89,32 @@ impl<const N: usize> Store for MemStore<N> {
         Ok(self.bookings.iter_mut().find(theirs).map(|b| {
             b.status = Status::Cancelled;
             b.clone()
+        }))
+    }
+
+    async fn set_end(
+        &mut self,
+        id: BookingId,
+        holder: &Holder,
+        from: Minute,
+        to: Minute,
+    ) -> Result<Option<Resized>, StoreError> {
+        let Some(b) = self.get(id).await?.filter(|b| b.new.holder == *holder) else {
+            return Ok(None);
+        };
+        let span = match end_step(&b, from, to) {
+            EndStep::Move(span) => span,
+            EndStep::Answer(done) => return Ok(Some(done)),
+        };
+        if let Some(added) = Span::new(from, to) {
+            if let Some(other) = occupant(self, &b.new.room, added).await? {
+                return Ok(Some(Resized::Taken(other)));
+            }
+        }
+        let stored = self.bookings.iter_mut().find(|s| s.id == id);
+        Ok(stored.map(|s| {
+            s.new.span = span;
+            Resized::Moved(s.clone())
         }))
     }
 }

@@ -88,7 +88,12 @@ impl fmt::Display for RoomQuestion<'_> {
     }
 }
 
-fn write_booking(w: &mut Writer<'_>, b: &Booking, room: Option<&Room<'_>>, zone: &dyn Zone) {
+pub(super) fn write_booking(
+    w: &mut Writer<'_>,
+    b: &Booking,
+    room: Option<&Room<'_>>,
+    zone: &dyn Zone,
+) {
     w.key("booking");
     write_booking_object(w, b, room, zone);
 }
@@ -463,7 +468,7 @@ fn room_extras(w: &mut Writer<'_>, r: &Room<'_>) {
 }
 
 /// The rooms of `mask` an answer names: on a site, the first [`MAX_OFFERED_ROOMS`].
-fn named<'r>(floor: Floor<'r>, mask: Mask) -> impl Iterator<Item = &'r Room<'r>> {
+pub(super) fn named<'r>(floor: Floor<'r>, mask: Mask) -> impl Iterator<Item = &'r Room<'r>> {
     #[cfg(feature = "campus")]
     return floor.iter(mask).take(MAX_OFFERED_ROOMS);
     #[cfg(not(feature = "campus"))]
@@ -546,7 +551,10 @@ impl fmt::Display for Earliest<'_> {
     }
 }
 
-fn list<'s>(f: &mut dyn fmt::Write, items: impl Iterator<Item = &'s str>) -> fmt::Result {
+pub(super) fn list<'s>(
+    f: &mut dyn fmt::Write,
+    items: impl Iterator<Item = &'s str>,
+) -> fmt::Result {
     for (i, s) in items.enumerate() {
         if i > 0 {
             f.write_str(", ")?;

@@ -66,6 +66,40 @@ pub enum Commit {
     Taken(Booking),
 }
 
+/// What [`Store::set_end`] did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Resized {
+    /// The booking as it now stands, ending where asked (also when it already did: a retry).
+    Moved(Booking),
+    /// This other active booking of the room holds some of the time added.
+    Taken(Booking),
+    /// The booking no longer ends where the caller saw it end, or is cancelled: as it stands,
+    /// unchanged.
+    Changed(Booking),
+}
+
+/// What [`Store::set_end`] does to booking `b` (its holder's): answer at once, or give it
+/// a new span once no other booking holds `from..to` (when `to` is later than `from`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EndStep {
+    /// The answer, nothing to write.
+    Answer(Resized),
+    /// The span to write.
+    Move(Span),
+}
+
+/// The [`EndStep`] for booking `b`, seen ending at `from`, asked to end at `to`.
+pub fn end_step(b: &Booking, from: Minute, to: Minute) -> EndStep {
+    let active = b.status == Status::Active;
+    if active && b.new.span.end == to {
+        return EndStep::Answer(Resized::Moved(b.clone()));
+    }
+    match Span::new(b.new.span.start, to) {
+        Some(span) if active && b.new.span.end == from => EndStep::Move(span),
+        _ => EndStep::Answer(Resized::Changed(b.clone())),
+    }
+}
+
 /// A store failure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -160,6 +194,16 @@ pub trait Store {
         room: &str,
         from: Minute,
     ) -> Result<Option<Booking>, StoreError>;
+    /// Moves the end of `holder`'s booking `id` from `from` to `to` (see [`end_step`]): a
+    /// later end only while no other active booking of the room overlaps the time added.
+    /// `None` when `holder` holds no booking `id`. Durable when this returns.
+    async fn set_end(
+        &mut self,
+        id: BookingId,
+        holder: &Holder,
+        from: Minute,
+        to: Minute,
+    ) -> Result<Option<Resized>, StoreError>;
 }
 
 /// A store lent to the app (e.g. one in a static) is a store.
@@ -198,6 +242,15 @@ impl<S: Store + ?Sized> Store for &mut S {
         from: Minute,
     ) -> Result<Option<Booking>, StoreError> {
         (**self).next_in_room(room, from).await
+    }
+    async fn set_end(
+        &mut self,
+        id: BookingId,
+        holder: &Holder,
+        from: Minute,
+        to: Minute,
+    ) -> Result<Option<Resized>, StoreError> {
+        (**self).set_end(id, holder, from, to).await
     }
 }
 

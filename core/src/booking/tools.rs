@@ -52,6 +52,27 @@ pub(super) struct CancelArgs<'s> {
     pub(super) booking_id: &'s str,
 }
 
+/// `extend_booking`'s arguments.
+#[cfg(feature = "meeting-life")]
+#[derive(Args)]
+pub(super) struct ExtendArgs<'s> {
+    /// The booking, e.g. "bk_1"
+    #[arg(max_len = MAX_BOOKING_ID_ARG)]
+    pub(super) booking_id: &'s str,
+    /// By how many minutes, on the floor's grid (e.g. 15 or 30)
+    #[arg(min = 1, max = 1440)]
+    pub(super) minutes: u16,
+}
+
+/// `end_booking`'s arguments.
+#[cfg(feature = "meeting-life")]
+#[derive(Args)]
+pub(super) struct EndArgs<'s> {
+    /// The booking, e.g. "bk_1"
+    #[arg(max_len = MAX_BOOKING_ID_ARG)]
+    pub(super) booking_id: &'s str,
+}
+
 /// `list_rooms`'s arguments.
 #[derive(Args)]
 pub(super) struct ListArgs<'s> {

@@ -7,7 +7,7 @@ use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use core::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
 
 use redmark_core::booking::{
-    Booking, BookingId, Commit, Holder, Minute, NewBooking, Store, StoreError,
+    Booking, BookingId, Commit, Holder, Minute, NewBooking, Resized, Store, StoreError,
 };
 use redmark_core::seal::Nonce;
 
@@ -83,6 +83,16 @@ impl<S: Store> Store for Waiting<S> {
     ) -> Result<Option<Booking>, StoreError> {
         Tick::twice().await;
         self.0.next_in_room(room, from).await
+    }
+    async fn set_end(
+        &mut self,
+        id: BookingId,
+        holder: &Holder,
+        from: Minute,
+        to: Minute,
+    ) -> Result<Option<Resized>, StoreError> {
+        Tick::twice().await;
+        self.0.set_end(id, holder, from, to).await
     }
 }
 

@@ -5,8 +5,8 @@ use super::*;
 use crate::store::redb::{RedbBookings, RedbStore};
 use crate::store::{Admin, Bookings, Fence};
 use redmark_core::booking::{
-    Booking, BookingId, Commit, Holder, Minute, NewBooking, Store, StoreError, DEFAULT_FLOOR,
-    DEFAULT_SITE,
+    Booking, BookingId, Commit, Holder, Minute, NewBooking, Resized, Store, StoreError,
+    DEFAULT_FLOOR, DEFAULT_SITE,
 };
 use redmark_core::seal::{Key, Nonce};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -88,6 +88,16 @@ impl Store for Hooked {
     ) -> Result<Option<Booking>, StoreError> {
         self.tick().await;
         self.inner.next_in_room(room, from).await
+    }
+    async fn set_end(
+        &mut self,
+        id: BookingId,
+        h: &Holder,
+        from: Minute,
+        to: Minute,
+    ) -> Result<Option<Resized>, StoreError> {
+        self.tick().await;
+        self.inner.set_end(id, h, from, to).await
     }
 }
 

@@ -2,8 +2,8 @@
 //! redb and PostgreSQL (`pg/tests.rs`), from empty.
 
 use redmark_core::booking::{
-    occupant, Booking, Commit, Day, Minute, NewBooking, RoomId, Span, Status, Store, StoreError,
-    Title,
+    occupant, Booking, Commit, Day, Minute, NewBooking, Resized, RoomId, Span, Status, Store,
+    StoreError, Title,
 };
 
 use crate::store::redb::{RedbBookings, RedbStore};
@@ -193,6 +193,60 @@ pub(crate) async fn suite(s: &mut impl Store) {
         Ok(None)
     );
     overlaps(s).await;
+    ends(s).await;
+}
+
+/// A booking's end moves later only into free time, earlier at once, only for its holder and
+/// only from where the caller saw it; asked again, the same answer (room `lobby`, nonces from 120).
+async fn ends(s: &mut impl Store) {
+    let (me, them) = ([5; 8], [6; 8]);
+    // 09:00–10:00, and someone else's 10:30–11:30.
+    let mine = created(s.commit(&span("lobby", 540, 600, 120)).await);
+    let theirs = NewBooking {
+        holder: them,
+        ..span("lobby", 630, 690, 121)
+    };
+    let theirs = created(s.commit(&theirs).await);
+    assert_eq!(s.set_end(mine.id, &them, at(600), at(630)).await, Ok(None));
+    assert_eq!(
+        s.set_end(mine.id, &me, at(600), at(660)).await,
+        Ok(Some(Resized::Taken(theirs.clone()))),
+        "into their time"
+    );
+    let mut longer = mine.clone();
+    longer.new.span = Span::new(at(540), at(630)).unwrap();
+    for again in ["up to theirs", "asked again"] {
+        assert_eq!(
+            s.set_end(mine.id, &me, at(600), at(630)).await,
+            Ok(Some(Resized::Moved(longer.clone()))),
+            "{again}"
+        );
+    }
+    assert_eq!(
+        s.set_end(mine.id, &me, at(600), at(615)).await,
+        Ok(Some(Resized::Changed(longer.clone()))),
+        "it no longer ends at 10:00"
+    );
+    assert_eq!(s.get(mine.id).await, Ok(Some(longer)));
+    // Earlier: the rest is free for anyone at once.
+    let mut shorter = mine.clone();
+    shorter.new.span = Span::new(at(540), at(570)).unwrap();
+    assert_eq!(
+        s.set_end(mine.id, &me, at(630), at(570)).await,
+        Ok(Some(Resized::Moved(shorter.clone())))
+    );
+    created(s.commit(&span("lobby", 570, 630, 122)).await);
+    assert_eq!(
+        s.set_end(mine.id, &me, at(570), at(540)).await,
+        Ok(Some(Resized::Changed(shorter.clone()))),
+        "no end at or before its start"
+    );
+    // A cancelled booking stays as it is.
+    let cancelled = s.cancel(mine.id, &me).await.unwrap().unwrap();
+    assert_eq!(
+        s.set_end(mine.id, &me, at(570), at(555)).await,
+        Ok(Some(Resized::Changed(cancelled)))
+    );
 }
 
 /// Any overlap clashes, touching does not, a cancelled booking clashes with nothing, and a
@@ -278,7 +332,7 @@ async fn walk(s: &mut impl Store, holder: [u8; 8]) -> Vec<u32> {
 
 #[test]
 fn the_core_reference_store_passes_the_store_suite() {
-    runtime().block_on(suite(&mut redmark_core::booking::MemStore::<16>::new()));
+    runtime().block_on(suite(&mut redmark_core::booking::MemStore::<32>::new()));
 }
 
 #[test]

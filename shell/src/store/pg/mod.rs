@@ -39,7 +39,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use redmark_core::booking::{
-    Booking, BookingId, Commit, Holder, Minute, NewBooking, RoomId, Store, StoreError,
+    Booking, BookingId, Commit, Holder, Minute, NewBooking, Resized, RoomId, Store, StoreError,
 };
 use redmark_core::seal::Nonce;
 use tokio::sync::{mpsc, oneshot, Mutex};
@@ -164,7 +164,7 @@ impl PgStore {
         metrics().store_read(began.elapsed());
         match got? {
             Reply::Booking(b) => Ok(b),
-            Reply::Commit(_) => Err(StoreError::Io),
+            _ => Err(StoreError::Io),
         }
     }
 }
@@ -173,7 +173,7 @@ impl Store for PgStore {
     async fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
         let made = match self.call(Op::Commit(new.clone())).await {
             Ok(Reply::Commit(c)) => Ok(c),
-            Ok(Reply::Booking(_)) => Err(StoreError::Io),
+            Ok(_) => Err(StoreError::Io),
             Err(e) => Err(e),
         };
         metrics().committed(&made);
@@ -187,7 +187,7 @@ impl Store for PgStore {
     ) -> Result<Option<Booking>, StoreError> {
         let made = match self.call(Op::Cancel(id, *holder)).await {
             Ok(Reply::Booking(b)) => Ok(b),
-            Ok(Reply::Commit(_)) => Err(StoreError::Io),
+            Ok(_) => Err(StoreError::Io),
             Err(e) => Err(e),
         };
         metrics().cancelled(&made);
@@ -227,6 +227,20 @@ impl Store for PgStore {
             return Ok(None);
         };
         self.booking(Op::NextInRoom(room, from)).await
+    }
+
+    async fn set_end(
+        &mut self,
+        id: BookingId,
+        holder: &Holder,
+        from: Minute,
+        to: Minute,
+    ) -> Result<Option<Resized>, StoreError> {
+        match self.call(Op::SetEnd(id, *holder, from, to)).await {
+            Ok(Reply::Resized(r)) => Ok(r),
+            Ok(_) => Err(StoreError::Io),
+            Err(e) => Err(e),
+        }
     }
 }
 

@@ -109,6 +109,21 @@ SELECT id, room, start_minute, end_minute, title, attendees, holder, nonce, canc
     LIMIT 1
 ";
 
+/// Moves the end of a holder's active booking from `$3` to `$4` while no other active booking
+/// of the room overlaps the time added (`$3` to `$4` when later; an earlier end adds none).
+/// A booking committed after the statement began can still clash: the exclusion constraint
+/// then fails the batch, which is retried, and this statement sees it.
+pub(super) const SET_END_SQL: &str = "
+UPDATE redmark_bookings r SET end_minute = $4
+    WHERE r.id = $1 AND r.holder = $2 AND NOT r.cancelled AND r.end_minute = $3
+    AND r.start_minute < $4
+    AND NOT EXISTS (SELECT FROM redmark_bookings o
+        WHERE o.room = r.room AND NOT o.cancelled AND o.id <> r.id
+        AND int4range(o.start_minute, o.end_minute) && int4range(LEAST($3, $4), $4))
+    RETURNING r.id, r.room, r.start_minute, r.end_minute, r.title, r.attendees, r.holder,
+        r.nonce, r.cancelled
+";
+
 /// The columns of a booking, in the order [`decode`] reads them.
 pub(super) const COLS: &str =
     "id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled";
@@ -175,6 +190,7 @@ pub(super) struct Statements {
     pub(super) next_held: Statement,
     pub(super) next_in_room: Statement,
     pub(super) cancel: Statement,
+    pub(super) set_end: Statement,
 }
 
 impl Conn {
@@ -201,6 +217,7 @@ impl Conn {
                      RETURNING {COLS}"
                 ))
                 .await?,
+            set_end: client.prepare(SET_END_SQL).await?,
         };
         Ok(Conn { client, s })
     }

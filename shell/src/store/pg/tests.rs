@@ -30,7 +30,7 @@ fn postgres_passes_the_store_suite() {
         .block_on(occupant(&mut again, "atrium", slot(9)))
         .unwrap()
         .is_some());
-    assert_eq!(pg.psql("SELECT count(*) FROM redmark_bookings"), "14");
+    assert_eq!(pg.psql("SELECT count(*) FROM redmark_bookings"), "17");
 }
 
 #[test]
@@ -127,7 +127,7 @@ fn a_group_with_clashes_is_decided_as_one_at_a_time() {
             Op::Commit(n) => {
                 let got = match g {
                     Ok(Reply::Commit(c)) => Ok(c.clone()),
-                    Ok(Reply::Booking(_)) => Err(StoreError::Io),
+                    Ok(_) => Err(StoreError::Io),
                     Err(e) => Err(*e),
                 };
                 (rt.block_on(alone.commit(&n)), got)

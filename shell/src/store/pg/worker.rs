@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use futures_util::future::try_join_all;
 use redmark_core::booking::{
-    Booking, BookingId, Commit, Holder, Minute, NewBooking, RoomId, Status, StoreError,
+    end_step, Booking, BookingId, Commit, EndStep, Holder, Minute, NewBooking, Resized, RoomId,
+    Status, StoreError,
 };
 use redmark_core::seal::Nonce;
 use tokio::sync::{mpsc, oneshot, Mutex};
@@ -35,6 +36,7 @@ pub(super) enum Op {
     NextHeld(Holder, Minute, RoomId),
     NextInRoom(RoomId, Minute),
     Cancel(BookingId, Holder),
+    SetEnd(BookingId, Holder, Minute, Minute),
 }
 
 /// What a call returned.
@@ -42,6 +44,7 @@ pub(super) enum Op {
 pub(super) enum Reply {
     Commit(Commit),
     Booking(Option<Booking>),
+    Resized(Option<Resized>),
 }
 
 /// Calls that go into one transaction together, in order (one [`Store`](redmark_core::booking::Store) call, or a whole
@@ -329,7 +332,48 @@ pub(super) async fn run(
         Op::Cancel(id, holder) => one(tx
             .query(&s.cancel, &[&i64::from(*id), &&holder[..]])
             .await?),
+        Op::SetEnd(id, holder, from, to) => set_end(tx, s, *id, holder, *from, *to).await?,
     })
+}
+
+/// Moves a booking's end (see [`SET_END_SQL`](super::sql::SET_END_SQL)); when the update
+/// changes nothing, reads why: not the holder's, already moved or changed, or the booking in
+/// the way (read again while that one is not visible to the statement's snapshot).
+async fn set_end(
+    tx: &Transaction<'_>,
+    s: &Statements,
+    id: BookingId,
+    holder: &Holder,
+    from: Minute,
+    to: Minute,
+) -> Result<Result<Reply, StoreError>, Fault> {
+    let id = i64::from(id);
+    for _ in 0..ATTEMPTS {
+        let moved = tx
+            .query(&s.set_end, &[&id, &&holder[..], &minute(from), &minute(to)])
+            .await?;
+        if let Some(row) = moved.first() {
+            return Ok(decode(row, 0).map(|b| Reply::Resized(Some(Resized::Moved(b)))));
+        }
+        let rows = tx.query(&s.get, &[&id]).await?;
+        let b = match rows.first().map(|r| decode(r, 0)).transpose() {
+            Ok(b) => b.filter(|b| b.new.holder == *holder),
+            Err(e) => return Ok(Err(e)),
+        };
+        let Some(b) = b else {
+            return Ok(Ok(Reply::Resized(None)));
+        };
+        if let EndStep::Answer(done) = end_step(&b, from, to) {
+            return Ok(Ok(Reply::Resized(Some(done))));
+        }
+        let room = b.new.room.as_str();
+        let next = tx.query(&s.next_in_room, &[&room, &minute(from)]).await?;
+        if let Some(row) = next.first() {
+            return Ok(decode(row, 0).map(|o| Reply::Resized(Some(Resized::Taken(o)))));
+        }
+    }
+    tracing::error!("booking store: a booking in the way that stays invisible");
+    Ok(Err(StoreError::Io))
 }
 
 /// Books `new` (see [`COMMIT_SQL`](super::sql::COMMIT_SQL)); reads again while a conflict's winner is not visible to

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use redmark_core::booking::{
-    Booking, BookingId, Commit, Holder, Minute, NewBooking, Store, StoreError,
+    Booking, BookingId, Commit, Holder, Minute, NewBooking, Resized, Store, StoreError,
 };
 use redmark_core::seal::Nonce;
 
@@ -101,6 +101,20 @@ impl Store for RedbBookings {
         from: Minute,
     ) -> Result<Option<Booking>, StoreError> {
         self.read(|s| s.next_in_room(room, from)).await
+    }
+
+    async fn set_end(
+        &mut self,
+        id: BookingId,
+        holder: &Holder,
+        from: Minute,
+        to: Minute,
+    ) -> Result<Option<Resized>, StoreError> {
+        self.fence.queued_behind_earlier();
+        let holder = *holder;
+        self.committer
+            .write(move |t| t.set_end(id, &holder, from, to))
+            .await
     }
 }
 

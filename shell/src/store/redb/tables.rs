@@ -8,8 +8,8 @@ use redb::{ReadableTable, TableDefinition};
 pub(super) use super::errors::{corrupt, fault};
 use super::tiers::{Due, Index, Levels, Tiers};
 use redmark_core::booking::{
-    Booking, BookingId, Commit, Day, Holder, Minute, NewBooking, RoomId, Span, Status, StoreError,
-    Title,
+    end_step, Booking, BookingId, Commit, Day, EndStep, Holder, Minute, NewBooking, Resized,
+    RoomId, Span, Status, StoreError, Title,
 };
 
 pub(super) const BOOKINGS: TableDefinition<u32, &[u8]> = TableDefinition::new("bookings");
@@ -330,6 +330,33 @@ impl<'t> Tables<'t> {
         let mine = holder_key(&n.holder, n.span.start, &n.room);
         self.holders.remove(&mine[..])?;
         Ok(Some(b))
+    }
+
+    /// Moves the end of `holder`'s booking `id` from `from` to `to`
+    /// ([`Store::set_end`](redmark_core::booking::Store::set_end)). Both indexes are keyed by
+    /// the start, which stays: only the record changes.
+    pub(super) fn set_end(
+        &mut self,
+        id: BookingId,
+        holder: &Holder,
+        from: Minute,
+        to: Minute,
+    ) -> Result<Option<Resized>, StoreError> {
+        let Some(mut b) = load(&self.bookings, id)?.filter(|b| b.new.holder == *holder) else {
+            return Ok(None);
+        };
+        b.new.span = match end_step(&b, from, to) {
+            EndStep::Move(span) => span,
+            EndStep::Answer(done) => return Ok(Some(done)),
+        };
+        if to > from {
+            let next = next_in_room(&self.rooms, &self.bookings, &b.new.room, from)?;
+            if let Some(other) = next.filter(|o| o.new.span.start < to) {
+                return Ok(Some(Resized::Taken(other)));
+            }
+        }
+        self.bookings.insert(id, &encode(&b)[..]).map_err(fault)?;
+        Ok(Some(Resized::Moved(b)))
     }
 
     /// What each index's tiers have due (nonces, rooms, holders), read on the open tables: a
