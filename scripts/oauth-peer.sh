@@ -45,7 +45,7 @@ oidc-provider: issuer http://127.0.0.1:$serve_port, access tokens (JWT, RS256) f
     secret: the client id followed by -secret-0123456789, e.g. alice-secret-0123456789
   the booking page: public client redmark-page (authorization code + PKCE), redirect $page;
     sign in with any login name and password (the name is your sub)
-  signing keys: $dir/try-keys.json; Ctrl-C stops it
+  signing keys: $dir/try-keys-$serve_port.json; Ctrl-C stops it
 EOT
 REDMARK_OAUTH_PEER_DIR="$dir" exec "$dir/node_modules/.bin/node" tests/peers/oauth/server.mjs \
-    --keys "$dir/try-keys.json" --port "$serve_port" --resource "$resource" --page-redirect "$page"
+    --keys "$dir/try-keys-$serve_port.json" --port "$serve_port" --resource "$resource" --page-redirect "$page"

@@ -194,6 +194,15 @@ impl TryIt {
     }
 }
 
+impl Drop for TryIt {
+    /// Stops both, and removes the keys the provider made for its port.
+    fn drop(&mut self) {
+        self.running.clear();
+        let keys = format!("target/oauth-peer/try-keys-{}.json", self.ports.0);
+        let _ = std::fs::remove_file(repo().join(keys));
+    }
+}
+
 /// Steps 1 to 3 as printed: the calls print what the docs show.
 #[test]
 #[cfg_attr(
@@ -251,7 +260,7 @@ fn the_page_signs_in_through_the_provider_and_books_as_that_user() {
     b.click(&b.find("button[type=submit]"));
     let who = b.wait_js(
         "signed in",
-        "const w = document.getElementById('who').textContent; return w.includes('Signed in') && w;",
+        "const w = document.getElementById('who'); return !!w && w.textContent.includes('Signed in') && w.textContent;",
         SHOW,
     );
     assert_eq!(
