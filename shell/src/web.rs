@@ -14,6 +14,8 @@ use sha2::{Digest, Sha256};
 
 /// What every page response may load: its own scripts, styles and icon, and `fetch` to its own
 /// origin (`/mcp`, `/.well-known/…`); no inline script or style, no frames, no form posts.
+/// With `--page-client-id`, `connect-src` names the identity provider's origins too
+/// ([`SignIn`]); the sign-in itself is a top-level navigation, which the policy does not govern.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; \
      style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; \
      form-action 'none'; frame-ancestors 'none'";
@@ -58,6 +60,11 @@ const ASSETS: &[Asset] = &[
         bytes: include_bytes!("../web/floor.js"),
     },
     Asset {
+        path: "/web/signin.js",
+        content_type: "text/javascript; charset=utf-8",
+        bytes: include_bytes!("../web/signin.js"),
+    },
+    Asset {
         path: "/web/time.js",
         content_type: "text/javascript; charset=utf-8",
         bytes: include_bytes!("../web/time.js"),
@@ -88,10 +95,73 @@ const _: () = assert!(
     "the page's files are over MAX_ASSET_BYTES"
 );
 
+/// Where the page reads the client id it signs in as (only with `--page-client-id`).
+pub const SIGNIN_PATH: &str = "/web/signin.json";
+
+/// What the page signs people in with (`redmark serve --page-client-id`): its public client id
+/// at the issuer, and the policy that lets it fetch the issuer's metadata and token endpoint.
+pub struct SignIn {
+    policy: HeaderValue,
+    config: Vec<u8>,
+}
+
+impl SignIn {
+    /// The sign-in of the public client `client_id`, allowed to fetch from `origins`
+    /// (`scheme://host[:port]` each: the issuer's, its token endpoint's).
+    pub fn new(client_id: &str, origins: &[&str]) -> Result<SignIn, String> {
+        if client_id.is_empty() || client_id.chars().any(char::is_control) {
+            return Err(format!("{client_id:?} is not a client id"));
+        }
+        let mut sources = vec!["'self'"];
+        for o in origins {
+            // A source expression: no spaces, quotes or `;` that would change the policy.
+            let host_chars = |c: char| c.is_ascii_alphanumeric() || ".-:[]".contains(c);
+            let rest = o
+                .strip_prefix("https://")
+                .or_else(|| o.strip_prefix("http://"));
+            if !rest.is_some_and(|r| !r.is_empty() && r.chars().all(host_chars)) {
+                return Err(format!(
+                    "the provider's origin {o:?} cannot go in the page's policy"
+                ));
+            }
+            if !sources.contains(o) {
+                sources.push(o);
+            }
+        }
+        let policy = CONTENT_SECURITY_POLICY.replace(
+            "connect-src 'self'",
+            &format!("connect-src {}", sources.join(" ")),
+        );
+        Ok(SignIn {
+            policy: HeaderValue::from_str(&policy).map_err(|e| e.to_string())?,
+            config: serde_json::json!({ "client_id": client_id })
+                .to_string()
+                .into_bytes(),
+        })
+    }
+}
+
 /// The answer for a request to the page (`GET` or `HEAD` of `/`, `/index.html` or a
-/// `/web/…` file), or `None` when the request is not for the page.
-pub fn page(method: &Method, path: &str, headers: &HeaderMap) -> Option<Response> {
+/// `/web/…` file, and [`SIGNIN_PATH`] with `signin`), or `None` when the request is not for
+/// the page.
+pub fn page(
+    method: &Method,
+    path: &str,
+    headers: &HeaderMap,
+    signin: Option<&SignIn>,
+) -> Option<Response> {
     let path = if path == "/index.html" { "/" } else { path };
+    if let Some(s) = signin.filter(|_| path == SIGNIN_PATH && method == Method::GET) {
+        let mut r = (
+            StatusCode::OK,
+            [(header::CONTENT_TYPE, "application/json")],
+            s.config.clone(),
+        )
+            .into_response();
+        r.headers_mut()
+            .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        return Some(r);
+    }
     let (i, asset) = ASSETS.iter().enumerate().find(|(_, a)| a.path == path)?;
     if method != Method::GET && method != Method::HEAD {
         let mut r = (
@@ -126,10 +196,11 @@ pub fn page(method: &Method, path: &str, headers: &HeaderMap) -> Option<Response
     }
     // Always revalidated: a new binary's page is never mixed with an old one's scripts.
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    h.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
-    );
+    let policy = match signin {
+        Some(s) => s.policy.clone(),
+        None => HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+    };
+    h.insert(header::CONTENT_SECURITY_POLICY, policy);
     h.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
@@ -158,7 +229,7 @@ mod tests {
     use super::*;
 
     fn get(path: &str, headers: &HeaderMap) -> Option<Response> {
-        page(&Method::GET, path, headers)
+        page(&Method::GET, path, headers, None)
     }
 
     #[test]
@@ -209,8 +280,36 @@ mod tests {
         assert!(get("/web/", &HeaderMap::new()).is_none());
         assert!(get("/web/../Cargo.toml", &HeaderMap::new()).is_none());
         assert!(get("/.well-known/oauth-protected-resource", &HeaderMap::new()).is_none());
-        let post = page(&Method::POST, "/", &HeaderMap::new()).unwrap();
+        let post = page(&Method::POST, "/", &HeaderMap::new(), None).unwrap();
         assert_eq!(post.status(), StatusCode::METHOD_NOT_ALLOWED);
         assert!(get("/index.html", &HeaderMap::new()).is_some());
+    }
+
+    #[test]
+    fn sign_in_adds_the_providers_origins_to_connect_src_only() {
+        assert!(get(SIGNIN_PATH, &HeaderMap::new()).is_none());
+        let s = SignIn::new(
+            "redmark-page",
+            &["http://127.0.0.1:9400", "https://idp.example:8443"],
+        )
+        .unwrap();
+        let r = page(&Method::GET, "/", &HeaderMap::new(), Some(&s)).unwrap();
+        let policy = r.headers()[header::CONTENT_SECURITY_POLICY]
+            .to_str()
+            .unwrap();
+        assert!(
+            policy.contains("; connect-src 'self' http://127.0.0.1:9400 https://idp.example:8443;"),
+            "{policy}"
+        );
+        assert_eq!(
+            policy.replace(" http://127.0.0.1:9400 https://idp.example:8443", ""),
+            CONTENT_SECURITY_POLICY
+        );
+        let r = page(&Method::GET, SIGNIN_PATH, &HeaderMap::new(), Some(&s)).unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+        for bad in ["http://x; script-src *", "http://", "data:", "http://a b"] {
+            assert!(SignIn::new("page", &[bad]).is_err(), "{bad}");
+        }
+        assert!(SignIn::new("", &[]).is_err());
     }
 }

@@ -5,11 +5,14 @@ import { McpClient, McpFailure, resultText } from './mcp.js';
 import { el, renderFields, firstControl } from './form.js';
 import { FloorView } from './floor.js';
 import { UTC, today, isDay, hhmm, lengths, lengthText } from './time.js';
+import { SignInFailure, pageClientId, signIn, finishSignIn, tokenSubject } from './signin.js';
 
 /** Wire log entries kept, and characters shown of each. */
 const MAX_WIRE_ENTRIES = 60;
 const MAX_WIRE_CHARS = 4000;
 const TOKEN_KEY = 'redmark.token';
+/** The issuer the token in TOKEN_KEY was signed in at (none: a pasted token). */
+const ISSUER_KEY = 'redmark.token.issuer';
 
 const $ = (id) => document.getElementById(id);
 const client = new McpClient('/mcp');
@@ -29,7 +32,8 @@ function say(text) {
 }
 
 function fail(e) {
-  const text = e instanceof McpFailure ? e.message : `Something went wrong in the page: ${e.message || e}`;
+  const text = e instanceof McpFailure || e instanceof SignInFailure
+    ? e.message : `Something went wrong in the page: ${e.message || e}`;
   $('status').textContent = '';
   $('error').textContent = text;
   $('error').hidden = false;
@@ -41,7 +45,7 @@ function fail(e) {
     if (named) {
       try {
         const u = new URL(named[1], location.href);
-        if (u.origin === location.origin) oauthNotice([u.pathname]);
+        if (u.origin === location.origin) oauthNotice([u.pathname], true);
       } catch {
         // Not a URL: the usual places were tried at start.
       }
@@ -229,21 +233,28 @@ function useClock(clock) {
 
 // ---- signing in ---------------------------------------------------------------------------
 
-async function useToken(token) {
+async function useToken(token, issuer = null) {
   client.token = token || null;
   if (token) sessionStorage.setItem(TOKEN_KEY, token);
   else sessionStorage.removeItem(TOKEN_KEY);
-  $('who').textContent = token
-    ? 'Using the bearer token you pasted (kept in this tab only).'
-    : 'No token sent. A server on this machine without --tokens lets you in as is: on Linux as yourself (your terminal\'s bookings are yours here), elsewhere as one anonymous user.';
+  if (token && issuer) sessionStorage.setItem(ISSUER_KEY, issuer);
+  else sessionStorage.removeItem(ISSUER_KEY);
+  const sub = token && issuer ? tokenSubject(token) : null;
+  $('who').textContent = !token
+    ? 'No token sent. A server on this machine without --tokens lets you in as is: on Linux as yourself (your terminal\'s bookings are yours here), elsewhere as one anonymous user.'
+    : issuer ? `Signed in${sub ? ` as ${sub}` : ''} at ${issuer} (the token is kept in this tab only).`
+      : 'Using the bearer token you pasted (kept in this tab only).';
+  $('signout').hidden = !(token && issuer);
+  if (token && issuer) $('oauth').hidden = true;
 }
 
 /** Where a server publishes its OAuth protected-resource metadata (RFC 9728): the endpoint's
  * path-suffixed well-known URI first, then the root one, as MCP clients look for it. */
 const RESOURCE_METADATA = ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource'];
 
-/** If the server publishes OAuth protected-resource metadata, says what the user must do. */
-async function oauthNotice(paths = RESOURCE_METADATA) {
+/** If the server publishes OAuth protected-resource metadata, says what the user must do: press
+ * Sign in where the server names the page's client id (`--page-client-id`), else paste a token. */
+async function oauthNotice(paths = RESOURCE_METADATA, focus = false) {
   let meta = null;
   for (const path of paths) {
     try {
@@ -257,6 +268,19 @@ async function oauthNotice(paths = RESOURCE_METADATA) {
   const servers = Array.isArray(meta.authorization_servers) ? meta.authorization_servers : [];
   const scopes = Array.isArray(meta.scopes_supported) ? meta.scopes_supported.join(' ') : '';
   const box = $('oauth');
+  const clientId = servers.length ? await pageClientId() : null;
+  if (clientId) {
+    const button = el('button', { type: 'button', id: 'signin-button', text: 'Sign in' });
+    button.addEventListener('click', () => {
+      say(`Signing in at ${servers[0]}…`);
+      signIn(meta, clientId, $('day').value).catch(fail);
+    });
+    box.replaceChildren(el('p', { text: `This server signs people in at ${servers[0]}: ` +
+      'Sign in takes you to its login page and back here, or paste an access token below.' }), button);
+    box.hidden = false;
+    if (focus) button.focus();
+    return;
+  }
   box.replaceChildren(
     el('p', { text: 'This server signs people in with OAuth. This page does not run the sign-in itself: ' +
       `get an access token for ${meta.resource || 'this server'}` +
@@ -268,11 +292,15 @@ async function oauthNotice(paths = RESOURCE_METADATA) {
 // ---- start --------------------------------------------------------------------------------
 
 async function start() {
+  // Back from the identity provider's sign-in (`?code=…&state=…`): the token it gives.
+  let refused = null;
+  const back = await finishSignIn().catch((e) => { refused = e; return null; });
   const q = new URLSearchParams(location.search);
   dayChosen = isDay(q.get('day'));
   $('day').value = dayChosen ? q.get('day') : today(UTC);
   $('day-label').textContent = `Day (${UTC})`;
-  await useToken(sessionStorage.getItem(TOKEN_KEY));
+  if (back) await useToken(back.token, back.issuer);
+  else await useToken(sessionStorage.getItem(TOKEN_KEY), sessionStorage.getItem(ISSUER_KEY));
   $('declare-form').addEventListener('change', (e) => { client.declareForm = e.target.checked; });
   $('token-form').addEventListener('submit', async (e) => {
     e.preventDefault();
@@ -281,6 +309,11 @@ async function start() {
     await connect();
   });
   $('forget').addEventListener('click', async () => { await useToken(null); say('The token is forgotten.'); });
+  $('signout').addEventListener('click', async () => {
+    await useToken(null);
+    say('Signed out in this tab (the identity provider\'s own session stays).');
+    await connect();
+  });
   $('day-form').addEventListener('submit', (e) => { e.preventDefault(); refreshFloor(); });
   $('day').addEventListener('change', () => { if ($('day').value) { dayChosen = true; refreshFloor(); } });
   $('tool').addEventListener('change', pickTool);
@@ -288,8 +321,10 @@ async function start() {
     e.preventDefault();
     if (toolForm) runTool($('tool').value, toolForm.read());
   });
-  oauthNotice();
+  if (!client.token) oauthNotice();
   await connect();
+  // Said last, so that the server's 401 does not hide why the sign-in did not work.
+  if (refused) fail(refused);
 }
 
 /** server/discover, tools/list, then the floor. */

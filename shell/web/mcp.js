@@ -180,7 +180,7 @@ export class McpClient {
       const how = resp.headers.get('www-authenticate') || 'Bearer';
       throw new McpFailure('auth', this.token
         ? 'The server did not accept your bearer token: check it, or paste another under Sign in.'
-        : 'The server needs a bearer token: paste yours under Sign in.', how);
+        : 'The server needs a bearer token: sign in, or paste yours, under Sign in.', how);
     }
     if (resp.status === 403) {
       throw new McpFailure('http', `The server refused this page's origin (HTTP 403): ${text.trim()}`);

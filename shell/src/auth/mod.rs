@@ -52,6 +52,12 @@ pub struct AuthArgs {
     /// trust (RFC 8414 requires https)
     #[arg(long, requires = "auth_issuer")]
     pub allow_insecure_issuer: bool,
+    /// Let the booking page at / sign people in through the issuer (authorization code with
+    /// PKCE) as this public client, registered at the provider with the redirect URI
+    /// http(s)://HOST:PORT/ of the page; the issuer's origin is then allowed in the page's
+    /// connect-src. Without it the page takes a pasted token only
+    #[arg(long, value_name = "ID", requires = "auth_issuer")]
+    pub page_client_id: Option<String>,
 }
 
 /// The one-line refusal of `url` (the issuer, or its `what`) sent in the clear off loopback.
@@ -74,6 +80,8 @@ pub struct OAuth {
     /// Paths the metadata is served at.
     metadata_paths: Vec<String>,
     document: Vec<u8>,
+    /// What the booking page signs in with (`--page-client-id`).
+    pub page: Option<crate::web::SignIn>,
 }
 
 /// Who a request is, as the resource server sees it.
@@ -142,6 +150,22 @@ impl OAuth {
         }
         let metadata_url = metadata::well_known_inserted(resource, "oauth-protected-resource")?;
         let scopes = vec![args.write_scope.clone()];
+        let page = match &args.page_client_id {
+            Some(id) => {
+                let mut origins = vec![metadata::split_url(issuer)?.0];
+                if let Some(token) = &meta.token_endpoint {
+                    origins.push(
+                        metadata::split_url(token)
+                            .map_err(|e| format!("--auth-issuer {issuer}: its token_endpoint {e}"))?
+                            .0,
+                    );
+                }
+                let signin = crate::web::SignIn::new(id, &origins)
+                    .map_err(|e| format!("--page-client-id: {e}"))?;
+                Some(signin)
+            }
+            None => None,
+        };
         Ok(Some(OAuth {
             rules: Rules {
                 issuer: meta.issuer,
@@ -154,6 +178,7 @@ impl OAuth {
             metadata_url,
             metadata_paths,
             document: challenge::resource_document(resource, issuer, &scopes),
+            page,
         }))
     }
 

@@ -214,7 +214,8 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
         );
     }
     // The booking page (crate::web): `GET /` and its files; same origin as `/mcp`.
-    if let Some(r) = crate::web::page(&parts.method, parts.uri.path(), &parts.headers) {
+    let signin = st.oauth.as_ref().and_then(|o| o.page.as_ref());
+    if let Some(r) = crate::web::page(&parts.method, parts.uri.path(), &parts.headers, signin) {
         return r;
     }
     // AUTH (crate::auth): RFC 9728 protected-resource metadata.

@@ -9,11 +9,16 @@
 //   --kid KID    the kid of a key made here (default: random)
 //   --rotate     make a new key and put it first (it signs; the old ones stay published)
 //   --issuer     default http://127.0.0.1:PORT
+//   --page-redirect URL  register the booking page as a public client (below) redirecting to URL
 // Prints `listening PORT ISSUER` on stdout once it accepts connections; stops on SIGTERM or
 // when stdin closes (so a test that dies leaves nothing behind).
 //
 // Clients (client_secret_basic): alice and bob (scope rooms:read rooms:write), reader (scope
 // rooms:read only), brief (like alice, tokens live 1 s). Secret: `<id>-secret-0123456789`.
+// With --page-redirect: redmark-page, a public client (no secret) of the authorization code
+// grant with PKCE, whose token endpoint answers the page's origin (CORS); people sign in
+// through oidc-provider's development login and consent pages (any login name and password:
+// the login name becomes `sub`, as a client id does in a client-credentials token).
 
 import { randomUUID, generateKeyPairSync } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -33,6 +38,7 @@ const opt = (name) => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 const resources = args.flatMap((a, i) => (a === '--resource' ? [args[i + 1]] : []));
+const pageRedirects = args.flatMap((a, i) => (a === '--page-redirect' ? [args[i + 1]] : []));
 const keysFile = opt('--keys');
 if (!keysFile || resources.length === 0) throw new Error('--keys FILE and --resource URL are required');
 
@@ -61,11 +67,22 @@ const client = (id, scope) => ({
   scope,
 });
 
+const PAGE_CLIENT = 'redmark-page';
+const pageClient = {
+  client_id: PAGE_CLIENT,
+  token_endpoint_auth_method: 'none',
+  grant_types: ['authorization_code'],
+  response_types: ['code'],
+  redirect_uris: pageRedirects,
+  scope: `openid ${SCOPES}`,
+};
+
 // The in-memory store is what a test wants (tokens are JWTs; nothing needs to outlive the
 // process): its start-up warning would only be noise in every test's output.
 const warn = console.warn;
 console.warn = (...a) => {
-  if (!String(a[0]).includes('in-memory adapter')) warn(...a);
+  const text = String(a[0]);
+  if (!text.includes('in-memory adapter') && !text.includes('devInteractions')) warn(...a);
 };
 const provider = new Provider(issuer, {
   clients: [
@@ -73,11 +90,15 @@ const provider = new Provider(issuer, {
     client('bob', SCOPES),
     client('reader', 'rooms:read'),
     client('brief', SCOPES),
+    ...(pageRedirects.length ? [pageClient] : []),
   ],
+  // The page's token request is a cross-origin fetch: allowed from its redirect URIs' origins.
+  clientBasedCORS: (_ctx, origin, c) =>
+    c.clientAuthMethod === 'none' && c.redirectUris.some((u) => URL.parse(u)?.origin === origin),
   jwks: { keys },
   scopes: SCOPES.split(' '),
   features: {
-    devInteractions: { enabled: false },
+    devInteractions: { enabled: pageRedirects.length > 0 },
     clientCredentials: { enabled: true },
     resourceIndicators: {
       enabled: true,
