@@ -12,9 +12,14 @@ use serde_json::json;
 /// The well-known path of protected-resource metadata (RFC 9728 §3).
 pub const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
 
-/// Tools that change bookings: they need the write scope. Every other tool (`list_rooms`, the
-/// conformance fixtures) needs only a valid token for this resource.
-pub const WRITE_TOOLS: &[&str] = &["book_room", "cancel_booking"];
+/// Whether `name` is a booking tool that changes bookings (one not declared `read_only`): it
+/// needs the write scope. Every other tool (`list_rooms`, the conformance fixtures) needs only
+/// a valid token for this resource.
+pub fn is_write_tool(name: &str) -> bool {
+    redmark_core::booking::TOOLS
+        .iter()
+        .any(|t| t.info.name == name && !t.info.read_only)
+}
 
 /// The protected-resource metadata document.
 pub fn resource_document(resource: &str, issuer: &str, scopes: &[String]) -> Vec<u8> {
@@ -132,10 +137,7 @@ pub fn write_tool(body: &[u8]) -> Result<Option<String>, ()> {
         return Ok(None);
     }
     let name = p.params.and_then(|p| p.name).ok_or(())?;
-    Ok(WRITE_TOOLS
-        .iter()
-        .find(|t| **t == name)
-        .map(|t| (*t).to_owned()))
+    Ok(is_write_tool(&name).then(|| name.into_owned()))
 }
 
 #[cfg(test)]
@@ -156,6 +158,12 @@ mod tests {
             Ok(Some("book_room".into()))
         );
         assert_eq!(write_tool(call("list_rooms").as_bytes()), Ok(None));
+        for t in ["cancel_booking", "extend_booking", "end_booking"] {
+            assert_eq!(write_tool(call(t).as_bytes()), Ok(Some(t.into())));
+        }
+        for t in ["day_schedule", "list_bookings", "no_such_tool"] {
+            assert_eq!(write_tool(call(t).as_bytes()), Ok(None));
+        }
         assert_eq!(
             write_tool(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#),
             Ok(None)
