@@ -79,7 +79,10 @@ fn legacy_http_sessions() {
     assert_eq!(result["isError"], true, "{:?}", r.json());
     let text = result["content"][0]["text"].as_str().unwrap_or_default();
     assert!(text.contains("with room_id set to their pick"), "{text}");
-    assert!(result.get("resultType").is_none(), "2025-11-25 shape: {result}");
+    assert!(
+        result.get("resultType").is_none(),
+        "2025-11-25 shape: {result}"
+    );
     // A stray response is accepted and ignored.
     let stray = json!({"jsonrpc":"2.0","id":"rm-5","result":{"action":"accept"}});
     assert_eq!(post(addr, &stray, Some(&sid)).status, 202);

@@ -58,7 +58,9 @@ fn python_sdk_without_elicitation_is_told_room_id() {
     let out = over_stdio("none");
     assert_eq!(out["asked"].as_array().map(Vec::len), Some(0), "{out}");
     assert_eq!(out["book"]["isError"], true, "{out}");
-    let text = out["book"]["content"][0]["text"].as_str().unwrap_or_default();
+    let text = out["book"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
     assert!(text.contains("with room_id set to their pick"), "{out}");
     assert!(is_free(&out["rooms"], "studio-b"), "{out}");
 }

@@ -74,7 +74,9 @@ fn legacy_client_without_elicitation_is_told_room_id_and_modern_clients_are_unch
     let r = c.request(&book(1));
     assert_eq!(r["id"], 1, "{r}");
     assert_eq!(r["result"]["isError"], true, "{r}");
-    let text = r["result"]["content"][0]["text"].as_str().unwrap_or_default();
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
     assert!(text.contains("with room_id set to their pick"), "{text}");
     let again = c.request(&initialize(json!({})));
     assert_eq!(again["error"]["code"], -32600, "{again}");
