@@ -270,11 +270,21 @@ fn a_client_that_cannot_be_asked_is_told_the_rooms_and_room_id() {
             "- \"studio-b\": Studio B (12 seats)",
             "Ask the user which one they mean (do not choose for them)",
             "call book_room again with room_id set to their pick",
-            r#"{"day":"2026-09-24","hour":9,"room_hint":"the big room"}"#,
+            "and the other arguments as before (day, hour, room_hint).",
         ] {
             assert!(text.contains(said), "{said:?} not in:\n{text}");
         }
     }
+    // The other arguments are named, their values not echoed (the model has them).
+    let mut titled = big_room();
+    titled["title"] = json!("Quarterly planning");
+    let r = c.call("book_room", titled, json!({}), None, None);
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.ends_with("as before (day, hour, room_hint, title)."),
+        "{text}"
+    );
+    assert!(!text.contains("Quarterly"), "{text}");
     assert_eq!(bookings(&c), 0);
     let mut again = big_room();
     again["room_id"] = json!("studio-b");

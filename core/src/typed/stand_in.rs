@@ -8,7 +8,7 @@ use crate::wire::json::Value;
 
 /// What a client without form elicitation is told instead of being asked: the question, each
 /// field's choices (value and title), and that the model should ask its user, then call the
-/// tool again with `arg` set to the pick and the call's other arguments as they were.
+/// tool again with `arg` set to the pick and the call's other arguments (named) as they were.
 pub(super) struct StandIn<'q, 'f> {
     /// The tool's name (a JSON string).
     pub tool: Value<'q>,
@@ -16,7 +16,7 @@ pub(super) struct StandIn<'q, 'f> {
     pub fields: &'q [Field<'f>],
     /// The argument that takes the answer.
     pub arg: &'static str,
-    /// The call's arguments, echoed without `arg`.
+    /// The call's arguments: the names of all but `arg` are listed.
     pub args: Option<Value<'q>>,
 }
 
@@ -45,29 +45,30 @@ impl Report for StandIn<'_, '_> {
         self.tool.chars().try_for_each(|c| f.write_char(c))?;
         write!(
             f,
-            " again with {arg} set to their pick and the other arguments as before: "
+            " again with {arg} set to their pick and the other arguments as before"
         )?;
-        self.others(f)
+        self.others(f)?;
+        f.write_char('.')
     }
 }
 
 impl StandIn<'_, '_> {
-    /// The call's arguments but `arg`, as the JSON object they came in.
+    /// The names of the call's other arguments, in parentheses (none: nothing). Names only:
+    /// the model has its values, and a message echoes no more than `MAX_ECHO` of a client's
+    /// text (every name was checked against the tool's declared arguments).
     fn others(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        f.write_char('{')?;
         let members = self.args.iter().flat_map(|a| a.members());
-        let kept = members.filter(|(k, _)| !k.eq_str(self.arg));
-        for (i, (k, v)) in kept.enumerate() {
+        let mut names = members.map(|(k, _)| k).filter(|k| !k.eq_str(self.arg));
+        let Some(first) = names.next() else {
+            return Ok(());
+        };
+        f.write_str(" (")?;
+        for (i, name) in core::iter::once(first).chain(names).enumerate() {
             if i > 0 {
-                f.write_char(',')?;
+                f.write_str(", ")?;
             }
-            write!(f, "{}:{}", raw(&k), raw(&v))?;
+            name.chars().try_for_each(|c| f.write_char(c))?;
         }
-        f.write_char('}')
+        f.write_char(')')
     }
-}
-
-/// A value's JSON as it came (the document was checked to be UTF-8 when it was parsed).
-fn raw<'a>(v: &Value<'a>) -> &'a str {
-    core::str::from_utf8(v.raw()).unwrap_or("null")
 }
