@@ -55,7 +55,7 @@ impl Report for StandIn<'_, '_> {
 impl StandIn<'_, '_> {
     /// The names of the call's other arguments, in parentheses (none: nothing). Names only:
     /// the model has its values, and a message echoes no more than `MAX_ECHO` of a client's
-    /// text (every name was checked against the tool's declared arguments).
+    /// text (an `#[app]` tool's arguments are checked first: each name is one it declares).
     fn others(&self, f: &mut dyn fmt::Write) -> fmt::Result {
         let members = self.args.iter().flat_map(|a| a.members());
         let mut names = members.map(|(k, _)| k).filter(|k| !k.eq_str(self.arg));
