@@ -356,3 +356,40 @@ fn a_site_of_500_rooms_books_and_shows_a_level_of_a_building() {
         "{r}"
     );
 }
+
+/// A client without forms is told the buildings and `building`, then (in New York, two big
+/// rooms) the rooms and `room_id`, each time with the arguments it gave; then it books.
+#[test]
+fn a_client_without_forms_is_told_building_then_room_id_and_books() {
+    let mut c = client(two_buildings());
+    let args = json!({"day": "2026-09-24", "start": "09:30", "room_hint": "the big room"});
+    let r = c.call("book_room", args.clone(), json!({}), None, None);
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    for part in [
+        "more than one building",
+        "- \"ber\": ",
+        "- \"nyc\": ",
+        "call book_room again with building set to their pick and the other arguments as \
+         before (day, room_hint, start).",
+    ] {
+        assert!(said(&r).contains(part), "{part:?} not in {}", said(&r));
+    }
+    let mut args = args;
+    args["building"] = json!("nyc");
+    let r = c.call("book_room", args.clone(), json!({}), None, None);
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    for part in [
+        "09:30–10:30 (America/New_York)",
+        "- \"nyc-hall\": ",
+        "- \"nyc-loft\": ",
+        "with room_id set to their pick",
+        "as before (building, day, room_hint, start).",
+    ] {
+        assert!(said(&r).contains(part), "{part:?} not in {}", said(&r));
+    }
+    args["room_id"] = json!("nyc-loft");
+    let booked = c.call("book_room", args, json!({}), None, None);
+    let b = &structured(&booked)["booking"];
+    assert_eq!(b["room_id"], "nyc-loft", "{booked}");
+    assert_eq!(b["start"], "2026-09-24T09:30:00-04:00", "{booked}");
+}

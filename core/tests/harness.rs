@@ -4,8 +4,46 @@
 
 mod common;
 
-use common::{check, form_caps, Client};
+use common::{check, form_caps, Client, INFO};
+use redmark_core::booking::{BookingApp, Floor, MemStore, Minute, Resolved, Zone, DEFAULT_FLOOR};
+use redmark_core::engine::Config;
+use redmark_core::seal::{Key, KeyRing};
+use redmark_core::Engine;
 use serde_json::{json, Value};
+
+/// A zone whose clocks show every time twice, an hour apart: every booking asks which, a
+/// question no argument stands in for, so a client that cannot be asked gets `-32021`.
+struct Repeats;
+
+impl Zone for Repeats {
+    fn name(&self) -> &str {
+        "Test/Repeats"
+    }
+    fn offset(&self, _: Minute) -> i32 {
+        0
+    }
+    fn resolve(&self, wall: Minute) -> Resolved {
+        Resolved::Twice(wall, wall + 60)
+    }
+}
+
+/// A client of a floor in [`Repeats`].
+fn repeating() -> Client {
+    static REPEATS: Repeats = Repeats;
+    let floor = Floor {
+        zone: &REPEATS,
+        ..DEFAULT_FLOOR
+    };
+    let keys = KeyRing::new(Key::new(1, &[0x42; 32]).unwrap());
+    Client {
+        engine: Engine::new(
+            BookingApp::new(floor, MemStore::new(), INFO),
+            keys,
+            Config::default(),
+        ),
+        ..Client::default()
+    }
+}
 
 fn caps(elicitation: bool) -> Value {
     if elicitation {
@@ -42,7 +80,7 @@ fn answers() -> Vec<(&'static str, &'static str, Value)> {
         (
             "booked",
             "tools/call",
-            c.call("book_room", exact, caps(false), None, None),
+            c.call("book_room", exact.clone(), caps(false), None, None),
         ),
         (
             "asks",
@@ -51,6 +89,11 @@ fn answers() -> Vec<(&'static str, &'static str, Value)> {
         ),
         (
             "missing capability",
+            "tools/call",
+            repeating().call("book_room", exact, caps(false), None, None),
+        ),
+        (
+            "stand-in",
             "tools/call",
             c.call("book_room", big, caps(false), None, None),
         ),
@@ -101,6 +144,8 @@ fn real_answers_pass() {
     assert_eq!(booked["result"]["resultType"], "complete");
     let (_, no_caps) = answer("missing capability");
     assert_eq!(no_caps["error"]["code"], -32021);
+    let (_, stand_in) = answer("stand-in");
+    assert_eq!(stand_in["result"]["isError"], true);
     let (_, old) = answer("unsupported version");
     assert_eq!(old["error"]["code"], -32022);
 }

@@ -247,8 +247,11 @@ fn malformed_input_responses_are_protocol_errors() {
     }
 }
 
+/// A client that cannot be asked (no form elicitation) is told the candidate rooms, to ask its
+/// user, and to call again with `room_id` and the other arguments as they were: an `isError`
+/// result, nothing booked; the call with `room_id` books the room picked.
 #[test]
-fn a_client_that_cannot_be_asked_gets_32021() {
+fn a_client_that_cannot_be_asked_is_told_the_rooms_and_room_id() {
     let mut c = Client::default();
     for caps in [
         json!({}),
@@ -256,13 +259,60 @@ fn a_client_that_cannot_be_asked_gets_32021() {
         json!({"sampling": {}}),
     ] {
         let r = c.call("book_room", big_room(), caps, None, None);
-        assert_eq!(r["error"]["code"], -32021, "{r}");
-        assert_eq!(
-            r["error"]["data"]["requiredCapabilities"],
-            json!({"elicitation": {}})
-        );
+        let result = &r["result"];
+        assert_eq!(result["resultType"], "complete", "{r}");
+        assert_eq!(result["isError"], true, "{r}");
+        assert!(result.get("structuredContent").is_none(), "{r}");
+        let text = result["content"][0]["text"].as_str().unwrap();
+        for said in [
+            "'the big room' matches more than one room",
+            "- \"atrium\": The Atrium (24 seats)",
+            "- \"studio-b\": Studio B (12 seats)",
+            "Ask the user which one they mean (do not choose for them)",
+            "call book_room again with room_id set to their pick",
+            "and the other arguments as before (day, hour, room_hint).",
+        ] {
+            assert!(text.contains(said), "{said:?} not in:\n{text}");
+        }
     }
+    // The other arguments are named, their values not echoed (the model has them).
+    let mut titled = big_room();
+    titled["title"] = json!("Quarterly planning");
+    let r = c.call("book_room", titled, json!({}), None, None);
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.ends_with("as before (day, hour, room_hint, title)."),
+        "{text}"
+    );
+    assert!(!text.contains("Quarterly"), "{text}");
     assert_eq!(bookings(&c), 0);
+    let mut again = big_room();
+    again["room_id"] = json!("studio-b");
+    let r = c.call("book_room", again, json!({}), None, None);
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    assert!(r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("Booked Studio B"));
+    assert_eq!(bookings(&c), 1);
+}
+
+/// A client that cannot be asked cancels its own booking without the confirmation; one that
+/// can is still asked.
+#[test]
+fn a_client_that_cannot_be_asked_cancels_without_confirming() {
+    let mut c = Client::default();
+    let mut args = big_room();
+    args["room_id"] = json!("atrium");
+    let r = c.call("book_room", args, json!({}), None, None);
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    let id = json!({"booking_id": "bk_1"});
+    let asked = c.call("cancel_booking", id.clone(), form_caps(), None, None);
+    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+    let r = c.call("cancel_booking", id, json!({}), None, None);
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.ends_with(") is cancelled."), "{text}");
 }
 
 #[test]

@@ -180,6 +180,17 @@ fn a_time_the_clocks_repeat_is_asked_and_the_answer_booked() {
     }
 }
 
+/// No argument stands in for which of the two times: a client without forms is refused with
+/// `-32021` rather than booked at a guess.
+#[test]
+fn a_time_the_clocks_repeat_is_refused_to_a_client_without_forms() {
+    let mut c = in_berlin(1_790_000_000);
+    let args = json!({"day": "2026-10-25", "start": "02:30", "minutes": 30, "room_id": "nook"});
+    let r = c.call("book_room", args, json!({}), None, None);
+    assert_eq!(r["error"]["code"], -32021, "{r}");
+    assert_eq!(c.engine.app().store().bookings().len(), 0);
+}
+
 #[test]
 fn local_times_show_the_wall_clock_its_offset_across_a_change_and_its_zone() {
     let d = Day::parse("2026-09-24").unwrap();

@@ -34,7 +34,8 @@ pub fn derive_args(input: TokenStream) -> TokenStream {
 }
 
 /// A form question: its fields and the decode of an accepted answer
-/// (`redmark_core::typed::Question`). Struct attribute `#[question(key = "…")]`; field
+/// (`redmark_core::typed::Question`). Struct attribute `#[question(key = "…", stand_in =
+/// "argument")]` (the tool argument a client without forms is told to give instead); field
 /// attribute `#[field(title = "…", default = …, min = N, max = N, min_len = N, max_len = N,
 /// format = "email", min_items = N, max_items = N)]`; doc comments describe.
 #[proc_macro_derive(Question, attributes(question, field))]

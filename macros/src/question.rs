@@ -29,13 +29,17 @@ struct FieldAttrs {
 pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
     let k = crate::krate::krate();
     let mut key = json::snake(&input.ident.to_string());
-    each(&input.attrs, "question", |item, m| {
-        if item == "key" {
+    let mut stand_in = None;
+    each(&input.attrs, "question", |item, m| match item {
+        "key" => {
             key = attrs::string(m)?;
             Ok(())
-        } else {
-            Err(attrs::unknown(m, "`key`"))
         }
+        "stand_in" => {
+            stand_in = Some(attrs::string(m)?);
+            Ok(())
+        }
+        _ => Err(attrs::unknown(m, "`key` and `stand_in`")),
     })?;
     let fields: Vec<_> = match &input.data {
         Data::Struct(s) => match &s.fields {
@@ -53,6 +57,17 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
                 "`#[derive(Question)]` goes on a struct of named fields",
             ))
         }
+    };
+    if stand_in.is_some() && fields.len() != 1 {
+        return Err(err(
+            &input,
+            "an argument stands in for a question of one field: `stand_in` names the argument \
+             that takes that field's answer",
+        ));
+    }
+    let stand_in = match stand_in {
+        Some(arg) => quote!(__p::Some(#arg)),
+        None => quote!(__p::None),
     };
     let (lt, has_lt) = lifetime(&input.generics, &input)?;
     let mut rows = Vec::new();
@@ -104,6 +119,7 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
             impl<#lt> #k::typed::Question<#lt> for #name #generics {
                 const KEY: &'static str = #key;
                 const FIELDS: &'static [__p::Field<'static>] = &[#(#rows),*];
+                const STAND_IN: __p::Option<&'static str> = #stand_in;
                 #offers
                 fn decode(
                     content: __p::Value<#lt>,

@@ -70,12 +70,19 @@ fn legacy_http_sessions() {
     )
     .json();
     assert_eq!(ping["result"], json!({}));
-    // No elicitation declared: -32021 as a JSON-RPC error with HTTP 200.
+    // No elicitation declared: the candidates and room_id, a tool error the model reads.
     let call = json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"book_room",
         "arguments":{"day":"2099-09-17","hour":9,"room_hint":"the big room"}}});
     let r = post(addr, &call, Some(&sid));
     assert_eq!(r.status, 200);
-    assert_eq!(r.json()["error"]["code"], -32021, "{:?}", r.json());
+    let result = &r.json()["result"];
+    assert_eq!(result["isError"], true, "{:?}", r.json());
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("with room_id set to their pick"), "{text}");
+    assert!(
+        result.get("resultType").is_none(),
+        "2025-11-25 shape: {result}"
+    );
     // A stray response is accepted and ignored.
     let stray = json!({"jsonrpc":"2.0","id":"rm-5","result":{"action":"accept"}});
     assert_eq!(post(addr, &stray, Some(&sid)).status, 202);

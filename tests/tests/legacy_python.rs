@@ -47,16 +47,21 @@ fn python_sdk_over_stdio_cancel_books_nothing() {
 }
 
 /// A host without an elicitation callback declares no `elicitation`: it is asked nothing and
-/// gets the core's `-32021` (what a 2026-07-28 client without the capability gets).
+/// gets what a 2026-07-28 client without the capability gets, the candidates and `room_id`
+/// to call again with (a tool error the model reads), nothing booked.
 #[test]
 #[cfg_attr(
     not(legacy_peers),
     ignore = "needs the legacy SDK peers (scripts/legacy-peers.sh installs them)"
 )]
-fn python_sdk_without_elicitation_gets_32021() {
+fn python_sdk_without_elicitation_is_told_room_id() {
     let out = over_stdio("none");
     assert_eq!(out["asked"].as_array().map(Vec::len), Some(0), "{out}");
-    assert_eq!(out["book"]["error"]["code"], -32021, "{out}");
+    assert_eq!(out["book"]["isError"], true, "{out}");
+    let text = out["book"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("with room_id set to their pick"), "{out}");
     assert!(is_free(&out["rooms"], "studio-b"), "{out}");
 }
 

@@ -54,7 +54,7 @@ fn legacy_client_over_tcp_books_through_a_pushed_question() {
 }
 
 #[test]
-fn legacy_client_without_elicitation_gets_32021_and_modern_clients_are_unchanged() {
+fn legacy_client_without_elicitation_is_told_room_id_and_modern_clients_are_unchanged() {
     let data = TempDir::new("legacy-tcp-noel");
     let s = Server::start(&["--tcp", "127.0.0.1:0"], data.path());
     let mut modern = s.tcp_client();
@@ -73,7 +73,11 @@ fn legacy_client_without_elicitation_gets_32021_and_modern_clients_are_unchanged
     c.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
     let r = c.request(&book(1));
     assert_eq!(r["id"], 1, "{r}");
-    assert_eq!(r["error"]["code"], -32021, "{r}");
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("with room_id set to their pick"), "{text}");
     let again = c.request(&initialize(json!({})));
     assert_eq!(again["error"]["code"], -32600, "{again}");
 }

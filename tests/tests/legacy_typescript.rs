@@ -40,10 +40,14 @@ fn typescript_sdk_over_stdio_decline_and_cancel_book_nothing() {
     not(legacy_peers),
     ignore = "needs the legacy SDK peers (scripts/legacy-peers.sh installs them)"
 )]
-fn typescript_sdk_without_elicitation_gets_32021() {
+fn typescript_sdk_without_elicitation_is_told_room_id() {
     let out = over_stdio("none");
     assert_eq!(out["asked"].as_array().map(Vec::len), Some(0), "{out}");
-    assert_eq!(out["book"]["error"]["code"], -32021, "{out}");
+    assert_eq!(out["book"]["isError"], true, "{out}");
+    let text = out["book"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("with room_id set to their pick"), "{out}");
     assert!(is_free(&out["rooms"], "studio-b"), "{out}");
 }
 

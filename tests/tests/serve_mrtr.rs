@@ -225,20 +225,16 @@ async fn flow(c: &Client) {
     assert_ne!(booking_id(&t), id, "{t}");
 }
 
-/// Without the elicitation capability the ambiguous call is refused with -32021, and an
-/// unambiguous one still books.
+/// Without the elicitation capability the ambiguous call is answered with the candidates and
+/// `room_id` to call again with (a tool error the model reads), and an unambiguous one books.
 async fn missing_capability(c: &Client) {
-    let e = rpc_error(
-        c.call_tool_once(book("2099-12-15", 9, "the big room"))
-            .await
-            .unwrap_err(),
-    );
-    assert_eq!(e.code.0, -32021, "{e:?}");
-    let data = serde_json::to_value(&e.data).expect("data");
-    assert!(
-        data["requiredCapabilities"]["elicitation"].is_object(),
-        "{data}"
-    );
+    let r = complete(c, &book("2099-12-15", 9, "the big room")).await;
+    let v = serde_json::to_value(&r).expect("serialize result");
+    assert_eq!(v["isError"], true, "{v}");
+    let t = text(&r);
+    for said in ["- \"studio-b\": Studio B", "with room_id set to their pick"] {
+        assert!(t.contains(said), "{said:?} not in {t}");
+    }
     let t = text(&complete(c, &book("2099-12-15", 9, "the nook")).await);
     assert!(t.contains("bk_"), "{t}");
 }

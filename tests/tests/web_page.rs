@@ -714,12 +714,12 @@ fn errors_are_said_in_words() {
     b.goto(&page_url(&s));
     wait_cell(&b, "studio-b", "09:00", "free");
 
-    // A client without form elicitation: -32021, in words.
+    // A client without form elicitation: the rooms and the argument to give, in words.
     b.click(&b.find("#settings summary"));
     b.click(&b.find("#declare-form"));
     book_in_words(&b, 9, "the big room");
-    let said = wait_says(&b, "error", "-32021");
-    assert!(said.contains("did not declare: elicitation"), "{said}");
+    let said = wait_says(&b, "error", "The tool reported an error: 'the big room'");
+    assert!(said.contains("with room_id set to their pick"), "{said}");
     b.click(&b.find("#declare-form"));
 
     // A tool error.

@@ -236,9 +236,11 @@ pub(super) async fn book_room<S: Store>(
     }
 }
 
-/// Which of the rooms that fit the hint: asked only when more than one does.
+/// Which of the rooms that fit the hint: asked only when more than one does. `room_id` names
+/// a room exactly, so a client that cannot be asked is told the candidates and to call again
+/// with it.
 #[derive(Question)]
-#[question(key = "room")]
+#[question(key = "room", stand_in = "room_id")]
 struct WhichRoom {
     /// The room to book
     #[field(title = "Room")]

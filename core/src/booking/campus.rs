@@ -80,9 +80,10 @@ fn which<'a>(site: &[Floor<'_>], args: &BookArgs<'a>) -> Which<'a> {
 }
 
 /// Which building, when a hint fits rooms in several: asked before the time is read, so the
-/// chosen building's clock reads it.
+/// chosen building's clock reads it. `building` takes a building's id, so a client that cannot
+/// be asked is told the buildings and to call again with it.
 #[derive(Question)]
-#[question(key = "building")]
+#[question(key = "building", stand_in = "building")]
 struct WhichBuilding {
     /// The building to book in
     #[field(title = "Building")]

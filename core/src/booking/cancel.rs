@@ -1,4 +1,4 @@
-//! `cancel_booking`: asks the holder to confirm, then cancels.
+//! `cancel_booking`: asks the holder to confirm (when its client can be asked), then cancels.
 
 use super::answer::{complete, fail, Text};
 use super::floor::Locate;
@@ -48,7 +48,9 @@ pub(super) async fn cancel_booking<'r, S: Store, L: Locate<'r> + ?Sized>(
             BookingRef(&booking),
             Described(&booking, room, zone)
         ));
-        reply.confirm(call, "Yes, cancel it", &message, &[])?
+        // A client that cannot be asked cancels without confirming: the call names one of the
+        // caller's own bookings exactly, and hosts confirm a destructive tool's call themselves.
+        reply.confirm_if_askable(call, "Yes, cancel it", &message, &[])?
     };
     match round {
         Round::Sent(done) => Ok(done),

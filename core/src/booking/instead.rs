@@ -31,7 +31,9 @@ pub const MAX_OTHER_STARTS: usize = 3;
 /// What may be offered: the first rooms free, and the other starts.
 const MAX_INSTEAD: usize = MAX_OFFERED_ROOMS + MAX_OTHER_STARTS;
 
-/// What to book instead of a room that is taken: asked only then.
+/// What to book instead of a room that is taken: asked only then. No argument stands in (it
+/// offers rooms and other starts at once); a client that cannot be asked is never asked it:
+/// [`instead`] lists the same in words, the booking not made.
 #[derive(Question)]
 #[question(key = "instead")]
 struct Instead {

@@ -14,7 +14,9 @@ use crate::mrtr::Choice;
 use crate::typed::{Elicited, Offer, Pick, Round, Sealed};
 use redmark_macros::Question;
 
-/// Which of the two times a repeated wall time names: asked only then.
+/// Which of the two times a repeated wall time names: asked only then. No argument stands in
+/// (`start` is the wall time the clocks repeat, and no argument takes an offset), and booking
+/// either would guess: a client that cannot be asked gets `-32021`.
 #[derive(Question)]
 #[question(key = "time")]
 struct WhichTime {

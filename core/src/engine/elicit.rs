@@ -21,7 +21,8 @@ pub enum Elicited<T> {
 pub enum Round<'w, 'b, T> {
     /// The user's answer came back; the reply is still the tool's to give.
     Answer(T, Reply<'w, 'b>),
-    /// Not (validly) answered yet: the question was sent, red mark and all.
+    /// Not (validly) answered yet: the question was sent, red mark and all (or, to a client
+    /// that cannot be asked, a typed question's stand-in: the choices and the argument to give).
     Sent(Done),
 }
 

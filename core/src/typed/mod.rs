@@ -27,6 +27,7 @@ mod number;
 mod offer;
 mod question;
 mod sealed;
+mod stand_in;
 mod tools;
 
 pub use crate::engine::{Elicited, Round};

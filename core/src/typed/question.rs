@@ -4,8 +4,9 @@
 
 use core::fmt;
 
-use crate::engine::{Call, CallError, Elicited, Reply, Round};
-use crate::mrtr::{self, Choice, Field, FieldKind, Form};
+use super::stand_in::StandIn;
+use crate::engine::{Call, CallError, Done, Elicited, Reply, Round};
+use crate::mrtr::{self, Answer, Capability, Choice, Field, FieldKind, Form};
 use crate::wire::json::{Chars, Kind, Value};
 
 /// A form as one struct: its fields (the `requestedSchema`, the checks an answer must pass
@@ -16,6 +17,10 @@ pub trait Question<'a>: Sized {
     const KEY: &'static str;
     /// Its fields, in display order (a run-time choice field with no options yet).
     const FIELDS: &'static [Field<'static>];
+    /// The tool argument that stands in for its answer (`#[question(stand_in = "room_id")]`):
+    /// a client that cannot be asked (no form elicitation) gets an `isError` result naming
+    /// the choices and this argument to call again with. `None`: such a client gets `-32021`.
+    const STAND_IN: Option<&'static str> = None;
     /// Most options its run-time choice field ([`Pick`](super::Pick)) offers; 0 when it has
     /// none.
     const OFFERS: usize;
@@ -80,7 +85,12 @@ impl<'w, 'b> Reply<'w, 'b> {
                     mark: None,
                 },
             };
-            self.elicit(call, &question, payload)
+            match Q::STAND_IN {
+                Some(arg) if unaskable(call, &question) => {
+                    Ok(Round::Sent(self.stand_in(call, message, fields, arg)))
+                }
+                _ => self.elicit(call, &question, payload),
+            }
         })?;
         Ok(match elicited {
             Round::Answer(Elicited::Accepted(content), reply) => {
@@ -95,6 +105,43 @@ impl<'w, 'b> Reply<'w, 'b> {
         })
     }
 
+    /// An `isError` result the model reads instead of a form the client cannot show: the
+    /// question, each field's choices and the argument `arg` to call the tool again with.
+    fn stand_in(
+        self,
+        call: &Call<'_>,
+        message: &dyn fmt::Display,
+        fields: &[Field<'_>],
+        arg: &'static str,
+    ) -> Done {
+        let tool = self.sealer.origin.name;
+        self.fail(&StandIn {
+            tool,
+            message,
+            fields,
+            arg,
+            args: call.args,
+        })
+    }
+
+    /// [`Reply::confirm`], except that a client that cannot be asked (no form elicitation)
+    /// is taken as a yes instead of refused with `-32021`: for a step the call itself already
+    /// asks for by an exact name, on something only the caller owns (cancelling one of its
+    /// own bookings), in a tool a host marks as destructive (hosts confirm those themselves).
+    pub fn confirm_if_askable<'a>(
+        self,
+        call: &Call<'a>,
+        yes: &str,
+        message: &dyn fmt::Display,
+        payload: &[u8],
+    ) -> Result<Round<'w, 'b, bool>, CallError> {
+        // An answer that came anyway (a client that declared the capability when asked) counts.
+        if !Capability::Elicitation.declared(&call.caps) && call.response(CONFIRM).is_none() {
+            return Ok(Round::Answer(true, self));
+        }
+        self.confirm(call, yes, message, payload)
+    }
+
     /// A yes/no question (`confirm`, one checkbox titled `yes`, ticked to begin with): `true`
     /// once the user accepted with it ticked, `false` when they said no in any way.
     pub fn confirm<'a>(
@@ -105,7 +152,7 @@ impl<'w, 'b> Reply<'w, 'b> {
         payload: &[u8],
     ) -> Result<Round<'w, 'b, bool>, CallError> {
         let fields = [Field {
-            name: "confirm",
+            name: CONFIRM,
             title: yes,
             description: None,
             required: true,
@@ -118,19 +165,26 @@ impl<'w, 'b> Reply<'w, 'b> {
             fields: &fields,
             mark: None,
         };
-        let question = mrtr::KeyedForm {
-            key: "confirm",
-            form,
-        };
+        let question = mrtr::KeyedForm { key: CONFIRM, form };
         Ok(match self.elicit(call, &question, payload)? {
             Round::Answer(Elicited::Accepted(content), reply) => {
-                let yes = content.get("confirm").and_then(|v| v.as_bool());
+                let yes = content.get(CONFIRM).and_then(|v| v.as_bool());
                 Round::Answer(yes == Some(true), reply)
             }
             Round::Answer(_, reply) => Round::Answer(false, reply),
             Round::Sent(done) => Round::Sent(done),
         })
     }
+}
+
+/// The key, and the one field, of [`Reply::confirm`]'s question.
+const CONFIRM: &str = "confirm";
+
+/// Whether `call` cannot answer `question`: its client declared no form elicitation and no
+/// usable answer came with it.
+fn unaskable(call: &Call<'_>, question: &mrtr::KeyedForm<'_>) -> bool {
+    !Capability::Elicitation.declared(&call.caps)
+        && matches!(call.answer(question), Answer::Missing | Answer::Invalid(_))
 }
 
 /// A type a form field may have: `bool`, an integer, `f64`, [`Text`], a `#[derive(Choices)]` enum
