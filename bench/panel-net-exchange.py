@@ -121,7 +121,7 @@ def exchange(h, tcp_port):
     _, r = h.rpc("tools/call", call("book_room", big10, responses=room, state=bad))
     expect("Invalid requestState" in json.dumps(r), "Invalid requestState", r)
     status, r = h.rpc("tools/call", call("book_room", big10, meta=NOCAPS))
-    expect(status == 200 and r["result"]["isError"] and "room_id" in json.dumps(r), "room_id", r)
+    expect(status == 400 and r["error"]["code"] == -32021, "-32021", r)
     status, _ = h.raw(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 7\r\n\r\ngarbage")
     expect(status == 400, "400 for garbage", status)
     frac = {"day": "2026-09-17", "hour": 9.5, "attendees": 2.25e1}

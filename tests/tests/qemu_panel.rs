@@ -588,16 +588,20 @@ fn bookings_and_cancels_survive_resets() {
     not(panel_tools),
     ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
 )]
-fn a_client_that_cannot_be_asked_is_told_room_id() {
+fn a_client_that_cannot_be_asked_gets_32021() {
+    // A panel leaves the stand-in out (core feature `stand-in`, its flash): -32021 as before.
     let mut p = boot();
     let r = rpc(
         &mut p,
         1,
         &call(1, "book_room", big_room(16), json!({}), None, None),
     );
-    assert_eq!(r["result"]["isError"], true, "{r}");
-    let text = r["result"]["content"][0]["text"].as_str().unwrap_or_default();
-    assert!(text.contains("with room_id set to their pick"), "{r}");
+    assert_eq!(r["error"]["code"], -32021, "{r}");
+    assert_eq!(
+        r["error"]["data"]["requiredCapabilities"],
+        json!({"elicitation": {}}),
+        "{r}"
+    );
 }
 
 #[test]

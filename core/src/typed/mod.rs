@@ -27,6 +27,7 @@ mod number;
 mod offer;
 mod question;
 mod sealed;
+#[cfg(feature = "stand-in")]
 mod stand_in;
 mod tools;
 

@@ -4,9 +4,14 @@
 
 use core::fmt;
 
+#[cfg(feature = "stand-in")]
 use super::stand_in::StandIn;
-use crate::engine::{Call, CallError, Done, Elicited, Reply, Round};
-use crate::mrtr::{self, Answer, Capability, Choice, Field, FieldKind, Form};
+#[cfg(feature = "stand-in")]
+use crate::engine::Done;
+use crate::engine::{Call, CallError, Elicited, Reply, Round};
+#[cfg(feature = "stand-in")]
+use crate::mrtr::Answer;
+use crate::mrtr::{self, Capability, Choice, Field, FieldKind, Form};
 use crate::wire::json::{Chars, Kind, Value};
 
 /// A form as one struct: its fields (the `requestedSchema`, the checks an answer must pass
@@ -86,6 +91,7 @@ impl<'w, 'b> Reply<'w, 'b> {
                 },
             };
             match Q::STAND_IN {
+                #[cfg(feature = "stand-in")]
                 Some(arg) if unaskable(call, &question) => {
                     Ok(Round::Sent(self.stand_in(call, message, fields, arg)))
                 }
@@ -107,6 +113,7 @@ impl<'w, 'b> Reply<'w, 'b> {
 
     /// An `isError` result the model reads instead of a form the client cannot show: the
     /// question, each field's choices and the argument `arg` to call the tool again with.
+    #[cfg(feature = "stand-in")]
     fn stand_in(
         self,
         call: &Call<'_>,
@@ -182,6 +189,7 @@ const CONFIRM: &str = "confirm";
 
 /// Whether `call` cannot answer `question`: its client declared no form elicitation and no
 /// usable answer came with it.
+#[cfg(feature = "stand-in")]
 fn unaskable(call: &Call<'_>, question: &mrtr::KeyedForm<'_>) -> bool {
     !Capability::Elicitation.declared(&call.caps)
         && matches!(call.answer(question), Answer::Missing | Answer::Invalid(_))
