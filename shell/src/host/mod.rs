@@ -34,6 +34,7 @@ use redmark_core::{App, Engine, Handled};
 pub mod drive;
 pub mod entropy;
 mod inject;
+pub mod mcp_app;
 pub mod msg;
 
 use crate::store::pg::PgStore;
@@ -341,6 +342,11 @@ impl<A: Hosted> Conn<A> {
         }
         // OPS (crate::metrics): every answered message, by method and outcome.
         crate::metrics::metrics().request(msg.bytes(), &out[..h.len], h.responded);
+        // The MCP App's document, larger than `out`, goes into its read's answer here.
+        let mut h = h;
+        if h.responded && mcp_app::fill(msg.bytes(), &mut self.answer) {
+            h.len = self.answer.len();
+        }
         h
     }
 
