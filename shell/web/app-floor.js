@@ -121,7 +121,7 @@ async function start() {
     fail(new Error('This chat app does not let its apps call tools, so the floor cannot be shown here.'));
     return;
   }
-  floor = new FloorView(client, $('floor'), {
+  floor = new FloorView(client, $('grid'), {
     listsBookings: true,
     hasDaySchedule: true,
     onBook: (room, day, m) => act('book_room', { day, start: hhmm(m), minutes: minutes(), room_id: room.id }),
@@ -136,8 +136,9 @@ async function start() {
 }
 
 $('day').addEventListener('change', () => isDay($('day').value) && show($('day').value));
-$('describe').addEventListener('submit', (e) => {
-  e.preventDefault();
+/** Books the room described, at the time given (no form element: a host's sandbox may not
+ * allow forms). */
+function bookDescribed() {
   const hint = $('hint').value.trim();
   const at = $('start').value.trim();
   if (!hint || !at || !shown) {
@@ -145,5 +146,9 @@ $('describe').addEventListener('submit', (e) => {
     return;
   }
   act('book_room', { day: shown, start: at, minutes: minutes(), room_hint: hint });
-});
+}
+$('describe-book').addEventListener('click', bookDescribed);
+for (const id of ['hint', 'start']) {
+  $(id).addEventListener('keydown', (e) => e.key === 'Enter' && bookDescribed());
+}
 start();
