@@ -3,7 +3,7 @@
 //!
 //! The core declares the `ui://` resource, lists it, and answers its read with every check a
 //! read gets (version, headers, principal, the id), writing a slot
-//! ([`APP_BODY_SLOT`](redmark_core::booking::mcp_app::APP_BODY_SLOT)) where the document goes.
+//! ([`APP_BODY_SLOT`]) where the document goes.
 //! The document is larger than the engine's answer buffer ([`OUT`](redmark_core::limits::OUT)),
 //! so the host, which every transport's messages pass through (stdio, TCP, HTTP, the 2025-11-25
 //! bridge, the folder relay), puts it there: no engine buffer grows for one resource, and no
