@@ -94,6 +94,41 @@ fn the_app_is_listed_and_read_over_http() {
     });
 }
 
+/// A 2025-11-25 host (most installed ones) over stdio: `initialize` says resources are
+/// served, and the bridge passes the tool's `_meta` and the whole document through.
+#[test]
+fn a_2025_11_25_host_is_told_of_resources_and_reads_the_app() {
+    let data = TempDir::new("app-legacy");
+    let mut s = Server::start(&[], data.path());
+    let mut c = s.stdio();
+    let init = c.request(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "clientInfo": {"name": "host", "version": "1"},
+        "capabilities": {"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": [MIME]}}}}}),
+    );
+    assert!(
+        init["result"]["capabilities"]["resources"].is_object(),
+        "{init}"
+    );
+    c.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let plain = |id: u64, method: &str, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let tools = c.request(&plain(2, "tools/list", json!({})));
+    let day = tools["result"]["tools"]
+        .as_array()
+        .and_then(|l| l.iter().find(|t| t["name"] == "day_schedule"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(day["_meta"]["ui"]["resourceUri"], URI, "{tools}");
+    let read = c.request(&plain(3, "resources/read", json!({"uri": URI})));
+    let text = read["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.starts_with("<!doctype html>") && text.len() > OUT,
+        "{read}"
+    );
+}
+
 /// The pinned host peer (`scripts/app-peer.sh`): its `node_modules` and the host page.
 fn peer() -> (PathBuf, PathBuf) {
     let dir = PathBuf::from(option_env!("REDMARK_APP_PEER_DIR").unwrap_or("target/app-peer"));
