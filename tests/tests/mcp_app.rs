@@ -4,7 +4,7 @@
 //! extension's host bridge (`@modelcontextprotocol/ext-apps/app-bridge` 2.0.x with the SDK v2
 //! client, `scripts/app-peer.sh`) shows the app, which books through the host: a press on a
 //! free time, and "the big room", asked by the host's form, answered wrong (the red mark) and
-//! then right; the grid shows both bookings as yours.
+//! then right; the grid shows both bookings as yours, and one is cancelled (the host confirms).
 
 #![cfg_attr(not(all(browser_tools, app_peer)), allow(dead_code, unused_imports))]
 
@@ -149,7 +149,8 @@ fn wait_shown(b: &Browser) -> Value {
 
 /// The app in `b` (the host page loaded), driven through the host: a press books Atrium at
 /// 10:00; "the big room" at 09:00 is asked by the host's form, answered "moon" (red mark) and
-/// then "studio-b". Both show as yours.
+/// then "studio-b". Both show as yours; Atrium's pressed again is cancelled, the host
+/// confirming.
 fn book_through_the_host(b: &Browser) {
     let found = wait_shown(b);
     assert_eq!(found["tool"], "day_schedule", "{found}");
@@ -174,15 +175,22 @@ fn book_through_the_host(b: &Browser) {
     wait_cell(b, "studio-b", "09:00", "own");
     let status = b.text(&b.find("#status"));
     assert!(status.contains("Studio B"), "{status}");
+
+    // One of yours pressed: cancel_booking's confirmation, asked by the host too.
+    b.frame(None);
+    b.js(
+        "window.answers.push({ action: 'accept', content: { confirm: true } });",
+        json!([]),
+    );
+    b.frame(Some(&frame));
+    b.click(&b.find("#grid td[data-room=\"atrium\"][data-start=\"10:00\"] button"));
+    wait_cell(b, "atrium", "10:00", "free");
     b.frame(None);
 
     let asked = b.js("return window.asked;", json!([]));
     let asked = asked.as_array().expect("the questions the host was asked");
-    assert_eq!(
-        asked.len(),
-        2,
-        "one question, asked again with the red mark: {asked:?}"
-    );
+    let why = "which room (twice: the red mark), then the confirmation";
+    assert_eq!(asked.len(), 3, "{why}: {asked:?}");
     let field = |q: &Value| q["requestedSchema"]["properties"]["room_id"]["description"].clone();
     assert!(
         !field(&asked[0]).to_string().contains("last answer"),
@@ -193,6 +201,8 @@ fn book_through_the_host(b: &Browser) {
         mark.contains("last answer: 'moon' is not one of the options offered"),
         "{mark}"
     );
+    let confirm = &asked[2]["requestedSchema"]["properties"]["confirm"];
+    assert_eq!(confirm["type"], "boolean", "{asked:?}");
     let proxied = b.js("return window.proxied;", json!([]));
     let proxied: Vec<&str> = proxied
         .as_array()
@@ -205,7 +215,7 @@ fn book_through_the_host(b: &Browser) {
         2,
         "{proxied:?}"
     );
-    assert!(proxied.contains(&"day_schedule"), "{proxied:?}");
+    assert!(proxied.contains(&"day_schedule") && proxied.contains(&"cancel_booking"));
 }
 
 #[test]
@@ -236,7 +246,10 @@ fn the_app_books_through_the_host_over_http() {
             .unwrap_or_default()
     };
     assert!(booked("studio-b").contains("09:00"), "{rooms}");
-    assert!(booked("atrium").contains("10:00"), "{rooms}");
+    assert!(
+        !booked("atrium").contains("10:00"),
+        "cancelled through the host: {rooms}"
+    );
 }
 
 #[test]
