@@ -64,14 +64,16 @@ fn document_json() -> &'static str {
 /// Puts the document into `answer` when it is the answer to a `resources/read` of the app
 /// (`request`: the message's bytes); any other answer is left as it is. Returns whether it did.
 pub fn fill(request: Option<&[u8]>, answer: &mut Vec<u8>) -> bool {
-    let slot = format!("\"{APP_BODY_SLOT}\"");
-    let Some(at) = find(answer, slot.as_bytes()) else {
+    let Some(at) = memchr::memmem::find(answer, APP_BODY_SLOT.as_bytes()) else {
         return false;
     };
-    if !reads_the_app(request) {
+    // The slot as a whole JSON string: its quotes around it.
+    let (from, to) = (at.wrapping_sub(1), at + APP_BODY_SLOT.len());
+    let quoted = answer.get(from) == Some(&b'"') && answer.get(to) == Some(&b'"');
+    if !quoted || !reads_the_app(request) {
         return false;
     }
-    answer.splice(at..at + slot.len(), document_json().bytes());
+    answer.splice(from..=to, document_json().bytes());
     true
 }
 
@@ -81,10 +83,6 @@ fn reads_the_app(request: Option<&[u8]>) -> bool {
         return false;
     };
     v["method"] == "resources/read" && v["params"]["uri"] == APP_URI
-}
-
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
 }
 
 #[cfg(test)]
@@ -162,5 +160,10 @@ mod tests {
         let call = br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"uri":"ui://redmark/floor"}}"#;
         assert!(!fill(Some(call), &mut answer));
         assert_eq!(answer, slot_answer());
+        // The slot inside a longer string (a title, a hint echoed) is not the slot.
+        let echoed = format!(r#"{{"result":{{"text":"a {APP_BODY_SLOT}"}}}}"#);
+        let mut answer = echoed.clone().into_bytes();
+        assert!(!fill(Some(&read(APP_URI)), &mut answer));
+        assert_eq!(answer, echoed.into_bytes());
     }
 }
