@@ -7,7 +7,8 @@
 //! `cfg(legacy_peers)` for the 2025-11-25 SDK peers (`REDMARK_REQUIRE_LEGACY_PEERS`),
 //! `cfg(browser_tools)` for the booking page's Chromium tests (`src/browser_tools.rs`,
 //! `REDMARK_REQUIRE_BROWSER`), and `cfg(oauth_peer)` for the authorization server and SDK 2.3
-//! client (`REDMARK_REQUIRE_OAUTH`), and `cfg(wine_tools)` for the Windows build under Wine
+//! client (`REDMARK_REQUIRE_OAUTH`), `cfg(app_peer)` for the MCP Apps host bridge
+//! (`REDMARK_REQUIRE_APP_PEER`), and `cfg(wine_tools)` for the Windows build under Wine
 //! (`src/wine_tools.rs`, `REDMARK_REQUIRE_WINE`).
 
 use std::path::PathBuf;
@@ -23,6 +24,7 @@ include!("src/wine_tools.rs");
 fn main() {
     legacy_peers();
     oauth_peer();
+    app_peer();
     emit_pg_cfg("src/pg_tools.rs");
     emit_browser_cfg("src/browser_tools.rs");
     emit_wine_cfg("src/wine_tools.rs");
@@ -160,6 +162,33 @@ fn oauth_peer() {
     } else {
         println!(
             "cargo::warning=OAuth tests will be ignored: run scripts/oauth-peer.sh (scripts/test-all.sh does)"
+        );
+    }
+}
+
+/// Sets `cfg(app_peer)` when `scripts/app-peer.sh` has installed the MCP Apps host bridge and
+/// the SDK v2 client under `target/app-peer/`; `REDMARK_REQUIRE_APP_PEER=1` (set by
+/// `scripts/test-all.sh`) makes their absence an error.
+fn app_peer() {
+    println!("cargo::rustc-check-cfg=cfg(app_peer)");
+    println!("cargo::rerun-if-env-changed=REDMARK_REQUIRE_APP_PEER");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/app-peer");
+    let need = dir.join("node_modules/@modelcontextprotocol/ext-apps/package.json");
+    if need.exists() {
+        println!("cargo::rerun-if-changed={}", need.display());
+        println!("cargo::rustc-cfg=app_peer");
+        println!("cargo::rustc-env=REDMARK_APP_PEER_DIR={}", dir.display());
+    } else if std::env::var_os("REDMARK_REQUIRE_APP_PEER").is_some_and(|v| v == "1") {
+        panic!(
+            "REDMARK_REQUIRE_APP_PEER=1 but the MCP Apps host peer is missing: {} (run scripts/app-peer.sh)",
+            need.display()
+        );
+    } else {
+        if dir.exists() {
+            println!("cargo::rerun-if-changed={}", dir.display());
+        }
+        println!(
+            "cargo::warning=MCP App browser tests will be ignored: run scripts/app-peer.sh (scripts/test-all.sh does)"
         );
     }
 }

@@ -16,6 +16,8 @@ struct Tool {
     name: Option<String>,
     title: Option<String>,
     schema: Option<syn::Expr>,
+    /// The tool's `_meta` in `tools/list`: an expression of a raw JSON object (`&'static str`).
+    meta: Option<syn::Expr>,
     read_only: bool,
     destructive: bool,
     idempotent: bool,
@@ -46,6 +48,7 @@ fn tool_attrs(attrs: &[Attribute]) -> syn::Result<Tool> {
             "name" => t.name = Some(attrs::string(m)?),
             "title" => t.title = Some(attrs::string(m)?),
             "schema" => t.schema = Some(m.value()?.parse()?),
+            "meta" => t.meta = Some(m.value()?.parse()?),
             "read_only" => t.read_only = true,
             "destructive" => t.destructive = true,
             "idempotent" => t.idempotent = true,
@@ -67,7 +70,7 @@ fn tool_attrs(attrs: &[Attribute]) -> syn::Result<Tool> {
             _ => {
                 return Err(attrs::unknown(
                     m,
-                    "`name`, `title`, `schema`, `read_only`, `destructive`, `idempotent`, \
+                    "`name`, `title`, `schema`, `meta`, `read_only`, `destructive`, `idempotent`, \
                      `answers_need_state` and `salient`",
                 ))
             }
@@ -239,6 +242,10 @@ pub fn expand(options: Option<Ident>, mut item: ItemImpl) -> syn::Result<TokenSt
             Some(s) => quote!(#s),
             None => quote!(#tr::SCHEMA),
         };
+        let meta = match &t.meta {
+            Some(m) => quote!(__p::Some(#m)),
+            None => quote!(__p::None),
+        };
         let salient = match (&t.salient, t.salient_all) {
             (Some(list), _) => quote!(__p::Some(&[#(#list),*])),
             (None, true) => quote!(__p::Some(#tr::NAMES)),
@@ -263,6 +270,7 @@ pub fn expand(options: Option<Ident>, mut item: ItemImpl) -> syn::Result<TokenSt
                 salient: #salient,
                 answers_need_state: #ans,
                 param_headers: #tr::HEADERS,
+                meta: #meta,
             },
             tool: #enum_name::#variant,
         }));

@@ -63,7 +63,7 @@ pub fn derive_sealed(input: TokenStream) -> TokenStream {
 /// calls the method. A tool method is `fn name(&mut self, args: A, call: &Call, reply: Reply)
 /// -> Replied` (or `async fn`, or `&self`), `A` a `#[derive(Args)]` struct; its doc comment
 /// is the description. Method attribute `#[tool(name = "…", title = "…", schema = CONST,
-/// read_only, destructive, idempotent, answers_need_state, salient = all | salient("a", "b"))]`
+/// meta = CONST (the tool's `_meta`, raw JSON), read_only, destructive, idempotent, answers_need_state, salient = all | salient("a", "b"))]`
 /// (name: the method's).
 #[proc_macro_attribute]
 pub fn app(options: TokenStream, item: TokenStream) -> TokenStream {

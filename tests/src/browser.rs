@@ -256,6 +256,12 @@ impl Browser {
         self.cmd("POST", "/window", Some(json!({ "handle": handle })));
     }
 
+    /// Goes into the frame `frame` of the current page (`None`: back to the top page).
+    pub fn frame(&self, frame: Option<&Element>) {
+        let id = frame.map_or(Value::Null, |e| json!({ ELEMENT: e.0 }));
+        self.cmd("POST", "/frame", Some(json!({ "id": id })));
+    }
+
     /// Resizes the window (CSS pixels of the outer window).
     pub fn resize(&self, width: u32, height: u32) {
         self.cmd(

@@ -1,5 +1,6 @@
 //! End-to-end tests of redmark.
 
+pub mod app_host;
 pub mod browser;
 mod browser_tools;
 pub mod page;

@@ -10,6 +10,8 @@ use super::floor::Floor;
 use super::list::list_rooms;
 #[cfg(feature = "meeting-life")]
 use super::meeting::{end_booking, extend_booking};
+#[cfg(feature = "day-schedule")]
+use super::mcp_app;
 #[cfg(feature = "list-bookings")]
 use super::mine::list_bookings;
 #[cfg(feature = "day-schedule")]
@@ -23,6 +25,8 @@ use super::tools::{BookArgs, CancelArgs, ListArgs};
 #[cfg(feature = "meeting-life")]
 use super::tools::{EndArgs, ExtendArgs};
 use crate::engine::{App, Call, Replied, Reply, ServerInfo, ToolEntry};
+#[cfg(feature = "day-schedule")]
+use crate::engine::{CallError, Done, ResourceInfo};
 use crate::typed::Tools as _;
 use redmark_macros::app;
 
@@ -119,6 +123,22 @@ impl<S: Store> App for BookingApp<'_, S> {
         self.info
     }
 
+    /// The floor as an MCP App ([`mcp_app`]).
+    #[cfg(feature = "day-schedule")]
+    fn resources(&self) -> &[ResourceInfo] {
+        mcp_app::RESOURCES
+    }
+
+    #[cfg(feature = "day-schedule")]
+    fn read_resource(
+        &mut self,
+        uri: &str,
+        call: &Call<'_>,
+        reply: Reply<'_, '_>,
+    ) -> Result<Done, CallError> {
+        mcp_app::read(uri, call, reply)
+    }
+
     /// Books a meeting room (for an hour unless minutes says otherwise) on the floor's clock.
     /// Give an exact room_id, or a room_hint in the user's words; if it fits more than one room
     /// the user is asked which.
@@ -191,7 +211,7 @@ impl<S: Store> App for BookingApp<'_, S> {
     /// Shows one day of the floor: each room with its seats and the times it is booked that
     /// day (the floor's time zone), so a free time is seen at a glance.
     #[cfg(feature = "day-schedule")]
-    #[tool(title = "Day schedule", read_only, idempotent)]
+    #[tool(title = "Day schedule", read_only, idempotent, meta = mcp_app::TOOL_META)]
     async fn day_schedule(&mut self, args: DayArgs<'_>, call: &Call, reply: Reply) -> Replied {
         day_schedule(
             buildings(&self.floor, self.site_buildings()),

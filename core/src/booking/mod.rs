@@ -17,6 +17,8 @@ mod floor;
 mod instead;
 #[cfg(not(feature = "campus"))]
 mod list;
+#[cfg(feature = "day-schedule")]
+pub mod mcp_app;
 #[cfg(feature = "meeting-life")]
 mod meeting;
 mod mem_store;

@@ -44,6 +44,9 @@ pub struct ToolInfo {
     /// `input_schema`, declared here so the engine never parses the schema
     /// ([`ToolInfo::param_headers_match_schema`] keeps the two equal in a test).
     pub param_headers: &'static [ParamHeader],
+    /// The tool's `_meta` in `tools/list` (a raw JSON object), e.g. the MCP Apps extension's
+    /// `{"ui":{"resourceUri":"ui://…"}}`; `None`: none.
+    pub meta: Option<&'static str>,
 }
 
 /// A tool argument mirrored into an HTTP header (SEP-2243): the schema property marked

@@ -191,6 +191,7 @@ mod tests {
             salient: None,
             answers_need_state: false,
             param_headers,
+            meta: None,
         }
     }
 

@@ -65,7 +65,11 @@ pub(super) fn tools_list<A: App>(eng: &Engine<A>, w: &mut Writer<'_>, id: Value<
                 .key("idempotentHint")
                 .bool(t.idempotent);
         }
-        w.key("openWorldHint").bool(false).end_object().end_object();
+        w.key("openWorldHint").bool(false).end_object();
+        if let Some(meta) = t.meta {
+            w.key("_meta").raw(meta.as_bytes());
+        }
+        w.end_object();
     }
     w.end_array();
     cache_hints(eng, w);

@@ -34,6 +34,7 @@ use redmark_core::{App, Engine, Handled};
 pub mod drive;
 pub mod entropy;
 mod inject;
+pub mod mcp_app;
 pub mod msg;
 
 use crate::store::pg::PgStore;
@@ -125,6 +126,8 @@ pub struct Shared<A> {
     config: Config,
     /// The app's store, for the operator's paths (none without a store).
     admin: Option<Box<dyn Admin>>,
+    /// The app serves resources (the 2025-11-25 bridge's `initialize` says so).
+    resources: bool,
 }
 
 impl<A: Hosted> Shared<A> {
@@ -134,17 +137,24 @@ impl<A: Hosted> Shared<A> {
         keys: KeyRing,
         config: Config,
     ) -> Arc<Self> {
+        let resources = serves_resources(&make());
         Arc::new(Shared {
             make: Box::new(make),
             keys,
             config,
             admin: None,
+            resources,
         })
     }
 
     /// The app's store, for `/healthz` and `redmark backup` (none without a store).
     pub fn admin(&self) -> Option<&dyn Admin> {
         self.admin.as_deref()
+    }
+
+    /// Whether the app serves resources (concrete or templates).
+    pub fn serves_resources(&self) -> bool {
+        self.resources
     }
 
     /// A new engine (cheap: the app's parts, the keys and the configuration are copied).
@@ -194,11 +204,13 @@ where
         config: Config,
     ) -> Arc<Self> {
         let admin: Box<dyn Admin> = Box::new(store.handle());
+        let resources = serves_resources(&BookingApp::site(floor, store.handle(), info));
         Arc::new(Shared {
             make: Box::new(move || BookingApp::site(floor, store.handle(), info)),
             keys,
             config,
             admin: Some(admin),
+            resources,
         })
     }
 }
@@ -341,6 +353,11 @@ impl<A: Hosted> Conn<A> {
         }
         // OPS (crate::metrics): every answered message, by method and outcome.
         crate::metrics::metrics().request(msg.bytes(), &out[..h.len], h.responded);
+        // The MCP App's document, larger than `out`, goes into its read's answer here.
+        let mut h = h;
+        if h.responded && mcp_app::fill(msg.bytes(), &mut self.answer) {
+            h.len = self.answer.len();
+        }
         h
     }
 
@@ -352,6 +369,11 @@ impl<A: Hosted> Conn<A> {
             &[]
         }
     }
+}
+
+/// Whether `app` serves resources, as `server/discover` says.
+fn serves_resources<A: App>(app: &A) -> bool {
+    !app.resources().is_empty() || !app.resource_templates().is_empty()
 }
 
 /// A message's answer buffer: [`OUT`] bytes, made for it.

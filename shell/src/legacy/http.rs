@@ -71,6 +71,8 @@ impl Drop for Inner {
 #[derive(Default)]
 pub struct HttpLegacy {
     sessions: Table<tokio::sync::Mutex<Inner>>,
+    /// The app serves resources (each session's `initialize` says so).
+    resources: bool,
 }
 
 /// A plain-text response.
@@ -95,9 +97,12 @@ pub fn names_session(method: &Method, h: &HeaderMap) -> bool {
 }
 
 impl HttpLegacy {
-    /// A listener's (empty) session table.
-    pub fn new() -> Arc<Self> {
-        Arc::new(HttpLegacy::default())
+    /// A listener's (empty) session table; `resources`: the app serves them.
+    pub fn new(resources: bool) -> Arc<Self> {
+        Arc::new(HttpLegacy {
+            resources,
+            ..HttpLegacy::default()
+        })
     }
 
     /// GET or DELETE naming a session (before the modern 405): DELETE ends it, GET gets 405;
@@ -216,7 +221,7 @@ impl HttpLegacy {
     /// Opens a session for `principal` (see [`Table::open`] for what makes room).
     fn open(&self, principal: &Arc<[u8]>) -> Result<(String, Arc<HttpSession>), OpenError> {
         let inner = tokio::sync::Mutex::new(Inner {
-            session: Session::default(),
+            session: Session::serving(self.resources),
             streams: HashMap::new(),
             timer: None,
         });

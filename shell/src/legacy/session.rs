@@ -15,10 +15,9 @@ use redmark_core::wire::meta::{KEY_CAPS, KEY_VERSION};
 use serde_json::{json, Map, Value};
 
 use super::rpc::{error, is_modern, key_of, names_initialize, result, tool_error};
-use super::shape::legacy_result;
+use super::shape::{legacy_result, server_capabilities};
 use super::{
-    question_wait, CORE_VERSION, LEGACY_VERSIONS, MAX_CALLS_PER_SESSION, MAX_QUESTIONS_PER_CALL,
-    MAX_ROUNDS,
+    CORE_VERSION, LEGACY_VERSIONS, MAX_CALLS_PER_SESSION, MAX_QUESTIONS_PER_CALL, MAX_ROUNDS,
 };
 
 /// What the caller must do next.
@@ -89,23 +88,14 @@ pub struct Session {
     next_ticket: u64,
     next_call: u64,
     next_question: u64,
-    /// How long a question may wait ([`question_wait`]).
+    /// How long a question may wait ([`super::question_wait`]).
     wait: Duration,
+    /// The app serves resources (`initialize` says so: the MCP App's `ui://` document).
+    resources: bool,
 }
 
-impl Default for Session {
-    fn default() -> Self {
-        Session {
-            legacy: None,
-            tickets: Vec::new(),
-            calls: Vec::new(),
-            next_ticket: 0,
-            next_call: 0,
-            next_question: 0,
-            wait: question_wait(),
-        }
-    }
-}
+#[path = "session_new.rs"]
+mod new;
 
 impl Session {
     /// Whether an `initialize` made this session legacy.
@@ -389,7 +379,7 @@ impl Session {
         });
         let r = json!({
             "protocolVersion": version,
-            "capabilities": {"tools": {}},
+            "capabilities": server_capabilities(self.resources),
             "serverInfo": {"name": "redmark", "version": env!("CARGO_PKG_VERSION")},
         });
         send(result(id, r), true, id)

@@ -43,6 +43,18 @@ fn asking(now: Instant) -> Session {
 }
 
 #[test]
+fn initialize_says_resources_when_the_app_serves_them() {
+    let now = Instant::now();
+    let r = sent(&Session::serving(true).client_line(INIT.as_bytes(), now));
+    assert_eq!(
+        r["result"]["capabilities"],
+        json!({"tools":{}, "resources":{}})
+    );
+    let r = sent(&Session::default().client_line(INIT.as_bytes(), now));
+    assert_eq!(r["result"]["capabilities"], json!({"tools":{}}));
+}
+
+#[test]
 fn initialize_negotiates_and_translates() {
     let now = Instant::now();
     let mut s = Session::default();

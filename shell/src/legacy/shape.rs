@@ -1,6 +1,6 @@
 //! 2026-07-28 → 2025-11-25 result shapes: what a legacy client must not see is removed.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 /// Members of a 2026-07-28 result that 2025-11-25 does not have.
 const MODERN_ONLY: &[&str] = &["resultType", "ttlMs", "cacheScope"];
@@ -27,6 +27,15 @@ pub fn legacy_result(result: &mut Value) {
                 tool.remove("outputSchema");
             }
         }
+    }
+}
+
+/// What `initialize` says the server has: tools, and resources when the app serves them.
+pub fn server_capabilities(resources: bool) -> Value {
+    if resources {
+        json!({"tools": {}, "resources": {}})
+    } else {
+        json!({"tools": {}})
     }
 }
 

@@ -14,9 +14,11 @@ pub struct StreamLegacy {
 }
 
 impl StreamLegacy {
-    /// A connection that has not sent `initialize` (yet).
-    pub fn new() -> Self {
-        StreamLegacy::default()
+    /// A connection that has not sent `initialize` (yet); `resources`: the app serves them.
+    pub fn new(resources: bool) -> Self {
+        StreamLegacy {
+            session: Session::serving(resources),
+        }
     }
 
     /// Whether `line` goes through [`StreamLegacy::line`] (see [`Session::takes`]); every

@@ -109,6 +109,7 @@ pub async fn serve_http<A: Hosted>(
     // (transport/share.rs); without, every request is the one anonymous principal.
     let st_tokens = cfg.tokens.is_some() || cfg.oauth.is_some();
     let shares = Shares::new(cfg.max_conns, st_tokens, cfg.per_principal, &shutdown);
+    let legacy = HttpLegacy::new(shared.serves_resources());
     let state = Arc::new(HttpState {
         shared,
         tokens: cfg.tokens,
@@ -116,7 +117,7 @@ pub async fn serve_http<A: Hosted>(
         loopback,
         read_timeout: cfg.read_timeout,
         anonymous: Arc::from(ANONYMOUS),
-        legacy: HttpLegacy::new(),
+        legacy,
         shares: Arc::clone(&shares),
     });
     let app = Router::new().fallback(handle::<A>).with_state(state);

@@ -106,7 +106,7 @@ where
     let mut deadline = limits.idle.map(|d| Instant::now() + d);
     // LEGACY (dual-era, crate::legacy): a connection that sends `initialize` is served as
     // 2025-11-25 by its session; until then every line takes the path below.
-    let mut legacy = StreamLegacy::new();
+    let mut legacy = StreamLegacy::new(shared.serves_resources());
     loop {
         let read = async {
             match deadline {
