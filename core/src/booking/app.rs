@@ -8,10 +8,10 @@ use super::cancel::cancel_booking;
 use super::floor::Floor;
 #[cfg(not(feature = "campus"))]
 use super::list::list_rooms;
-#[cfg(feature = "meeting-life")]
-use super::meeting::{end_booking, extend_booking};
 #[cfg(feature = "day-schedule")]
 use super::mcp_app;
+#[cfg(feature = "meeting-life")]
+use super::meeting::{end_booking, extend_booking};
 #[cfg(feature = "list-bookings")]
 use super::mine::list_bookings;
 #[cfg(feature = "day-schedule")]
