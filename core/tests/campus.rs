@@ -362,7 +362,9 @@ fn a_site_of_500_rooms_books_and_shows_a_level_of_a_building() {
 #[test]
 fn a_client_without_forms_is_told_building_then_room_id_and_books() {
     let mut c = client(two_buildings());
-    let args = json!({"day": "2026-09-24", "start": "09:30", "room_hint": "the big room"});
+    // Each object's keys in the order it is written whether or not serde_json preserves
+    // insertion order (workspace features decide): the text names them as the client sent them.
+    let args = json!({"day": "2026-09-24", "room_hint": "the big room", "start": "09:30"});
     let r = c.call("book_room", args.clone(), json!({}), None, None);
     assert_eq!(r["result"]["isError"], true, "{r}");
     for part in [
@@ -374,8 +376,7 @@ fn a_client_without_forms_is_told_building_then_room_id_and_books() {
     ] {
         assert!(said(&r).contains(part), "{part:?} not in {}", said(&r));
     }
-    let mut args = args;
-    args["building"] = json!("nyc");
+    let mut args = json!({"building": "nyc", "day": "2026-09-24", "room_hint": "the big room", "start": "09:30"});
     let r = c.call("book_room", args.clone(), json!({}), None, None);
     assert_eq!(r["result"]["isError"], true, "{r}");
     for part in [
