@@ -260,3 +260,54 @@ fn the_door_books_extends_and_ends_a_walk_up_booking_that_mcp_clients_see() {
     // The booking made over HTTP is not the door's to end (it is not under way either).
     assert!(!atrium_free_from_quarter_to_ten(&p, 120));
 }
+
+/// The panel's time in the others'-booking test: 2026-09-21 09:44:50 UTC when the clock is set,
+/// so a booking for 09:45 can be made over HTTP and then seen under way.
+const OTHERS_T0: u64 = 1_789_983_890;
+
+#[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
+fn the_door_neither_ends_nor_extends_a_booking_made_by_an_mcp_client() {
+    assert_eq!(day_hour(OTHERS_T0), ("2026-09-21".to_owned(), 9));
+    let sntp = SntpResponder::start();
+    let p = NetPanel::boot(&sntp_firmware());
+    let set_at = std::time::Instant::now();
+    sntp.answer(OTHERS_T0 as i64 - host_now() as i64);
+    wait_for(&p, "clock: set by SNTP to ", 1);
+    let r = result(&p.post(&call(
+        "book_room",
+        json!({"day": "2026-09-21", "start": "9:45", "minutes": 15, "room_id": "atrium"}),
+    )));
+    assert_eq!(r["isError"], json!(false), "{r}");
+
+    // At 09:45 by the panel's clock the booking is under way: neither button touches it.
+    let quarter_to = Duration::from_secs(10 + 2);
+    std::thread::sleep(quarter_to.saturating_sub(set_at.elapsed()));
+    p.panel.qmp(&[LEFT_KEY]);
+    wait_for(
+        &p,
+        "door: end now pressed, bk_1 was not booked at the door: unchanged",
+        1,
+    );
+    p.panel.qmp(&[RIGHT_KEY]);
+    wait_for(
+        &p,
+        "door: extend pressed, bk_1 was not booked at the door: unchanged",
+        1,
+    );
+    // Still ends at 10:00: the room is free from then, for MCP clients too.
+    let r = result(&p.post(&call(
+        "list_rooms",
+        json!({"day": "2026-09-21", "start": "10:00", "minutes": 15}),
+    )));
+    let atrium = &r["structuredContent"]["rooms"][0];
+    assert_eq!(
+        (&atrium["id"], &atrium["free"]),
+        (&json!("atrium"), &json!(true)),
+        "{r}"
+    );
+    assert!(!p.panel.stderr().contains(" done, bk_"));
+}
