@@ -49,8 +49,10 @@ FLASH_LIMIT=$((FLASH_BUDGET - FLASH_SPARE))
 RAM_STACK_BUDGET=$((15 * 1024 + 512))
 # The networked image (lm3s6965evb --features net: smoltcp, its sockets' buffers): the chip
 # has 256 KiB of flash and 64 KiB of RAM (8 KiB of it standing in for the store's flash).
-# RAM + stack: 54 KiB (48 KiB until tools/list outgrew the 2.4 KiB send buffers).
-NET_FLASH_BUDGET=$((128 * 1024))
+# RAM + stack: 54 KiB (48 KiB until tools/list outgrew the 2.4 KiB send buffers). Flash: 144
+# KiB (128 KiB until the door's "extend" and "end now" brought the core's meeting-life, 8 KB:
+# docs/panel.md, "Budgets").
+NET_FLASH_BUDGET=$((144 * 1024))
 NET_RAM_STACK_BUDGET=$((54 * 1024))
 # board target cpu
 IMAGES=(

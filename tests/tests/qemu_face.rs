@@ -172,7 +172,7 @@ fn book_now_at_the_door_books_the_hour_under_way_once_and_only_with_a_time() {
     let sntp = SntpResponder::start();
     let p = NetPanel::boot(&sntp_firmware());
     p.panel.qmp(&[SELECT_KEY]);
-    wait_for(&p, "door: book now pressed with no time: nothing booked", 1);
+    wait_for(&p, "door: book now pressed with no time: nothing done", 1);
 
     sntp.answer(SCREEN_T0 as i64 - host_now() as i64);
     wait_for(&p, "clock: set by SNTP to ", 1);
@@ -185,4 +185,129 @@ fn book_now_at_the_door_books_the_hour_under_way_once_and_only_with_a_time() {
     p.panel.qmp(&[SELECT_KEY]);
     wait_for(&p, "door: book now pressed, the room is already held", 1);
     assert_eq!(p.panel.stderr().matches("door: booked now").count(), 1);
+}
+
+/// The panel's time in the door-buttons test: 2026-09-21 09:30:00 UTC when the clock is set,
+/// on the floor's 15-minute grid, so "end now" (which ends at the grid's next step) frees the
+/// room at once.
+const DOOR_T0: u64 = 1_789_983_000;
+/// QMP: press and release the gamepad's right button ("extend 15 min").
+const RIGHT_KEY: &str = r#"{"execute":"send-key","arguments":{"keys":[{"type":"qcode","data":"right"}],"hold-time":200}}"#;
+/// QMP: press and release the gamepad's left button ("end now").
+const LEFT_KEY: &str = r#"{"execute":"send-key","arguments":{"keys":[{"type":"qcode","data":"left"}],"hold-time":200}}"#;
+
+/// Whether the atrium is free from 09:45 on 2026-09-21 for `minutes`, by `list_rooms` over HTTP
+/// (the next start on the grid: a slot under way is not offered).
+fn atrium_free_from_quarter_to_ten(p: &NetPanel, minutes: u32) -> bool {
+    let r = result(&p.post(&call(
+        "list_rooms",
+        json!({"day": "2026-09-21", "start": "9:45", "minutes": minutes}),
+    )));
+    let rooms = r["structuredContent"]["rooms"]
+        .as_array()
+        .unwrap_or_else(|| panic!("rooms in {r}"))
+        .clone();
+    rooms
+        .iter()
+        .any(|x| x["id"] == "atrium" && x["free"] == json!(true))
+}
+
+#[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
+fn the_door_books_extends_and_ends_a_walk_up_booking_that_mcp_clients_see() {
+    assert_eq!(day_hour(DOOR_T0), ("2026-09-21".to_owned(), 9));
+    let sntp = SntpResponder::start();
+    let p = NetPanel::boot(&sntp_firmware());
+    // Before the clock: neither button does anything.
+    p.panel.qmp(&[LEFT_KEY]);
+    wait_for(&p, "door: end now pressed with no time: nothing done", 1);
+    sntp.answer(DOOR_T0 as i64 - host_now() as i64);
+    wait_for(&p, "clock: set by SNTP to ", 1);
+    expect_screen(&p.panel, "free", SHOT_WAIT);
+
+    // Booked over HTTP for 11:00 (someone else's): free until then, that booking next.
+    let r = result(&p.post(&call(
+        "book_room",
+        json!({"day": "2026-09-21", "hour": 11, "room_id": "atrium"}),
+    )));
+    assert_eq!(r["isError"], json!(false), "{r}");
+    expect_screen(&p.panel, "door-booked", SHOT_WAIT);
+    // Nothing under way: "end now" ends nothing.
+    p.panel.qmp(&[LEFT_KEY]);
+    wait_for(&p, "door: end now pressed, no booking under way", 1);
+
+    // "Book now": busy until 10:00, the buttons shown; an MCP client sees the room taken.
+    assert!(atrium_free_from_quarter_to_ten(&p, 15));
+    p.panel.qmp(&[SELECT_KEY]);
+    wait_for(&p, "door: booked now, bk_2, hour 9", 1);
+    expect_screen(&p.panel, "door-walk-up", SHOT_WAIT);
+    assert!(!atrium_free_from_quarter_to_ten(&p, 15));
+
+    // "Extend 15 min": until 10:15, once per press.
+    p.panel.qmp(&[RIGHT_KEY]);
+    wait_for(&p, "door: extend done, bk_2", 1);
+    expect_screen(&p.panel, "door-extended", SHOT_WAIT);
+    assert_eq!(p.panel.stderr().matches("door: extend done").count(), 1);
+
+    // "End now": free again at once (09:30 is on the grid), for the door and for MCP clients.
+    p.panel.qmp(&[LEFT_KEY]);
+    wait_for(&p, "door: end now done, bk_2", 1);
+    expect_screen(&p.panel, "door-booked", SHOT_WAIT);
+    assert!(atrium_free_from_quarter_to_ten(&p, 15));
+    // The booking made over HTTP is not the door's to end (it is not under way either).
+    assert!(!atrium_free_from_quarter_to_ten(&p, 120));
+}
+
+/// The panel's time in the others'-booking test: 2026-09-21 09:44:50 UTC when the clock is set,
+/// so a booking for 09:45 can be made over HTTP and then seen under way.
+const OTHERS_T0: u64 = 1_789_983_890;
+
+#[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
+fn the_door_neither_ends_nor_extends_a_booking_made_by_an_mcp_client() {
+    assert_eq!(day_hour(OTHERS_T0), ("2026-09-21".to_owned(), 9));
+    let sntp = SntpResponder::start();
+    let p = NetPanel::boot(&sntp_firmware());
+    let set_at = std::time::Instant::now();
+    sntp.answer(OTHERS_T0 as i64 - host_now() as i64);
+    wait_for(&p, "clock: set by SNTP to ", 1);
+    let r = result(&p.post(&call(
+        "book_room",
+        json!({"day": "2026-09-21", "start": "9:45", "minutes": 15, "room_id": "atrium"}),
+    )));
+    assert_eq!(r["isError"], json!(false), "{r}");
+
+    // At 09:45 by the panel's clock the booking is under way: neither button touches it.
+    let quarter_to = Duration::from_secs(10 + 2);
+    std::thread::sleep(quarter_to.saturating_sub(set_at.elapsed()));
+    p.panel.qmp(&[LEFT_KEY]);
+    wait_for(
+        &p,
+        "door: end now pressed, bk_1 was not booked at the door: unchanged",
+        1,
+    );
+    p.panel.qmp(&[RIGHT_KEY]);
+    wait_for(
+        &p,
+        "door: extend pressed, bk_1 was not booked at the door: unchanged",
+        1,
+    );
+    // Still ends at 10:00: the room is free from then, for MCP clients too.
+    let r = result(&p.post(&call(
+        "list_rooms",
+        json!({"day": "2026-09-21", "start": "10:00", "minutes": 15}),
+    )));
+    let atrium = &r["structuredContent"]["rooms"][0];
+    assert_eq!(
+        (&atrium["id"], &atrium["free"]),
+        (&json!("atrium"), &json!(true)),
+        "{r}"
+    );
+    assert!(!p.panel.stderr().contains(" done, bk_"));
 }

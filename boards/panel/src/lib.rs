@@ -149,7 +149,7 @@ pub(crate) fn setup<F: NorFlash>(
     let config = Config { state_ttl_s: provision::STATE_TTL_S, epoch, ..Config::default() };
     let app = BookingApp::new(FLOOR, store, INFO);
     #[cfg(feature = "net")]
-    let app = net::clocked::Clocked(app);
+    let app = net::clocked::Clocked(app, false);
     (Engine::new(app, KeyRing::new(key), config), PanelHost { nonce_secret, epoch, counter: 0, now_s })
 }
 

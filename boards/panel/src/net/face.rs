@@ -1,10 +1,12 @@
-//! The door panel's face: the room's name, "Free" or "Busy" now and until when (to the minute,
-//! on the floor's wall clock), and that clock with its offset from UTC, or "no time" without one; drawn with an 8×8 font (`font8x8`)
-//! straight into the screen's own memory (no frame buffer in RAM), redrawn when what it shows
-//! changes (a booking from any client, the hour, the minute).
+//! The door panel's face, with an 8×8 font (`font8x8`) straight into the screen's own memory (no
+//! frame buffer in RAM), redrawn when what it shows changes (a booking from any client, the
+//! address, the minute): the room's name; "Free" or "Busy" now and until when (to the minute, on
+//! the floor's wall clock; no title: a panel's floor is private); the next booking today; the
+//! buttons a walk-up booking under way answers to; the panel's address; that clock with its
+//! offset from UTC, or "no time" without one.
 
 use font8x8::legacy::BASIC_LEGACY;
-use redmark_core::booking::{day_span, minute_of, wall, wall_clock, Floor, Minute, Store, Zone};
+use redmark_core::booking::{day_span, minute_of, wall, wall_clock, Booking, Floor, Minute, Store, Zone};
 use redmark_core::engine::poll_once;
 
 /// A gray-scale screen that keeps its own pixels: the panel writes windows of it.
@@ -38,35 +40,52 @@ pub const DOOR_ROOM: usize = 0;
 const INK: u8 = 15;
 /// Glyph size, pixels.
 const GLYPH: u8 = 8;
-/// Where the lines go: the room's name, the state (twice the size), until when, the clock.
+/// Where the lines go: the room's name, the state (twice the size), until when, the next
+/// booking, the buttons (the place "check in?" will take), the address, the clock.
 const NAME_Y: u8 = 0;
-const STATE_Y: u8 = 16;
-const UNTIL_Y: u8 = 40;
+const STATE_Y: u8 = 8;
+const UNTIL_Y: u8 = 24;
+const NEXT_Y: u8 = 32;
+const BUTTONS_Y: u8 = 40;
+const ADDRESS_Y: u8 = 48;
 const CLOCK_Y: u8 = 56;
+/// What the buttons do to a walk-up booking under way (left, right).
+const BUTTONS: &[u8] = b"<end   +15 min>";
 
-/// What the face shows besides the clock.
+/// Whether the room is held now (times in minutes after the floor's midnight; 1440 and more:
+/// midnight or later, shown as `24:00`).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum State {
     /// No wall clock: what is under way is unknown.
     NoTime,
-    /// Free now, until the next booking today (its start, minutes after midnight).
+    /// Free now, until the next booking today (its start).
     Free(Option<u16>),
-    /// Booked now, until the bookings back to back from now end (minutes after midnight; 1440
-    /// and more: midnight or later, shown as `24:00`).
-    Busy(u16),
+    /// Booked now, until the bookings back to back from now end; whether the one under way was
+    /// booked at the door (the buttons can end or extend it).
+    Busy(u16, bool),
+}
+
+/// What the face shows besides the clock.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Sign {
+    state: State,
+    /// The next booking today after the one under way (or the first ahead): start and end.
+    next: Option<(u16, u16)>,
+    /// The panel's IPv4 address.
+    address: [u8; 4],
 }
 
 /// What is on the screen.
 #[derive(Default)]
 pub struct Face {
-    shown: Option<State>,
+    shown: Option<Sign>,
     minute: Option<Minute>,
     next_ms: u64,
 }
 
 impl Face {
-    /// Every [`LOOK_EVERY_MS`]: redraws what changed, from `store` and the wall clock `wall`
-    /// (unix seconds; None: no time).
+    /// Every [`LOOK_EVERY_MS`]: redraws what changed, from `store`, the wall clock `wall`
+    /// (unix seconds; None: no time) and the panel's `address`.
     pub fn look<S: Screen>(
         &mut self,
         screen: &mut S,
@@ -74,6 +93,7 @@ impl Face {
         floor: Floor<'_>,
         now_ms: u64,
         wall: Option<u64>,
+        address: [u8; 4],
     ) {
         if S::WIDTH == 0 || now_ms < self.next_ms {
             return;
@@ -81,15 +101,15 @@ impl Face {
         self.next_ms = now_ms + LOOK_EVERY_MS;
         let Some(room) = floor.rooms.get(DOOR_ROOM) else { return };
         let minute = wall.and_then(minute_of);
-        let state = minute.map_or(State::NoTime, |m| occupancy(store, room.id, m, floor.zone));
-        if self.shown != Some(state) {
+        let (state, next) =
+            minute.map_or((State::NoTime, None), |m| occupancy(store, room.id, m, floor.zone));
+        let sign = Sign { state, next, address };
+        if self.shown != Some(sign) {
             blank(screen, 0, 0, S::WIDTH, S::HEIGHT);
             text(screen, NAME_Y, 1, room.name.as_bytes());
-            let mut until = *b"until HH:MM";
-            let mut show_until = |screen: &mut S, at: u16| {
-                let at = at.min(DAY);
-                two_digits(&mut until[6..8], (at / 60).into());
-                two_digits(&mut until[9..11], (at % 60).into());
+            let show_until = |screen: &mut S, at: u16| {
+                let mut until = *b"until HH:MM";
+                hh_mm(&mut until[6..11], at);
                 text(screen, UNTIL_Y, 1, &until);
             };
             match state {
@@ -100,12 +120,39 @@ impl Face {
                         show_until(screen, at);
                     }
                 }
-                State::Busy(at) => {
+                State::Busy(at, walk_up) => {
                     text(screen, STATE_Y, 2, b"Busy");
                     show_until(screen, at);
+                    if walk_up {
+                        text(screen, BUTTONS_Y, 1, BUTTONS);
+                    }
                 }
             }
-            self.shown = Some(state);
+            if let Some((start, end)) = next {
+                let mut line = *b"next HH:MM-HH:MM";
+                hh_mm(&mut line[5..10], start);
+                hh_mm(&mut line[11..16], end);
+                text(screen, NEXT_Y, 1, &line);
+            }
+            let (mut line, mut len) = ([0u8; 15], 0);
+            for (i, octet) in address.iter().enumerate() {
+                if i > 0 {
+                    line[len] = b'.';
+                    len += 1;
+                }
+                let digits = [b'0' + octet / 100, b'0' + octet / 10 % 10, b'0' + octet % 10];
+                let skip = if *octet >= 100 {
+                    0
+                } else if *octet >= 10 {
+                    1
+                } else {
+                    2
+                };
+                line[len..len + 3 - skip].copy_from_slice(&digits[skip..]);
+                len += 3 - skip;
+            }
+            text(screen, ADDRESS_Y, 1, &line[..len]);
+            self.shown = Some(sign);
             self.minute = None;
         }
         if minute != self.minute {
@@ -138,18 +185,29 @@ fn clock(zone: &dyn Zone, m: Minute) -> [u8; 15] {
 }
 
 /// Whether `room` is held at minute `now`, and until when (through bookings back to back);
-/// else until which booking today (the floor's day, times of day on its clock).
-fn occupancy(store: &mut impl Store, room: &str, now: Minute, zone: &dyn Zone) -> State {
+/// else until which booking today; and the next booking today after that (the floor's day,
+/// times of day on its clock).
+fn occupancy(
+    store: &mut impl Store,
+    room: &str,
+    now: Minute,
+    zone: &dyn Zone,
+) -> (State, Option<(u16, u16)>) {
     // The flash store answers on the first poll.
     let mut next = |from: Minute| poll_once(store.next_in_room(room, from)).and_then(Result::ok).flatten();
     let (day, _) = wall_clock(zone, now);
     let midnight = day_span(zone, day).end;
     let of_today = |m: Minute| (wall(zone, m) - day.first_minute()).min(Minute::from(u16::MAX)) as u16;
-    let Some(b) = next(now) else { return State::Free(None) };
+    let today = |b: Option<Booking>| {
+        b.filter(|b| b.new.span.start < midnight)
+            .map(|b| (of_today(b.new.span.start), of_today(b.new.span.end)))
+    };
+    let Some(b) = next(now) else { return (State::Free(None), None) };
     if b.new.span.start > now {
-        let today = b.new.span.start < midnight;
-        return State::Free(today.then(|| of_today(b.new.span.start)));
+        let ahead = today(Some(b));
+        return (State::Free(ahead.map(|(start, _)| start)), ahead);
     }
+    let walk_up = b.new.holder == super::door::holder();
     let mut end = b.new.span.end;
     // Back to back bookings, as far as today goes (each step moves `end` on).
     while end < midnight {
@@ -158,7 +216,15 @@ fn occupancy(store: &mut impl Store, room: &str, now: Minute, zone: &dyn Zone) -
             _ => break,
         }
     }
-    State::Busy(of_today(end))
+    (State::Busy(of_today(end), walk_up), today(next(end)))
+}
+
+/// Writes minute of the day `at` as `HH:MM` into `into` (5 bytes).
+fn hh_mm(into: &mut [u8], at: u16) {
+    let at = at.min(DAY);
+    two_digits(&mut into[0..2], (at / 60).into());
+    into[2] = b':';
+    two_digits(&mut into[3..5], (at % 60).into());
 }
 
 fn two_digits(at: &mut [u8], n: u64) {

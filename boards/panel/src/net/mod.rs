@@ -14,8 +14,10 @@
 //!   first byte to its last; and while every socket of a kind is taken, the connection that
 //!   has waited longest (at least [`EVICT_MS`]) is reset so that one listens (`slots`).
 //! - One engine and one output buffer serve every connection, one message at a time.
-//! - The screen ([`face`]): the door's room, Free / Busy and until when, the clock; the
-//!   buttons ([`door`]): "book now".
+//! - The screen ([`face`]): the door's room, Free / Busy and until when, the next booking, the
+//!   address, the clock; the buttons ([`door`]): "book now", and "extend 15 min" and "end now"
+//!   on a walk-up booking (the core's `extend_booking` and `end_booking`, feature
+//!   `meeting-life`).
 //! - The wall clock: with an SNTP server provisioned (`REDMARK_PANEL_SNTP`), [`sntp`] asks it
 //!   for the time and [`wall`] keeps it (never back, bounded steps); `book_room` waits for it
 //!   ([`clocked`]).
@@ -206,9 +208,9 @@ pub fn run<D: Device, F: NorFlash, S: face::Screen>(
             sntp.poll(sockets.get_mut::<udp::Socket>(udp), &mut host, ms, (board.now_s)());
         }
         let wall = wall::is_set().then(|| wall::now((board.now_s)()));
-        door::press((board.pressed)(), &mut engine, &mut host, wall);
-        shown.look(screen, engine.app_mut().0.store_mut(), crate::FLOOR, ms, wall);
+        door::press((board.pressed)(), &mut engine, &mut host, wall, &mut out[..]);
         let ip = iface.ipv4_addr().unwrap_or(STATIC_IP);
+        shown.look(screen, engine.app_mut().0.store_mut(), crate::FLOOR, ms, wall, ip.octets());
         let mut pass = Pass::Idle;
         for (i, h) in handles.iter().enumerate() {
             let Some(h) = *h else { continue };
