@@ -225,6 +225,7 @@ export class FloorView {
    * [{ booking, room, from, to }] in minutes of the day (cut at its midnights). */
   async yours(day) {
     const mine = [];
+    this.released = [];
     if (!this.listsBookings) return mine;
     const args = { day };
     for (let page = 0; page < MAX_PAGES; page++) {
@@ -232,6 +233,8 @@ export class FloorView {
       if (r.isError) throw new Error(resultText(r));
       const s = r.structuredContent || {};
       for (const b of s.bookings || []) {
+        // Released for want of a check-in: its time is free again, and the page says so below.
+        if (b.status === 'released') { this.released.push(b); continue; }
         const from = Math.max(0, minuteOf(b.start, day) ?? -1);
         const to = Math.min(DAY_MINUTES, minuteOf(b.end, day) ?? -1);
         if (from < to) mine.push({ booking: b, room: b.room_id, from, to });
@@ -255,7 +258,9 @@ export class FloorView {
     const table = el('table', { class: 'grid' },
       el('caption', { text: `Rooms on ${day}, in ${step}-minute rows (${zone}): ${hhmm(FIRST_HOUR * 60)}–${hhmm((LAST_HOUR + 1) * 60)} and any other hour with a booking. Each booking is one block from its start to its end.` }),
       el('thead', {}, head), el('tbody', {}, body));
-    this.root.replaceChildren(...[this.chooser(day), table].filter(Boolean));
+    const released = (this.released || []).length ? el('p', { class: 'released', role: 'status',
+      text: `Released (not checked in): ${this.released.map((b) => `${b.id} ${b.room_name || b.room_id} ${b.start.slice(11, 16)}`).join(', ')}` }) : null;
+    this.root.replaceChildren(...[this.chooser(day), table, released].filter(Boolean));
   }
 
   /** On a site, the building and level shown, chosen above the grid (a change redraws it). */

@@ -74,8 +74,8 @@ mod record;
 use embedded_storage::nor_flash::NorFlash;
 use heapless::Vec;
 use redmark_core::booking::{
-    end_step, Booking, BookingId, Commit, EndStep, Holder, Minute, NewBooking, Resized, Span, Status, Store,
-    StoreError, Title,
+    due, end_step, Booking, BookingId, Commit, EndStep, Holder, Minute, NewBooking, Resized, Span, Status,
+    Store, StoreError, Title,
 };
 use redmark_core::seal::Nonce;
 
@@ -287,7 +287,7 @@ impl<F: NorFlash, const N: usize> FlashStore<F, N> {
             .held
             .iter()
             .enumerate()
-            .filter(|(_, b)| b.status == Status::Cancelled)
+            .filter(|(_, b)| b.status != Status::Active)
             .min_by_key(|(_, b)| b.id)
             .map(|(i, _)| i);
         match oldest {
@@ -353,6 +353,19 @@ impl<F: NorFlash, const N: usize> FlashStore<F, N> {
         }
         self.put(self.head, slot, r)?;
         Ok(slot)
+    }
+
+    /// The `i`th booking changed by `change`, in a new record (its title record again before
+    /// it); returned once durable.
+    fn rewrite(&mut self, i: usize, change: impl FnOnce(&mut Held)) -> Result<Booking, StoreError> {
+        let title = self.title_record_of(i)?;
+        let mut h = self.held[i].clone();
+        change(&mut h);
+        let slot = self.append(title.as_ref().map(|(r, _)| r), &encode(&h))?;
+        (h.page, h.slot) = (self.head as u16, slot as u16);
+        let b = h.booking(title.map(|(_, t)| t).unwrap_or_default());
+        self.held[i] = h;
+        Ok(b)
     }
 
     /// Erases the next page of the ring, copies into it the bookings whose latest record is
@@ -426,7 +439,12 @@ impl<F: NorFlash, const N: usize> Store for FlashStore<F, N> {
         (h.page, h.slot) = (self.head as u16, slot as u16);
         // Room was made above; the push cannot fail.
         let _ = self.held.push(h);
-        Ok(Commit::Created(Booking { id: self.next_id - 1, new: new.clone(), status: Status::Active }))
+        Ok(Commit::Created(Booking {
+            id: self.next_id - 1,
+            new: new.clone(),
+            status: Status::Active,
+            checked_in: false,
+        }))
     }
 
     async fn get(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
@@ -451,7 +469,7 @@ impl<F: NorFlash, const N: usize> Store for FlashStore<F, N> {
             .held
             .iter()
             .enumerate()
-            .filter(|(_, b)| b.status == Status::Active && b.holder == *holder)
+            .filter(|(_, b)| b.status != Status::Cancelled && b.holder == *holder)
             .filter(|(_, b)| (b.span.start, b.room.as_str()) > after)
             .min_by_key(|(_, b)| (b.span.start, b.room.as_str()))
             .map(|(i, _)| i);
@@ -515,6 +533,21 @@ impl<F: NorFlash, const N: usize> Store for FlashStore<F, N> {
         let b = h.booking(title.map(|(_, t)| t).unwrap_or_default());
         self.held[i] = h;
         Ok(Some(Resized::Moved(b)))
+    }
+
+    async fn check_in(&mut self, id: BookingId, holder: &Holder) -> Result<Option<Booking>, StoreError> {
+        let theirs = |b: &Held| b.id == id && b.holder == *holder;
+        let Some(i) = self.held.iter().position(theirs) else { return Ok(None) };
+        if self.held[i].status != Status::Active || self.held[i].checked_in {
+            return self.booking(i).map(Some);
+        }
+        self.rewrite(i, |h| h.checked_in = true).map(Some)
+    }
+
+    async fn release_due(&mut self, now: Minute, window: u16) -> Result<Option<Booking>, StoreError> {
+        let is_due = |b: &Held| due(&b.booking(Title::new()), now, window);
+        let Some(i) = self.held.iter().position(is_due) else { return Ok(None) };
+        self.rewrite(i, |h| h.status = Status::Released).map(Some)
     }
 }
 

@@ -73,12 +73,18 @@ pub(crate) fn boot_record(epoch: u32) -> Rec {
     r
 }
 
+/// Bit 7 of a booking record's status byte (0 active, 1 cancelled, 2 released): its holder
+/// checked in. An image before check-in wrote neither and reads neither.
+const CHECKED_IN: u8 = 0x80;
+
 /// A booking as the RAM mirror keeps it: all of it but its title, which stays on flash in
 /// the slot before `slot` (see the crate docs), and where its latest record is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Held {
     pub(crate) id: BookingId,
     pub(crate) status: Status,
+    /// Whether its holder checked in.
+    pub(crate) checked_in: bool,
     pub(crate) room: RoomId,
     pub(crate) span: Span,
     pub(crate) attendees: u16,
@@ -96,6 +102,7 @@ impl Held {
         Held {
             id,
             status: Status::Active,
+            checked_in: false,
             room: new.room.clone(),
             span: new.span,
             attendees: new.attendees,
@@ -119,6 +126,7 @@ impl Held {
                 nonce: self.nonce,
             },
             status: self.status,
+            checked_in: self.checked_in,
         }
     }
 
@@ -134,7 +142,8 @@ pub(crate) fn encode(h: &Held) -> Rec {
     r[1] = match h.status {
         Status::Active => 0,
         Status::Cancelled => 1,
-    };
+        Status::Released => 2,
+    } | if h.checked_in { CHECKED_IN } else { 0 };
     r[2] = h.room.len() as u8;
     r[3] = h.title_len;
     r[4..8].copy_from_slice(&h.id.to_le_bytes());
@@ -168,9 +177,10 @@ pub(crate) fn title_of(r: &Rec, id: BookingId, len: u8) -> Option<Title> {
 
 /// A booking record (kind 3, or kind 1 of a whole hour), without where it is.
 pub(crate) fn decode(r: &Rec) -> Option<Held> {
-    let status = match r[1] {
-        0 => Status::Active,
-        1 => Status::Cancelled,
+    let (status, checked_in) = match (r[1] & !CHECKED_IN, r[1] & CHECKED_IN != 0) {
+        (0, checked_in) => (Status::Active, checked_in),
+        (1, checked_in) => (Status::Cancelled, checked_in),
+        (2, false) => (Status::Released, false),
         _ => return None,
     };
     let len = usize::from(r[2]);
@@ -190,6 +200,7 @@ pub(crate) fn decode(r: &Rec) -> Option<Held> {
     Some(Held {
         id: u32_at(r, 4),
         status,
+        checked_in,
         room: RoomId::try_from(room).ok()?,
         span,
         attendees,

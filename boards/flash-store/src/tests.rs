@@ -13,6 +13,7 @@ use super::*;
 use crate::record::*;
 
 mod ends;
+mod release;
 mod spans;
 
 const PAGE: usize = 512;
@@ -587,6 +588,9 @@ fn records_round_trip() {
     let t = title_record(h.id, &new.title);
     assert_eq!(title_of(&t, h.id, h.title_len), Some(new.title.clone()));
     assert_eq!(title_of(&t, h.id + 1, h.title_len), None, "another booking's title");
-    assert_eq!(h.booking(new.title.clone()), Booking { id: h.id, new, status: Status::Cancelled });
+    assert_eq!(
+        h.booking(new.title.clone()),
+        Booking { id: h.id, new, status: Status::Cancelled, checked_in: false }
+    );
     assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
 }

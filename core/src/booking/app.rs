@@ -5,6 +5,8 @@ use super::book::book_room;
 #[cfg(feature = "campus")]
 use super::campus::{building_for, list_site};
 use super::cancel::cancel_booking;
+#[cfg(feature = "meeting-life")]
+use super::checkin::check_in;
 use super::floor::Floor;
 #[cfg(not(feature = "campus"))]
 use super::list::list_rooms;
@@ -23,7 +25,7 @@ use super::tools::DayArgs;
 use super::tools::MineArgs;
 use super::tools::{BookArgs, CancelArgs, ListArgs};
 #[cfg(feature = "meeting-life")]
-use super::tools::{EndArgs, ExtendArgs};
+use super::tools::{CheckInArgs, EndArgs, ExtendArgs};
 use crate::engine::{App, Call, Replied, Reply, ServerInfo, ToolEntry};
 #[cfg(feature = "day-schedule")]
 use crate::engine::{CallError, Done, ResourceInfo};
@@ -191,6 +193,16 @@ impl<S: Store> App for BookingApp<'_, S> {
         end_booking(floors, &mut self.store, args, call, reply).await
     }
 
+    /// Checks you in to one of your bookings, from 10 minutes before its start until the
+    /// floor's check-in window ends: on a floor with check-in, a booking nobody checks in to
+    /// is released when its window passes.
+    #[cfg(feature = "meeting-life")]
+    #[tool(title = "Check in", idempotent)]
+    async fn check_in(&mut self, args: CheckInArgs<'_>, call: &Call, reply: Reply) -> Replied {
+        let floors = buildings(&self.floor, self.site_buildings());
+        check_in(floors, &mut self.store, args, call, reply).await
+    }
+
     /// Lists the rooms with their seats; with a day and a start (and minutes), says which are
     /// free all that time (none once it has started).
     #[tool(title = "List rooms", read_only, idempotent)]
@@ -307,6 +319,8 @@ mod tests {
             BookingTool::ExtendBooking,
             #[cfg(feature = "meeting-life")]
             BookingTool::EndBooking,
+            #[cfg(feature = "meeting-life")]
+            BookingTool::CheckIn,
         ];
         for t in all {
             assert_eq!(TOOLS.iter().filter(|e| e.tool == t).count(), 1, "{t:?}");
@@ -331,6 +345,8 @@ mod tests {
             "extend_booking" => ExtendArgs::ARGS,
             #[cfg(feature = "meeting-life")]
             "end_booking" => EndArgs::ARGS,
+            #[cfg(feature = "meeting-life")]
+            "check_in" => crate::booking::tools::CheckInArgs::ARGS,
             _ => unreachable!("{tool}"),
         }
     }

@@ -63,6 +63,10 @@ pub struct Floor<'r> {
     /// organiser is never named either way.
     #[cfg(feature = "public-titles")]
     pub public_titles: bool,
+    /// Minutes after a booking's start by which its holder must `check_in`, else it is
+    /// released (`None`: no check-in, bookings are never released).
+    #[cfg(feature = "meeting-life")]
+    pub check_in_minutes: Option<u16>,
 }
 
 /// The rooms, the grid, the longest booking and the zone's name.
@@ -128,6 +132,8 @@ pub const DEFAULT_FLOOR: Floor<'static> = Floor {
     open: None,
     #[cfg(feature = "public-titles")]
     public_titles: false,
+    #[cfg(feature = "meeting-life")]
+    check_in_minutes: None,
 };
 
 /// Which building of the site a `book_room` call books in, sealed with the time in every

@@ -18,7 +18,7 @@ use crate::engine::{Call, CallError, Done, Msg, Reply, Report};
 use crate::wire::write::{Num, Writer};
 
 /// The caller's booking `id` and the building its room is in, or the call's answer.
-async fn booking_and_floor<'a, 'r, S: Store>(
+pub(super) async fn booking_and_floor<'a, 'r, S: Store>(
     floors: &[Floor<'r>],
     store: &mut S,
     id: &'a str,
@@ -32,18 +32,20 @@ async fn booking_and_floor<'a, 'r, S: Store>(
     Ok(match (b, floor) {
         (Some(b), Some(f)) if b.status == Status::Active => Ok((b, *f)),
         (Some(b), _) if b.status == Status::Cancelled => Err(Why::Cancelled(b.id, what)),
+        (Some(b), _) if b.status == Status::Released => Err(Why::Released(b.id, what)),
         (Some(b), _) => Err(Why::Gone(b.new.room)),
         (None, _) => Err(Why::NotYours(Id(id), what)),
     })
 }
 
 /// A booking id as the caller gave it.
-struct Id<'a>(&'a str);
+pub(super) struct Id<'a>(pub(super) &'a str);
 
 /// Why a booking cannot be changed.
-enum Why<'a> {
+pub(super) enum Why<'a> {
     NotYours(Id<'a>, &'a str),
     Cancelled(u32, &'a str),
+    Released(u32, &'a str),
     Gone(super::store::RoomId),
 }
 
@@ -60,6 +62,11 @@ impl Report for Why<'_> {
             Why::Cancelled(id, what) => write!(
                 f,
                 "bk_{} is cancelled: there is nothing to {what}.",
+                Num((*id).into())
+            ),
+            Why::Released(id, what) => write!(
+                f,
+                "bk_{} was released (not checked in): there is nothing to {what}.",
                 Num((*id).into())
             ),
             Why::Gone(room) => write!(

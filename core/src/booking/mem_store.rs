@@ -5,8 +5,8 @@ use heapless::Vec;
 use super::span::Minute;
 use super::span::Span;
 use super::store::{
-    end_step, next_held_in, next_in_room_in, occupant, Booking, BookingId, Commit, EndStep, Holder,
-    NewBooking, Resized, Status, Store, StoreError,
+    due, end_step, next_held_in, next_in_room_in, occupant, Booking, BookingId, Commit, EndStep,
+    Holder, NewBooking, Resized, Status, Store, StoreError,
 };
 use crate::seal::Nonce;
 
@@ -43,6 +43,7 @@ impl<const N: usize> Store for MemStore<N> {
             id,
             new: new.clone(),
             status: Status::Active,
+            checked_in: false,
         };
         self.bookings
             .push(b.clone())
@@ -115,6 +116,30 @@ impl<const N: usize> Store for MemStore<N> {
         Ok(stored.map(|s| {
             s.new.span = span;
             Resized::Moved(s.clone())
+        }))
+    }
+
+    async fn check_in(
+        &mut self,
+        id: BookingId,
+        holder: &Holder,
+    ) -> Result<Option<Booking>, StoreError> {
+        let theirs = |b: &&mut Booking| b.id == id && b.new.holder == *holder;
+        Ok(self.bookings.iter_mut().find(theirs).map(|b| {
+            b.checked_in |= b.status == Status::Active;
+            b.clone()
+        }))
+    }
+
+    async fn release_due(
+        &mut self,
+        now: Minute,
+        window: u16,
+    ) -> Result<Option<Booking>, StoreError> {
+        let found = self.bookings.iter_mut().find(|b| due(b, now, window));
+        Ok(found.map(|b| {
+            b.status = Status::Released;
+            b.clone()
         }))
     }
 }

@@ -10,6 +10,8 @@ mod campus;
 #[cfg(feature = "campus")]
 mod campus_report;
 mod cancel;
+#[cfg(feature = "meeting-life")]
+mod checkin;
 #[cfg(feature = "day-schedule")]
 mod day_report;
 mod floor;
@@ -45,6 +47,8 @@ mod zone;
 
 pub use app::BookingApp;
 pub use app::{BookingTool, TOOLS};
+#[cfg(feature = "meeting-life")]
+pub use checkin::{release_due, CHECK_IN_EARLY_MINUTES, MAX_CHECK_IN_MINUTES, MAX_RELEASED_A_RUN};
 pub use floor::{Floor, Room, DEFAULT_FLOOR, DEFAULT_GRID, DEFAULT_MAX_MINUTES, DEFAULT_SITE};
 pub use mem_store::MemStore;
 #[cfg(feature = "campus")]

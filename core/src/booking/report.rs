@@ -119,12 +119,16 @@ fn write_booking_object(w: &mut Writer<'_>, b: &Booking, room: Option<&Room<'_>>
     if b.new.attendees > 0 {
         w.key("attendees").int(b.new.attendees.into());
     }
-    let status = if b.status == Status::Active {
-        "active"
-    } else {
-        "cancelled"
+    let status = match b.status {
+        Status::Active => "active",
+        Status::Cancelled => "cancelled",
+        Status::Released => "released",
     };
-    w.key("status").string(status).end_object();
+    w.key("status").string(status);
+    if b.checked_in {
+        w.key("checked_in").bool(true);
+    }
+    w.end_object();
 }
 
 pub(super) struct Booked<'a, 'r> {
@@ -502,6 +506,9 @@ impl Report for Mine<'_, '_> {
         for b in self.page {
             let (room, zone) = self.site.locate(&b.new.room);
             write!(f, "\n{} — {}", BookingRef(b), Described(b, room, zone))?;
+            if b.status == Status::Released {
+                f.write_str(" — released (not checked in)")?;
+            }
         }
         match self.page.last() {
             Some(last) if self.more => write!(

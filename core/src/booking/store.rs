@@ -25,6 +25,9 @@ pub enum Status {
     Active,
     /// Released by `cancel_booking`.
     Cancelled,
+    /// Released because nobody checked in within the floor's check-in window: its time is free
+    /// again.
+    Released,
 }
 
 /// A booking to make.
@@ -53,6 +56,8 @@ pub struct Booking {
     pub new: NewBooking,
     /// Whether it still holds the room.
     pub status: Status,
+    /// Whether its holder checked in (`check_in`): a checked-in booking is never released.
+    pub checked_in: bool,
 }
 
 /// What [`Store::commit`] did.
@@ -177,8 +182,8 @@ pub trait Store {
         holder: &Holder,
         nonce: &Nonce,
     ) -> Result<Option<Booking>, StoreError>;
-    /// The first active booking `holder` holds after (`start`, `room`), in (start, room id)
-    /// order: asked again from the booking it returns, it walks the holder's bookings one at a
+    /// The first active or released booking `holder` holds after (`start`, `room`), in
+    /// (start, room id) order (a released one so its holder reads that it was released): asked again from the booking it returns, it walks the holder's bookings one at a
     /// time (`room` `""` starts at `start` itself).
     async fn next_held(
         &mut self,
@@ -204,6 +209,34 @@ pub trait Store {
         from: Minute,
         to: Minute,
     ) -> Result<Option<Resized>, StoreError>;
+    /// Marks `holder`'s booking `id` checked in if it is active (idempotent: already checked in
+    /// is no change); returns it as it now stands, or `None` when `holder` holds no booking
+    /// `id`. A released or cancelled booking is returned unchanged. Durable when this returns.
+    async fn check_in(
+        &mut self,
+        id: BookingId,
+        holder: &Holder,
+    ) -> Result<Option<Booking>, StoreError>;
+    /// Releases one booking that is [`due`] at `now` for a check-in window of `window` minutes
+    /// and returns it, or `None` when none is; in one atomic step, so two hosts calling it at
+    /// once never release a booking twice, nor one checked in meanwhile. The host calls it
+    /// until `None`. Durable when this returns.
+    async fn release_due(
+        &mut self,
+        now: Minute,
+        window: u16,
+    ) -> Result<Option<Booking>, StoreError>;
+}
+
+/// Whether booking `b` is to be released at `now` for a check-in window of `window` minutes:
+/// active, not checked in, its window over (`start + window <= now`) and still under way
+/// (`now < end`: a booking that ended before anyone looked has no time left to free).
+pub fn due(b: &Booking, now: Minute, window: u16) -> bool {
+    let span = b.new.span;
+    b.status == Status::Active
+        && !b.checked_in
+        && span.start.saturating_add(window.into()) <= now
+        && now < span.end
 }
 
 /// A store lent to the app (e.g. one in a static) is a store.
@@ -252,6 +285,20 @@ impl<S: Store + ?Sized> Store for &mut S {
     ) -> Result<Option<Resized>, StoreError> {
         (**self).set_end(id, holder, from, to).await
     }
+    async fn check_in(
+        &mut self,
+        id: BookingId,
+        holder: &Holder,
+    ) -> Result<Option<Booking>, StoreError> {
+        (**self).check_in(id, holder).await
+    }
+    async fn release_due(
+        &mut self,
+        now: Minute,
+        window: u16,
+    ) -> Result<Option<Booking>, StoreError> {
+        (**self).release_due(now, window).await
+    }
 }
 
 /// The active booking of `room` that overlaps `span` (the earliest, if several do).
@@ -274,7 +321,7 @@ pub fn next_held_in<'a>(
     let after = (start, room);
     bookings
         .into_iter()
-        .filter(|b| b.status == Status::Active && b.new.holder == *holder)
+        .filter(|b| b.status != Status::Cancelled && b.new.holder == *holder)
         .filter(|b| (b.new.span.start, b.new.room.as_str()) > after)
         .min_by_key(|b| (b.new.span.start, b.new.room.as_str()))
 }

@@ -73,6 +73,15 @@ pub(super) struct EndArgs<'s> {
     pub(super) booking_id: &'s str,
 }
 
+/// `check_in`'s arguments.
+#[cfg(feature = "meeting-life")]
+#[derive(Args)]
+pub(super) struct CheckInArgs<'s> {
+    /// The booking, e.g. "bk_1"
+    #[arg(max_len = MAX_BOOKING_ID_ARG)]
+    pub(super) booking_id: &'s str,
+}
+
 /// `list_rooms`'s arguments.
 #[derive(Args)]
 pub(super) struct ListArgs<'s> {

@@ -94,6 +94,22 @@ impl<S: Store> Store for Waiting<S> {
         Tick::twice().await;
         self.0.set_end(id, holder, from, to).await
     }
+    async fn check_in(
+        &mut self,
+        id: BookingId,
+        holder: &Holder,
+    ) -> Result<Option<Booking>, StoreError> {
+        Tick::twice().await;
+        self.0.check_in(id, holder).await
+    }
+    async fn release_due(
+        &mut self,
+        now: Minute,
+        window: u16,
+    ) -> Result<Option<Booking>, StoreError> {
+        Tick::twice().await;
+        self.0.release_due(now, window).await
+    }
 }
 
 /// Set by [`WOKEN_WAKER`]'s wake.

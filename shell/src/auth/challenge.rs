@@ -158,7 +158,12 @@ mod tests {
             Ok(Some("book_room".into()))
         );
         assert_eq!(write_tool(call("list_rooms").as_bytes()), Ok(None));
-        for t in ["cancel_booking", "extend_booking", "end_booking"] {
+        for t in [
+            "cancel_booking",
+            "extend_booking",
+            "end_booking",
+            "check_in",
+        ] {
             assert_eq!(write_tool(call(t).as_bytes()), Ok(Some(t.into())));
         }
         for t in ["day_schedule", "list_bookings", "no_such_tool"] {

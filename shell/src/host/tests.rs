@@ -99,6 +99,18 @@ impl Store for Hooked {
         self.tick().await;
         self.inner.set_end(id, h, from, to).await
     }
+    async fn check_in(&mut self, id: BookingId, h: &Holder) -> Result<Option<Booking>, StoreError> {
+        self.tick().await;
+        self.inner.check_in(id, h).await
+    }
+    async fn release_due(
+        &mut self,
+        now: Minute,
+        window: u16,
+    ) -> Result<Option<Booking>, StoreError> {
+        self.tick().await;
+        self.inner.release_due(now, window).await
+    }
 }
 
 impl Bookings for Hooked {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use redmark_core::booking::{
     Floor, Room, TimeOfDay, Utc, Zone, DEFAULT_FLOOR, DEFAULT_GRID, DEFAULT_MAX_MINUTES,
-    MAX_MINUTES,
+    MAX_CHECK_IN_MINUTES, MAX_MINUTES,
 };
 use redmark_core::limits::{MAX_BUILDINGS, MAX_ROOMS, MAX_ROOM_ID};
 use serde::Deserialize;
@@ -29,6 +29,9 @@ struct RoomsFile {
     /// Whether everyone sees the titles of others' bookings (default: only "booked").
     #[serde(default)]
     public_titles: bool,
+    /// Minutes after a booking's start by which its holder must check in, else it is released
+    /// (every building's; default: no check-in).
+    check_in_minutes: Option<u16>,
     /// The rooms of a floor file of one building.
     #[serde(default)]
     room: Vec<RoomEntry>,
@@ -82,6 +85,7 @@ struct RoomEntry {
 /// grid_minutes = 15        # optional: 5, 10, 15, 30 or 60 (default 15)
 /// max_minutes = 480        # optional: the longest booking (default 8 hours)
 /// public_titles = true     # optional: others see booking titles (default: only "booked")
+/// check_in_minutes = 10    # optional: unchecked bookings are released this long after their start
 ///
 /// [[room]]
 /// id = "atrium"            # 1-24 bytes, unique
@@ -106,6 +110,12 @@ pub fn load_rooms(path: &Path) -> Result<&'static [Floor<'static>], String> {
 fn parse_rooms(text: &str) -> Result<&'static [Floor<'static>], String> {
     let mut file: RoomsFile = toml::from_str(text).map_err(|e| located(text, &e))?;
     let public_titles = file.public_titles;
+    let check_in = file.check_in_minutes;
+    if let Some(m) = check_in.filter(|m| !(1..=MAX_CHECK_IN_MINUTES).contains(m)) {
+        return Err(format!(
+            "check_in_minutes = {m}: give 1 to {MAX_CHECK_IN_MINUTES} (or leave it out: no check-in)"
+        ));
+    }
     let defaults = BuildingEntry {
         id: DEFAULT_FLOOR.id.into(),
         name: DEFAULT_FLOOR.name.into(),
@@ -150,6 +160,7 @@ fn parse_rooms(text: &str) -> Result<&'static [Floor<'static>], String> {
         };
         site.push(parse_building(b, &mut ids, public_titles).map_err(named)?);
     }
+    site.iter_mut().for_each(|f| f.check_in_minutes = check_in);
     Ok(Box::leak(site.into_boxed_slice()))
 }
 
@@ -217,6 +228,7 @@ fn parse_building(
         zone,
         open,
         public_titles,
+        check_in_minutes: None,
     })
 }
 
@@ -285,6 +297,13 @@ mod tests {
         assert!(!f.public_titles, "titles are private unless the file says");
         let public = parse_rooms(&format!("public_titles = true\n{one}")).unwrap()[0];
         assert!(public.public_titles);
+        assert_eq!(f.check_in_minutes, None, "no check-in unless the file says");
+        let checked = parse_rooms(&format!("check_in_minutes = 10\n{one}")).unwrap()[0];
+        assert_eq!(checked.check_in_minutes, Some(10));
+        let e = parse_rooms(&format!("check_in_minutes = 0\n{one}"))
+            .err()
+            .unwrap();
+        assert!(e.contains("check_in_minutes = 0: give 1 to 60"), "{e}");
         let f = parse_rooms(&format!("time_zone = \"Europe/Berlin\"\n{one}")).unwrap()[0];
         assert_eq!(f.zone.name(), "Europe/Berlin");
         let e = parse_rooms(&format!("time_zone = \"Berlin\"\n{one}")).unwrap_err();

@@ -16,6 +16,7 @@
 
 mod args;
 pub mod config;
+pub mod release;
 mod zone;
 
 use std::io::IsTerminal;
@@ -230,11 +231,18 @@ async fn start<A: Hosted>(
     match store {
         Bookings::Redb(store, at) => {
             booked(&at);
-            let host = booking_host(floor, redb::RedbBookings::new(store), data.ring, config);
+            let store = redb::RedbBookings::new(store);
+            if let Some(timer) = release::timer(floor, &store) {
+                tokio::spawn(timer);
+            }
+            let host = booking_host(floor, store, data.ring, config);
             serve(host, &args, tokens, oauth, owner).await
         }
         Bookings::Pg(store, at) => {
             booked(&at);
+            if let Some(timer) = release::timer(floor, &store) {
+                tokio::spawn(timer);
+            }
             let host = booking_host(floor, store, data.ring, config);
             serve(host, &args, tokens, oauth, None).await
         }

@@ -194,6 +194,71 @@ pub(crate) async fn suite(s: &mut impl Store) {
     );
     overlaps(s).await;
     ends(s).await;
+    releases(s).await;
+}
+
+/// Check-in keeps a booking; one nobody checked in to is released once its window passes
+/// (once: asked again, nothing), frees its time and stays in its holder's walk; a check-in
+/// after changes nothing; one already over is left (rooms `den`, `loft`, a month after the
+/// suite's day, nonces from 140).
+async fn releases(s: &mut impl Store) {
+    let (day, me) = (30 * 1440, [5; 8]);
+    let over = created(s.commit(&span("den", day + 300, day + 360, 140)).await);
+    let kept = created(s.commit(&span("den", day + 540, day + 600, 141)).await);
+    let gone = created(s.commit(&span("loft", day + 540, day + 600, 142)).await);
+    assert_eq!(s.check_in(kept.id, &[6; 8]).await, Ok(None), "not theirs");
+    let checked = Booking {
+        checked_in: true,
+        ..kept.clone()
+    };
+    for again in ["checked in", "again"] {
+        assert_eq!(
+            s.check_in(kept.id, &me).await,
+            Ok(Some(checked.clone())),
+            "{again}"
+        );
+    }
+    assert_eq!(
+        s.release_due(at(day + 549), 10).await,
+        Ok(None),
+        "inside the window"
+    );
+    let released = Booking {
+        status: Status::Released,
+        ..gone.clone()
+    };
+    assert_eq!(
+        s.release_due(at(day + 550), 10).await,
+        Ok(Some(released.clone()))
+    );
+    assert_eq!(
+        s.release_due(at(day + 550), 10).await,
+        Ok(None),
+        "released once"
+    );
+    assert_eq!(
+        s.check_in(gone.id, &me).await,
+        Ok(Some(released.clone())),
+        "too late: unchanged"
+    );
+    assert_eq!(s.get(gone.id).await, Ok(Some(released.clone())));
+    assert_eq!(s.get(kept.id).await, Ok(Some(checked)));
+    assert_eq!(
+        s.get(over.id).await,
+        Ok(Some(over)),
+        "over before anyone looked"
+    );
+    assert_eq!(occupant(s, "loft", released.new.span).await, Ok(None));
+    assert_eq!(
+        s.next_held(&me, at(day + 540), "den").await,
+        Ok(Some(released)),
+        "its holder still reads it"
+    );
+    let theirs = NewBooking {
+        holder: [6; 8],
+        ..span("loft", day + 560, day + 600, 143)
+    };
+    created(s.commit(&theirs).await);
 }
 
 /// A booking's end moves later only into free time, earlier at once, only for its holder and

@@ -59,6 +59,7 @@ fn a_database_of_the_release_before_spans_opens_with_every_booking_as_hours() {
                 nonce: [nonce; 8],
             },
             status,
+            checked_in: false,
         };
         assert_eq!(b, want);
         // The same operation again is still that booking.
@@ -70,7 +71,7 @@ fn a_database_of_the_release_before_spans_opens_with_every_booking_as_hours() {
     }
     assert_eq!(
         pg.psql("SELECT value FROM redmark_meta WHERE key = 'schema'"),
-        "2"
+        "3"
     );
     // 09:30–10:15 overlaps Studio B's 09:00 hour; the Nook's was cancelled.
     assert_eq!(
@@ -150,4 +151,39 @@ fn without_the_privilege_to_create_btree_gist_startup_fails_naming_it() {
     // Once the owner created it, the same role starts.
     pg.psql("CREATE EXTENSION btree_gist");
     rt.block_on(PgStore::open(&url)).unwrap();
+}
+
+/// A database of today's schema (version 2: made here from its own statements) is brought to
+/// version 3 with its rows active and not checked in; a released row is `cancelled` too, so
+/// an instance of the release before (which reads `cancelled` only) sees its time free.
+#[test]
+fn a_database_of_schema_2_opens_as_3_and_the_release_before_sees_a_released_row_as_cancelled() {
+    use super::sql::{BTREE_GIST, SCHEMA, SPANS};
+    let Some(pg) = Cluster::start_or_skip() else {
+        return;
+    };
+    pg.psql(SCHEMA);
+    pg.psql(BTREE_GIST);
+    pg.psql(SPANS);
+    pg.psql("INSERT INTO redmark_meta (key, value) VALUES ('schema', 2)");
+    let start = day(17).first_minute() + 9 * 60;
+    pg.psql(&format!(
+        "INSERT INTO redmark_bookings (room, start_minute, end_minute, title, attendees, holder, \
+         nonce) VALUES ('nook', {start}, {}, '', 1, '\\x0707070707070707', '\\x0101010101010101')",
+        start + 60
+    ));
+    let rt = runtime();
+    let mut s = rt.block_on(PgStore::open(&pg.url())).unwrap();
+    assert_eq!(
+        pg.psql("SELECT value FROM redmark_meta WHERE key = 'schema'"),
+        "3"
+    );
+    let b = rt.block_on(s.get(1)).unwrap().unwrap();
+    assert_eq!((b.status, b.checked_in), (Status::Active, false));
+    let released = rt.block_on(s.release_due(start + 10, 10)).unwrap().unwrap();
+    assert_eq!(released.status, Status::Released);
+    assert_eq!(
+        pg.psql("SELECT cancelled, released, checked_in FROM redmark_bookings WHERE id = 1"),
+        "t|t|f"
+    );
 }

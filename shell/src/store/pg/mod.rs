@@ -242,6 +242,22 @@ impl Store for PgStore {
             Err(e) => Err(e),
         }
     }
+
+    async fn check_in(
+        &mut self,
+        id: BookingId,
+        holder: &Holder,
+    ) -> Result<Option<Booking>, StoreError> {
+        self.booking(Op::CheckIn(id, *holder)).await
+    }
+
+    async fn release_due(
+        &mut self,
+        now: Minute,
+        window: u16,
+    ) -> Result<Option<Booking>, StoreError> {
+        self.booking(Op::Release(now, window)).await
+    }
 }
 
 impl Bookings for PgStore {

@@ -7,8 +7,9 @@ use tokio_postgres::{Client, Config, NoTls, Row, Statement};
 
 /// The advisory lock that serialises schema set-up between instances starting together.
 pub(super) const SCHEMA_LOCK: i64 = 0x0072_6564_6d61_726b; // "redmark" in ASCII
-/// The schema version this build writes and reads (2: spans, titles, the overlap constraint).
-pub(super) const SCHEMA_VERSION: i32 = 2;
+/// The schema version this build writes and reads (2: spans, titles, the overlap constraint;
+/// 3: check-in and release).
+pub(super) const SCHEMA_VERSION: i32 = 3;
 
 /// The schema of the release before spans (version 1), idempotent: created as it was, then
 /// brought to version 2 by [`SPANS`].
@@ -87,13 +88,28 @@ CREATE INDEX IF NOT EXISTS redmark_bookings_room_ends
     ON redmark_bookings (room, end_minute) WHERE NOT cancelled;
 ";
 
+/// Version 2 to 3 (run once, where the schema is version 2): whether a booking's holder
+/// checked in, and whether it was released for want of one. A released row is also
+/// `cancelled`, so the overlap constraint frees its time and an instance of the release
+/// before reads it as cancelled (docs/operators.md). Its holder still lists it (the second
+/// holder index); the release finds the unchecked bookings by start (the third).
+pub(super) const CHECK_IN: &str = "
+ALTER TABLE redmark_bookings
+    ADD COLUMN IF NOT EXISTS released boolean NOT NULL DEFAULT false,
+    ADD COLUMN IF NOT EXISTS checked_in boolean NOT NULL DEFAULT false;
+CREATE INDEX IF NOT EXISTS redmark_bookings_listed_by_start
+    ON redmark_bookings (holder, start_minute, room COLLATE \"C\") WHERE NOT cancelled OR released;
+CREATE INDEX IF NOT EXISTS redmark_bookings_unchecked
+    ON redmark_bookings (start_minute) WHERE NOT cancelled AND NOT checked_in;
+";
+
 /// A holder's first active booking after a (start, room) in that order, room ids compared
 /// byte by byte (`COLLATE "C"`, as every other store orders them, whatever the database's
 /// collation); `redmark_bookings_mine_by_start` serves it.
 pub(super) const NEXT_HELD_SQL: &str = "
-SELECT id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled
+SELECT id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, checked_in
     FROM redmark_bookings
-    WHERE holder = $1 AND NOT cancelled
+    WHERE holder = $1 AND (NOT cancelled OR released)
     AND (start_minute, room COLLATE \"C\") > ($2::int4, $3::text COLLATE \"C\")
     ORDER BY start_minute, room COLLATE \"C\"
     LIMIT 1
@@ -102,7 +118,7 @@ SELECT id, room, start_minute, end_minute, title, attendees, holder, nonce, canc
 /// A room's first active booking that ends after a minute: active bookings of a room never
 /// overlap, so end order is start order; `redmark_bookings_room_ends` serves it.
 pub(super) const NEXT_IN_ROOM_SQL: &str = "
-SELECT id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled
+SELECT id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, checked_in
     FROM redmark_bookings
     WHERE room = $1 AND end_minute > $2 AND NOT cancelled
     ORDER BY end_minute
@@ -121,12 +137,40 @@ UPDATE redmark_bookings r SET end_minute = $4
         WHERE o.room = r.room AND NOT o.cancelled AND o.id <> r.id
         AND int4range(o.start_minute, o.end_minute) && int4range(LEAST($3, $4), $4))
     RETURNING r.id, r.room, r.start_minute, r.end_minute, r.title, r.attendees, r.holder,
-        r.nonce, r.cancelled
+        r.nonce, r.cancelled, r.released, r.checked_in
+";
+
+/// Marks a holder's active booking checked in; a booking it cannot change (cancelled,
+/// released) comes back as it stands, from the statement's snapshot.
+pub(super) const CHECK_IN_SQL: &str = "
+WITH u AS (
+    UPDATE redmark_bookings SET checked_in = true
+    WHERE id = $1 AND holder = $2 AND NOT cancelled
+    RETURNING id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, checked_in
+)
+SELECT * FROM u
+UNION ALL
+SELECT id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, checked_in
+    FROM redmark_bookings WHERE id = $1 AND holder = $2 AND NOT EXISTS (SELECT FROM u)
+";
+
+/// Releases one booking due at minute `$1` for a window of `$2` minutes (active, not checked
+/// in, `start + window <= now < end`), in one UPDATE: the row is locked (`FOR UPDATE`; one
+/// another instance is releasing or checking in is skipped) and the condition checked again
+/// on its latest version, so three instances never release a row twice nor one checked in.
+pub(super) const RELEASE_SQL: &str = "
+UPDATE redmark_bookings SET cancelled = true, released = true
+    WHERE id = (SELECT id FROM redmark_bookings
+        WHERE NOT cancelled AND NOT checked_in AND start_minute + $2 <= $1 AND end_minute > $1
+        ORDER BY start_minute, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+    AND NOT cancelled AND NOT checked_in
+    RETURNING id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, checked_in
 ";
 
 /// The columns of a booking, in the order [`decode`] reads them.
 pub(super) const COLS: &str =
-    "id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled";
+    "id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, \
+     checked_in";
 
 /// Books, or says who already holds the nonce (kind 1) or the earliest active booking of the
 /// room that overlaps (kind 2). The outer reads see the statement's snapshot; a conflict with
@@ -137,14 +181,14 @@ WITH ins AS (
     INSERT INTO redmark_bookings (room, start_minute, end_minute, title, attendees, holder, nonce)
     VALUES ($1, $2, $3, $4, $5, $6, $7)
     ON CONFLICT DO NOTHING
-    RETURNING id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled
+    RETURNING id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, checked_in
 )
 SELECT 0 AS kind, * FROM ins
 UNION ALL
-SELECT 1, id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled
+SELECT 1, id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, checked_in
     FROM redmark_bookings WHERE holder = $6 AND nonce = $7
 UNION ALL
-(SELECT 2, id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled
+(SELECT 2, id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, checked_in
     FROM redmark_bookings WHERE room = $1 AND NOT cancelled
     AND int4range(start_minute, end_minute) && int4range($2, $3)
     ORDER BY start_minute LIMIT 1)
@@ -191,6 +235,8 @@ pub(super) struct Statements {
     pub(super) next_in_room: Statement,
     pub(super) cancel: Statement,
     pub(super) set_end: Statement,
+    pub(super) check_in: Statement,
+    pub(super) release: Statement,
 }
 
 impl Conn {
@@ -213,11 +259,14 @@ impl Conn {
             next_in_room: client.prepare(NEXT_IN_ROOM_SQL).await?,
             cancel: client
                 .prepare(&format!(
-                    "UPDATE redmark_bookings SET cancelled = true WHERE id = $1 AND holder = $2 \
+                    "UPDATE redmark_bookings SET cancelled = true, released = false WHERE id = $1 \
+                     AND holder = $2 \
                      RETURNING {COLS}"
                 ))
                 .await?,
             set_end: client.prepare(SET_END_SQL).await?,
+            check_in: client.prepare(CHECK_IN_SQL).await?,
+            release: client.prepare(RELEASE_SQL).await?,
         };
         Ok(Conn { client, s })
     }
@@ -260,6 +309,16 @@ pub(super) async fn migrate(client: &mut Client) -> Result<(), String> {
         .map_err(e)?;
         tracing::info!("booking store: schema brought to version 2 (spans, titles)");
     }
+    if v < 3 {
+        tx.batch_execute(CHECK_IN).await.map_err(e)?;
+        tx.execute(
+            "UPDATE redmark_meta SET value = 3 WHERE key = 'schema'",
+            &[],
+        )
+        .await
+        .map_err(e)?;
+        tracing::info!("booking store: schema brought to version 3 (check-in, release)");
+    }
     tx.commit().await.map_err(e)
 }
 
@@ -300,6 +359,8 @@ pub(super) fn decode_quiet(row: &Row, at: usize) -> Option<Booking> {
     let holder: &[u8] = row.try_get(at + 6).ok()?;
     let nonce: &[u8] = row.try_get(at + 7).ok()?;
     let cancelled: bool = row.try_get(at + 8).ok()?;
+    let released: bool = row.try_get(at + 9).ok()?;
+    let checked_in: bool = row.try_get(at + 10).ok()?;
     Some(Booking {
         id: u32::try_from(id).ok()?,
         new: NewBooking {
@@ -310,10 +371,11 @@ pub(super) fn decode_quiet(row: &Row, at: usize) -> Option<Booking> {
             holder: holder.try_into().ok()?,
             nonce: nonce.try_into().ok()?,
         },
-        status: if cancelled {
-            Status::Cancelled
-        } else {
-            Status::Active
+        status: match (cancelled, released) {
+            (true, true) => Status::Released,
+            (true, false) => Status::Cancelled,
+            (false, _) => Status::Active,
         },
+        checked_in,
     })
 }

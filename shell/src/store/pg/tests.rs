@@ -30,7 +30,7 @@ fn postgres_passes_the_store_suite() {
         .block_on(occupant(&mut again, "atrium", slot(9)))
         .unwrap()
         .is_some());
-    assert_eq!(pg.psql("SELECT count(*) FROM redmark_bookings"), "17");
+    assert_eq!(pg.psql("SELECT count(*) FROM redmark_bookings"), "21");
 }
 
 #[test]
@@ -292,4 +292,96 @@ fn random_intervals_on_three_instances_never_overlap() {
         .unwrap();
     assert_eq!(stored, acked.len(), "only acknowledged bookings are stored");
     assert!(acked.len() > 20, "{} bookings", acked.len());
+}
+
+/// Check-in racing the release on three instances: 48 bookings under way, their window over;
+/// three releasers (one an instance) call `release_due` until nothing is due while callers
+/// check in to every other booking. Each booking is released at most once, none that was
+/// checked in is released, and every one ends either checked in or released.
+#[test]
+fn three_instances_release_each_no_show_once_and_no_checked_in_one() {
+    use redmark_core::booking::Status;
+    use std::collections::HashSet;
+    const BOOKINGS: u8 = 48;
+    let Some(pg) = Cluster::start_or_skip() else {
+        return;
+    };
+    let rt = runtime();
+    let url = pg.url();
+    let (a, b, c) = rt.block_on(async {
+        tokio::join!(
+            PgStore::open(&url),
+            PgStore::open(&url),
+            PgStore::open(&url)
+        )
+    });
+    let stores = [a.unwrap(), b.unwrap(), c.unwrap()];
+    let mut maker = stores[0].handle();
+    let made: Vec<Booking> = (0..BOOKINGS)
+        .map(|i| created(rt.block_on(maker.commit(&new(&format!("room-{i}"), 9, i, i)))))
+        .collect();
+    let now = slot(9).start + 10;
+    let releasers: Vec<_> = (0..3)
+        .map(|i| {
+            let mut s = stores[i].handle();
+            rt.spawn(async move {
+                let mut released = Vec::new();
+                while let Some(b) = s.release_due(now, 10).await.unwrap() {
+                    released.push(b);
+                }
+                released
+            })
+        })
+        .collect();
+    let checkers: Vec<_> = (0..3)
+        .map(|i| {
+            let mut s = stores[i].handle();
+            let mine: Vec<Booking> = made.iter().skip(i).step_by(6).cloned().collect();
+            rt.spawn(async move {
+                let mut checked = Vec::new();
+                for b in mine {
+                    let now = s.check_in(b.id, &b.new.holder).await.unwrap().unwrap();
+                    if now.checked_in {
+                        checked.push(now.id);
+                    }
+                }
+                checked
+            })
+        })
+        .collect();
+    let (released, checked) = rt.block_on(async {
+        let (mut released, mut checked) = (Vec::new(), HashSet::new());
+        for h in releasers {
+            released.extend(h.await.unwrap());
+        }
+        for h in checkers {
+            checked.extend(h.await.unwrap());
+        }
+        (released, checked)
+    });
+    let once: HashSet<u32> = released.iter().map(|b| b.id).collect();
+    assert_eq!(once.len(), released.len(), "a booking released twice");
+    for b in &released {
+        assert_eq!((b.status, b.checked_in), (Status::Released, false));
+        assert!(
+            !checked.contains(&b.id),
+            "bk_{} released after its check-in",
+            b.id
+        );
+    }
+    let mut reader = stores[1].handle();
+    for b in &made {
+        let now = rt.block_on(reader.get(b.id)).unwrap().unwrap();
+        match (now.status, now.checked_in) {
+            (Status::Active, true) => assert!(checked.contains(&b.id)),
+            (Status::Released, false) => assert!(once.contains(&b.id)),
+            other => panic!("bk_{} ended as {other:?}", b.id),
+        }
+    }
+    assert_eq!(once.len() + checked.len(), usize::from(BOOKINGS));
+    assert!(checked.len() < usize::from(BOOKINGS) / 2 + 1);
+    assert_eq!(
+        pg.psql("SELECT count(*) FROM redmark_bookings WHERE released"),
+        once.len().to_string()
+    );
 }

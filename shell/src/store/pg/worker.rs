@@ -37,6 +37,8 @@ pub(super) enum Op {
     NextInRoom(RoomId, Minute),
     Cancel(BookingId, Holder),
     SetEnd(BookingId, Holder, Minute, Minute),
+    CheckIn(BookingId, Holder),
+    Release(Minute, u16),
 }
 
 /// What a call returned.
@@ -287,6 +289,7 @@ pub(super) async fn insert_many(
                 id,
                 new: new.clone(),
                 status: Status::Active,
+                checked_in: false,
             }))),
             Err(_) => Err(StoreError::Corrupt),
         });
@@ -333,6 +336,12 @@ pub(super) async fn run(
             .query(&s.cancel, &[&i64::from(*id), &&holder[..]])
             .await?),
         Op::SetEnd(id, holder, from, to) => set_end(tx, s, *id, holder, *from, *to).await?,
+        Op::CheckIn(id, holder) => one(tx
+            .query(&s.check_in, &[&i64::from(*id), &&holder[..]])
+            .await?),
+        Op::Release(now, window) => one(tx
+            .query(&s.release, &[&minute(*now), &i32::from(*window)])
+            .await?),
     })
 }
 

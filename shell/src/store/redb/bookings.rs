@@ -116,6 +116,27 @@ impl Store for RedbBookings {
             .write(move |t| t.set_end(id, &holder, from, to))
             .await
     }
+
+    async fn check_in(
+        &mut self,
+        id: BookingId,
+        holder: &Holder,
+    ) -> Result<Option<Booking>, StoreError> {
+        self.fence.queued_behind_earlier();
+        let holder = *holder;
+        self.committer.write(move |t| t.check_in(id, &holder)).await
+    }
+
+    async fn release_due(
+        &mut self,
+        now: Minute,
+        window: u16,
+    ) -> Result<Option<Booking>, StoreError> {
+        self.fence.queued_behind_earlier();
+        self.committer
+            .write(move |t| t.release_due(now, window))
+            .await
+    }
 }
 
 impl Bookings for RedbBookings {

@@ -95,6 +95,7 @@ fn book_as_0cacbc5(db: &Database, new: &NewBooking) -> Commit {
             id,
             new: new.clone(),
             status: Status::Active,
+            checked_in: false,
         };
         bookings.insert(id, &encode(&b)[..]).unwrap();
         tx.open_table(NONCES)

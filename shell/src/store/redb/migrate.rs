@@ -73,6 +73,9 @@ pub(super) fn rebuild(tx: &WriteTransaction) -> Result<Option<Rebuilt>, String> 
             let room = room_key(&n.room, n.span.start)
                 .ok_or_else(|| format!("booking {}: its room id does not fit a key", b.id))?;
             rooms.push((room, b.id));
+        }
+        // A released booking stays in its holder's index: its holder reads that it was.
+        if b.status != Status::Cancelled {
             holders.push((holder_key(&n.holder, n.span.start, &n.room), b.id));
         }
     }

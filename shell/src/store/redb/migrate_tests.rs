@@ -260,3 +260,46 @@ fn a_store_of_the_release_before_index_tiers_opens_with_every_booking_as_it_was(
     drop((read, db));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Check-in and release on today's store (the v2 fixture): bk_1 checked in, bk_2 released
+/// when its window passes, both rewritten as v3 records, read back so after a restart; the
+/// other records stay as they were.
+#[test]
+fn bookings_of_todays_store_are_checked_in_and_released_and_read_back_after_a_restart() {
+    let dir = unpack_gz("release-v2", include_bytes!("fixtures/bookings-v2.redb.gz"));
+    let mut s = RedbBookings::new(RedbStore::open_checked(&dir, false).unwrap());
+    let all = s.store().all().unwrap();
+    let holder = all[0].new.holder;
+    assert!(now(s.check_in(1, &holder)).unwrap().unwrap().checked_in);
+    // 10:10: bk_1's window (09:30 + 10) and bk_2's (10:00 + 10) are over.
+    let ten_past_ten = day(17).first_minute() + 10 * 60 + 10;
+    let released = now(s.release_due(ten_past_ten, 10)).unwrap().unwrap();
+    assert_eq!((released.id, released.status), (2, Status::Released));
+    assert_eq!(now(s.release_due(ten_past_ten, 10)), Ok(None));
+    drop(s);
+    let mut s = RedbBookings::new(RedbStore::open_checked(&dir, false).unwrap());
+    let again = s.store().all().unwrap();
+    assert_eq!(
+        (again[0].status, again[0].checked_in),
+        (Status::Active, true)
+    );
+    assert_eq!(
+        (again[1].status, again[1].checked_in),
+        (Status::Released, false)
+    );
+    assert_eq!(again[2..], all[2..]);
+    let atrium = NewBooking {
+        holder: [0xd1; 8],
+        ..all[1].new.clone()
+    };
+    assert!(
+        matches!(now(s.commit(&atrium)), Ok(Commit::Created(_))),
+        "its time is free"
+    );
+    assert_eq!(
+        now(s.next_held(&holder, all[0].new.span.start, "studio-b")),
+        Ok(Some(again[1].clone()))
+    );
+    drop(s);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -8,7 +8,7 @@ use redb::{ReadableTable, TableDefinition};
 pub(super) use super::errors::{corrupt, fault};
 use super::tiers::{Due, Index, Levels, Tiers};
 use redmark_core::booking::{
-    end_step, Booking, BookingId, Commit, Day, EndStep, Holder, Minute, NewBooking, Resized,
+    due, end_step, Booking, BookingId, Commit, Day, EndStep, Holder, Minute, NewBooking, Resized,
     RoomId, Span, Status, StoreError, Title,
 };
 
@@ -63,6 +63,12 @@ pub(super) const STORE_ID: &str = "store-id";
 pub(super) const RECORD_V1: u8 = 1;
 /// A record with a span and a title.
 pub(super) const RECORD_V2: u8 = 2;
+/// A v2 record whose status byte may also say released (2) and checked in (bit 7): written
+/// only for such a booking, so a store that never used check-in stays v2 (the release before
+/// reads it).
+pub(super) const RECORD_V3: u8 = 3;
+/// Bit 7 of a v3 record's status byte: its holder checked in.
+const CHECKED_IN: u8 = 0x80;
 
 /// A store id: 16 random bytes, in the store's `meta` table and in [`MARKER_FILE`](super::open::MARKER_FILE).
 pub(super) type StoreId = [u8; 16];
@@ -88,16 +94,19 @@ pub(super) fn holder_key(holder: &Holder, start: Minute, room: &str) -> Vec<u8> 
     k
 }
 
-/// Record v2: version, status, start u32 LE, end u32 LE, attendees u16 LE, `holder[8]`,
+/// Record v2 (v3 when released or checked in: [`RECORD_V3`]): version, status, start u32 LE, end u32 LE, attendees u16 LE, `holder[8]`,
 /// `nonce[8]`, room length, room bytes, title length, title bytes (UTF-8).
 pub(super) fn encode(b: &Booking) -> Vec<u8> {
     let n = &b.new;
     let mut r = Vec::with_capacity(30 + n.room.len() + n.title.len());
-    r.push(RECORD_V2);
-    r.push(match b.status {
+    let v3 = b.checked_in || b.status == Status::Released;
+    r.push(if v3 { RECORD_V3 } else { RECORD_V2 });
+    let status = match b.status {
         Status::Active => 0,
         Status::Cancelled => 1,
-    });
+        Status::Released => 2,
+    };
+    r.push(status | if b.checked_in { CHECKED_IN } else { 0 });
     r.extend_from_slice(&n.span.start.to_le_bytes());
     r.extend_from_slice(&n.span.end.to_le_bytes());
     r.extend_from_slice(&n.attendees.to_le_bytes());
@@ -116,14 +125,18 @@ pub(super) fn decode(id: BookingId, r: &[u8]) -> Result<Booking, StoreError> {
 
 /// The booking in record `r` (v1 or v2), or `None` if it does not decode.
 pub(super) fn decode_quiet(id: BookingId, r: &[u8]) -> Option<Booking> {
-    let status = match r.get(1)? {
-        0 => Status::Active,
-        1 => Status::Cancelled,
+    let byte = *r.get(1)?;
+    let (status, checked_in) = match (r[0], byte & !CHECKED_IN, byte & CHECKED_IN != 0) {
+        (_, 0, false) => (Status::Active, false),
+        (_, 1, false) => (Status::Cancelled, false),
+        (RECORD_V3, 0, checked_in) => (Status::Active, checked_in),
+        (RECORD_V3, 1, checked_in) => (Status::Cancelled, checked_in),
+        (RECORD_V3, 2, false) => (Status::Released, false),
         _ => return None,
     };
     let (span, rest, title) = match r[0] {
         RECORD_V1 => (decode_hour(r.get(2..7)?)?, r.get(7..)?, None),
-        RECORD_V2 => {
+        RECORD_V2 | RECORD_V3 => {
             let word = |at: usize| Some(u32::from_le_bytes(r.get(at..at + 4)?.try_into().ok()?));
             // A damaged but decodable record must not reach a span's arithmetic.
             let span = Span::new(word(2)?, word(6)?)?;
@@ -160,6 +173,7 @@ pub(super) fn decode_quiet(id: BookingId, r: &[u8]) -> Option<Booking> {
             nonce,
         },
         status,
+        checked_in,
     })
 }
 
@@ -291,6 +305,7 @@ impl<'t> Tables<'t> {
             id,
             new: new.clone(),
             status: Status::Active,
+            checked_in: false,
         };
         self.bookings.insert(id, &encode(&b)[..]).map_err(fault)?;
         self.nonces.insert(&operation[..], id)?;
@@ -321,14 +336,18 @@ impl<'t> Tables<'t> {
         if b.status == Status::Cancelled {
             return Ok(Some(b));
         }
+        let released = b.status == Status::Released;
         b.status = Status::Cancelled;
         self.bookings.insert(id, &encode(&b)[..]).map_err(fault)?;
         let n = &b.new;
-        if let Some(room) = room_key(&n.room, n.span.start) {
+        if let Some(room) = room_key(&n.room, n.span.start).filter(|_| !released) {
             self.rooms.remove(&room[..])?;
         }
         let mine = holder_key(&n.holder, n.span.start, &n.room);
-        self.holders.remove(&mine[..])?;
+        // A released booking's entry may since name the holder's new booking of that time.
+        if !released || self.holders.get(&mine[..])? == Some(id) {
+            self.holders.remove(&mine[..])?;
+        }
         Ok(Some(b))
     }
 
@@ -357,6 +376,52 @@ impl<'t> Tables<'t> {
         }
         self.bookings.insert(id, &encode(&b)[..]).map_err(fault)?;
         Ok(Some(Resized::Moved(b)))
+    }
+
+    /// Marks `holder`'s active booking `id` checked in
+    /// ([`Store::check_in`](redmark_core::booking::Store::check_in)): only the record changes.
+    pub(super) fn check_in(
+        &mut self,
+        id: BookingId,
+        holder: &Holder,
+    ) -> Result<Option<Booking>, StoreError> {
+        let Some(mut b) = load(&self.bookings, id)?.filter(|b| b.new.holder == *holder) else {
+            return Ok(None);
+        };
+        if b.status == Status::Active && !b.checked_in {
+            b.checked_in = true;
+            self.bookings.insert(id, &encode(&b)[..]).map_err(fault)?;
+        }
+        Ok(Some(b))
+    }
+
+    /// Releases the first booking (by id) [`due`] at `now`
+    /// ([`Store::release_due`](redmark_core::booking::Store::release_due)): its time leaves
+    /// the room index, it stays in its holder's (who reads that it was released). A scan of
+    /// the records: the host calls it once a timer period, not per request.
+    pub(super) fn release_due(
+        &mut self,
+        now: Minute,
+        window: u16,
+    ) -> Result<Option<Booking>, StoreError> {
+        let mut found = None;
+        for entry in self.bookings.iter().map_err(fault)? {
+            let (k, v) = entry.map_err(fault)?;
+            let b = decode(k.value(), v.value())?;
+            if due(&b, now, window) {
+                found = Some(b);
+                break;
+            }
+        }
+        let Some(mut b) = found else {
+            return Ok(None);
+        };
+        b.status = Status::Released;
+        self.bookings.insert(b.id, &encode(&b)[..]).map_err(fault)?;
+        if let Some(room) = room_key(&b.new.room, b.new.span.start) {
+            self.rooms.remove(&room[..])?;
+        }
+        Ok(Some(b))
     }
 
     /// What each index's tiers have due (nonces, rooms, holders), read on the open tables: a

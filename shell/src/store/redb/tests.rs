@@ -69,6 +69,7 @@ fn v1_records_read_as_their_hour_and_impossible_ones_do_not_decode() {
         id: 1,
         new: new("atrium", 23, 1),
         status: Status::Active,
+        checked_in: false,
     };
     let r = v1_record(0, DAY, 23, "atrium", 7, 1);
     assert_eq!(decode_quiet(1, &r), Some(good));
@@ -104,6 +105,7 @@ fn v2_records_keep_span_and_title_and_damaged_ones_do_not_decode() {
             ..new("atrium", 9, 1)
         },
         status: Status::Cancelled,
+        checked_in: false,
     };
     let r = encode(&b);
     assert_eq!(r[0], 2);
