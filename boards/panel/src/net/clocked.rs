@@ -1,6 +1,6 @@
 //! The booking tools of a networked panel: `book_room` is refused until the panel has a wall
-//! clock (what is past, and what "today" is, need the date); `extend_booking` and
-//! `end_booking` are the door's only (its buttons), left out of the network's `tools/list`
+//! clock (what is past, and what "today" is, need the date); `extend_booking`, `end_booking`
+//! and `check_in` are the door's only (its buttons), left out of the network's `tools/list`
 //! (with them it would outgrow the [`super::ANSWER_MAX`]-byte output buffer, and RAM for a
 //! larger one there is not); the other tools are answered as always.
 
@@ -15,7 +15,10 @@ pub const NO_TIME: &str =
 
 /// Whether a tool is the door's only.
 const fn doors_only(tool: BookingTool) -> bool {
-    matches!(tool, BookingTool::ExtendBooking | BookingTool::EndBooking)
+    matches!(
+        tool,
+        BookingTool::ExtendBooking | BookingTool::EndBooking | BookingTool::CheckIn
+    )
 }
 
 /// How many tools the network is offered.
