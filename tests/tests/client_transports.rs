@@ -373,6 +373,7 @@ fn tools_lists_schemas() {
             "cancel_booking",
             "extend_booking",
             "end_booking",
+            "booking_trail",
             "list_rooms",
             "day_schedule",
             "list_bookings"

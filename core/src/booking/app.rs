@@ -8,10 +8,10 @@ use super::cancel::cancel_booking;
 use super::floor::Floor;
 #[cfg(not(feature = "campus"))]
 use super::list::list_rooms;
-#[cfg(feature = "meeting-life")]
-use super::meeting::{end_booking, extend_booking};
 #[cfg(feature = "day-schedule")]
 use super::mcp_app;
+#[cfg(feature = "meeting-life")]
+use super::meeting::{end_booking, extend_booking};
 #[cfg(feature = "list-bookings")]
 use super::mine::list_bookings;
 #[cfg(feature = "day-schedule")]
@@ -21,9 +21,13 @@ use super::store::Store;
 use super::tools::DayArgs;
 #[cfg(feature = "list-bookings")]
 use super::tools::MineArgs;
+#[cfg(feature = "operators")]
+use super::tools::TrailArgs;
 use super::tools::{BookArgs, CancelArgs, ListArgs};
 #[cfg(feature = "meeting-life")]
 use super::tools::{EndArgs, ExtendArgs};
+#[cfg(feature = "operators")]
+use super::trail_tool::booking_trail;
 use crate::engine::{App, Call, Replied, Reply, ServerInfo, ToolEntry};
 #[cfg(feature = "day-schedule")]
 use crate::engine::{CallError, Done, ResourceInfo};
@@ -191,6 +195,13 @@ impl<S: Store> App for BookingApp<'_, S> {
         end_booking(floors, &mut self.store, args, call, reply).await
     }
 
+    /// For the floor's operators: who made and changed a booking, when, how and where.
+    #[cfg(feature = "operators")]
+    #[tool(title = "A booking's trail", read_only, idempotent)]
+    async fn booking_trail(&mut self, args: TrailArgs<'_>, call: &Call, reply: Reply) -> Replied {
+        booking_trail(&mut self.store, args, call, reply).await
+    }
+
     /// Lists the rooms with their seats; with a day and a start (and minutes), says which are
     /// free all that time (none once it has started).
     #[tool(title = "List rooms", read_only, idempotent)]
@@ -331,6 +342,8 @@ mod tests {
             "extend_booking" => ExtendArgs::ARGS,
             #[cfg(feature = "meeting-life")]
             "end_booking" => EndArgs::ARGS,
+            #[cfg(feature = "operators")]
+            "booking_trail" => TrailArgs::ARGS,
             _ => unreachable!("{tool}"),
         }
     }

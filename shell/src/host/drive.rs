@@ -51,6 +51,7 @@ pub async fn drive<A: App>(
         now: cx.now,
         principal: cx.principal,
         entropy: cx.entropy,
+        access: redmark_core::Access::USER,
     };
     let params: Vec<(&str, &str)>;
     let headers;
