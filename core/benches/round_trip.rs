@@ -28,6 +28,7 @@ fn seed_round_trip(c: &mut Criterion) {
         now: 1_790_000_000,
         principal: b"alice",
         entropy: [1; 8],
+        access: redmark_core::Access::USER,
     };
     let ask = format!(
         r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"book_room",{ARGS},{META}}}}}"#

@@ -81,6 +81,7 @@ fn main() {
         now: 1_800_000_000,
         principal: b"me",
         entropy: [1; 8],
+        access: redmark_core::Access::USER,
     };
     let call = |more: &str| {
         format!(

@@ -47,7 +47,7 @@
 //!     "arguments":{"day":"2030-01-07","hour":9,"room_id":"nook"},"_meta":{
 //!     "io.modelcontextprotocol/protocolVersion":"2026-07-28",
 //!     "io.modelcontextprotocol/clientCapabilities":{}}}}"#;
-//! let cx = Context { now: 1_800_000_000, principal: b"alice", entropy: [1; 8] };
+//! let cx = Context { now: 1_800_000_000, principal: b"alice", entropy: [1; 8], access: redmark_core::Access::USER };
 //! let mut out = [0u8; 4096];
 //! let handled = engine.handle(book, &cx, &mut out);
 //! assert!(handled.responded);
@@ -91,4 +91,4 @@ extern crate self as redmark_core;
 #[path = "../examples/extend_meeting.rs"]
 pub mod example_extend_meeting;
 
-pub use engine::{App, Context, Engine, Handled, HttpHeaders, Note, Reply};
+pub use engine::{Access, App, Context, Engine, Handled, HttpHeaders, Note, Reply, Via};

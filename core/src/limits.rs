@@ -112,3 +112,6 @@ pub const MAX_HANDLING: usize = 7 * 1024;
 /// on a floor with public titles) and `list_rooms`' meetings in the way. Past it a meeting is
 /// shown as booked times only, and `day_schedule` says how many it did not name.
 pub const MAX_NAMED: usize = 16;
+
+/// Changes of one booking the trail tool shows (the latest; a store may keep more).
+pub const TRAIL_SHOWN: usize = 8;

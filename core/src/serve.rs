@@ -55,6 +55,7 @@ fn answer<A: App, T: Write>(
         now: host.now(),
         principal,
         entropy: host.entropy(),
+        access: crate::Access::USER,
     };
     let handled = engine.handle_line(line, &cx, out);
     if let Some(note) = handled.note {

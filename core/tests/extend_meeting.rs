@@ -35,6 +35,7 @@ fn cx(n: u8) -> Context<'static> {
         now: 1_000,
         principal: b"panel-user",
         entropy: [n; 8],
+        access: redmark_core::Access::USER,
     }
 }
 

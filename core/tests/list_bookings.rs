@@ -203,6 +203,7 @@ fn a_full_page_fits_its_output_buffer() {
         now: c.now,
         principal: b"alice",
         entropy: [1; 8],
+        access: redmark_core::Access::USER,
     };
     let mut out = vec![0u8; LIST_OUT];
     let h = c.engine.handle(msg.to_string().as_bytes(), &cx, &mut out);

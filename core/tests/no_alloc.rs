@@ -76,6 +76,7 @@ fn thousands_of_mixed_messages_allocate_nothing() {
             now: 1_790_000_000,
             principal,
             entropy: i.to_be_bytes(),
+            access: redmark_core::Access::USER,
         };
         let h = engine.handle(&fixed[i as usize % fixed.len()], &cx, &mut out);
         answered += h.responded as usize;
@@ -176,6 +177,7 @@ fn bookings_through_a_waiting_store_allocate_nothing() {
             now: 1_790_000_000,
             principal: b"alice",
             entropy: i.to_be_bytes(),
+            access: redmark_core::Access::USER,
         };
         let (handled, n) = block_on(engine.handling(Message::Plain(&msg[..n]), &cx, &mut out));
         assert!(handled.responded);
@@ -214,6 +216,7 @@ fn a_waiting_handling_fits_in_a_bounded_size() {
         now: 1_790_000_000,
         principal: b"alice",
         entropy: [0; 8],
+        access: redmark_core::Access::USER,
     };
     let mut out = [0u8; 64];
     let handling = engine.handling(Message::Plain(b"{}"), &cx, &mut out);

@@ -30,6 +30,7 @@ fn call(engine: &mut Engine<Caretaker>, arguments: &str) -> Value {
         now: 1_000,
         principal: b"caretaker",
         entropy: [1; 8],
+        access: redmark_core::Access::USER,
     };
     let mut out = vec![0u8; OUT];
     let h = engine.handle(msg.as_bytes(), &cx, &mut out);

@@ -7,7 +7,9 @@ use std::sync::OnceLock;
 
 use common::{accept, form_caps, Client};
 use proptest::prelude::*;
-use redmark_core::booking::{Booking, Commit, Holder, Minute, NewBooking, Store, StoreError};
+use redmark_core::booking::{
+    Actor, Booking, Commit, Holder, Minute, NewBooking, Store, StoreError,
+};
 use redmark_core::limits::MIN_OUT;
 use serde_json::json;
 
@@ -176,6 +178,7 @@ fn overflowing_output_becomes_a_well_formed_error() {
         now: 0,
         principal: b"p",
         entropy: [0; 8],
+        access: redmark_core::Access::USER,
     };
     let mut out = vec![0u8; MIN_OUT];
     let h = c.engine.handle(SEEDS[1].as_bytes(), &cx, &mut out);
@@ -231,6 +234,7 @@ fn bare_context() -> redmark_core::Context<'static> {
         now: 0,
         principal: b"p",
         entropy: [0; 8],
+        access: redmark_core::Access::USER,
     }
 }
 
@@ -301,6 +305,7 @@ fn notifications_over_http_are_checked_like_requests() {
             now: 0,
             principal: b"p",
             entropy: [0; 8],
+            access: redmark_core::Access::USER,
         };
         c.engine.handle_http(note, &cx, &headers, &mut out)
     };
@@ -336,7 +341,7 @@ impl Store for BrokenStore {
     ) -> Result<Option<Booking>, StoreError> {
         Err(StoreError::Io)
     }
-    async fn cancel(&mut self, _: u32, _: &Holder) -> Result<Option<Booking>, StoreError> {
+    async fn cancel(&mut self, _: u32, _: &Actor) -> Result<Option<Booking>, StoreError> {
         Err(StoreError::Io)
     }
     async fn next_in_room(&mut self, _: &str, _: Minute) -> Result<Option<Booking>, StoreError> {
@@ -345,7 +350,7 @@ impl Store for BrokenStore {
     async fn set_end(
         &mut self,
         _: u32,
-        _: &Holder,
+        _: &Actor,
         _: Minute,
         _: Minute,
     ) -> Result<Option<redmark_core::booking::Resized>, StoreError> {

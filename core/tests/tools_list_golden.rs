@@ -25,6 +25,7 @@ fn listed<A: App>(app: A) -> String {
         now: 1_790_000_000,
         principal: b"alice",
         entropy: [1; 8],
+        access: redmark_core::Access::USER,
     };
     let mut out = vec![0u8; OUT];
     let h = engine.handle(LIST, &cx, &mut out);

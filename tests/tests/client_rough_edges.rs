@@ -102,7 +102,7 @@ fn a_misspelled_tool_gets_a_did_you_mean() {
     let far = redmark(&cat(&[&["call", "--scratch", "order_lunch"]]));
     assert!(
         far.stderr
-            .contains("the server's tools are book_room, cancel_booking, extend_booking, end_booking, check_in, list_rooms"),
+            .contains("the server's tools are book_room, cancel_booking, extend_booking, end_booking, check_in, booking_trail, list_rooms"),
         "{}",
         far.stderr
     );

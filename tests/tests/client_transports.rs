@@ -374,6 +374,7 @@ fn tools_lists_schemas() {
             "extend_booking",
             "end_booking",
             "check_in",
+            "booking_trail",
             "list_rooms",
             "day_schedule",
             "list_bookings"

@@ -309,6 +309,57 @@ fn bad_tokens_are_refused_and_book_nothing() {
     );
 }
 
+/// A token with the operator scope (`--operator-scope`, default rooms:operate) is an operator's:
+/// it cancels another subject's booking and reads the booking's trail; the same subject's token
+/// without that scope may do neither.
+#[test]
+#[cfg_attr(
+    not(oauth_peer),
+    ignore = "needs oidc-provider and the Python SDK 2.3 (scripts/oauth-peer.sh installs them)"
+)]
+fn a_token_with_the_operator_scope_cancels_anothers_booking_and_reads_its_trail() {
+    let tmp = TempDir::new("oauth-operator");
+    let issuer = Issuer::start(&tmp.path().join("keys.json"), &[]);
+    let data = TempDir::new("oauth-operator-data");
+    let s = serve(&issuer, data.path());
+    let addr = s.http[0];
+    let call = |token: &str, tool: &str, args: Value| {
+        let r = post_mcp(
+            addr,
+            &tool_call(1, tool, args, false),
+            &[("Authorization", &bearer(token))],
+        );
+        assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+        r.json()["result"].clone()
+    };
+    let alice = issuer.token("alice", RESOURCE, "rooms:write");
+    let booked = call(
+        &alice,
+        "book_room",
+        json!({"day": DAY, "hour": 9, "room_id": "atrium"}),
+    );
+    let id = booked["structuredContent"]["booking"]["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{booked}"))
+        .to_owned();
+    let plain = issuer.token("olga", RESOURCE, "rooms:write");
+    let r = call(&plain, "cancel_booking", json!({"booking_id": id}));
+    assert_eq!(r["isError"], true, "{r}");
+    let r = call(&plain, "booking_trail", json!({"booking_id": id}));
+    assert_eq!(r["isError"], true, "{r}");
+
+    let operator = issuer.token("olga", RESOURCE, "rooms:write rooms:operate");
+    let r = call(&operator, "cancel_booking", json!({"booking_id": id}));
+    assert_eq!(r["isError"], false, "{r}");
+    let r = call(&operator, "booking_trail", json!({"booking_id": id}));
+    let text = r["content"][0]["text"].as_str().unwrap_or("");
+    assert!(
+        text.starts_with(&format!("{id}: made by "))
+            && text.contains("; cancelled by an operator "),
+        "{r}"
+    );
+}
+
 /// A question asked of alice cannot be answered by bob (the sealed `requestState` is bound to
 /// alice at this issuer); alice's own retry books, on another instance (same sealing key, same
 /// issuer): any instance maps a token to the same principal. A 2025-11-25 session opened by

@@ -74,8 +74,8 @@ mod record;
 use embedded_storage::nor_flash::NorFlash;
 use heapless::Vec;
 use redmark_core::booking::{
-    due, end_step, Booking, BookingId, Commit, EndStep, Holder, Minute, NewBooking, Resized, Span, Status,
-    Store, StoreError, Title,
+    due, end_step, Actor, Booking, BookingId, Commit, EndStep, Holder, Minute, NewBooking, Resized, Span,
+    Status, Store, StoreError, Title,
 };
 use redmark_core::seal::Nonce;
 
@@ -488,8 +488,9 @@ impl<F: NorFlash, const N: usize> Store for FlashStore<F, N> {
         self.found(i)
     }
 
-    async fn cancel(&mut self, id: BookingId, holder: &Holder) -> Result<Option<Booking>, StoreError> {
-        let theirs = |b: &Held| b.id == id && b.holder == *holder;
+    // No trail here (docs/panel.md): `commit_by` and `trail` are the trait's defaults.
+    async fn cancel(&mut self, id: BookingId, by: &Actor) -> Result<Option<Booking>, StoreError> {
+        let theirs = |b: &Held| b.id == id && (by.operator || b.holder == by.holder);
         let Some(i) = self.held.iter().position(theirs) else { return Ok(None) };
         if self.held[i].status == Status::Cancelled {
             return self.booking(i).map(Some);
@@ -506,11 +507,11 @@ impl<F: NorFlash, const N: usize> Store for FlashStore<F, N> {
     async fn set_end(
         &mut self,
         id: BookingId,
-        holder: &Holder,
+        by: &Actor,
         from: Minute,
         to: Minute,
     ) -> Result<Option<Resized>, StoreError> {
-        let theirs = |b: &Held| b.id == id && b.holder == *holder;
+        let theirs = |b: &Held| b.id == id && b.holder == by.holder;
         let Some(i) = self.held.iter().position(theirs) else { return Ok(None) };
         let span = match end_step(&self.booking(i)?, from, to) {
             EndStep::Move(span) => span,

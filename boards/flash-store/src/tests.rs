@@ -223,7 +223,7 @@ fn run(flash: SimFlash, ops: &[Op], ledger: &mut Ledger) -> SimFlash {
                 Commit::Taken(_) => {}
             }),
             Op::Cancel(j) => match ledger.booked.get(j) {
-                Some(b) => now(store.cancel(b.id, &b.new.holder)).map(|c| {
+                Some(b) => now(store.cancel(b.id, &Actor::holder(b.new.holder))).map(|c| {
                     assert_eq!(c.map(|c| c.status), Some(Status::Cancelled));
                     ledger.cancelled.insert(b.id);
                 }),
@@ -402,7 +402,7 @@ fn a_clean_run_matches_the_ram_store() {
             }
             Op::Cancel(j) => {
                 if let Some(b) = mem_booked.get(j) {
-                    now(mem.cancel(b.id, &b.new.holder)).unwrap();
+                    now(mem.cancel(b.id, &Actor::holder(b.new.holder))).unwrap();
                 }
             }
             Op::Boot => {}
@@ -525,7 +525,7 @@ fn wear_is_spread_over_every_page() {
     for i in 0..2000u64 {
         let n = new_booking("atrium", 1 + (i % 28) as u8, (i % 24) as u8, 1, i);
         let Commit::Created(b) = now(store.commit(&n)).unwrap() else { panic!("{i}") };
-        now(store.cancel(b.id, &b.new.holder)).unwrap();
+        now(store.cancel(b.id, &Actor::holder(b.new.holder))).unwrap();
     }
     let flash = store.into_flash();
     let ours = &flash.erases[1..=PAGES as usize];
@@ -546,10 +546,10 @@ fn six_active_bookings_fill_it_and_cancelled_ones_make_room() {
         ids.push(b.id);
     }
     assert_eq!(now(store.commit(&new_booking("nook", 1, 9, 1, 99))), Err(StoreError::Full));
-    assert_eq!(now(store.cancel(ids[2], &[0xee; 8])), Ok(None), "not theirs");
+    assert_eq!(now(store.cancel(ids[2], &Actor::holder([0xee; 8]))), Ok(None), "not theirs");
     assert_eq!(now(store.commit(&new_booking("nook", 1, 9, 1, 99))), Err(StoreError::Full));
     let holder = new_booking("nook", 1, 2, 1, 2).holder;
-    now(store.cancel(ids[2], &holder)).unwrap();
+    now(store.cancel(ids[2], &Actor::holder(holder))).unwrap();
     assert!(matches!(now(store.commit(&new_booking("nook", 1, 9, 1, 99))), Ok(Commit::Created(_))));
     // The cancelled booking was forgotten to make room; a reboot agrees.
     assert_eq!(now(store.get(ids[2])).unwrap(), None);

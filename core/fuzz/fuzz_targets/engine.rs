@@ -25,6 +25,7 @@ fuzz_target!(|data: &[u8]| {
         now: 1_790_000_000,
         principal: b"fuzz",
         entropy: [0; 8],
+        access: redmark_core::Access::USER,
     };
     let mut out = [0u8; 2048];
     let h = engine.handle(data, &cx, &mut out);

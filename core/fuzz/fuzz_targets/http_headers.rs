@@ -79,6 +79,7 @@ fn run<A: App>(app: A, body: &[u8], http: Option<HttpHeaders<'_>>) {
         now: 1_790_000_000,
         principal: b"http:fuzz",
         entropy: [0; 8],
+        access: redmark_core::Access::USER,
     };
     let mut out = vec![0u8; OUT];
     let h = match http {

@@ -23,9 +23,13 @@ use super::store::Store;
 use super::tools::DayArgs;
 #[cfg(feature = "list-bookings")]
 use super::tools::MineArgs;
+#[cfg(feature = "operators")]
+use super::tools::TrailArgs;
 use super::tools::{BookArgs, CancelArgs, ListArgs};
 #[cfg(feature = "meeting-life")]
 use super::tools::{CheckInArgs, EndArgs, ExtendArgs};
+#[cfg(feature = "operators")]
+use super::trail_tool::booking_trail;
 use crate::engine::{App, Call, Replied, Reply, ServerInfo, ToolEntry};
 #[cfg(feature = "day-schedule")]
 use crate::engine::{CallError, Done, ResourceInfo};
@@ -203,6 +207,13 @@ impl<S: Store> App for BookingApp<'_, S> {
         check_in(floors, &mut self.store, args, call, reply).await
     }
 
+    /// For the floor's operators: who made and changed a booking, when, how and where.
+    #[cfg(feature = "operators")]
+    #[tool(title = "A booking's trail", read_only, idempotent)]
+    async fn booking_trail(&mut self, args: TrailArgs<'_>, call: &Call, reply: Reply) -> Replied {
+        booking_trail(&mut self.store, args, call, reply).await
+    }
+
     /// Lists the rooms with their seats; with a day and a start (and minutes), says which are
     /// free all that time (none once it has started).
     #[tool(title = "List rooms", read_only, idempotent)]
@@ -347,6 +358,8 @@ mod tests {
             "end_booking" => EndArgs::ARGS,
             #[cfg(feature = "meeting-life")]
             "check_in" => crate::booking::tools::CheckInArgs::ARGS,
+            #[cfg(feature = "operators")]
+            "booking_trail" => TrailArgs::ARGS,
             _ => unreachable!("{tool}"),
         }
     }

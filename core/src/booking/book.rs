@@ -9,13 +9,14 @@ use super::floor::{Floor, Here, Mask, Needs, Room};
 #[cfg(feature = "offer-instead")]
 use super::instead::{instead, Settled};
 #[cfg(feature = "public-titles")]
-use super::named::InTheWay;
+use super::named::{InTheWay, Reader};
 use super::report::{Booked, Earliest, NotBooked, RoomQuestion, Taken, TooSmall, UnknownRoom};
 use super::room_set::RoomBits;
 use super::span::Span;
 use super::store::Store;
 use super::store::{holder, Commit, NewBooking, StoreError};
 use super::tools::BookArgs;
+use super::trail::Actor;
 use super::vacancy::free_at;
 use super::when::{time_of, Timed};
 use super::zone::Local;
@@ -171,7 +172,7 @@ pub(super) async fn book_room<S: Store>(
         nonce: call.operation(),
     };
     // The store decides (no read first: a pipelined booking waits for no earlier commit).
-    let committed = store.commit(&new).await;
+    let committed = store.commit_by(&new, &Actor::of_call(call)).await;
     // Taken: offer what fits instead (another room then, another start in this one), and book
     // the pick under the same operation.
     #[cfg(feature = "offer-instead")]
@@ -182,7 +183,12 @@ pub(super) async fn book_room<S: Store>(
                     new.room = String::try_from(other.id)
                         .map_err(|_| CallError::Internal("room id too long"))?;
                     new.span = at;
-                    (other, at, reply, store.commit(&new).await)
+                    (
+                        other,
+                        at,
+                        reply,
+                        store.commit_by(&new, &Actor::of_call(call)).await,
+                    )
                 }
                 Settled::Answered(done) => return Ok(done),
             }
@@ -224,7 +230,7 @@ pub(super) async fn book_room<S: Store>(
                     #[cfg(feature = "offer-instead")]
                     starts: &[],
                     #[cfg(feature = "public-titles")]
-                    clash: InTheWay::of(&floor, clash, &holder(call.principal)),
+                    clash: InTheWay::of(&floor, clash, &Reader::of(call)),
                 },
             ))
         }

@@ -7,11 +7,9 @@ use super::answer::{complete, fail, Text};
 use super::campus_report::{BuildingTitle, Listed, SiteList, Time, UnknownBuilding};
 use super::floor::{on_level, Floor, Mask, Needs};
 #[cfg(feature = "public-titles")]
-use super::named::{in_the_way, InTheWay};
+use super::named::{in_the_way, InTheWay, Reader};
 use super::report::NotBooked;
 use super::room_set::RoomBits;
-#[cfg(feature = "public-titles")]
-use super::store::holder;
 use super::store::Store;
 use super::tools::{BookArgs, ListArgs};
 use super::vacancy::free_at;
@@ -228,7 +226,7 @@ pub(super) async fn list_site<S: Store>(
             let booked = (0..MAX_ROOMS)
                 .filter(|i| shown.has(*i) && !free.has(*i))
                 .fold(Mask::NONE, |m, i| m.with(i));
-            for n in in_the_way(*floor, store, s, booked, &holder(call.principal)).await? {
+            for n in in_the_way(*floor, store, s, booked, &Reader::of(call)).await? {
                 if named.push(n).is_err() {
                     break;
                 }

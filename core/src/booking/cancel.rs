@@ -1,16 +1,35 @@
-//! `cancel_booking`: asks the holder to confirm (when its client can be asked), then cancels.
+//! `cancel_booking`: asks the holder (or an operator, for anyone's) to confirm when its client
+//! can be asked, then cancels.
 
 use super::answer::{complete, fail, Text};
 use super::floor::Locate;
 use super::read::yours;
 use super::report::{BookingRef, Cancelled, Described};
 use super::store::Store;
-use super::store::{holder, Status};
+use super::store::{holder, Booking, Status, StoreError};
 use super::tools::CancelArgs;
+use super::trail::Actor;
 use crate::engine::{Call, CallError, Done, Msg, Reply};
 use crate::typed::Round;
 
-/// Cancels the caller's booking `call` names, once the caller confirms.
+/// The booking `id` names that the caller may cancel: its own, or any to an operator.
+async fn cancellable<S: Store>(
+    store: &mut S,
+    id: &str,
+    call: &Call<'_>,
+) -> Result<Option<Booking>, StoreError> {
+    #[cfg(feature = "operators")]
+    if call.access.operator {
+        let Some(n) = id.strip_prefix("bk_").and_then(|n| n.parse().ok()) else {
+            return Ok(None);
+        };
+        return store.get(n).await;
+    }
+    yours(store, id, &holder(call.principal)).await
+}
+
+/// Cancels the caller's booking `call` names (an operator's: anyone's), once the caller
+/// confirms.
 pub(super) async fn cancel_booking<'r, S: Store, L: Locate<'r> + ?Sized>(
     site: &L,
     store: &mut S,
@@ -19,7 +38,7 @@ pub(super) async fn cancel_booking<'r, S: Store, L: Locate<'r> + ?Sized>(
     reply: Reply<'_, '_>,
 ) -> Result<Done, CallError> {
     let CancelArgs { booking_id } = args;
-    let Some(booking) = yours(store, booking_id, &holder(call.principal)).await? else {
+    let Some(booking) = cancellable(store, booking_id, call).await? else {
         return Ok(fail(
             reply,
             &Msg(format_args!(
@@ -55,7 +74,7 @@ pub(super) async fn cancel_booking<'r, S: Store, L: Locate<'r> + ?Sized>(
     match round {
         Round::Sent(done) => Ok(done),
         Round::Answer(true, reply) => {
-            let b = store.cancel(booking.id, &booking.new.holder).await?;
+            let b = store.cancel(booking.id, &Actor::of_call(call)).await?;
             let b = b.ok_or(CallError::Internal("booking vanished"))?;
             Ok(complete(
                 reply,

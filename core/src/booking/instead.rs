@@ -10,12 +10,10 @@ use super::answer::{complete, fail};
 use super::floor::Here;
 use super::floor::{Floor, Mask, Needs, Room};
 #[cfg(feature = "public-titles")]
-use super::named::{InTheWay, Named};
+use super::named::{InTheWay, Named, Reader};
 use super::report::{NotBooked, Taken};
 use super::room_set::RoomBits;
 use super::span::{Minute, Span};
-#[cfg(feature = "public-titles")]
-use super::store::holder;
 use super::store::{occupant, Store};
 use super::vacancy::free_at;
 use super::zone::{day_span, Local};
@@ -110,7 +108,7 @@ pub(super) async fn instead<'r, 'w, 'b, S: Store>(
     // The meeting in the way, read first (while the least is held across the read).
     #[cfg(feature = "public-titles")]
     let in_the_way = match occupant(store, room.id, span).await? {
-        Some(b) => InTheWay::of(&floor, &b, &holder(call.principal)),
+        Some(b) => InTheWay::of(&floor, &b, &Reader::of(call)),
         None => None,
     };
     let rooms: Mask = free_at(floor, store, span, needs, Mask::ALL).await?;

@@ -3,11 +3,9 @@
 use super::answer::{complete, fail, Text};
 use super::floor::{Floor, Mask, Needs};
 #[cfg(feature = "public-titles")]
-use super::named::in_the_way;
+use super::named::{in_the_way, Reader};
 use super::report::RoomList;
 use super::room_set::RoomBits;
-#[cfg(feature = "public-titles")]
-use super::store::holder;
 use super::store::Store;
 use super::tools::ListArgs;
 use super::vacancy::free_at;
@@ -49,9 +47,7 @@ pub(super) async fn list_rooms<S: Store>(
     // The meetings in the way that the caller may read: its own, or any on a public floor.
     #[cfg(feature = "public-titles")]
     let in_the_way = match span {
-        Some(s) if !past => {
-            in_the_way(floor, store, s, shown & !free, &holder(call.principal)).await?
-        }
+        Some(s) if !past => in_the_way(floor, store, s, shown & !free, &Reader::of(call)).await?,
         _ => heapless::Vec::new(),
     };
     Ok(complete(

@@ -12,6 +12,7 @@ use super::room_set::RoomBits;
 use super::span::{minute_of, Minute, Span};
 use super::store::{holder, Booking, Resized, Status, Store};
 use super::tools::{EndArgs, ExtendArgs};
+use super::trail::Actor;
 use super::vacancy::free_at;
 use super::zone::{wall, Local};
 use crate::engine::{Call, CallError, Done, Msg, Reply, Report};
@@ -131,7 +132,10 @@ pub(super) async fn extend_booking<S: Store>(
             return Ok(fail(reply, &why));
         }
     }
-    match store.set_end(b.id, &b.new.holder, span.end, to).await? {
+    match store
+        .set_end(b.id, &Actor::of_call(call), span.end, to)
+        .await?
+    {
         Some(Resized::Moved(now)) => Ok(complete(reply, &Changed(&now, floor, "extended"))),
         Some(Resized::Taken(other)) => {
             let added = Span::new(span.end, to).ok_or(CallError::Internal("empty extension"))?;
@@ -186,7 +190,10 @@ pub(super) async fn end_booking<S: Store>(
     if to >= span.end {
         return Ok(complete(reply, &Changed(&b, floor, "over")));
     }
-    match store.set_end(b.id, &b.new.holder, span.end, to).await? {
+    match store
+        .set_end(b.id, &Actor::of_call(call), span.end, to)
+        .await?
+    {
         Some(Resized::Moved(now)) => Ok(complete(reply, &Changed(&now, floor, "ended"))),
         Some(Resized::Changed(now)) => Ok(fail(reply, &Moved(&now, floor))),
         Some(Resized::Taken(_)) => Err(CallError::Internal("an earlier end was taken")),

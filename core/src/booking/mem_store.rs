@@ -1,6 +1,6 @@
 //! A fixed-capacity store in RAM (the panel's; also the reference for other stores' tests).
 
-use heapless::Vec;
+use heapless::{Deque, Vec};
 
 use super::span::Minute;
 use super::span::Span;
@@ -8,12 +8,18 @@ use super::store::{
     due, end_step, next_held_in, next_in_room_in, occupant, Booking, BookingId, Commit, EndStep,
     Holder, NewBooking, Resized, Status, Store, StoreError,
 };
+use super::trail::{latest, Actor, Change, Step, Trail};
 use crate::seal::Nonce;
+
+/// Changes a [`MemStore`] keeps in its trail, of all its bookings together: a ring, the
+/// oldest forgotten first.
+pub const MEM_TRAIL: usize = 32;
 
 /// Up to `N` bookings in RAM.
 #[derive(Debug, Default)]
 pub struct MemStore<const N: usize> {
     bookings: Vec<Booking, N>,
+    trail: Deque<(BookingId, Step), MEM_TRAIL>,
 }
 
 impl<const N: usize> MemStore<N> {
@@ -21,7 +27,17 @@ impl<const N: usize> MemStore<N> {
     pub const fn new() -> Self {
         MemStore {
             bookings: Vec::new(),
+            trail: Deque::new(),
         }
+    }
+
+    /// Keeps `change` by `by` of booking `id`, forgetting the oldest change when the ring is full.
+    fn keep(&mut self, id: BookingId, change: Change, by: &Actor) {
+        if self.trail.is_full() {
+            self.trail.pop_front();
+        }
+        // Cannot fail: one was made free above.
+        let _ = self.trail.push_back((id, Step { change, by: *by }));
     }
 
     /// The bookings, oldest first.
@@ -32,6 +48,10 @@ impl<const N: usize> MemStore<N> {
 
 impl<const N: usize> Store for MemStore<N> {
     async fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
+        self.commit_by(new, &Actor::holder(new.holder)).await
+    }
+
+    async fn commit_by(&mut self, new: &NewBooking, by: &Actor) -> Result<Commit, StoreError> {
         if let Some(b) = self.made_by(&new.holder, &new.nonce).await? {
             return Ok(Commit::Replayed(b));
         }
@@ -48,6 +68,7 @@ impl<const N: usize> Store for MemStore<N> {
         self.bookings
             .push(b.clone())
             .map_err(|_| StoreError::Full)?;
+        self.keep(id, Change::Made, by);
         Ok(Commit::Created(b))
     }
 
@@ -81,26 +102,33 @@ impl<const N: usize> Store for MemStore<N> {
         Ok(next_in_room_in(&self.bookings, room, from).cloned())
     }
 
-    async fn cancel(
-        &mut self,
-        id: BookingId,
-        holder: &Holder,
-    ) -> Result<Option<Booking>, StoreError> {
-        let theirs = |b: &&mut Booking| b.id == id && b.new.holder == *holder;
-        Ok(self.bookings.iter_mut().find(theirs).map(|b| {
-            b.status = Status::Cancelled;
-            b.clone()
-        }))
+    async fn cancel(&mut self, id: BookingId, by: &Actor) -> Result<Option<Booking>, StoreError> {
+        let may = |b: &&mut Booking| b.id == id && (by.operator || b.new.holder == by.holder);
+        let Some(b) = self.bookings.iter_mut().find(may) else {
+            return Ok(None);
+        };
+        let first = b.status != Status::Cancelled;
+        b.status = Status::Cancelled;
+        let b = b.clone();
+        if first {
+            self.keep(id, Change::Cancelled, by);
+        }
+        Ok(Some(b))
+    }
+
+    async fn trail(&mut self, id: BookingId) -> Result<Trail, StoreError> {
+        let of = self.trail.iter().filter(|(b, _)| *b == id);
+        Ok(latest(of.map(|(_, s)| *s)))
     }
 
     async fn set_end(
         &mut self,
         id: BookingId,
-        holder: &Holder,
+        by: &Actor,
         from: Minute,
         to: Minute,
     ) -> Result<Option<Resized>, StoreError> {
-        let Some(b) = self.get(id).await?.filter(|b| b.new.holder == *holder) else {
+        let Some(b) = self.get(id).await?.filter(|b| b.new.holder == by.holder) else {
             return Ok(None);
         };
         let span = match end_step(&b, from, to) {
@@ -112,11 +140,13 @@ impl<const N: usize> Store for MemStore<N> {
                 return Ok(Some(Resized::Taken(other)));
             }
         }
-        let stored = self.bookings.iter_mut().find(|s| s.id == id);
-        Ok(stored.map(|s| {
-            s.new.span = span;
-            Resized::Moved(s.clone())
-        }))
+        let Some(s) = self.bookings.iter_mut().find(|s| s.id == id) else {
+            return Ok(None);
+        };
+        s.new.span = span;
+        let moved = s.clone();
+        self.keep(id, Change::Resized, by);
+        Ok(Some(Resized::Moved(moved)))
     }
 
     async fn check_in(

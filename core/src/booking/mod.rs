@@ -39,6 +39,9 @@ mod span;
 mod store;
 mod time_of_day;
 mod tools;
+mod trail;
+#[cfg(feature = "operators")]
+mod trail_tool;
 #[cfg(feature = "tz")]
 mod tz;
 mod vacancy;
@@ -61,3 +64,4 @@ pub use tz::Tz;
 pub use zone::{day_span, wall, wall_clock, Local, Resolved, Rfc3339, Utc, Zone};
 // Everything a store is made of and what RAM stores share: one list, in `store.rs`.
 pub use store::*;
+pub use trail::{latest, Actor, Change, Said, Step, Trail, STEP_BYTES};

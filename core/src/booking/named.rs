@@ -11,12 +11,12 @@ use super::span::Span;
 use super::span::{Day, Minute};
 #[cfg(feature = "public-titles")]
 use super::store::occupant;
-use super::store::{Booking, Holder, Store, Title};
+use super::store::{holder, Booking, Holder, Store, Title};
 #[cfg(feature = "day-schedule")]
 use super::time_of_day::TimeOfDay;
 #[cfg(feature = "day-schedule")]
 use super::zone::{day_span, wall};
-use crate::engine::CallError;
+use crate::engine::{Call, CallError};
 use crate::limits::MAX_NAMED;
 use crate::wire::write::Writer;
 
@@ -31,11 +31,28 @@ fn public(floor: &Floor<'_>) -> bool {
     }
 }
 
-/// `Some(yours)` when the principal holding `me` may read `b`'s title (its own, or any on a
-/// floor whose titles are public); `None` when `b` is only "booked" to it.
-pub(super) fn readable(floor: &Floor<'_>, b: &Booking, me: &Holder) -> Option<bool> {
-    let yours = b.new.holder == *me;
-    (yours || public(floor)).then_some(yours)
+/// Who reads: the caller's holder, and whether it is an operator (who reads every title).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Reader {
+    holder: Holder,
+    operator: bool,
+}
+
+impl Reader {
+    /// The caller of `call`.
+    pub(super) fn of(call: &Call<'_>) -> Reader {
+        Reader {
+            holder: holder(call.principal),
+            operator: cfg!(feature = "operators") && call.access.operator,
+        }
+    }
+}
+
+/// `Some(yours)` when the principal `me` may read `b`'s title (its own, any to an operator, or
+/// any on a floor whose titles are public); `None` when `b` is only "booked" to it.
+pub(super) fn readable(floor: &Floor<'_>, b: &Booking, me: &Reader) -> Option<bool> {
+    let yours = b.new.holder == me.holder;
+    (yours || me.operator || public(floor)).then_some(yours)
 }
 
 /// The meeting holding a room, as `list_rooms` and a taken room's answer name it: a title the
@@ -51,7 +68,7 @@ pub(super) struct InTheWay {
 impl InTheWay {
     /// `b` named for the caller holding `me`: `None` when it has no title or one the caller
     /// may not read.
-    pub(super) fn of(floor: &Floor<'_>, b: &Booking, me: &Holder) -> Option<InTheWay> {
+    pub(super) fn of(floor: &Floor<'_>, b: &Booking, me: &Reader) -> Option<InTheWay> {
         let yours = readable(floor, b, me)?;
         (!b.new.title.is_empty()).then(|| InTheWay {
             title: b.new.title.clone(),
@@ -99,7 +116,7 @@ pub(super) async fn in_the_way<'r, S: Store>(
     store: &mut S,
     span: Span,
     booked: Mask,
-    me: &Holder,
+    me: &Reader,
 ) -> Result<Vec<(&'r str, InTheWay), MAX_NAMED>, CallError> {
     let mut named = Vec::new();
     for r in floor.iter(booked) {
@@ -142,7 +159,7 @@ pub(super) async fn meetings<'r, S: Store>(
     store: &mut S,
     day: Day,
     shown: Mask,
-    me: &Holder,
+    me: &Reader,
 ) -> Result<Meetings<'r>, CallError> {
     let first = day_span(floor.zone, day);
     let at = |m: Minute| {

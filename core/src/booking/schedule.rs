@@ -10,9 +10,9 @@ use super::day_report::RoomDay;
 #[cfg(feature = "campus")]
 use super::floor::on_level;
 use super::floor::{Floor, Needs};
-use super::named::meetings;
+use super::named::{meetings, Reader};
 use super::read::{day, DayArg};
-use super::store::{holder, Store};
+use super::store::Store;
 use super::tools::DayArgs;
 use super::vacancy::busy_cells;
 use crate::engine::{Call, CallError, Done, Reply};
@@ -63,7 +63,7 @@ pub(super) async fn day_schedule<S: Store>(
     #[cfg(not(feature = "campus"))]
     let shown = floor.mask(|r| needs.fit(r));
     let busy = busy_cells(floor, store, day, shown).await?;
-    let named = meetings(floor, store, day, shown, &holder(call.principal)).await?;
+    let named = meetings(floor, store, day, shown, &Reader::of(call)).await?;
     Ok(complete(
         reply,
         &RoomDay {

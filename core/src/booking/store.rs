@@ -5,7 +5,8 @@ use heapless::String;
 use sha2::{Digest, Sha256};
 
 use super::span::{Minute, Span};
-use crate::engine::CallError;
+use super::trail::{Actor, Trail};
+use crate::engine::{Access, Call, CallError};
 use crate::limits::{MAX_ROOM_ID, MAX_TITLE};
 use crate::seal::Nonce;
 
@@ -165,14 +166,24 @@ pub trait Store {
     /// Books `new` unless the same holder's nonce already booked (then returns that booking)
     /// or an active booking of the room overlaps its span. A `Created` booking is durable when this returns.
     async fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError>;
-    /// Marks booking `id` cancelled if `holder` holds it (idempotent); returns it as it now
-    /// stands, or `None` when `holder` holds no booking `id` (the store, not only the tool,
-    /// refuses anyone else's). Durable when this returns.
-    async fn cancel(
-        &mut self,
-        id: BookingId,
-        holder: &Holder,
-    ) -> Result<Option<Booking>, StoreError>;
+    /// [`Store::commit`], keeping `by` in a created booking's trail (what the tools call). The
+    /// default keeps no trail: only a store that keeps none leaves it (the panel's flash log,
+    /// docs/panel.md).
+    async fn commit_by(&mut self, new: &NewBooking, by: &Actor) -> Result<Commit, StoreError> {
+        let _ = by;
+        self.commit(new).await
+    }
+    /// Marks booking `id` cancelled if `by` holds it or is an operator (idempotent), keeping
+    /// `by` in its trail; returns it as it now stands, or `None` when there is no booking `id`
+    /// `by` may cancel (the store, not only the tool, refuses anyone else's). Durable when this
+    /// returns.
+    async fn cancel(&mut self, id: BookingId, by: &Actor) -> Result<Option<Booking>, StoreError>;
+    /// Booking `id`'s trail, oldest first (at most [`TRAIL_SHOWN`](crate::limits::TRAIL_SHOWN)
+    /// changes, the latest). The default keeps none (the panel's flash log, docs/panel.md).
+    async fn trail(&mut self, id: BookingId) -> Result<Trail, StoreError> {
+        let _ = id;
+        Ok(Trail::new())
+    }
     /// The booking with this id.
     async fn get(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError>;
     /// The booking `holder`'s operation `nonce` made, if it made one (what [`Store::commit`]
@@ -199,13 +210,13 @@ pub trait Store {
         room: &str,
         from: Minute,
     ) -> Result<Option<Booking>, StoreError>;
-    /// Moves the end of `holder`'s booking `id` from `from` to `to` (see [`end_step`]): a
-    /// later end only while no other active booking of the room overlaps the time added.
-    /// `None` when `holder` holds no booking `id`. Durable when this returns.
+    /// Moves the end of `by`'s booking `id` from `from` to `to` (see [`end_step`]): a later
+    /// end only while no other active booking of the room overlaps the time added; a move is
+    /// kept in its trail. `None` when `by` holds no booking `id`. Durable when this returns.
     async fn set_end(
         &mut self,
         id: BookingId,
-        holder: &Holder,
+        by: &Actor,
         from: Minute,
         to: Minute,
     ) -> Result<Option<Resized>, StoreError>;
@@ -244,12 +255,14 @@ impl<S: Store + ?Sized> Store for &mut S {
     async fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
         (**self).commit(new).await
     }
-    async fn cancel(
-        &mut self,
-        id: BookingId,
-        holder: &Holder,
-    ) -> Result<Option<Booking>, StoreError> {
-        (**self).cancel(id, holder).await
+    async fn commit_by(&mut self, new: &NewBooking, by: &Actor) -> Result<Commit, StoreError> {
+        (**self).commit_by(new, by).await
+    }
+    async fn cancel(&mut self, id: BookingId, by: &Actor) -> Result<Option<Booking>, StoreError> {
+        (**self).cancel(id, by).await
+    }
+    async fn trail(&mut self, id: BookingId) -> Result<Trail, StoreError> {
+        (**self).trail(id).await
     }
     async fn get(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
         (**self).get(id).await
@@ -279,11 +292,11 @@ impl<S: Store + ?Sized> Store for &mut S {
     async fn set_end(
         &mut self,
         id: BookingId,
-        holder: &Holder,
+        by: &Actor,
         from: Minute,
         to: Minute,
     ) -> Result<Option<Resized>, StoreError> {
-        (**self).set_end(id, holder, from, to).await
+        (**self).set_end(id, by, from, to).await
     }
     async fn check_in(
         &mut self,
@@ -339,9 +352,28 @@ pub fn next_in_room_in<'a>(
 }
 
 /// Who holds what `principal` books: the first 8 bytes of SHA-256 of it.
-pub(super) fn holder(principal: &[u8]) -> Holder {
+pub fn holder(principal: &[u8]) -> Holder {
     let d = Sha256::digest(principal);
     let mut h = [0; 8];
     h.copy_from_slice(&d[..8]);
     h
+}
+
+/// Who acts, from what the host said of a call.
+impl Actor {
+    /// `principal` calling at `now` with the host's `access`.
+    pub fn of(principal: &[u8], now: u64, access: Access) -> Actor {
+        Actor {
+            holder: holder(principal),
+            operator: access.operator,
+            at: now,
+            via: access.via,
+            instance: access.instance,
+        }
+    }
+
+    /// Who makes `call`.
+    pub(crate) fn of_call(call: &Call<'_>) -> Actor {
+        Actor::of(call.principal, call.now, call.access)
+    }
 }

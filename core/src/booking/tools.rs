@@ -82,6 +82,15 @@ pub(super) struct CheckInArgs<'s> {
     pub(super) booking_id: &'s str,
 }
 
+/// `booking_trail`'s arguments.
+#[cfg(feature = "operators")]
+#[derive(Args)]
+pub(super) struct TrailArgs<'s> {
+    /// The booking, e.g. "bk_1"
+    #[arg(max_len = MAX_BOOKING_ID_ARG)]
+    pub(super) booking_id: &'s str,
+}
+
 /// `list_rooms`'s arguments.
 #[derive(Args)]
 pub(super) struct ListArgs<'s> {

@@ -1,5 +1,6 @@
 //! One call as the app sees it: [`Call`], its arguments, answers and state.
 
+use super::access::Access;
 use super::args::{Arg, ArgsInvalid};
 use crate::mrtr::{Answer, InputResponses, KeyedForm};
 use crate::seal::{Nonce, Opened};
@@ -21,6 +22,8 @@ pub struct Call<'a> {
     pub principal: &'a [u8],
     /// The server's clock, seconds.
     pub now: u64,
+    /// The caller's role and transport, as the host said ([`Context::access`](super::Context::access)).
+    pub access: Access,
     /// The operation's nonce: the verified state's when one came back, else fresh for this
     /// call. Any state this call mints carries it on, so every round of one logical
     /// operation shares it; key at-most-once effects on it.

@@ -71,6 +71,7 @@ struct Lent<'e> {
     opened: Option<Opened>,
     sealer: Sealer<'e>,
     now: u64,
+    access: super::access::Access,
 }
 
 /// Verifies any `requestState` against the request it must come back with (`target`), and
@@ -123,6 +124,7 @@ fn lend<'e>(
         opened,
         sealer,
         now: cx.now,
+        access: cx.access,
     })
 }
 
@@ -136,6 +138,7 @@ impl<'e> Lent<'e> {
             caps: self.sealer.caps,
             principal: self.sealer.principal,
             now: self.now,
+            access: self.access,
             nonce: self.sealer.nonce,
             answers_need_state: target.answers_need_state,
         }

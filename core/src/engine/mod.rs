@@ -1,6 +1,7 @@
 //! The engine: one call per message, sans-IO. Reads the envelope and `_meta`, checks what is
 //! generic (version, headers, params, `requestState`), dispatches, and writes the answer.
 
+mod access;
 mod app;
 mod args;
 mod call;
@@ -18,6 +19,7 @@ mod response;
 mod versions;
 
 pub use crate::limits::MAX_PROGRESS;
+pub use access::{Access, Via};
 pub use app::{
     App, CompletionRef, CompletionRequest, Completions, ParamHeader, PromptArg, PromptInfo,
     ResourceInfo, ServerInfo, TemplateInfo, ToolEntry, ToolInfo,
@@ -76,6 +78,9 @@ pub struct Context<'a> {
     pub principal: &'a [u8],
     /// Fresh random bytes from the caller, used as the nonce of any state minted.
     pub entropy: [u8; 8],
+    /// What the host vouches for besides the principal: its role and transport (never read
+    /// from the message).
+    pub access: Access,
 }
 
 /// The protocol engine, hosting one [`App`]: one call per message, sans-IO.
@@ -135,6 +140,7 @@ pub struct Context<'a> {
 ///     now: 1_800_000_000,           // the server's clock, seconds
 ///     principal: b"alice",          // who the transport authenticated
 ///     entropy: [4, 2, 4, 2, 4, 2, 4, 2], // fresh random bytes for this message
+///     access: redmark_core::Access::USER,
 /// };
 /// let mut out = [0u8; OUT];
 /// let handled = engine.handle(message, &cx, &mut out);

@@ -39,6 +39,8 @@ pub struct Client {
     pub principal: Vec<u8>,
     pub next_id: i64,
     pub counter: u64,
+    /// What the host vouches for (a plain user by default).
+    pub access: redmark_core::Access,
 }
 
 impl Default for Client {
@@ -49,6 +51,7 @@ impl Default for Client {
             principal: b"alice".to_vec(),
             next_id: 1,
             counter: 0,
+            access: redmark_core::Access::USER,
         }
     }
 }
@@ -61,6 +64,7 @@ impl Client {
             now: self.now,
             principal: &self.principal,
             entropy: self.counter.to_be_bytes(),
+            access: self.access,
         };
         let mut out = vec![0u8; OUT];
         let h = self.engine.handle(input, &cx, &mut out);

@@ -7,7 +7,8 @@ use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use core::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
 
 use redmark_core::booking::{
-    Booking, BookingId, Commit, Holder, Minute, NewBooking, Resized, Store, StoreError,
+    Actor, Booking, BookingId, Commit, Holder, Minute, NewBooking, Resized, Store, StoreError,
+    Trail,
 };
 use redmark_core::seal::Nonce;
 
@@ -47,13 +48,17 @@ impl<S: Store> Store for Waiting<S> {
         Tick::twice().await;
         self.0.commit(new).await
     }
-    async fn cancel(
-        &mut self,
-        id: BookingId,
-        holder: &Holder,
-    ) -> Result<Option<Booking>, StoreError> {
+    async fn commit_by(&mut self, new: &NewBooking, by: &Actor) -> Result<Commit, StoreError> {
         Tick::twice().await;
-        self.0.cancel(id, holder).await
+        self.0.commit_by(new, by).await
+    }
+    async fn cancel(&mut self, id: BookingId, by: &Actor) -> Result<Option<Booking>, StoreError> {
+        Tick::twice().await;
+        self.0.cancel(id, by).await
+    }
+    async fn trail(&mut self, id: BookingId) -> Result<Trail, StoreError> {
+        Tick::twice().await;
+        self.0.trail(id).await
     }
     async fn get(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
         Tick::twice().await;
@@ -87,12 +92,12 @@ impl<S: Store> Store for Waiting<S> {
     async fn set_end(
         &mut self,
         id: BookingId,
-        holder: &Holder,
+        by: &Actor,
         from: Minute,
         to: Minute,
     ) -> Result<Option<Resized>, StoreError> {
         Tick::twice().await;
-        self.0.set_end(id, holder, from, to).await
+        self.0.set_end(id, by, from, to).await
     }
     async fn check_in(
         &mut self,

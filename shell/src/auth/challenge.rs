@@ -166,7 +166,12 @@ mod tests {
         ] {
             assert_eq!(write_tool(call(t).as_bytes()), Ok(Some(t.into())));
         }
-        for t in ["day_schedule", "list_bookings", "no_such_tool"] {
+        for t in [
+            "day_schedule",
+            "list_bookings",
+            "booking_trail",
+            "no_such_tool",
+        ] {
             assert_eq!(write_tool(call(t).as_bytes()), Ok(None));
         }
         assert_eq!(

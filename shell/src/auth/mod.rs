@@ -10,6 +10,7 @@
 pub mod challenge;
 pub mod jwks;
 pub mod metadata;
+pub mod role;
 pub mod tokens;
 pub mod validate;
 
@@ -43,6 +44,10 @@ pub struct AuthArgs {
     /// The scope book_room and cancel_booking need (list_rooms needs only a valid token)
     #[arg(long, value_name = "SCOPE", default_value = DEFAULT_WRITE_SCOPE)]
     pub write_scope: String,
+    /// The scope that makes a token's subject an operator of the floor: it may cancel anyone's
+    /// booking (with the write scope too), reads every title and booking_trail
+    #[arg(long, value_name = "SCOPE", default_value = role::DEFAULT_OPERATOR_SCOPE)]
+    pub operator_scope: String,
     /// Seconds of clock skew allowed on a token's exp and nbf
     #[arg(long, value_name = "SECS", default_value_t = DEFAULT_LEEWAY,
           value_parser = clap::value_parser!(u64).range(0..=MAX_LEEWAY))]
@@ -75,6 +80,7 @@ pub struct OAuth {
     rules: Rules,
     keys: Jwks,
     write_scope: String,
+    operator_scope: String,
     /// The absolute URL of the metadata document (the `resource_metadata` of challenges).
     metadata_url: String,
     /// Paths the metadata is served at.
@@ -108,6 +114,9 @@ impl OAuth {
         }
         if args.write_scope.is_empty() || args.write_scope.contains(char::is_whitespace) {
             return Err("--write-scope: one scope, no spaces".into());
+        }
+        if args.operator_scope.is_empty() || args.operator_scope.contains(char::is_whitespace) {
+            return Err("--operator-scope: one scope, no spaces".into());
         }
         let agent = metadata::agent();
         let meta = metadata::fetch_issuer(&agent, issuer)
@@ -175,6 +184,7 @@ impl OAuth {
             },
             keys,
             write_scope: args.write_scope.clone(),
+            operator_scope: args.operator_scope.clone(),
             metadata_url,
             metadata_paths,
             document: challenge::resource_document(resource, issuer, &scopes),
@@ -202,6 +212,11 @@ impl OAuth {
                 Verdict::Refused(challenge::unauthorized(&self.metadata_url, true))
             }
         }
+    }
+
+    /// Whether a token with `scopes` is an operator's (`--operator-scope`).
+    pub fn is_operator(&self, scopes: &[String]) -> bool {
+        validate::has_scopes(scopes, std::slice::from_ref(&self.operator_scope))
     }
 
     /// The 403 to send when `body` calls a tool whose scope `scopes` lack.

@@ -6,18 +6,25 @@ use std::path::Path;
 use redmark_core::limits::MAX_PRINCIPAL;
 use sha2::{Digest, Sha256};
 
-/// Bearer tokens → principals, looked up by the token's SHA-256 (no early-exit comparison of
-/// secrets).
+/// Bearer tokens → principals (and whether each is an operator's), looked up by the token's
+/// SHA-256 (no early-exit comparison of secrets).
 pub struct Tokens {
-    by_hash: HashMap<[u8; 32], Vec<u8>>,
+    by_hash: HashMap<[u8; 32], (Vec<u8>, bool)>,
 }
 
+/// The table of a tokens file whose principals are operators.
+pub const OPERATORS_TABLE: &str = "operators";
+
 impl Tokens {
-    /// Loads a tokens file (TOML, one `principal = "token"` a line):
+    /// Loads a tokens file (TOML, one `principal = "token"` a line; those under `[operators]`
+    /// are the floor's operators):
     ///
     /// ```toml
     /// alice = "a-long-random-secret"
     /// bob = "another-long-random-secret"
+    ///
+    /// [operators]
+    /// olga = "yet-another-long-random-secret"
     /// ```
     pub fn load(path: &Path) -> Result<Tokens, String> {
         let text = std::fs::read_to_string(path)
@@ -36,7 +43,16 @@ impl Tokens {
         // values, while serde's "invalid type" messages would quote the (secret) value.
         let table: toml::Table = toml::from_str(text).map_err(|e| located(text, &e))?;
         let mut by_hash = HashMap::new();
+        let mut entries: Vec<(String, toml::Value, bool)> = Vec::new();
         for (principal, token) in table {
+            match token {
+                toml::Value::Table(ops) if principal == OPERATORS_TABLE => {
+                    entries.extend(ops.into_iter().map(|(p, t)| (p, t, true)));
+                }
+                token => entries.push((principal, token, false)),
+            }
+        }
+        for (principal, token, operator) in entries {
             let Some(token) = token.as_str() else {
                 return Err(format!(
                     "the token of {principal:?} is not a string (write principal = \"token\")"
@@ -55,7 +71,7 @@ impl Tokens {
             }
             let p = format!("http:{principal}").into_bytes();
             if by_hash
-                .insert(Sha256::digest(token.as_bytes()).into(), p)
+                .insert(Sha256::digest(token.as_bytes()).into(), (p, operator))
                 .is_some()
             {
                 return Err(format!("two principals share the token of {principal:?}"));
@@ -67,10 +83,10 @@ impl Tokens {
         Ok(Tokens { by_hash })
     }
 
-    /// The principal a bearer token stands for.
-    pub fn principal(&self, token: &str) -> Option<&[u8]> {
+    /// The principal a bearer token stands for, and whether it is an operator.
+    pub fn caller(&self, token: &str) -> Option<(&[u8], bool)> {
         let h: [u8; 32] = Sha256::digest(token.as_bytes()).into();
-        self.by_hash.get(&h).map(Vec::as_slice)
+        self.by_hash.get(&h).map(|(p, op)| (p.as_slice(), *op))
     }
 }
 
@@ -99,11 +115,43 @@ mod tests {
     fn tokens_map_to_principals() {
         let t = Tokens::parse("alice = \"0123456789abcdef-a\"\nbob = \"0123456789abcdef-b\"\n")
             .unwrap();
-        assert_eq!(t.principal("0123456789abcdef-a"), Some(&b"http:alice"[..]));
-        assert_eq!(t.principal("0123456789abcdef-b"), Some(&b"http:bob"[..]));
-        assert_eq!(t.principal("nope"), None);
+        assert_eq!(
+            t.caller("0123456789abcdef-a"),
+            Some((&b"http:alice"[..], false))
+        );
+        assert_eq!(
+            t.caller("0123456789abcdef-b"),
+            Some((&b"http:bob"[..], false))
+        );
+        assert_eq!(t.caller("nope"), None);
         assert!(Tokens::parse("alice = \"short\"").is_err());
         assert!(Tokens::parse("a = \"0123456789abcdef\"\nb = \"0123456789abcdef\"").is_err());
+    }
+
+    #[test]
+    fn tokens_under_operators_are_operators_and_old_files_stay_valid() {
+        let t = Tokens::parse(
+            "alice = \"0123456789abcdef-a\"\n[operators]\nolga = \"0123456789abcdef-o\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            t.caller("0123456789abcdef-a"),
+            Some((&b"http:alice"[..], false))
+        );
+        assert_eq!(
+            t.caller("0123456789abcdef-o"),
+            Some((&b"http:olga"[..], true))
+        );
+        // A principal named "operators" with a token of its own is still a plain user.
+        let t = Tokens::parse("operators = \"0123456789abcdef-p\"\n").unwrap();
+        assert_eq!(
+            t.caller("0123456789abcdef-p"),
+            Some((&b"http:operators"[..], false))
+        );
+        let e = Tokens::parse("[operators]\nolga = \"short\"\n")
+            .err()
+            .unwrap();
+        assert!(e.contains("olga"), "{e}");
     }
 
     #[test]

@@ -11,28 +11,33 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use redmark_core::engine::Message;
 use redmark_core::wire::lines::Line;
-use redmark_core::{App, Context, Engine, Handled, HttpHeaders};
+use redmark_core::{Access, App, Context, Engine, Handled, HttpHeaders};
 
 use super::entropy::next_entropy;
 use super::inject::inject_panic;
 use super::msg::Msg;
 
-/// The clock, entropy and principal of one message.
+/// The clock, entropy, principal and access of one message.
 pub struct Cx<'p> {
     pub now: u64,
     pub entropy: [u8; 8],
     pub principal: &'p [u8],
+    /// The caller's role and transport, read from its seated principal.
+    pub access: Access,
 }
 
 impl<'p> Cx<'p> {
-    /// Now, fresh entropy, and `principal`.
-    pub fn new(principal: &'p [u8]) -> Self {
+    /// Now, fresh entropy, and the principal `seated` names with its role and transport
+    /// (`auth::role::unseat`: the one place the engine's `Access` is made).
+    pub fn new(seated: &'p [u8]) -> Self {
+        let (access, principal) = crate::auth::role::unseat(seated);
         Cx {
             now: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
             entropy: next_entropy(),
             principal,
+            access,
         }
     }
 }
@@ -51,6 +56,7 @@ pub async fn drive<A: App>(
         now: cx.now,
         principal: cx.principal,
         entropy: cx.entropy,
+        access: cx.access,
     };
     let params: Vec<(&str, &str)>;
     let headers;

@@ -29,6 +29,7 @@ use redmark_core::engine::{fault_answer, Config, Note, ServerInfo};
 use redmark_core::fixtures::Fixtures;
 use redmark_core::limits::OUT;
 use redmark_core::seal::KeyRing;
+use redmark_core::Via;
 use redmark_core::{App, Engine, Handled};
 
 pub mod drive;
@@ -37,6 +38,7 @@ mod inject;
 pub mod mcp_app;
 pub mod msg;
 
+use crate::auth::role::reseat;
 use crate::store::pg::PgStore;
 use crate::store::redb::RedbBookings;
 use crate::store::{Admin, Bookings, Fence};
@@ -179,6 +181,7 @@ impl<A: Hosted> Shared<A> {
         principal: Arc<[u8]>,
     ) -> impl FnMut(Vec<u8>) -> LineAnswer + Clone + Send + 'static {
         let shared = Arc::clone(self);
+        let principal: Arc<[u8]> = Arc::from(reseat(&principal, Via::Legacy));
         move |line| {
             let (shared, principal) = (Arc::clone(&shared), Arc::clone(&principal));
             Box::pin(async move {

@@ -5,8 +5,8 @@ use super::*;
 use crate::store::redb::{RedbBookings, RedbStore};
 use crate::store::{Admin, Bookings, Fence};
 use redmark_core::booking::{
-    Booking, BookingId, Commit, Holder, Minute, NewBooking, Resized, Store, StoreError,
-    DEFAULT_FLOOR, DEFAULT_SITE,
+    Actor, Booking, BookingId, Commit, Holder, Minute, NewBooking, Resized, Store, StoreError,
+    Trail, DEFAULT_FLOOR, DEFAULT_SITE,
 };
 use redmark_core::seal::{Key, Nonce};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -60,9 +60,20 @@ impl Store for Hooked {
         }
         self.inner.commit(new).await
     }
-    async fn cancel(&mut self, id: BookingId, h: &Holder) -> Result<Option<Booking>, StoreError> {
+    async fn commit_by(&mut self, new: &NewBooking, by: &Actor) -> Result<Commit, StoreError> {
         self.tick().await;
-        self.inner.cancel(id, h).await
+        if let Some(gate) = &self.gate {
+            let _ = gate.acquire().await;
+        }
+        self.inner.commit_by(new, by).await
+    }
+    async fn cancel(&mut self, id: BookingId, by: &Actor) -> Result<Option<Booking>, StoreError> {
+        self.tick().await;
+        self.inner.cancel(id, by).await
+    }
+    async fn trail(&mut self, id: BookingId) -> Result<Trail, StoreError> {
+        self.tick().await;
+        self.inner.trail(id).await
     }
     async fn get(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
         self.tick().await;
@@ -92,12 +103,12 @@ impl Store for Hooked {
     async fn set_end(
         &mut self,
         id: BookingId,
-        h: &Holder,
+        by: &Actor,
         from: Minute,
         to: Minute,
     ) -> Result<Option<Resized>, StoreError> {
         self.tick().await;
-        self.inner.set_end(id, h, from, to).await
+        self.inner.set_end(id, by, from, to).await
     }
     async fn check_in(&mut self, id: BookingId, h: &Holder) -> Result<Option<Booking>, StoreError> {
         self.tick().await;

@@ -101,8 +101,9 @@ pub struct ServeArgs {
     /// floor: The Atrium, Studio B, The Nook]
     #[arg(long, value_name = "FILE")]
     pub rooms: Option<PathBuf>,
-    /// HTTP bearer tokens, TOML lines `principal = "token"`; without it every HTTP client is one
-    /// anonymous principal
+    /// HTTP bearer tokens, TOML lines `principal = "token"` (those under an `[operators]` table
+    /// are the floor's operators: they cancel any booking, read every title and booking_trail);
+    /// without it every HTTP client is one anonymous principal
     #[arg(long, value_name = "FILE")]
     pub tokens: Option<PathBuf>,
     /// AUTH (crate::auth): OAuth 2.1 resource server on --http.

@@ -2,9 +2,10 @@
 //! redb and PostgreSQL (`pg/tests.rs`), from empty.
 
 use redmark_core::booking::{
-    occupant, Booking, Commit, Day, Minute, NewBooking, Resized, RoomId, Span, Status, Store,
-    StoreError, Title,
+    occupant, Actor, Booking, Change, Commit, Day, Minute, NewBooking, Resized, RoomId, Span,
+    Status, Store, StoreError, Title,
 };
+use redmark_core::Via;
 
 use crate::store::redb::{RedbBookings, RedbStore};
 
@@ -115,11 +116,21 @@ pub(crate) async fn suite(s: &mut impl Store) {
         ..a.clone()
     };
     // Only by its holder: anyone else's cancel finds nothing and changes nothing.
-    assert_eq!(s.cancel(a.id, &[8; 8]).await, Ok(None));
+    assert_eq!(s.cancel(a.id, &Actor::holder([8; 8])).await, Ok(None));
     assert_eq!(s.get(a.id).await, Ok(Some(a.clone())));
-    assert_eq!(s.cancel(a.id, &[7; 8]).await, Ok(Some(cancelled.clone())));
-    assert_eq!(s.cancel(a.id, &[7; 8]).await, Ok(Some(cancelled.clone())));
-    assert_eq!(s.cancel(b.id.wrapping_add(1000), &[7; 8]).await, Ok(None));
+    assert_eq!(
+        s.cancel(a.id, &Actor::holder([7; 8])).await,
+        Ok(Some(cancelled.clone()))
+    );
+    assert_eq!(
+        s.cancel(a.id, &Actor::holder([7; 8])).await,
+        Ok(Some(cancelled.clone()))
+    );
+    assert_eq!(
+        s.cancel(b.id.wrapping_add(1000), &Actor::holder([7; 8]))
+            .await,
+        Ok(None)
+    );
     assert_eq!(occupant(s, "atrium", slot(9)).await, Ok(None));
     assert_eq!(
         s.commit(&new("atrium", 9, 7, 1)).await,
@@ -272,9 +283,14 @@ async fn ends(s: &mut impl Store) {
         ..span("lobby", 630, 690, 121)
     };
     let theirs = created(s.commit(&theirs).await);
-    assert_eq!(s.set_end(mine.id, &them, at(600), at(630)).await, Ok(None));
     assert_eq!(
-        s.set_end(mine.id, &me, at(600), at(660)).await,
+        s.set_end(mine.id, &Actor::holder(them), at(600), at(630))
+            .await,
+        Ok(None)
+    );
+    assert_eq!(
+        s.set_end(mine.id, &Actor::holder(me), at(600), at(660))
+            .await,
         Ok(Some(Resized::Taken(theirs.clone()))),
         "into their time"
     );
@@ -282,13 +298,15 @@ async fn ends(s: &mut impl Store) {
     longer.new.span = Span::new(at(540), at(630)).unwrap();
     for again in ["up to theirs", "asked again"] {
         assert_eq!(
-            s.set_end(mine.id, &me, at(600), at(630)).await,
+            s.set_end(mine.id, &Actor::holder(me), at(600), at(630))
+                .await,
             Ok(Some(Resized::Moved(longer.clone()))),
             "{again}"
         );
     }
     assert_eq!(
-        s.set_end(mine.id, &me, at(600), at(615)).await,
+        s.set_end(mine.id, &Actor::holder(me), at(600), at(615))
+            .await,
         Ok(Some(Resized::Changed(longer.clone()))),
         "it no longer ends at 10:00"
     );
@@ -297,19 +315,26 @@ async fn ends(s: &mut impl Store) {
     let mut shorter = mine.clone();
     shorter.new.span = Span::new(at(540), at(570)).unwrap();
     assert_eq!(
-        s.set_end(mine.id, &me, at(630), at(570)).await,
+        s.set_end(mine.id, &Actor::holder(me), at(630), at(570))
+            .await,
         Ok(Some(Resized::Moved(shorter.clone())))
     );
     created(s.commit(&span("lobby", 570, 630, 122)).await);
     assert_eq!(
-        s.set_end(mine.id, &me, at(570), at(540)).await,
+        s.set_end(mine.id, &Actor::holder(me), at(570), at(540))
+            .await,
         Ok(Some(Resized::Changed(shorter.clone()))),
         "no end at or before its start"
     );
     // A cancelled booking stays as it is.
-    let cancelled = s.cancel(mine.id, &me).await.unwrap().unwrap();
+    let cancelled = s
+        .cancel(mine.id, &Actor::holder(me))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(
-        s.set_end(mine.id, &me, at(570), at(555)).await,
+        s.set_end(mine.id, &Actor::holder(me), at(570), at(555))
+            .await,
         Ok(Some(Resized::Changed(cancelled)))
     );
 }
@@ -359,7 +384,7 @@ async fn overlaps(s: &mut impl Store) {
         Ok(Some(first.clone()))
     );
     // A cancelled booking clashes with nothing.
-    s.cancel(first.id, &[5; 8]).await.unwrap();
+    s.cancel(first.id, &Actor::holder([5; 8])).await.unwrap();
     let inside = created(s.commit(&span("hall", 575, 610, 105)).await);
     assert_eq!(
         s.next_in_room("hall", at(570)).await,
@@ -381,6 +406,69 @@ async fn overlaps(s: &mut impl Store) {
     assert_eq!(s.next_in_room("hall", at(1530)).await, Ok(None));
     // Another room is another matter.
     created(s.commit(&span("hall-2", 570, 615, 109)).await);
+    trails(s).await;
+}
+
+/// Operators and trails: an operator cancels anyone's booking, a plain user only its own;
+/// each change is kept with who, when, over what and on which instance, once.
+async fn trails(s: &mut impl Store) {
+    let maker = Actor {
+        holder: [20; 8],
+        operator: false,
+        at: 1_790_000_000,
+        via: Via::Http,
+        instance: 7,
+    };
+    let n = NewBooking {
+        holder: maker.holder,
+        ..span("trail", 540, 600, 130)
+    };
+    let b = created(s.commit_by(&n, &maker).await);
+    let later = Actor {
+        at: maker.at + 60,
+        via: Via::Stdio,
+        ..maker
+    };
+    let Ok(Some(Resized::Moved(longer))) = s.set_end(b.id, &later, at(600), at(630)).await else {
+        panic!("extended");
+    };
+    let stranger = Actor {
+        holder: [21; 8],
+        ..maker
+    };
+    assert_eq!(s.cancel(b.id, &stranger).await, Ok(None), "not theirs");
+    let operator = Actor {
+        holder: [22; 8],
+        operator: true,
+        at: maker.at + 120,
+        via: Via::Tcp,
+        instance: 8,
+    };
+    let cancelled = Booking {
+        status: Status::Cancelled,
+        ..longer
+    };
+    assert_eq!(s.cancel(b.id, &operator).await, Ok(Some(cancelled.clone())));
+    assert_eq!(
+        s.cancel(b.id, &operator).await,
+        Ok(Some(cancelled)),
+        "idempotent"
+    );
+    assert_eq!(
+        s.cancel(u32::MAX, &operator).await,
+        Ok(None),
+        "no such booking"
+    );
+    let trail = s.trail(b.id).await.unwrap();
+    let kinds: Vec<Change> = trail.iter().map(|t| t.change).collect();
+    assert_eq!(kinds, [Change::Made, Change::Resized, Change::Cancelled]);
+    let by: Vec<Actor> = trail.iter().map(|t| t.by).collect();
+    assert_eq!(by, [maker, later, operator]);
+    // The free span is bookable again, and that booking's trail is its own.
+    let again = created(s.commit(&span("trail", 540, 600, 131)).await);
+    let trail = s.trail(again.id).await.unwrap();
+    assert_eq!(trail.len(), 1);
+    assert_eq!(trail[0].by, Actor::holder(again.new.holder));
 }
 
 /// The ids of `holder`'s active bookings, walked with `next_held` from the start.

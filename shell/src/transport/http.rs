@@ -41,6 +41,7 @@ use http_body_util::{BodyExt, Limited};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use redmark_core::limits::MAX_MESSAGE;
+use redmark_core::Via;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -48,6 +49,7 @@ use tokio_util::task::TaskTracker;
 use super::accept::{accept_gated, WriteTimeout};
 use super::peer::PeerUids;
 use super::share::{Hold, Shares};
+use crate::auth::role::seat;
 use crate::auth::tokens::Tokens;
 use crate::auth::{OAuth, Verdict};
 use crate::host::{Hosted, Msg, OwnedHeaders, Shared, LOCAL_PRINCIPAL};
@@ -419,23 +421,22 @@ async fn caller<A: Hosted>(
     parts: &axum::http::request::Parts,
 ) -> Result<Caller, Response> {
     let token = bearer(&parts.headers);
-    let fixed = |principal| Caller {
-        principal,
+    let fixed = |principal: &[u8], operator| Caller {
+        principal: Arc::from(seat(principal, operator, Via::Http)),
         scopes: None,
     };
     let Some(tokens) = &st.tokens else {
         if st.oauth.is_none() {
             let own = parts.extensions.get::<OwnUser>().is_some_and(|o| o.0);
-            return Ok(fixed(if own {
-                Arc::from(LOCAL_PRINCIPAL)
-            } else {
-                Arc::clone(&st.anonymous)
-            }));
+            return Ok(fixed(
+                if own { LOCAL_PRINCIPAL } else { &st.anonymous },
+                false,
+            ));
         }
         return oauth_caller(st, token).await;
     };
-    if let Some(p) = token.and_then(|t| tokens.principal(t)) {
-        return Ok(fixed(Arc::from(p)));
+    if let Some((p, operator)) = token.and_then(|t| tokens.caller(t)) {
+        return Ok(fixed(p, operator));
     }
     if st.oauth.is_some() {
         return oauth_caller(st, token).await;
@@ -459,7 +460,7 @@ async fn oauth_caller<A: Hosted>(
     };
     match oauth.authenticate(token).await {
         Verdict::Subject(s) => Ok(Caller {
-            principal: Arc::from(s.principal),
+            principal: Arc::from(seat(&s.principal, oauth.is_operator(&s.scopes), Via::Http)),
             scopes: Some(s.scopes),
         }),
         Verdict::Refused(r) => Err(r),

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::stream::{serve_stream, End, Sink, Socket, StreamLimits};
+use crate::auth::role::seat;
 use crate::host::{Hosted, Shared, LOCAL_PRINCIPAL};
+use redmark_core::Via;
 
 /// stdin and stdout, opened once: a relay (crate::folder) reads and writes them first and hands
 /// them, with the start of a line it had read, to the server it becomes.
@@ -48,7 +50,8 @@ pub async fn serve_stdio_on<A: Hosted>(
         skip_answer,
     } = ends;
     let sink = super::skip_answer::SkipAnswer::new(sink, skip_answer);
-    let end = serve_stream(&shared, source, sink, LOCAL_PRINCIPAL, limits, &shutdown).await;
+    let seated = seat(LOCAL_PRINCIPAL, false, Via::Stdio);
+    let end = serve_stream(&shared, source, sink, &seated, limits, &shutdown).await;
     match end {
         End::Eof | End::Shutdown => tracing::info!("stdio: {end:?}"),
         other => tracing::warn!("stdio ended: {other:?}"),

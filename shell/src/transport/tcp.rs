@@ -11,8 +11,10 @@ use tokio_util::task::TaskTracker;
 use super::accept::{accept_loop, WriteTimeout};
 use super::peer::{PeerUids, Verdict};
 use super::stream::{serve_stream, End, Socket, StreamLimits};
+use crate::auth::role::seat;
 use crate::host::{Hosted, Shared, LOCAL_PRINCIPAL};
 use crate::metrics::{metrics, Transport};
+use redmark_core::Via;
 
 /// Accepts TCP connections until shutdown; each is served by its own task, at most
 /// `max_conns` at once (further ones are closed on accept, and logged).
@@ -45,7 +47,8 @@ pub async fn serve_tcp<A: Hosted>(
                 let _open = metrics().connection(Transport::Tcp);
                 let (r, w) = sock.into_split();
                 let sink = Socket(WriteTimeout::new(w, limits.write_timeout));
-                let end = serve_stream(&shared, r, sink, LOCAL_PRINCIPAL, limits, &shutdown).await;
+                let seated = seat(LOCAL_PRINCIPAL, false, Via::Tcp);
+                let end = serve_stream(&shared, r, sink, &seated, limits, &shutdown).await;
                 log_end(peer, &end);
                 drop(permit);
             });

@@ -14,7 +14,7 @@
 // when stdin closes (so a test that dies leaves nothing behind).
 //
 // Clients (client_secret_basic): alice and bob (scope rooms:read rooms:write), reader (scope
-// rooms:read only), brief (like alice, tokens live 1 s). Secret: `<id>-secret-0123456789`.
+// rooms:read only), brief (like alice, tokens live 1 s), olga (also rooms:operate). Secret: `<id>-secret-0123456789`.
 // With --page-redirect: redmark-page, a public client (no secret) of the authorization code
 // grant with PKCE, whose token endpoint answers the page's origin (CORS); people sign in
 // through oidc-provider's development login and consent pages (any login name and password:
@@ -58,6 +58,8 @@ const port = server.address().port;
 const issuer = opt('--issuer') ?? `http://127.0.0.1:${port}`;
 
 const SCOPES = 'rooms:read rooms:write';
+// olga may also ask for the operator scope (redmark's --operator-scope default).
+const OPERATOR_SCOPES = `${SCOPES} rooms:operate`;
 const client = (id, scope) => ({
   client_id: id,
   client_secret: `${id}-secret-0123456789`,
@@ -90,13 +92,14 @@ const provider = new Provider(issuer, {
     client('bob', SCOPES),
     client('reader', 'rooms:read'),
     client('brief', SCOPES),
+    client('olga', OPERATOR_SCOPES),
     ...(pageRedirects.length ? [pageClient] : []),
   ],
   // The page's token request is a cross-origin fetch: allowed from its redirect URIs' origins.
   clientBasedCORS: (_ctx, origin, c) =>
     c.clientAuthMethod === 'none' && c.redirectUris.some((u) => URL.parse(u)?.origin === origin),
   jwks: { keys },
-  scopes: SCOPES.split(' '),
+  scopes: OPERATOR_SCOPES.split(' '),
   features: {
     devInteractions: { enabled: pageRedirects.length > 0 },
     clientCredentials: { enabled: true },
@@ -107,7 +110,7 @@ const provider = new Provider(issuer, {
       getResourceServerInfo: (_ctx, resource, c) => {
         if (!resources.includes(resource)) throw new errors.InvalidTarget();
         return {
-          scope: SCOPES,
+          scope: OPERATOR_SCOPES,
           audience: resource,
           accessTokenTTL: c.clientId === 'brief' ? 1 : 600,
           accessTokenFormat: 'jwt',

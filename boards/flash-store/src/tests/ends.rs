@@ -20,17 +20,26 @@ fn an_end_moves_into_free_time_only_and_survives_a_reboot() {
     let theirs = NewBooking { span: moved(&mine, 90, 60), ..new_booking("nook", 1, 9, 2, 2) };
     let Commit::Created(t) = now(store.commit(&theirs)).unwrap() else { panic!() };
     let (end, holder) = (b.new.span.end, b.new.holder);
-    assert_eq!(now(store.set_end(b.id, &[9; 8], end, end + 30)), Ok(None), "not theirs");
-    assert_eq!(now(store.set_end(b.id, &holder, end, end + 60)), Ok(Some(Resized::Taken(t))));
+    assert_eq!(now(store.set_end(b.id, &Actor::holder([9; 8]), end, end + 30)), Ok(None), "not theirs");
+    assert_eq!(now(store.set_end(b.id, &Actor::holder(holder), end, end + 60)), Ok(Some(Resized::Taken(t))));
     let longer = ending(&b, end + 30);
-    assert_eq!(now(store.set_end(b.id, &holder, end, end + 30)), Ok(Some(Resized::Moved(longer.clone()))));
-    assert_eq!(now(store.set_end(b.id, &holder, end, end + 30)), Ok(Some(Resized::Moved(longer.clone()))));
-    assert_eq!(now(store.set_end(b.id, &holder, end, end + 15)), Ok(Some(Resized::Changed(longer.clone()))));
+    assert_eq!(
+        now(store.set_end(b.id, &Actor::holder(holder), end, end + 30)),
+        Ok(Some(Resized::Moved(longer.clone())))
+    );
+    assert_eq!(
+        now(store.set_end(b.id, &Actor::holder(holder), end, end + 30)),
+        Ok(Some(Resized::Moved(longer.clone())))
+    );
+    assert_eq!(
+        now(store.set_end(b.id, &Actor::holder(holder), end, end + 15)),
+        Ok(Some(Resized::Changed(longer.clone())))
+    );
     let mut store = Sim::open(store.into_flash(), BASE, PAGES).unwrap();
     assert_eq!(now(store.get(b.id)), Ok(Some(longer)), "the new end, title and all, after a reboot");
     let shorter = ending(&b, end - 30);
     assert_eq!(
-        now(store.set_end(b.id, &holder, end + 30, end - 30)),
+        now(store.set_end(b.id, &Actor::holder(holder), end + 30, end - 30)),
         Ok(Some(Resized::Moved(shorter.clone())))
     );
     let freed = NewBooking { span: moved(&mine, 30, 30), ..new_booking("nook", 1, 9, 3, 3) };
@@ -52,7 +61,7 @@ fn a_power_cut_while_an_end_moves_leaves_the_old_end_or_the_new() {
         let mut f = flash.clone();
         f.budget = Some(cut);
         let mut store = Sim::open(f, BASE, PAGES).unwrap();
-        let moved = now(store.set_end(b.id, &holder, end, end + 45));
+        let moved = now(store.set_end(b.id, &Actor::holder(holder), end, end + 45));
         let f = store.into_flash();
         let mut again = Sim::open(f.revive(), BASE, PAGES).unwrap();
         let got = now(again.get(b.id)).unwrap().expect("the booking is never lost");

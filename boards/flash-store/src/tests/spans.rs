@@ -60,7 +60,7 @@ fn churn<const N: usize>(store: &mut FlashStore<SimFlash, N>, rounds: u64) {
     for i in 0..rounds {
         let n = new_booking("churn", 1 + (i % 28) as u8, (i % 24) as u8, 9, 0xC000 + i);
         let Commit::Created(b) = now(store.commit(&n)).unwrap() else { panic!("churn {i}") };
-        now(store.cancel(b.id, &b.new.holder)).unwrap();
+        now(store.cancel(b.id, &Actor::holder(b.new.holder))).unwrap();
     }
 }
 
@@ -118,7 +118,7 @@ fn an_overlap_is_a_clash_and_touching_is_not() {
     let other_room = NewBooking { room: RoomId::try_from("atrium").unwrap(), ..at(30, 45, 22) };
     assert!(matches!(now(store.commit(&other_room)), Ok(Commit::Created(_))));
     // Cancelled, it clashes no more: 09:45–10:00 fits where it was.
-    now(store.cancel(first.id, &first.new.holder)).unwrap();
+    now(store.cancel(first.id, &Actor::holder(first.new.holder))).unwrap();
     assert!(matches!(now(store.commit(&at(45, 15, 23))), Ok(Commit::Created(_))));
     // The room's bookings from 09:00 on: the one under way at 10:00 first.
     let mut store = Sim::open(store.into_flash(), BASE, PAGES).unwrap();
@@ -152,7 +152,7 @@ fn titles_are_carried_into_new_pages_and_through_a_cancel() {
     for b in &made {
         assert_eq!(now(store.get(b.id)), Ok(Some(b.clone())), "after the ring turned");
     }
-    let cancelled = now(store.cancel(made[0].id, &long.holder)).unwrap().unwrap();
+    let cancelled = now(store.cancel(made[0].id, &Actor::holder(long.holder))).unwrap().unwrap();
     assert_eq!((cancelled.status, cancelled.new.title.as_str()), (Status::Cancelled, LONG_TITLE));
     // Boots turn the ring without new bookings (which would push the cancelled one out).
     for _ in 0..40 {

@@ -15,10 +15,7 @@ pub const NO_TIME: &str =
 
 /// Whether a tool is the door's only.
 const fn doors_only(tool: BookingTool) -> bool {
-    matches!(
-        tool,
-        BookingTool::ExtendBooking | BookingTool::EndBooking | BookingTool::CheckIn
-    )
+    matches!(tool, BookingTool::ExtendBooking | BookingTool::EndBooking | BookingTool::CheckIn)
 }
 
 /// How many tools the network is offered.

@@ -339,5 +339,10 @@ fn send_answer(s: &mut Socket<'_>, answer: &[u8], status: u16, close: bool) {
 const SSE_PREFIX: &[u8] = b"event: message\ndata: ";
 
 fn context(host: &mut PanelHost) -> Context<'static> {
-    Context { now: host.now(), principal: PRINCIPAL, entropy: host.entropy() }
+    Context {
+        now: host.now(),
+        principal: PRINCIPAL,
+        entropy: host.entropy(),
+        access: redmark_core::Access::USER,
+    }
 }

@@ -68,7 +68,12 @@ pub(crate) fn serve<F: NorFlash>(
         let got = s.recv(|data| {
             let (used, line) = c.lines.push(data);
             let handled = line.map(|line| {
-                let cx = Context { now: host.now(), principal: PRINCIPAL, entropy: host.entropy() };
+                let cx = Context {
+                    now: host.now(),
+                    principal: PRINCIPAL,
+                    entropy: host.entropy(),
+                    access: redmark_core::Access::USER,
+                };
                 engine.handle_line(line, &cx, out)
             });
             (used, handled)

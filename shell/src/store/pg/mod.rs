@@ -39,7 +39,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use redmark_core::booking::{
-    Booking, BookingId, Commit, Holder, Minute, NewBooking, Resized, RoomId, Store, StoreError,
+    Actor, Booking, BookingId, Commit, Holder, Minute, NewBooking, Resized, RoomId, Store,
+    StoreError, Trail,
 };
 use redmark_core::seal::Nonce;
 use tokio::sync::{mpsc, oneshot, Mutex};
@@ -171,7 +172,11 @@ impl PgStore {
 
 impl Store for PgStore {
     async fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
-        let made = match self.call(Op::Commit(new.clone())).await {
+        self.commit_by(new, &Actor::holder(new.holder)).await
+    }
+
+    async fn commit_by(&mut self, new: &NewBooking, by: &Actor) -> Result<Commit, StoreError> {
+        let made = match self.call(Op::Commit(new.clone(), *by)).await {
             Ok(Reply::Commit(c)) => Ok(c),
             Ok(_) => Err(StoreError::Io),
             Err(e) => Err(e),
@@ -180,12 +185,8 @@ impl Store for PgStore {
         made
     }
 
-    async fn cancel(
-        &mut self,
-        id: BookingId,
-        holder: &Holder,
-    ) -> Result<Option<Booking>, StoreError> {
-        let made = match self.call(Op::Cancel(id, *holder)).await {
+    async fn cancel(&mut self, id: BookingId, by: &Actor) -> Result<Option<Booking>, StoreError> {
+        let made = match self.call(Op::Cancel(id, *by)).await {
             Ok(Reply::Booking(b)) => Ok(b),
             Ok(_) => Err(StoreError::Io),
             Err(e) => Err(e),
@@ -196,6 +197,13 @@ impl Store for PgStore {
 
     async fn get(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
         self.booking(Op::Get(id)).await
+    }
+
+    async fn trail(&mut self, id: BookingId) -> Result<Trail, StoreError> {
+        match self.call(Op::Trail(id)).await? {
+            Reply::Trail(t) => Ok(t),
+            _ => Err(StoreError::Io),
+        }
     }
 
     async fn made_by(
@@ -232,11 +240,11 @@ impl Store for PgStore {
     async fn set_end(
         &mut self,
         id: BookingId,
-        holder: &Holder,
+        by: &Actor,
         from: Minute,
         to: Minute,
     ) -> Result<Option<Resized>, StoreError> {
-        match self.call(Op::SetEnd(id, *holder, from, to)).await {
+        match self.call(Op::SetEnd(id, *by, from, to)).await {
             Ok(Reply::Resized(r)) => Ok(r),
             Ok(_) => Err(StoreError::Io),
             Err(e) => Err(e),

@@ -103,6 +103,18 @@ CREATE INDEX IF NOT EXISTS redmark_bookings_unchecked
     ON redmark_bookings (start_minute) WHERE NOT cancelled AND NOT checked_in;
 ";
 
+/// Each booking's trail (additive: an older release never reads it), created idempotently at
+/// every start: one row a change, [`Step::to_bytes`](redmark_core::booking::Step::to_bytes) in
+/// `step`, in `seq` order.
+pub(super) const TRAIL: &str = "
+CREATE TABLE IF NOT EXISTS redmark_trail (
+    booking_id bigint NOT NULL,
+    seq bigint GENERATED ALWAYS AS IDENTITY,
+    step bytea NOT NULL,
+    PRIMARY KEY (booking_id, seq)
+);
+";
+
 /// A holder's first active booking after a (start, room) in that order, room ids compared
 /// byte by byte (`COLLATE "C"`, as every other store orders them, whatever the database's
 /// collation); `redmark_bookings_mine_by_start` serves it.
@@ -237,6 +249,9 @@ pub(super) struct Statements {
     pub(super) set_end: Statement,
     pub(super) check_in: Statement,
     pub(super) release: Statement,
+    pub(super) trail: Statement,
+    pub(super) trail_many: Statement,
+    pub(super) trail_of: Statement,
 }
 
 impl Conn {
@@ -260,13 +275,27 @@ impl Conn {
             cancel: client
                 .prepare(&format!(
                     "UPDATE redmark_bookings SET cancelled = true, released = false WHERE id = $1 \
-                     AND holder = $2 \
-                     RETURNING {COLS}"
+                     AND (holder = $2 OR $3) AND (NOT cancelled OR released) RETURNING {COLS}"
                 ))
                 .await?,
             set_end: client.prepare(SET_END_SQL).await?,
             check_in: client.prepare(CHECK_IN_SQL).await?,
             release: client.prepare(RELEASE_SQL).await?,
+            trail: client
+                .prepare("INSERT INTO redmark_trail (booking_id, step) VALUES ($1, $2)")
+                .await?,
+            trail_many: client
+                .prepare(
+                    "INSERT INTO redmark_trail (booking_id, step) \
+                     SELECT * FROM unnest($1::int8[], $2::bytea[])",
+                )
+                .await?,
+            trail_of: client
+                .prepare(
+                    "SELECT step FROM redmark_trail WHERE booking_id = $1 \
+                     ORDER BY seq DESC LIMIT $2",
+                )
+                .await?,
         };
         Ok(Conn { client, s })
     }
@@ -298,6 +327,7 @@ pub(super) async fn migrate(client: &mut Client) -> Result<(), String> {
             "its schema is version {v}, newer than this redmark's {SCHEMA_VERSION}: upgrade redmark"
         ));
     }
+    tx.batch_execute(TRAIL).await.map_err(e)?;
     if v < 2 {
         tx.batch_execute(BTREE_GIST).await.map_err(no_extension)?;
         tx.batch_execute(SPANS).await.map_err(e)?;

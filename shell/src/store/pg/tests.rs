@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use redmark_core::booking::{
-    occupant, Booking, Commit, Day, NewBooking, RoomId, Span, Store, StoreError, Title,
+    occupant, Actor, Booking, Commit, Day, NewBooking, RoomId, Span, Store, StoreError, Title,
 };
 use redmark_tests::pg::Cluster;
 
@@ -30,7 +30,12 @@ fn postgres_passes_the_store_suite() {
         .block_on(occupant(&mut again, "atrium", slot(9)))
         .unwrap()
         .is_some());
-    assert_eq!(pg.psql("SELECT count(*) FROM redmark_bookings"), "21");
+    assert_eq!(pg.psql("SELECT count(*) FROM redmark_bookings"), "23");
+    // Every booking made has its trail, in the same transaction.
+    assert_eq!(
+        pg.psql("SELECT count(DISTINCT booking_id) FROM redmark_trail"),
+        "23"
+    );
 }
 
 #[test]
@@ -98,17 +103,14 @@ fn a_group_with_clashes_is_decided_as_one_at_a_time() {
     let store = rt.block_on(PgStore::open(&pg.url())).expect(NO_PG);
     let mut ops: Vec<Op> = (0..120u8)
         .map(|i| {
-            Op::Commit(new(
-                ["atrium", "nook"][usize::from(i % 2)],
-                i % 12,
-                i % 5,
-                i,
-            ))
+            let n = new(["atrium", "nook"][usize::from(i % 2)], i % 12, i % 5, i);
+            Op::Commit(n.clone(), Actor::holder(n.holder))
         })
         .collect();
-    ops.push(Op::Commit(new("atrium", 0, 0, 0))); // the first operation again
-    ops.push(Op::Commit(new("nook", 23, 0, 0))); // ... elsewhere: still that booking
-    ops.push(Op::Cancel(u32::MAX, [0; 8])); // no such booking
+    let by = |n: NewBooking| Op::Commit(n.clone(), Actor::holder(n.holder));
+    ops.push(by(new("atrium", 0, 0, 0))); // the first operation again
+    ops.push(by(new("nook", 23, 0, 0))); // ... elsewhere: still that booking
+    ops.push(Op::Cancel(u32::MAX, Actor::holder([0; 8]))); // no such booking
     let said: Vec<String> = ops.iter().map(|op| format!("{op:?}")).collect();
     let want_ops: Vec<Op> = ops.iter().map(Op::clone).collect();
     let got = rt.block_on(store.calls(ops)).unwrap();
@@ -124,7 +126,7 @@ fn a_group_with_clashes_is_decided_as_one_at_a_time() {
     };
     for (i, (op, g)) in want_ops.into_iter().zip(&got).enumerate() {
         let (want, got) = match op {
-            Op::Commit(n) => {
+            Op::Commit(n, _) => {
                 let got = match g {
                     Ok(Reply::Commit(c)) => Ok(c.clone()),
                     Ok(_) => Err(StoreError::Io),
@@ -260,7 +262,11 @@ fn random_intervals_on_three_instances_never_overlap() {
                     if next(5) == 0 {
                         let pick = next(acked.len().max(1) as u64) as usize;
                         if let Some(b) = acked.get_mut(pick) {
-                            *b = s.cancel(b.id, &b.new.holder).await.unwrap().unwrap();
+                            *b = s
+                                .cancel(b.id, &Actor::holder(b.new.holder))
+                                .await
+                                .unwrap()
+                                .unwrap();
                         }
                     }
                 }

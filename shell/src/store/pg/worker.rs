@@ -9,9 +9,10 @@ use std::time::Duration;
 
 use futures_util::future::try_join_all;
 use redmark_core::booking::{
-    end_step, Booking, BookingId, Commit, EndStep, Holder, Minute, NewBooking, Resized, RoomId,
-    Status, StoreError,
+    end_step, latest, Actor, Booking, BookingId, Change, Commit, EndStep, Holder, Minute,
+    NewBooking, Resized, RoomId, Status, Step, StoreError, Trail,
 };
+use redmark_core::limits::TRAIL_SHOWN;
 use redmark_core::seal::Nonce;
 use tokio::sync::{mpsc, oneshot, Mutex};
 use tokio_postgres::error::SqlState;
@@ -30,15 +31,16 @@ pub const ATTEMPTS: usize = 3;
 /// One store call for a worker.
 #[derive(Clone, Debug)]
 pub(super) enum Op {
-    Commit(NewBooking),
+    Commit(NewBooking, Actor),
     Get(BookingId),
     MadeBy(Holder, Nonce),
     NextHeld(Holder, Minute, RoomId),
     NextInRoom(RoomId, Minute),
-    Cancel(BookingId, Holder),
-    SetEnd(BookingId, Holder, Minute, Minute),
+    Cancel(BookingId, Actor),
+    SetEnd(BookingId, Actor, Minute, Minute),
     CheckIn(BookingId, Holder),
     Release(Minute, u16),
+    Trail(BookingId),
 }
 
 /// What a call returned.
@@ -47,6 +49,7 @@ pub(super) enum Reply {
     Commit(Commit),
     Booking(Option<Booking>),
     Resized(Option<Resized>),
+    Trail(Trail),
 }
 
 /// Calls that go into one transaction together, in order (one [`Store`](redmark_core::booking::Store) call, or a whole
@@ -140,7 +143,7 @@ pub(super) async fn worker(
 /// Where a booking goes (bookings first, by room and start; then everything else).
 pub(super) fn lock_order(op: &Op) -> (bool, &str, Minute) {
     match op {
-        Op::Commit(n) => (false, n.room.as_str(), n.span.start),
+        Op::Commit(n, _) => (false, n.room.as_str(), n.span.start),
         _ => (true, "", 0),
     }
 }
@@ -230,10 +233,11 @@ pub(super) async fn transact(
             }),
     )
     .await?;
-    tx.commit().await?;
     for (i, r) in rest {
         replies[i] = Some(r);
     }
+    made_trail(&tx, &s.trail_many, ops, &replies).await?;
+    tx.commit().await?;
     Ok(replies
         .into_iter()
         .map(|r| r.unwrap_or(Err(StoreError::Io)))
@@ -252,7 +256,7 @@ pub(super) async fn insert_many(
         .iter()
         .enumerate()
         .filter_map(|(i, op)| match op {
-            Op::Commit(new) => Some((i, new)),
+            Op::Commit(new, _) => Some((i, new)),
             _ => None,
         })
         .collect();
@@ -318,7 +322,7 @@ pub(super) async fn run(
         None => Ok(Reply::Booking(None)),
     };
     Ok(match op {
-        Op::Commit(new) => commit_one(tx, &s.commit, new).await?,
+        Op::Commit(new, _) => commit_one(tx, &s.commit, new).await?,
         Op::Get(id) => one(tx.query(&s.get, &[&i64::from(*id)]).await?),
         Op::MadeBy(holder, nonce) => {
             one(tx.query(&s.made_by, &[&&holder[..], &&nonce[..]]).await?)
@@ -332,16 +336,36 @@ pub(super) async fn run(
         Op::NextInRoom(room, from) => one(tx
             .query(&s.next_in_room, &[&room.as_str(), &minute(*from)])
             .await?),
-        Op::Cancel(id, holder) => one(tx
-            .query(&s.cancel, &[&i64::from(*id), &&holder[..]])
-            .await?),
-        Op::SetEnd(id, holder, from, to) => set_end(tx, s, *id, holder, *from, *to).await?,
+        Op::Cancel(id, by) => cancel(tx, s, *id, by).await?,
+        Op::SetEnd(id, by, from, to) => set_end(tx, s, *id, by, *from, *to).await?,
         Op::CheckIn(id, holder) => one(tx
             .query(&s.check_in, &[&i64::from(*id), &&holder[..]])
             .await?),
         Op::Release(now, window) => one(tx
             .query(&s.release, &[&minute(*now), &i32::from(*window)])
             .await?),
+        Op::Trail(id) => {
+            let shown = TRAIL_SHOWN as i64;
+            let rows = tx.query(&s.trail_of, &[&i64::from(*id), &shown]).await?;
+            let mut steps = Vec::with_capacity(rows.len());
+            // Newest first from the database; a kind this release does not know is skipped.
+            for row in rows.iter().rev() {
+                let Ok(bytes) = row.try_get::<_, &[u8]>(0) else {
+                    return Ok(Err(decode_failed()));
+                };
+                if bytes
+                    .first()
+                    .is_some_and(|&c| Change::from_code(c).is_none())
+                {
+                    continue;
+                }
+                match Step::from_bytes(bytes) {
+                    Some(step) => steps.push(step),
+                    None => return Ok(Err(decode_failed())),
+                }
+            }
+            Ok(Reply::Trail(latest(steps)))
+        }
     })
 }
 
@@ -352,16 +376,22 @@ async fn set_end(
     tx: &Transaction<'_>,
     s: &Statements,
     id: BookingId,
-    holder: &Holder,
+    by: &Actor,
     from: Minute,
     to: Minute,
 ) -> Result<Result<Reply, StoreError>, Fault> {
+    let holder = &by.holder;
+    let step = Step {
+        change: Change::Resized,
+        by: *by,
+    };
     let id = i64::from(id);
     for _ in 0..ATTEMPTS {
         let moved = tx
             .query(&s.set_end, &[&id, &&holder[..], &minute(from), &minute(to)])
             .await?;
         if let Some(row) = moved.first() {
+            tx.execute(&s.trail, &[&id, &&step.to_bytes()[..]]).await?;
             return Ok(decode(row, 0).map(|b| Reply::Resized(Some(Resized::Moved(b)))));
         }
         let rows = tx.query(&s.get, &[&id]).await?;
@@ -383,6 +413,65 @@ async fn set_end(
     }
     tracing::error!("booking store: a booking in the way that stays invisible");
     Ok(Err(StoreError::Io))
+}
+
+/// Cancels booking `id` if `by` holds it or is an operator, keeping `by` in its trail when it
+/// was active; an already cancelled one is returned as it stands.
+async fn cancel(
+    tx: &Transaction<'_>,
+    s: &Statements,
+    id: BookingId,
+    by: &Actor,
+) -> Result<Result<Reply, StoreError>, Fault> {
+    let id = i64::from(id);
+    let may = (&id, &&by.holder[..], &by.operator);
+    let rows = tx.query(&s.cancel, &[may.0, may.1, may.2]).await?;
+    if let Some(row) = rows.first() {
+        let step = Step {
+            change: Change::Cancelled,
+            by: *by,
+        };
+        tx.execute(&s.trail, &[&id, &&step.to_bytes()[..]]).await?;
+        return Ok(decode(row, 0).map(|b| Reply::Booking(Some(b))));
+    }
+    let rows = tx.query(&s.get, &[&id]).await?;
+    Ok(match rows.first().map(|r| decode(r, 0)).transpose() {
+        Ok(b) => Ok(Reply::Booking(
+            b.filter(|b| by.operator || b.new.holder == by.holder),
+        )),
+        Err(e) => Err(e),
+    })
+}
+
+/// A trail row that does not decode: the store's data is damaged.
+fn decode_failed() -> StoreError {
+    tracing::error!("booking store: a trail row does not decode");
+    StoreError::Corrupt
+}
+
+/// Keeps the maker of every booking the batch created in its trail, in one statement.
+async fn made_trail(
+    tx: &Transaction<'_>,
+    stmt: &Statement,
+    ops: &[&Op],
+    replies: &[Option<Result<Reply, StoreError>>],
+) -> Result<(), Fault> {
+    let mut ids = Vec::new();
+    let mut steps = Vec::new();
+    for (op, r) in ops.iter().zip(replies) {
+        if let (Op::Commit(_, by), Some(Ok(Reply::Commit(Commit::Created(b))))) = (op, r) {
+            ids.push(i64::from(b.id));
+            let step = Step {
+                change: Change::Made,
+                by: *by,
+            };
+            steps.push(step.to_bytes().to_vec());
+        }
+    }
+    if !ids.is_empty() {
+        tx.execute(stmt, &[&ids, &steps]).await?;
+    }
+    Ok(())
 }
 
 /// Books `new` (see [`COMMIT_SQL`](super::sql::COMMIT_SQL)); reads again while a conflict's winner is not visible to

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use redmark_core::booking::{
-    Booking, BookingId, Commit, Holder, Minute, NewBooking, Resized, Store, StoreError,
+    Actor, Booking, BookingId, Commit, Holder, Minute, NewBooking, Resized, Store, StoreError,
+    Trail,
 };
 use redmark_core::seal::Nonce;
 
@@ -55,23 +56,27 @@ impl RedbBookings {
 
 impl Store for RedbBookings {
     async fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
+        self.commit_by(new, &Actor::holder(new.holder)).await
+    }
+
+    async fn commit_by(&mut self, new: &NewBooking, by: &Actor) -> Result<Commit, StoreError> {
         self.fence.queued_behind_earlier();
-        let new = new.clone();
-        let made = self.committer.write(move |t| t.book(&new)).await?;
+        let (new, by) = (new.clone(), *by);
+        let made = self.committer.write(move |t| t.book(&new, &by)).await?;
         metrics().committed(&made);
         made
     }
 
-    async fn cancel(
-        &mut self,
-        id: BookingId,
-        holder: &Holder,
-    ) -> Result<Option<Booking>, StoreError> {
+    async fn cancel(&mut self, id: BookingId, by: &Actor) -> Result<Option<Booking>, StoreError> {
         self.fence.queued_behind_earlier();
-        let holder = *holder;
-        let made = self.committer.write(move |t| t.cancel(id, &holder)).await;
+        let by = *by;
+        let made = self.committer.write(move |t| t.cancel(id, &by)).await;
         metrics().cancelled(&made);
         made
+    }
+
+    async fn trail(&mut self, id: BookingId) -> Result<Trail, StoreError> {
+        self.read(|s| s.trail(id)).await
     }
 
     async fn get(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
@@ -106,14 +111,14 @@ impl Store for RedbBookings {
     async fn set_end(
         &mut self,
         id: BookingId,
-        holder: &Holder,
+        by: &Actor,
         from: Minute,
         to: Minute,
     ) -> Result<Option<Resized>, StoreError> {
         self.fence.queued_behind_earlier();
-        let holder = *holder;
+        let by = *by;
         self.committer
-            .write(move |t| t.set_end(id, &holder, from, to))
+            .write(move |t| t.set_end(id, &by, from, to))
             .await
     }
 

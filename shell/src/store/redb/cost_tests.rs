@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use redb::backends::InMemoryBackend;
 use redb::{Database, StorageBackend};
-use redmark_core::booking::{Day, Minute, NewBooking, RoomId, Span, Title};
+use redmark_core::booking::{Actor, Day, Minute, NewBooking, RoomId, Span, Title};
 
 use super::commit_group;
 
@@ -90,7 +90,7 @@ fn commit_all(db: &Database, news: &[NewBooking], group: usize) {
     for chunk in news.chunks(group) {
         commit_group(db, |t| {
             for n in chunk {
-                t.book(n)??;
+                t.book(n, &Actor::holder(n.holder))??;
             }
             Ok(())
         })

@@ -4,7 +4,9 @@
 use std::path::Path;
 
 use redb::{Database, ReadableTable, ReadableTableMetadata};
-use redmark_core::booking::{Booking, Commit, Day, NewBooking, RoomId, Span, Status, Store, Title};
+use redmark_core::booking::{
+    Actor, Booking, Commit, Day, NewBooking, RoomId, Span, Status, Store, Title,
+};
 
 use super::INDEX_TIERS;
 use crate::store::redb::tables::{
@@ -218,7 +220,9 @@ fn a_store_the_older_release_served_opens_with_every_index_rebuilt() {
         [3, 4, 2],
         "the holder's active bookings, in (start, room) order"
     );
-    now(s.cancel(again.id, &HOLDER)).unwrap().unwrap();
+    now(s.cancel(again.id, &Actor::holder(HOLDER)))
+        .unwrap()
+        .unwrap();
     assert!(matches!(now(s.commit(&clash)), Ok(Commit::Created(_))));
     drop(s);
     assert_tripwire(&path);

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use redb::{Database, ReadableTable};
-use redmark_core::booking::{Booking, BookingId, Holder, Minute, StoreError};
+use redmark_core::booking::{Booking, BookingId, Holder, Minute, StoreError, Trail};
 use redmark_core::seal::Nonce;
 
 use super::open::{self, OpenError};
@@ -100,6 +100,11 @@ impl RedbStore {
             let t = tx.open_table(BOOKINGS).map_err(fault)?;
             load(&t, id)
         })
+    }
+
+    /// Booking `id`'s trail (`trail.rs`).
+    pub(super) fn trail(&self, id: BookingId) -> Result<Trail, StoreError> {
+        self.guarded("reading a trail", |db| super::trail::read(db, id))
     }
 
     pub(super) fn made_by(

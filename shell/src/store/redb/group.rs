@@ -230,7 +230,7 @@ mod tests {
     use super::*;
     use crate::store::redb::RedbBookings;
     use crate::store::Bookings as _;
-    use redmark_core::booking::{Commit, Day, NewBooking, RoomId, Span, Store, Title};
+    use redmark_core::booking::{Actor, Commit, Day, NewBooking, RoomId, Span, Store, Title};
 
     fn new(hour: u8, holder: u8, nonce: u16) -> NewBooking {
         let mut n = [0; 8];
@@ -269,7 +269,7 @@ mod tests {
     async fn send(mut s: RedbBookings, w: W) -> Got {
         match w {
             W::Book(n) => Got::Book(s.commit(&n).await),
-            W::Cancel(id, h) => Got::Cancel(s.cancel(id, &h).await),
+            W::Cancel(id, h) => Got::Cancel(s.cancel(id, &Actor::holder(h)).await),
         }
     }
 

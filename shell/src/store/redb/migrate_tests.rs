@@ -6,7 +6,7 @@ use std::io::Read as _;
 
 use redb::ReadableTableMetadata as _;
 
-use redmark_core::booking::{Booking, Commit, Day, NewBooking, Span, Status, Store, Title};
+use redmark_core::booking::{Actor, Booking, Commit, Day, NewBooking, Span, Status, Store, Title};
 
 use super::super::tables::OLD_HELD;
 use crate::store::redb::tests::{now, scratch_dir};
@@ -134,7 +134,9 @@ fn an_hour_index_left_by_an_older_redmark_rebuilds_the_span_indexes() {
     let mut s = RedbBookings::new(RedbStore::open_checked(&dir, false).unwrap());
     let all = s.store().all().unwrap();
     // bk_1 cancelled now: the old `held` would be stale; the records decide.
-    now(s.cancel(1, &all[0].new.holder)).unwrap().unwrap();
+    now(s.cancel(1, &Actor::holder(all[0].new.holder)))
+        .unwrap()
+        .unwrap();
     drop(s);
     let db = redb::Database::open(dir.join(STORE_FILE)).unwrap();
     let tx = db.begin_write().unwrap();
@@ -242,7 +244,7 @@ fn a_store_of_the_release_before_index_tiers_opens_with_every_booking_as_it_was(
     }
     assert_eq!(walk, [1, 2, 5, 4]);
     // A cancel of a booking in the old tables frees its span.
-    now(s.cancel(2, &holder)).unwrap().unwrap();
+    now(s.cancel(2, &Actor::holder(holder))).unwrap().unwrap();
     let atrium = NewBooking {
         room: all[1].new.room.clone(),
         nonce: [0xc3; 8],

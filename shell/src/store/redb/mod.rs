@@ -82,6 +82,7 @@ mod overlay;
 mod snapshot;
 mod tables;
 mod tiers;
+mod trail;
 
 pub use bookings::RedbBookings;
 pub use file::RedbStore;

@@ -92,7 +92,7 @@ mod tests {
     use super::*;
     use crate::store::redb::tests::now;
     use crate::store::redb::{RedbBookings, RedbStore};
-    use redmark_core::booking::{occupant, Day, NewBooking, RoomId, Span, Store, Title};
+    use redmark_core::booking::{occupant, Actor, Day, NewBooking, RoomId, Span, Store, Title};
 
     const DAY: Day = Day {
         year: 2099,
@@ -118,7 +118,7 @@ mod tests {
             };
             now(store.commit(&new)).unwrap();
         }
-        now(store.cancel(2, &[7; 8])).unwrap();
+        now(store.cancel(2, &Actor::holder([7; 8]))).unwrap();
         let copy = dir.join("copy");
         std::fs::create_dir_all(&copy).unwrap();
         let file = std::fs::OpenOptions::new()

@@ -7,9 +7,10 @@ use redb::{ReadableTable, TableDefinition};
 
 pub(super) use super::errors::{corrupt, fault};
 use super::tiers::{Due, Index, Levels, Tiers};
+use super::trail::{keep, TrailTable, TRAIL};
 use redmark_core::booking::{
-    due, end_step, Booking, BookingId, Commit, Day, EndStep, Holder, Minute, NewBooking, Resized,
-    RoomId, Span, Status, StoreError, Title,
+    due, end_step, Actor, Booking, BookingId, Change, Commit, Day, EndStep, Holder, Minute,
+    NewBooking, Resized, RoomId, Span, Status, StoreError, Title,
 };
 
 pub(super) const BOOKINGS: TableDefinition<u32, &[u8]> = TableDefinition::new("bookings");
@@ -261,6 +262,7 @@ pub(super) struct Tables<'t> {
     nonces: Levels<redb::Table<'t, &'static [u8], u32>>,
     rooms: Levels<redb::Table<'t, &'static [u8], u32>>,
     holders: Levels<redb::Table<'t, &'static [u8], u32>>,
+    trail: TrailTable<'t>,
 }
 
 impl<'t> Tables<'t> {
@@ -270,15 +272,17 @@ impl<'t> Tables<'t> {
             nonces: NONCE_TIERS.open(|t| tx.open_table(t))?,
             rooms: ROOM_TIERS.open(|t| tx.open_table(t))?,
             holders: HOLDER_TIERS.open(|t| tx.open_table(t))?,
+            trail: tx.open_table(TRAIL).map_err(fault)?,
         })
     }
 
     /// Books `new` unless its operation already booked or an active booking of the room
-    /// overlaps it. `Ok(Err(Full))`: this booking is refused and nothing changed; an outer
-    /// error spoils the transaction.
+    /// overlaps it, keeping `by` in its trail. `Ok(Err(Full))`: this booking is refused and
+    /// nothing changed; an outer error spoils the transaction.
     pub(super) fn book(
         &mut self,
         new: &NewBooking,
+        by: &Actor,
     ) -> Result<Result<Commit, StoreError>, StoreError> {
         // One holder's operation: a nonce is only ever matched together with its holder.
         let operation = [&new.holder[..], &new.nonce[..]].concat();
@@ -310,6 +314,7 @@ impl<'t> Tables<'t> {
         self.bookings.insert(id, &encode(&b)[..]).map_err(fault)?;
         self.nonces.insert(&operation[..], id)?;
         self.index(&b)?;
+        keep(&mut self.trail, id, Change::Made, by)?;
         Ok(Ok(Commit::Created(b)))
     }
 
@@ -324,13 +329,15 @@ impl<'t> Tables<'t> {
         Ok(())
     }
 
-    /// Marks booking `id` of `holder` cancelled (idempotent) and frees its span.
+    /// Marks booking `id` cancelled if `by` holds it or is an operator (idempotent), frees its
+    /// span and keeps `by` in its trail.
     pub(super) fn cancel(
         &mut self,
         id: BookingId,
-        holder: &Holder,
+        by: &Actor,
     ) -> Result<Option<Booking>, StoreError> {
-        let Some(mut b) = load(&self.bookings, id)?.filter(|b| b.new.holder == *holder) else {
+        let may = |b: &Booking| by.operator || b.new.holder == by.holder;
+        let Some(mut b) = load(&self.bookings, id)?.filter(may) else {
             return Ok(None);
         };
         if b.status == Status::Cancelled {
@@ -348,20 +355,21 @@ impl<'t> Tables<'t> {
         if !released || self.holders.get(&mine[..])? == Some(id) {
             self.holders.remove(&mine[..])?;
         }
+        keep(&mut self.trail, id, Change::Cancelled, by)?;
         Ok(Some(b))
     }
 
-    /// Moves the end of `holder`'s booking `id` from `from` to `to`
+    /// Moves the end of `by`'s booking `id` from `from` to `to`
     /// ([`Store::set_end`](redmark_core::booking::Store::set_end)). Both indexes are keyed by
-    /// the start, which stays: only the record changes.
+    /// the start, which stays: only the record (and the trail) changes.
     pub(super) fn set_end(
         &mut self,
         id: BookingId,
-        holder: &Holder,
+        by: &Actor,
         from: Minute,
         to: Minute,
     ) -> Result<Option<Resized>, StoreError> {
-        let Some(mut b) = load(&self.bookings, id)?.filter(|b| b.new.holder == *holder) else {
+        let Some(mut b) = load(&self.bookings, id)?.filter(|b| b.new.holder == by.holder) else {
             return Ok(None);
         };
         b.new.span = match end_step(&b, from, to) {
@@ -375,6 +383,7 @@ impl<'t> Tables<'t> {
             }
         }
         self.bookings.insert(id, &encode(&b)[..]).map_err(fault)?;
+        keep(&mut self.trail, id, Change::Resized, by)?;
         Ok(Some(Resized::Moved(b)))
     }
 

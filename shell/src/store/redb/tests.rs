@@ -4,7 +4,7 @@ use super::open::MARKER_FILE;
 use super::tables::{decode, decode_quiet, encode};
 use super::*;
 use redmark_core::booking::{
-    occupant, Booking, Commit, Day, NewBooking, RoomId, Span, Status, Store, Title,
+    occupant, Actor, Booking, Commit, Day, NewBooking, RoomId, Span, Status, Store, Title,
 };
 
 /// A fresh folder for test `name` of this process.
@@ -161,12 +161,21 @@ fn commits_replays_takes_cancels_and_survives_reopen() {
         assert_eq!(b.id, 2);
         let second = RedbStore::open_checked(&dir, false).err().unwrap();
         assert!(second.0.contains("in use"), "{second}");
-        assert_eq!(now(s.cancel(1, &[0xee; 8])).unwrap(), None, "not theirs");
+        assert_eq!(
+            now(s.cancel(1, &Actor::holder([0xee; 8]))).unwrap(),
+            None,
+            "not theirs"
+        );
         assert_eq!(now(s.get(1)).unwrap().unwrap().status, Status::Active);
-        let c = now(s.cancel(1, &a.new.holder)).unwrap().unwrap();
+        let c = now(s.cancel(1, &Actor::holder(a.new.holder)))
+            .unwrap()
+            .unwrap();
         assert_eq!(c.status, Status::Cancelled);
         assert_eq!(now(occupant(&mut s, "atrium", a.new.span)).unwrap(), None);
-        assert_eq!(now(s.cancel(99, &a.new.holder)).unwrap(), None);
+        assert_eq!(
+            now(s.cancel(99, &Actor::holder(a.new.holder))).unwrap(),
+            None
+        );
     }
     let mut s = RedbBookings::new(RedbStore::open_checked(&dir, false).unwrap());
     assert_eq!(now(s.get(1)).unwrap().unwrap().status, Status::Cancelled);
@@ -246,7 +255,11 @@ fn random_intervals_from_8_clients_never_overlap_and_survive_reopen() {
                 if next(5) == 0 {
                     let pick = next(acked.len().max(1) as u64) as usize;
                     if let Some(b) = acked.get_mut(pick) {
-                        *b = s.cancel(b.id, &b.new.holder).await.unwrap().unwrap();
+                        *b = s
+                            .cancel(b.id, &Actor::holder(b.new.holder))
+                            .await
+                            .unwrap()
+                            .unwrap();
                     }
                 }
             }

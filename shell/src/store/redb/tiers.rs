@@ -181,7 +181,7 @@ mod tests {
     use redb::backends::InMemoryBackend;
     use redb::Database;
     use redb::ReadableTableMetadata;
-    use redmark_core::booking::{Booking, Commit, Day, NewBooking, RoomId, Span, Title};
+    use redmark_core::booking::{Actor, Booking, Commit, Day, NewBooking, RoomId, Span, Title};
 
     /// Bookings made: enough that the settled, middle and young tables all hold some.
     const MADE: u32 = MIDDLE_HOLDS_AT_LEAST as u32 + YOUNG_HOLDS as u32 + 100;
@@ -211,7 +211,7 @@ mod tests {
         let mut out = Vec::new();
         commit_group(db, |t| {
             for n in news {
-                out.push(t.book(n)??);
+                out.push(t.book(n, &Actor::holder(n.holder))??);
             }
             Ok(())
         })
@@ -271,7 +271,7 @@ mod tests {
             let tx = db.begin_write().unwrap();
             let cancelled = Tables::open(&tx)
                 .unwrap()
-                .cancel(b.id, &b.new.holder)
+                .cancel(b.id, &Actor::holder(b.new.holder))
                 .unwrap();
             tx.commit().unwrap();
             assert!(cancelled.is_some());
