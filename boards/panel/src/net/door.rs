@@ -141,7 +141,12 @@ fn change<F: NorFlash>(
     }
     call.push(META);
     call.push("}}");
-    let cx = Context { now: host.now(), principal: AT_THE_DOOR, entropy: host.entropy() };
+    let cx = Context {
+        now: host.now(),
+        principal: AT_THE_DOOR,
+        entropy: host.entropy(),
+        access: redmark_core::Access::USER,
+    };
     // As a line (the TCP transport's way in): the engine's message handler is not built twice.
     engine.app_mut().1 = true;
     let h = engine.handle_line(Line::Message(&call.buf[..call.len]), &cx, out);
