@@ -21,13 +21,11 @@ use super::schedule::day_schedule;
 use super::store::Store;
 #[cfg(feature = "day-schedule")]
 use super::tools::DayArgs;
+#[cfg(feature = "meeting-life")]
+use super::tools::ExtendArgs;
 #[cfg(feature = "list-bookings")]
 use super::tools::MineArgs;
-#[cfg(feature = "operators")]
-use super::tools::TrailArgs;
-use super::tools::{BookArgs, CancelArgs, ListArgs};
-#[cfg(feature = "meeting-life")]
-use super::tools::{CheckInArgs, EndArgs, ExtendArgs};
+use super::tools::{BookArgs, BookingArgs, ListArgs};
 #[cfg(feature = "operators")]
 use super::trail_tool::booking_trail;
 use crate::engine::{App, Call, Replied, Reply, ServerInfo, ToolEntry};
@@ -165,7 +163,12 @@ impl<S: Store> App for BookingApp<'_, S> {
     /// Cancels one of your bookings after asking you to confirm.
     #[tool(title = "Cancel a booking", answers_need_state)]
     #[tool(destructive, idempotent, salient = all)]
-    async fn cancel_booking(&mut self, args: CancelArgs<'_>, call: &Call, reply: Reply) -> Replied {
+    async fn cancel_booking(
+        &mut self,
+        args: BookingArgs<'_>,
+        call: &Call,
+        reply: Reply,
+    ) -> Replied {
         #[cfg(feature = "campus")]
         return cancel_booking(
             buildings(&self.floor, self.site),
@@ -192,7 +195,7 @@ impl<S: Store> App for BookingApp<'_, S> {
     /// back: a meeting that ended early.
     #[cfg(feature = "meeting-life")]
     #[tool(title = "End a booking early", destructive, idempotent)]
-    async fn end_booking(&mut self, args: EndArgs<'_>, call: &Call, reply: Reply) -> Replied {
+    async fn end_booking(&mut self, args: BookingArgs<'_>, call: &Call, reply: Reply) -> Replied {
         let floors = buildings(&self.floor, self.site_buildings());
         end_booking(floors, &mut self.store, args, call, reply).await
     }
@@ -202,7 +205,7 @@ impl<S: Store> App for BookingApp<'_, S> {
     /// is released when its window passes.
     #[cfg(feature = "meeting-life")]
     #[tool(title = "Check in", idempotent)]
-    async fn check_in(&mut self, args: CheckInArgs<'_>, call: &Call, reply: Reply) -> Replied {
+    async fn check_in(&mut self, args: BookingArgs<'_>, call: &Call, reply: Reply) -> Replied {
         let floors = buildings(&self.floor, self.site_buildings());
         check_in(floors, &mut self.store, args, call, reply).await
     }
@@ -210,7 +213,7 @@ impl<S: Store> App for BookingApp<'_, S> {
     /// For the floor's operators: who made and changed a booking, when, how and where.
     #[cfg(feature = "operators")]
     #[tool(title = "A booking's trail", read_only, idempotent)]
-    async fn booking_trail(&mut self, args: TrailArgs<'_>, call: &Call, reply: Reply) -> Replied {
+    async fn booking_trail(&mut self, args: BookingArgs<'_>, call: &Call, reply: Reply) -> Replied {
         booking_trail(&mut self.store, args, call, reply).await
     }
 
@@ -272,7 +275,7 @@ mod tests {
     use crate::booking::tools::DayArgs;
     #[cfg(feature = "list-bookings")]
     use crate::booking::tools::MineArgs;
-    use crate::booking::tools::{BookArgs, CancelArgs, ListArgs};
+    use crate::booking::tools::{BookArgs, BookingArgs, ListArgs};
     use crate::engine::Arg;
     use crate::mrtr::{FieldKind, TextFormat};
     use serde_json::{json, Value};
@@ -346,7 +349,7 @@ mod tests {
         use crate::typed::Args as _;
         match tool {
             "book_room" => BookArgs::ARGS,
-            "cancel_booking" => CancelArgs::ARGS,
+            "cancel_booking" => BookingArgs::ARGS,
             "list_rooms" => ListArgs::ARGS,
             #[cfg(feature = "day-schedule")]
             "day_schedule" => DayArgs::ARGS,
@@ -355,11 +358,11 @@ mod tests {
             #[cfg(feature = "meeting-life")]
             "extend_booking" => ExtendArgs::ARGS,
             #[cfg(feature = "meeting-life")]
-            "end_booking" => EndArgs::ARGS,
+            "end_booking" => BookingArgs::ARGS,
             #[cfg(feature = "meeting-life")]
-            "check_in" => crate::booking::tools::CheckInArgs::ARGS,
+            "check_in" => BookingArgs::ARGS,
             #[cfg(feature = "operators")]
-            "booking_trail" => TrailArgs::ARGS,
+            "booking_trail" => BookingArgs::ARGS,
             _ => unreachable!("{tool}"),
         }
     }

@@ -7,7 +7,7 @@ use super::read::yours;
 use super::report::{BookingRef, Cancelled, Described};
 use super::store::Store;
 use super::store::{holder, Booking, Status, StoreError};
-use super::tools::CancelArgs;
+use super::tools::BookingArgs;
 use super::trail::Actor;
 use crate::engine::{Call, CallError, Done, Msg, Reply};
 use crate::typed::Round;
@@ -33,11 +33,11 @@ async fn cancellable<S: Store>(
 pub(super) async fn cancel_booking<'r, S: Store, L: Locate<'r> + ?Sized>(
     site: &L,
     store: &mut S,
-    args: CancelArgs<'_>,
+    args: BookingArgs<'_>,
     call: &Call<'_>,
     reply: Reply<'_, '_>,
 ) -> Result<Done, CallError> {
-    let CancelArgs { booking_id } = args;
+    let BookingArgs { booking_id } = args;
     let Some(booking) = cancellable(store, booking_id, call).await? else {
         return Ok(fail(
             reply,

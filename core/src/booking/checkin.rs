@@ -9,7 +9,7 @@ use super::meeting::{booking_and_floor, Id, Why};
 use super::report::{write_booking, BookingRef, Described};
 use super::span::{minute_of, Minute, Span};
 use super::store::{Booking, Status, Store, StoreError};
-use super::tools::CheckInArgs;
+use super::tools::BookingArgs;
 use super::zone::Local;
 use crate::engine::{Call, CallError, Done, Msg, Reply, Report};
 use crate::wire::write::{Num, Writer};
@@ -26,7 +26,7 @@ pub const MAX_RELEASED_A_RUN: u32 = 256;
 pub(super) async fn check_in<S: Store>(
     floors: &[Floor<'_>],
     store: &mut S,
-    args: CheckInArgs<'_>,
+    args: BookingArgs<'_>,
     call: &Call<'_>,
     reply: Reply<'_, '_>,
 ) -> Result<Done, CallError> {

@@ -11,7 +11,7 @@ use super::report::{list, named, write_booking, BookingRef, Described};
 use super::room_set::RoomBits;
 use super::span::{minute_of, Minute, Span};
 use super::store::{holder, Booking, Resized, Status, Store};
-use super::tools::{EndArgs, ExtendArgs};
+use super::tools::{BookingArgs, ExtendArgs};
 use super::trail::Actor;
 use super::vacancy::free_at;
 use super::zone::{wall, Local};
@@ -158,7 +158,7 @@ pub(super) async fn extend_booking<S: Store>(
 pub(super) async fn end_booking<S: Store>(
     floors: &[Floor<'_>],
     store: &mut S,
-    args: EndArgs<'_>,
+    args: BookingArgs<'_>,
     call: &Call<'_>,
     reply: Reply<'_, '_>,
 ) -> Result<Done, CallError> {

@@ -44,9 +44,10 @@ pub(super) struct BookArgs<'s> {
     pub(super) equipment: Option<&'s str>,
 }
 
-/// `cancel_booking`'s arguments.
+/// The arguments of a tool that acts on one booking: `cancel_booking`, `end_booking`,
+/// `check_in`, `booking_trail`.
 #[derive(Args)]
-pub(super) struct CancelArgs<'s> {
+pub(super) struct BookingArgs<'s> {
     /// The booking, e.g. "bk_1"
     #[arg(max_len = MAX_BOOKING_ID_ARG)]
     pub(super) booking_id: &'s str,
@@ -62,33 +63,6 @@ pub(super) struct ExtendArgs<'s> {
     /// By how many minutes, on the floor's grid (e.g. 15 or 30)
     #[arg(min = 1, max = 1440)]
     pub(super) minutes: u16,
-}
-
-/// `end_booking`'s arguments.
-#[cfg(feature = "meeting-life")]
-#[derive(Args)]
-pub(super) struct EndArgs<'s> {
-    /// The booking, e.g. "bk_1"
-    #[arg(max_len = MAX_BOOKING_ID_ARG)]
-    pub(super) booking_id: &'s str,
-}
-
-/// `check_in`'s arguments.
-#[cfg(feature = "meeting-life")]
-#[derive(Args)]
-pub(super) struct CheckInArgs<'s> {
-    /// The booking, e.g. "bk_1"
-    #[arg(max_len = MAX_BOOKING_ID_ARG)]
-    pub(super) booking_id: &'s str,
-}
-
-/// `booking_trail`'s arguments.
-#[cfg(feature = "operators")]
-#[derive(Args)]
-pub(super) struct TrailArgs<'s> {
-    /// The booking, e.g. "bk_1"
-    #[arg(max_len = MAX_BOOKING_ID_ARG)]
-    pub(super) booking_id: &'s str,
 }
 
 /// `list_rooms`'s arguments.

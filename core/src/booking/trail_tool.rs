@@ -4,14 +4,14 @@ use core::fmt;
 
 use super::answer::{complete, fail, Text};
 use super::store::{BookingId, Store};
-use super::tools::TrailArgs;
+use super::tools::BookingArgs;
 use super::trail::{Said, Trail};
 use crate::engine::{Call, CallError, Done, Msg, Reply, Report};
 
 /// Answers booking `args.booking_id`'s trail to an operator.
 pub(super) async fn booking_trail<S: Store>(
     store: &mut S,
-    args: TrailArgs<'_>,
+    args: BookingArgs<'_>,
     call: &Call<'_>,
     reply: Reply<'_, '_>,
 ) -> Result<Done, CallError> {
