@@ -136,7 +136,7 @@ pub(super) async fn extend_booking<S: Store>(
         .set_end(b.id, &Actor::of_call(call), span.end, to)
         .await?
     {
-        Some(Resized::Moved(now)) => Ok(complete(reply, &Changed(&now, floor, "extended"))),
+        Some(Resized::Moved(now)) => Ok(complete(reply, &Changed(&now, floor, How::Extended))),
         Some(Resized::Taken(other)) => {
             let added = Span::new(span.end, to).ok_or(CallError::Internal("empty extension"))?;
             let others = floor.mask(|r| r.id != b.new.room.as_str());
@@ -181,28 +181,39 @@ pub(super) async fn end_booking<S: Store>(
         return Ok(fail(reply, &why));
     }
     if now >= span.end {
-        return Ok(complete(reply, &Changed(&b, floor, "over")));
+        return Ok(complete(reply, &Changed(&b, floor, How::Over)));
     }
     // The next step of the floor's grid on its wall clock, and never before the first.
     let grid = Minute::from(floor.grid.max(1));
     let w = wall(zone, now);
     let to = (now + (grid - w % grid) % grid).max(span.start + grid);
     if to >= span.end {
-        return Ok(complete(reply, &Changed(&b, floor, "over")));
+        return Ok(complete(reply, &Changed(&b, floor, How::Over)));
     }
     match store
         .set_end(b.id, &Actor::of_call(call), span.end, to)
         .await?
     {
-        Some(Resized::Moved(now)) => Ok(complete(reply, &Changed(&now, floor, "ended"))),
+        Some(Resized::Moved(now)) => Ok(complete(reply, &Changed(&now, floor, How::Ended))),
         Some(Resized::Changed(now)) => Ok(fail(reply, &Moved(&now, floor))),
         Some(Resized::Taken(_)) => Err(CallError::Internal("an earlier end was taken")),
         None => Ok(fail(reply, &Why::NotYours(Id(args.booking_id), "end"))),
     }
 }
 
-/// A booking as a change left it: `how` it came to end where it does.
-struct Changed<'a, 'r>(&'a Booking, Floor<'r>, &'static str);
+/// How a booking came to end where it does.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum How {
+    /// Later, as asked.
+    Extended,
+    /// Earlier, the rest given back.
+    Ended,
+    /// Unchanged: it is over by then anyway.
+    Over,
+}
+
+/// A booking as a change left it, and how.
+struct Changed<'a, 'r>(&'a Booking, Floor<'r>, How);
 
 impl Report for Changed<'_, '_> {
     fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
@@ -210,10 +221,10 @@ impl Report for Changed<'_, '_> {
         let (room, zone) = (floor.by_id(&b.new.room), floor.zone);
         let end = Local(b.new.span, zone).ends_at();
         write!(f, "{} ({}) ", BookingRef(b), Described(b, room, zone))?;
-        match *how {
-            "extended" => write!(f, "is extended: it now ends at {end}."),
-            "ended" => write!(f, "ends at {end}: the room is free from then."),
-            _ => write!(f, "ends at {end} anyway: there is nothing to give back."),
+        match how {
+            How::Extended => write!(f, "is extended: it now ends at {end}."),
+            How::Ended => write!(f, "ends at {end}: the room is free from then."),
+            How::Over => write!(f, "ends at {end} anyway: there is nothing to give back."),
         }
     }
     fn has_structured(&self) -> bool {
@@ -221,7 +232,7 @@ impl Report for Changed<'_, '_> {
     }
     fn structured(&self, w: &mut Writer<'_>) {
         let Changed(b, floor, how) = self;
-        w.begin_object().key("changed").bool(*how != "over");
+        w.begin_object().key("changed").bool(*how != How::Over);
         write_booking(w, b, floor.by_id(&b.new.room), floor.zone);
         w.end_object();
     }
