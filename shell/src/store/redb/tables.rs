@@ -10,7 +10,7 @@ use super::tiers::{Due, Index, Levels, Tiers};
 use super::trail::{keep, TrailTable, TRAIL};
 use redmark_core::booking::{
     due, end_step, Actor, Booking, BookingId, Change, Commit, Day, EndStep, Holder, Minute,
-    NewBooking, Resized, RoomId, Span, Status, StoreError, Title,
+    NewBooking, Resized, RoomId, Span, Status, StoreError, Title, MAX_MINUTES,
 };
 
 pub(super) const BOOKINGS: TableDefinition<u32, &[u8]> = TableDefinition::new("bookings");
@@ -408,21 +408,50 @@ impl<'t> Tables<'t> {
     /// ([`Store::release_due`](redmark_core::booking::Store::release_due)): its time leaves
     /// the room index, it stays in its holder's (who reads that it was released). A scan of
     /// the records: the host calls it once a timer period, not per request.
+    /// An active booking due for release at `now`, found through the room index: room by
+    /// room, only the starts a booking still under way past its window can have (from a
+    /// day before `now`, the longest booking, to `window` minutes before it), not every record.
+    fn first_due(&self, now: Minute, window: u16) -> Result<Option<Booking>, StoreError> {
+        let earliest = now.saturating_sub(MAX_MINUTES);
+        let latest = now.saturating_sub(window.into());
+        let mut after: Option<Vec<u8>> = None;
+        loop {
+            let lower = after.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
+            let Some((key, _)) = self.rooms.first_in((lower, Bound::Unbounded))? else {
+                return Ok(None);
+            };
+            // The key's room: its length byte, then its bytes (room_key).
+            let room = key
+                .first()
+                .and_then(|&len| key.get(1..1 + usize::from(len)))
+                .and_then(|r| std::str::from_utf8(r).ok())
+                .ok_or_else(|| corrupt(format_args!("a room index key does not decode")))?;
+            let (Some(lo), Some(hi), Some(end)) = (
+                room_key(room, earliest),
+                room_key(room, latest),
+                room_key(room, Minute::MAX),
+            ) else {
+                return Ok(None);
+            };
+            for id in self
+                .rooms
+                .ids_in((Bound::Included(&lo[..]), Bound::Included(&hi[..])))?
+            {
+                let b = indexed(&self.bookings, id)?;
+                if due(&b, now, window) {
+                    return Ok(Some(b));
+                }
+            }
+            after = Some(end);
+        }
+    }
+
     pub(super) fn release_due(
         &mut self,
         now: Minute,
         window: u16,
     ) -> Result<Option<Booking>, StoreError> {
-        let mut found = None;
-        for entry in self.bookings.iter().map_err(fault)? {
-            let (k, v) = entry.map_err(fault)?;
-            let b = decode(k.value(), v.value())?;
-            if due(&b, now, window) {
-                found = Some(b);
-                break;
-            }
-        }
-        let Some(mut b) = found else {
+        let Some(mut b) = self.first_due(now, window)? else {
             return Ok(None);
         };
         b.status = Status::Released;

@@ -81,6 +81,20 @@ impl<T: ReadableTable<&'static [u8], u32>> Levels<T> {
         Ok(best)
     }
 
+    /// The ids of every entry in `range`, table by table (not in key order).
+    pub(super) fn ids_in(
+        &self,
+        range: (Bound<&[u8]>, Bound<&[u8]>),
+    ) -> Result<Vec<u32>, StoreError> {
+        let mut ids = Vec::new();
+        for t in &self.0 {
+            for row in t.range::<&[u8]>(range).map_err(fault)? {
+                ids.push(row.map_err(fault)?.1.value());
+            }
+        }
+        Ok(ids)
+    }
+
     /// The entry with the lowest key in `range` (of any table).
     pub(super) fn first_in(
         &self,
