@@ -14,7 +14,7 @@ use super::store::{holder, Booking, Resized, Status, Store};
 use super::tools::{BookingArgs, ExtendArgs};
 use super::trail::Actor;
 use super::vacancy::free_at;
-use super::zone::{wall, Local};
+use super::zone::{wall, wall_clock, Local};
 use crate::engine::{Call, CallError, Done, Msg, Reply, Report};
 use crate::wire::write::{Num, Writer};
 
@@ -267,14 +267,13 @@ impl Report for NotExtended<'_, '_> {
     fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
         let (b, floor) = (self.booking, self.floor);
         let span = b.new.span;
-        let next = Span::new(self.next_start, self.next_start + 1).unwrap_or(span);
         let room = floor
             .by_id(&b.new.room)
             .map_or(b.new.room.as_str(), |r| r.name);
         write!(
             f,
             "Not extended: {room} is booked from {}. ",
-            Local(next, floor.zone).starts().1
+            wall_clock(floor.zone, self.next_start).1
         )?;
         let spare = self.next_start.saturating_sub(span.end);
         if spare > 0 {
