@@ -7,7 +7,7 @@ mod common;
 use common::waiting::block_on;
 use common::{Client, INFO};
 use redmark_core::booking::{
-    release_due, BookingApp, Floor, MemStore, Status, Store, DEFAULT_FLOOR,
+    release_due, BookingApp, Floor, MemStore, Said, Status, Store, DEFAULT_FLOOR,
 };
 use redmark_core::engine::Config;
 use redmark_core::seal::{Key, KeyRing};
@@ -61,9 +61,22 @@ fn book(c: &mut Client, room: &str) -> String {
 fn release(c: &mut Client) -> Vec<u32> {
     let mut ids = Vec::new();
     let store = c.engine.app_mut().store_mut();
-    let (n, _) = block_on(release_due(store, Some(WINDOW), c.now, |b| ids.push(b.id)));
+    let (n, _) = block_on(release_due(store, Some(WINDOW), c.now, 7, |b| {
+        ids.push(b.id)
+    }));
     assert_eq!(n.unwrap() as usize, ids.len());
     ids
+}
+
+/// What booking `id`'s trail says changed, oldest first.
+fn trail(c: &mut Client, id: u32) -> Vec<String> {
+    let store = c.engine.app_mut().store_mut();
+    let steps = block_on(store.trail(id)).0.unwrap();
+    steps
+        .iter()
+        .map(|s| Said(s).to_string().split(" by ").next().unwrap().to_owned())
+        .map(|s| s.split(" at ").next().unwrap().to_owned())
+        .collect()
 }
 
 fn status(c: &mut Client, id: u32) -> (Status, bool) {
@@ -109,6 +122,20 @@ fn a_checked_in_booking_stays_and_a_no_show_is_released_once() {
     // A second run (a retry, another instance) releases nothing more.
     assert_eq!(release(&mut c), Vec::<u32>::new());
 
+    // Each trail says what happened: checked in by its holder; released by the floor, on the
+    // instance that ran the release, once.
+    let kept_trail = trail(&mut c, 1);
+    assert_eq!(kept_trail, ["made", "checked in"]);
+    assert_eq!(trail(&mut c, 2), ["made", "released (nobody checked in)"]);
+    let store = c.engine.app_mut().store_mut();
+    let steps = block_on(store.trail(2)).0.unwrap();
+    assert_eq!((steps[1].by.instance, steps[1].by.at), (7, NINE + 10 * 60));
+    let said = Said(&steps[1]).to_string();
+    assert_eq!(
+        said,
+        "released (nobody checked in) at 2026-09-24T09:10:00+00:00 on instance 7"
+    );
+
     // Checking in after the release changes nothing.
     let r = call(&mut c, "check_in", json!({"booking_id": gone}));
     assert_eq!(r["isError"], true, "{r}");
@@ -144,6 +171,7 @@ fn a_floor_without_check_in_never_releases() {
         store,
         DEFAULT_FLOOR.check_in_minutes,
         c.now,
+        0,
         |b| ids.push(b.id),
     ));
     assert_eq!(n, Ok(0));

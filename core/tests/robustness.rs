@@ -356,10 +356,15 @@ impl Store for BrokenStore {
     ) -> Result<Option<redmark_core::booking::Resized>, StoreError> {
         Err(StoreError::Io)
     }
-    async fn check_in(&mut self, _: u32, _: &Holder) -> Result<Option<Booking>, StoreError> {
+    async fn check_in(&mut self, _: u32, _: &Actor) -> Result<Option<Booking>, StoreError> {
         Err(StoreError::Io)
     }
-    async fn release_due(&mut self, _: Minute, _: u16) -> Result<Option<Booking>, StoreError> {
+    async fn release_due(
+        &mut self,
+        _: Minute,
+        _: u16,
+        _: &Actor,
+    ) -> Result<Option<Booking>, StoreError> {
         Err(StoreError::Io)
     }
 }

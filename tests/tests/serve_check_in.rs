@@ -117,6 +117,11 @@ fn a_no_show_is_released_by_the_timer_and_a_check_in_survives_kill_9() {
         pg.psql("SELECT id, checked_in, released FROM redmark_bookings ORDER BY id"),
         "1|t|f\n2|f|t"
     );
+    // Each trail: made (code 1), then checked in (4) or released by the timer (5), once.
+    assert_eq!(
+        pg.psql("SELECT booking_id, get_byte(step, 0) FROM redmark_trail ORDER BY booking_id, seq"),
+        "1|1\n1|4\n2|1\n2|5"
+    );
     assert!(
         server.stderr().contains("released: not checked in"),
         "{}",

@@ -536,8 +536,9 @@ impl<F: NorFlash, const N: usize> Store for FlashStore<F, N> {
         Ok(Some(Resized::Moved(b)))
     }
 
-    async fn check_in(&mut self, id: BookingId, holder: &Holder) -> Result<Option<Booking>, StoreError> {
-        let theirs = |b: &Held| b.id == id && b.holder == *holder;
+    /// Keeps no trail (docs/panel.md): `by` names only the holder.
+    async fn check_in(&mut self, id: BookingId, by: &Actor) -> Result<Option<Booking>, StoreError> {
+        let theirs = |b: &Held| b.id == id && b.holder == by.holder;
         let Some(i) = self.held.iter().position(theirs) else { return Ok(None) };
         if self.held[i].status != Status::Active || self.held[i].checked_in {
             return self.booking(i).map(Some);
@@ -545,7 +546,13 @@ impl<F: NorFlash, const N: usize> Store for FlashStore<F, N> {
         self.rewrite(i, |h| h.checked_in = true).map(Some)
     }
 
-    async fn release_due(&mut self, now: Minute, window: u16) -> Result<Option<Booking>, StoreError> {
+    /// Keeps no trail (docs/panel.md): `_by` is not stored.
+    async fn release_due(
+        &mut self,
+        now: Minute,
+        window: u16,
+        _by: &Actor,
+    ) -> Result<Option<Booking>, StoreError> {
         let is_due = |b: &Held| due(&b.booking(Title::new()), now, window);
         let Some(i) = self.held.iter().position(is_due) else { return Ok(None) };
         self.rewrite(i, |h| h.status = Status::Released).map(Some)

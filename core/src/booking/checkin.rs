@@ -10,6 +10,7 @@ use super::report::{write_booking, BookingRef, Described};
 use super::span::{minute_of, Minute, Span};
 use super::store::{Booking, Status, Store, StoreError};
 use super::tools::BookingArgs;
+use super::trail::Actor;
 use super::zone::Local;
 use crate::engine::{Call, CallError, Done, Msg, Reply, Report};
 use crate::wire::write::{Num, Writer};
@@ -62,7 +63,7 @@ pub(super) async fn check_in<S: Store>(
         ));
         return Ok(fail(reply, &why));
     }
-    match store.check_in(b.id, &b.new.holder).await? {
+    match store.check_in(b.id, &Actor::of_call(call)).await? {
         Some(now) if now.checked_in => Ok(complete(reply, &CheckedIn(&now, floor, false))),
         Some(now) if now.status == Status::Released => {
             Ok(fail(reply, &Why::Released(now.id, what)))
@@ -98,21 +99,24 @@ impl Report for CheckedIn<'_, '_> {
 
 /// Releases the bookings whose check-in window (`window`, a floor's
 /// [`check_in_minutes`](Floor::check_in_minutes)) has passed at unix time `now` without a
-/// check-in, at most [`MAX_RELEASED_A_RUN`], telling `released` each; how many. Nothing when
-/// there is no window or the clock is not set. The host calls it with its clock (the core
-/// has no timer); calling again is harmless.
+/// check-in, at most [`MAX_RELEASED_A_RUN`], telling `released` each; how many. Each one's
+/// trail says the floor released it on `instance` (0: not said). Nothing when there is no
+/// window or the clock is not set. The host calls it with its clock (the core has no timer);
+/// calling again is harmless.
 pub async fn release_due<S: Store + ?Sized>(
     store: &mut S,
     window: Option<u16>,
     now: u64,
+    instance: u32,
     mut released: impl FnMut(&Booking),
 ) -> Result<u32, StoreError> {
-    let (Some(window), Some(now)) = (window, minute_of(now)) else {
+    let (Some(window), Some(minute)) = (window, minute_of(now)) else {
         return Ok(0);
     };
+    let by = Actor::floor(now, instance);
     let mut count = 0;
     while count < MAX_RELEASED_A_RUN {
-        let Some(b) = store.release_due(now as Minute, window).await? else {
+        let Some(b) = store.release_due(minute as Minute, window, &by).await? else {
             break;
         };
         released(&b);

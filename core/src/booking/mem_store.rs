@@ -149,27 +149,32 @@ impl<const N: usize> Store for MemStore<N> {
         Ok(Some(Resized::Moved(moved)))
     }
 
-    async fn check_in(
-        &mut self,
-        id: BookingId,
-        holder: &Holder,
-    ) -> Result<Option<Booking>, StoreError> {
-        let theirs = |b: &&mut Booking| b.id == id && b.new.holder == *holder;
-        Ok(self.bookings.iter_mut().find(theirs).map(|b| {
-            b.checked_in |= b.status == Status::Active;
-            b.clone()
-        }))
+    async fn check_in(&mut self, id: BookingId, by: &Actor) -> Result<Option<Booking>, StoreError> {
+        let theirs = |b: &&mut Booking| b.id == id && b.new.holder == by.holder;
+        let Some(b) = self.bookings.iter_mut().find(theirs) else {
+            return Ok(None);
+        };
+        let now_in = b.status == Status::Active && !b.checked_in;
+        b.checked_in |= now_in;
+        let b = b.clone();
+        if now_in {
+            self.keep(id, Change::CheckedIn, by);
+        }
+        Ok(Some(b))
     }
 
     async fn release_due(
         &mut self,
         now: Minute,
         window: u16,
+        by: &Actor,
     ) -> Result<Option<Booking>, StoreError> {
-        let found = self.bookings.iter_mut().find(|b| due(b, now, window));
-        Ok(found.map(|b| {
-            b.status = Status::Released;
-            b.clone()
-        }))
+        let Some(b) = self.bookings.iter_mut().find(|b| due(b, now, window)) else {
+            return Ok(None);
+        };
+        b.status = Status::Released;
+        let b = b.clone();
+        self.keep(b.id, Change::Released, by);
+        Ok(Some(b))
     }
 }

@@ -220,22 +220,21 @@ pub trait Store {
         from: Minute,
         to: Minute,
     ) -> Result<Option<Resized>, StoreError>;
-    /// Marks `holder`'s booking `id` checked in if it is active (idempotent: already checked in
-    /// is no change); returns it as it now stands, or `None` when `holder` holds no booking
-    /// `id`. A released or cancelled booking is returned unchanged. Durable when this returns.
-    async fn check_in(
-        &mut self,
-        id: BookingId,
-        holder: &Holder,
-    ) -> Result<Option<Booking>, StoreError>;
-    /// Releases one booking that is [`due`] at `now` for a check-in window of `window` minutes
-    /// and returns it, or `None` when none is; in one atomic step, so two hosts calling it at
-    /// once never release a booking twice, nor one checked in meanwhile. The host calls it
-    /// until `None`. Durable when this returns.
+    /// Marks booking `id` of `by`'s holder checked in if it is active (idempotent: already
+    /// checked in is no change), keeping `by` in its trail; returns it as it now stands, or
+    /// `None` when `by` holds no booking `id`. A released or cancelled booking is returned
+    /// unchanged. Durable when this returns.
+    async fn check_in(&mut self, id: BookingId, by: &Actor) -> Result<Option<Booking>, StoreError>;
+    /// Releases one booking that is [`due`] at `now` for a check-in window of `window` minutes,
+    /// keeping `by` (the floor: [`Actor::floor`]) in its trail, and returns it, or `None` when
+    /// none is; in one atomic step, so two hosts calling it at once never release a booking
+    /// twice, nor one checked in meanwhile. The host calls it until `None`. Durable when this
+    /// returns.
     async fn release_due(
         &mut self,
         now: Minute,
         window: u16,
+        by: &Actor,
     ) -> Result<Option<Booking>, StoreError>;
 }
 
@@ -298,19 +297,16 @@ impl<S: Store + ?Sized> Store for &mut S {
     ) -> Result<Option<Resized>, StoreError> {
         (**self).set_end(id, by, from, to).await
     }
-    async fn check_in(
-        &mut self,
-        id: BookingId,
-        holder: &Holder,
-    ) -> Result<Option<Booking>, StoreError> {
-        (**self).check_in(id, holder).await
+    async fn check_in(&mut self, id: BookingId, by: &Actor) -> Result<Option<Booking>, StoreError> {
+        (**self).check_in(id, by).await
     }
     async fn release_due(
         &mut self,
         now: Minute,
         window: u16,
+        by: &Actor,
     ) -> Result<Option<Booking>, StoreError> {
-        (**self).release_due(now, window).await
+        (**self).release_due(now, window, by).await
     }
 }
 

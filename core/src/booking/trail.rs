@@ -35,10 +35,19 @@ impl Actor {
             instance: 0,
         }
     }
+
+    /// The floor itself releasing a no-show at unix time `at` on `instance` (no principal, no
+    /// transport: the host's timer).
+    pub const fn floor(at: u64, instance: u32) -> Actor {
+        Actor {
+            at,
+            instance,
+            ..Actor::holder([0; 8])
+        }
+    }
 }
 
-/// What one change did to a booking. New kinds (released, checked in) are added at the end,
-/// with the next code: stored codes never change meaning.
+/// What one change did to a booking. New kinds are added at the end, with the next code: stored codes never change meaning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Change {
@@ -48,6 +57,11 @@ pub enum Change {
     Cancelled,
     /// Its end moved (`extend_booking`, `end_booking`).
     Resized,
+    /// Its holder checked in (`check_in`).
+    CheckedIn,
+    /// Released: nobody checked in within the floor's window (the actor is the instance that
+    /// released it).
+    Released,
 }
 
 impl Change {
@@ -57,6 +71,8 @@ impl Change {
             Change::Made => 1,
             Change::Cancelled => 2,
             Change::Resized => 3,
+            Change::CheckedIn => 4,
+            Change::Released => 5,
         }
     }
 
@@ -66,6 +82,8 @@ impl Change {
             1 => Some(Change::Made),
             2 => Some(Change::Cancelled),
             3 => Some(Change::Resized),
+            4 => Some(Change::CheckedIn),
+            5 => Some(Change::Released),
             _ => None,
         }
     }
@@ -76,6 +94,8 @@ impl Change {
             Change::Made => "made",
             Change::Cancelled => "cancelled",
             Change::Resized => "moved its end",
+            Change::CheckedIn => "checked in",
+            Change::Released => "released (nobody checked in)",
         }
     }
 }
@@ -149,26 +169,30 @@ pub struct Said<'a>(pub &'a Step);
 impl fmt::Display for Said<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let by = &self.0.by;
+        let floor = self.0.change == Change::Released;
         f.write_str(self.0.change.verb())?;
-        f.write_str(" by ")?;
-        if by.operator {
-            f.write_str("an operator ")?;
-        }
-        for b in by.holder {
-            write!(f, "{b:02x}")?;
+        if !floor {
+            f.write_str(" by ")?;
+            if by.operator {
+                f.write_str("an operator ")?;
+            }
+            for b in by.holder {
+                write!(f, "{b:02x}")?;
+            }
         }
         match super::span::minute_of(by.at).filter(|_| by.at >= super::span::CLOCK_SET_FROM) {
             Some(m) => write!(f, " at {}", super::zone::Rfc3339(m, &super::zone::Utc))?,
             None => f.write_str(" at an unset clock")?,
         }
         let via = match by.via {
-            Via::Unknown => "an unsaid transport",
-            Via::Stdio => "stdio",
-            Via::Tcp => "tcp",
-            Via::Http => "http",
-            Via::Legacy => "the 2025-11-25 bridge",
+            Via::Unknown if floor => "",
+            Via::Unknown => " over an unsaid transport",
+            Via::Stdio => " over stdio",
+            Via::Tcp => " over tcp",
+            Via::Http => " over http",
+            Via::Legacy => " over the 2025-11-25 bridge",
         };
-        write!(f, " over {via}")?;
+        f.write_str(via)?;
         if by.instance != 0 {
             write!(f, " on instance {}", by.instance)?;
         }

@@ -99,21 +99,18 @@ impl<S: Store> Store for Waiting<S> {
         Tick::twice().await;
         self.0.set_end(id, by, from, to).await
     }
-    async fn check_in(
-        &mut self,
-        id: BookingId,
-        holder: &Holder,
-    ) -> Result<Option<Booking>, StoreError> {
+    async fn check_in(&mut self, id: BookingId, by: &Actor) -> Result<Option<Booking>, StoreError> {
         Tick::twice().await;
-        self.0.check_in(id, holder).await
+        self.0.check_in(id, by).await
     }
     async fn release_due(
         &mut self,
         now: Minute,
         window: u16,
+        by: &Actor,
     ) -> Result<Option<Booking>, StoreError> {
         Tick::twice().await;
-        self.0.release_due(now, window).await
+        self.0.release_due(now, window, by).await
     }
 }
 

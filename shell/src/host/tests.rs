@@ -110,17 +110,18 @@ impl Store for Hooked {
         self.tick().await;
         self.inner.set_end(id, by, from, to).await
     }
-    async fn check_in(&mut self, id: BookingId, h: &Holder) -> Result<Option<Booking>, StoreError> {
+    async fn check_in(&mut self, id: BookingId, by: &Actor) -> Result<Option<Booking>, StoreError> {
         self.tick().await;
-        self.inner.check_in(id, h).await
+        self.inner.check_in(id, by).await
     }
     async fn release_due(
         &mut self,
         now: Minute,
         window: u16,
+        by: &Actor,
     ) -> Result<Option<Booking>, StoreError> {
         self.tick().await;
-        self.inner.release_due(now, window).await
+        self.inner.release_due(now, window, by).await
     }
 }
 

@@ -14,7 +14,10 @@ pub const RELEASE_EVERY: Duration = Duration::from_secs(15);
 /// building has the floor file's), for the caller to spawn: it runs at once and then every
 /// [`RELEASE_EVERY`], so a restart runs it again and a booking whose window passed while no
 /// server ran is released at the first run if it is still under way. Each release is one
-/// atomic store operation, so instances sharing a store never release a booking twice.
+/// atomic store operation, so instances sharing a store never release a booking twice; its
+/// trail names this instance by its process id (as a caller's [`Actor`] does).
+///
+/// [`Actor`]: redmark_core::booking::Actor
 pub fn timer<S: Bookings>(
     site: &'static [Floor<'static>],
     store: &S,
@@ -29,7 +32,7 @@ pub fn timer<S: Bookings>(
             let now = SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs());
-            let run = release_due(&mut store, Some(window), now, |b| {
+            let run = release_due(&mut store, Some(window), now, std::process::id(), |b| {
                 tracing::info!(booking = b.id, room = %b.new.room, "released: not checked in");
             });
             match run.await {

@@ -214,23 +214,25 @@ pub(crate) async fn suite(s: &mut impl Store) {
 /// suite's day, nonces from 140).
 async fn releases(s: &mut impl Store) {
     let (day, me) = (30 * 1440, [5; 8]);
+    let (by, them) = (Actor::holder(me), Actor::holder([6; 8]));
+    let floor = Actor::floor(1_800_000_000, 9);
     let over = created(s.commit(&span("den", day + 300, day + 360, 140)).await);
     let kept = created(s.commit(&span("den", day + 540, day + 600, 141)).await);
     let gone = created(s.commit(&span("loft", day + 540, day + 600, 142)).await);
-    assert_eq!(s.check_in(kept.id, &[6; 8]).await, Ok(None), "not theirs");
+    assert_eq!(s.check_in(kept.id, &them).await, Ok(None), "not theirs");
     let checked = Booking {
         checked_in: true,
         ..kept.clone()
     };
     for again in ["checked in", "again"] {
         assert_eq!(
-            s.check_in(kept.id, &me).await,
+            s.check_in(kept.id, &by).await,
             Ok(Some(checked.clone())),
             "{again}"
         );
     }
     assert_eq!(
-        s.release_due(at(day + 549), 10).await,
+        s.release_due(at(day + 549), 10, &floor).await,
         Ok(None),
         "inside the window"
     );
@@ -239,16 +241,16 @@ async fn releases(s: &mut impl Store) {
         ..gone.clone()
     };
     assert_eq!(
-        s.release_due(at(day + 550), 10).await,
+        s.release_due(at(day + 550), 10, &floor).await,
         Ok(Some(released.clone()))
     );
     assert_eq!(
-        s.release_due(at(day + 550), 10).await,
+        s.release_due(at(day + 550), 10, &floor).await,
         Ok(None),
         "released once"
     );
     assert_eq!(
-        s.check_in(gone.id, &me).await,
+        s.check_in(gone.id, &by).await,
         Ok(Some(released.clone())),
         "too late: unchanged"
     );
@@ -259,6 +261,21 @@ async fn releases(s: &mut impl Store) {
         Ok(Some(over)),
         "over before anyone looked"
     );
+    // The trails: one check-in (asked twice), one release by the floor (the releaser's step).
+    let changes =
+        |t: &[redmark_core::booking::Step]| t.iter().map(|s| s.change).collect::<Vec<_>>();
+    let kept_trail = s.trail(kept.id).await.unwrap();
+    assert_eq!(changes(&kept_trail).last(), Some(&Change::CheckedIn));
+    assert_eq!(
+        changes(&kept_trail)
+            .iter()
+            .filter(|c| **c == Change::CheckedIn)
+            .count(),
+        1
+    );
+    let gone_trail = s.trail(gone.id).await.unwrap();
+    assert_eq!(changes(&gone_trail).last(), Some(&Change::Released));
+    assert_eq!(gone_trail.last().map(|s| s.by), Some(floor));
     assert_eq!(occupant(s, "loft", released.new.span).await, Ok(None));
     assert_eq!(
         s.next_held(&me, at(day + 540), "den").await,

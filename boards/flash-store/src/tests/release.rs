@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// The releaser (the flash log keeps no trail).
+const FLOOR: Actor = Actor::floor(0, 0);
+
 #[test]
 fn a_check_in_keeps_a_booking_and_a_no_show_is_released_once_through_a_reboot() {
     let mut store = Sim::open(SimFlash::new(), BASE, PAGES).unwrap();
@@ -13,16 +16,16 @@ fn a_check_in_keeps_a_booking_and_a_no_show_is_released_once_through_a_reboot() 
         panic!()
     };
     let holder = kept.new.holder;
-    assert_eq!(now(store.check_in(kept.id, &[9; 8])), Ok(None), "not theirs");
+    assert_eq!(now(store.check_in(kept.id, &Actor::holder([9; 8]))), Ok(None), "not theirs");
     let checked = Booking { checked_in: true, ..kept.clone() };
-    assert_eq!(now(store.check_in(kept.id, &holder)), Ok(Some(checked.clone())));
-    assert_eq!(now(store.check_in(kept.id, &holder)), Ok(Some(checked.clone())), "again");
+    assert_eq!(now(store.check_in(kept.id, &Actor::holder(holder))), Ok(Some(checked.clone())));
+    assert_eq!(now(store.check_in(kept.id, &Actor::holder(holder))), Ok(Some(checked.clone())), "again");
     let start = kept.new.span.start;
-    assert_eq!(now(store.release_due(start + 9, 10)), Ok(None), "inside the window");
+    assert_eq!(now(store.release_due(start + 9, 10, &FLOOR)), Ok(None), "inside the window");
     let released = Booking { status: Status::Released, ..gone.clone() };
-    assert_eq!(now(store.release_due(start + 10, 10)), Ok(Some(released.clone())));
-    assert_eq!(now(store.release_due(start + 10, 10)), Ok(None), "released once");
-    assert_eq!(now(store.check_in(gone.id, &holder)), Ok(Some(released.clone())), "too late");
+    assert_eq!(now(store.release_due(start + 10, 10, &FLOOR)), Ok(Some(released.clone())));
+    assert_eq!(now(store.release_due(start + 10, 10, &FLOOR)), Ok(None), "released once");
+    assert_eq!(now(store.check_in(gone.id, &Actor::holder(holder))), Ok(Some(released.clone())), "too late");
     let mut store = Sim::open(store.into_flash(), BASE, PAGES).unwrap();
     assert_eq!(now(store.get(kept.id)), Ok(Some(checked)), "after a reboot");
     assert_eq!(now(store.get(gone.id)), Ok(Some(released)));

@@ -2,7 +2,7 @@
 //! read back as whole hours, the database then refuses overlaps, an old instance's writes
 //! still land in the constraint, and a role that may not create `btree_gist` is told so.
 
-use redmark_core::booking::{Booking, Commit, Day, NewBooking, Span, Status, Store, Title};
+use redmark_core::booking::{Actor, Booking, Commit, Day, NewBooking, Span, Status, Store, Title};
 use redmark_tests::pg::{Cluster, PASSWORD, USER};
 
 use super::PgStore;
@@ -180,7 +180,10 @@ fn a_database_of_schema_2_opens_as_3_and_the_release_before_sees_a_released_row_
     );
     let b = rt.block_on(s.get(1)).unwrap().unwrap();
     assert_eq!((b.status, b.checked_in), (Status::Active, false));
-    let released = rt.block_on(s.release_due(start + 10, 10)).unwrap().unwrap();
+    let released = rt
+        .block_on(s.release_due(start + 10, 10, &Actor::floor(0, 1)))
+        .unwrap()
+        .unwrap();
     assert_eq!(released.status, Status::Released);
     assert_eq!(
         pg.psql("SELECT cancelled, released, checked_in FROM redmark_bookings WHERE id = 1"),

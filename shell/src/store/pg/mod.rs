@@ -251,20 +251,17 @@ impl Store for PgStore {
         }
     }
 
-    async fn check_in(
-        &mut self,
-        id: BookingId,
-        holder: &Holder,
-    ) -> Result<Option<Booking>, StoreError> {
-        self.booking(Op::CheckIn(id, *holder)).await
+    async fn check_in(&mut self, id: BookingId, by: &Actor) -> Result<Option<Booking>, StoreError> {
+        self.booking(Op::CheckIn(id, *by)).await
     }
 
     async fn release_due(
         &mut self,
         now: Minute,
         window: u16,
+        by: &Actor,
     ) -> Result<Option<Booking>, StoreError> {
-        self.booking(Op::Release(now, window)).await
+        self.booking(Op::Release(now, window, *by)).await
     }
 }
 

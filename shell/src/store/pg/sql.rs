@@ -152,13 +152,16 @@ UPDATE redmark_bookings r SET end_minute = $4
         r.nonce, r.cancelled, r.released, r.checked_in
 ";
 
-/// Marks a holder's active booking checked in; a booking it cannot change (cancelled,
-/// released) comes back as it stands, from the statement's snapshot.
+/// Marks a holder's active booking checked in, keeping trail step `$3` when it changed; one
+/// it cannot change (cancelled, released, already checked in) comes back as it stands, from
+/// the statement's snapshot.
 pub(super) const CHECK_IN_SQL: &str = "
 WITH u AS (
     UPDATE redmark_bookings SET checked_in = true
-    WHERE id = $1 AND holder = $2 AND NOT cancelled
+    WHERE id = $1 AND holder = $2 AND NOT cancelled AND NOT checked_in
     RETURNING id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, checked_in
+), t AS (
+    INSERT INTO redmark_trail (booking_id, step) SELECT id, $3 FROM u
 )
 SELECT * FROM u
 UNION ALL
@@ -169,14 +172,20 @@ SELECT id, room, start_minute, end_minute, title, attendees, holder, nonce, canc
 /// Releases one booking due at minute `$1` for a window of `$2` minutes (active, not checked
 /// in, `start + window <= now < end`), in one UPDATE: the row is locked (`FOR UPDATE`; one
 /// another instance is releasing or checking in is skipped) and the condition checked again
-/// on its latest version, so three instances never release a row twice nor one checked in.
+/// on its latest version, so three instances never release a row twice nor one checked in;
+/// the release keeps trail step `$3`.
 pub(super) const RELEASE_SQL: &str = "
-UPDATE redmark_bookings SET cancelled = true, released = true
+WITH r AS (
+    UPDATE redmark_bookings SET cancelled = true, released = true
     WHERE id = (SELECT id FROM redmark_bookings
         WHERE NOT cancelled AND NOT checked_in AND start_minute + $2 <= $1 AND end_minute > $1
         ORDER BY start_minute, id LIMIT 1 FOR UPDATE SKIP LOCKED)
     AND NOT cancelled AND NOT checked_in
     RETURNING id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, checked_in
+), t AS (
+    INSERT INTO redmark_trail (booking_id, step) SELECT id, $3 FROM r
+)
+SELECT * FROM r
 ";
 
 /// The columns of a booking, in the order [`decode`] reads them.

@@ -332,7 +332,7 @@ fn three_instances_release_each_no_show_once_and_no_checked_in_one() {
             let mut s = stores[i].handle();
             rt.spawn(async move {
                 let mut released = Vec::new();
-                while let Some(b) = s.release_due(now, 10).await.unwrap() {
+                while let Some(b) = s.release_due(now, 10, &Actor::floor(0, 1)).await.unwrap() {
                     released.push(b);
                 }
                 released
@@ -346,7 +346,11 @@ fn three_instances_release_each_no_show_once_and_no_checked_in_one() {
             rt.spawn(async move {
                 let mut checked = Vec::new();
                 for b in mine {
-                    let now = s.check_in(b.id, &b.new.holder).await.unwrap().unwrap();
+                    let now = s
+                        .check_in(b.id, &Actor::holder(b.new.holder))
+                        .await
+                        .unwrap()
+                        .unwrap();
                     if now.checked_in {
                         checked.push(now.id);
                     }

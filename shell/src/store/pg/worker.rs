@@ -16,6 +16,7 @@ use redmark_core::limits::TRAIL_SHOWN;
 use redmark_core::seal::Nonce;
 use tokio::sync::{mpsc, oneshot, Mutex};
 use tokio_postgres::error::SqlState;
+use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, Config, Row, Statement, Transaction};
 
 use super::sql::{decode, Conn, Statements};
@@ -38,8 +39,8 @@ pub(super) enum Op {
     NextInRoom(RoomId, Minute),
     Cancel(BookingId, Actor),
     SetEnd(BookingId, Actor, Minute, Minute),
-    CheckIn(BookingId, Holder),
-    Release(Minute, u16),
+    CheckIn(BookingId, Actor),
+    Release(Minute, u16, Actor),
     Trail(BookingId),
 }
 
@@ -338,12 +339,24 @@ pub(super) async fn run(
             .await?),
         Op::Cancel(id, by) => cancel(tx, s, *id, by).await?,
         Op::SetEnd(id, by, from, to) => set_end(tx, s, *id, by, *from, *to).await?,
-        Op::CheckIn(id, holder) => one(tx
-            .query(&s.check_in, &[&i64::from(*id), &&holder[..]])
-            .await?),
-        Op::Release(now, window) => one(tx
-            .query(&s.release, &[&minute(*now), &i32::from(*window)])
-            .await?),
+        Op::CheckIn(id, by) => {
+            let step = Step {
+                change: Change::CheckedIn,
+                by: *by,
+            }
+            .to_bytes();
+            let args: [&(dyn ToSql + Sync); 3] = [&i64::from(*id), &&by.holder[..], &&step[..]];
+            one(tx.query(&s.check_in, &args).await?)
+        }
+        Op::Release(now, window, by) => {
+            let step = Step {
+                change: Change::Released,
+                by: *by,
+            }
+            .to_bytes();
+            let args: [&(dyn ToSql + Sync); 3] = [&minute(*now), &i32::from(*window), &&step[..]];
+            one(tx.query(&s.release, &args).await?)
+        }
         Op::Trail(id) => {
             let shown = TRAIL_SHOWN as i64;
             let rows = tx.query(&s.trail_of, &[&i64::from(*id), &shown]).await?;

@@ -122,24 +122,22 @@ impl Store for RedbBookings {
             .await
     }
 
-    async fn check_in(
-        &mut self,
-        id: BookingId,
-        holder: &Holder,
-    ) -> Result<Option<Booking>, StoreError> {
+    async fn check_in(&mut self, id: BookingId, by: &Actor) -> Result<Option<Booking>, StoreError> {
         self.fence.queued_behind_earlier();
-        let holder = *holder;
-        self.committer.write(move |t| t.check_in(id, &holder)).await
+        let by = *by;
+        self.committer.write(move |t| t.check_in(id, &by)).await
     }
 
     async fn release_due(
         &mut self,
         now: Minute,
         window: u16,
+        by: &Actor,
     ) -> Result<Option<Booking>, StoreError> {
         self.fence.queued_behind_earlier();
+        let by = *by;
         self.committer
-            .write(move |t| t.release_due(now, window))
+            .write(move |t| t.release_due(now, window, &by))
             .await
     }
 }

@@ -272,12 +272,22 @@ fn bookings_of_todays_store_are_checked_in_and_released_and_read_back_after_a_re
     let mut s = RedbBookings::new(RedbStore::open_checked(&dir, false).unwrap());
     let all = s.store().all().unwrap();
     let holder = all[0].new.holder;
-    assert!(now(s.check_in(1, &holder)).unwrap().unwrap().checked_in);
+    assert!(
+        now(s.check_in(1, &Actor::holder(holder)))
+            .unwrap()
+            .unwrap()
+            .checked_in
+    );
     // 10:10: bk_1's window (09:30 + 10) and bk_2's (10:00 + 10) are over.
     let ten_past_ten = day(17).first_minute() + 10 * 60 + 10;
-    let released = now(s.release_due(ten_past_ten, 10)).unwrap().unwrap();
+    let released = now(s.release_due(ten_past_ten, 10, &Actor::floor(0, 1)))
+        .unwrap()
+        .unwrap();
     assert_eq!((released.id, released.status), (2, Status::Released));
-    assert_eq!(now(s.release_due(ten_past_ten, 10)), Ok(None));
+    assert_eq!(
+        now(s.release_due(ten_past_ten, 10, &Actor::floor(0, 1))),
+        Ok(None)
+    );
     drop(s);
     let mut s = RedbBookings::new(RedbStore::open_checked(&dir, false).unwrap());
     let again = s.store().all().unwrap();

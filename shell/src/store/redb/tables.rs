@@ -387,19 +387,21 @@ impl<'t> Tables<'t> {
         Ok(Some(Resized::Moved(b)))
     }
 
-    /// Marks `holder`'s active booking `id` checked in
-    /// ([`Store::check_in`](redmark_core::booking::Store::check_in)): only the record changes.
+    /// Marks `by`'s active booking `id` checked in
+    /// ([`Store::check_in`](redmark_core::booking::Store::check_in)): only the record and the
+    /// trail change.
     pub(super) fn check_in(
         &mut self,
         id: BookingId,
-        holder: &Holder,
+        by: &Actor,
     ) -> Result<Option<Booking>, StoreError> {
-        let Some(mut b) = load(&self.bookings, id)?.filter(|b| b.new.holder == *holder) else {
+        let Some(mut b) = load(&self.bookings, id)?.filter(|b| b.new.holder == by.holder) else {
             return Ok(None);
         };
         if b.status == Status::Active && !b.checked_in {
             b.checked_in = true;
             self.bookings.insert(id, &encode(&b)[..]).map_err(fault)?;
+            keep(&mut self.trail, id, Change::CheckedIn, by)?;
         }
         Ok(Some(b))
     }
@@ -450,12 +452,14 @@ impl<'t> Tables<'t> {
         &mut self,
         now: Minute,
         window: u16,
+        by: &Actor,
     ) -> Result<Option<Booking>, StoreError> {
         let Some(mut b) = self.first_due(now, window)? else {
             return Ok(None);
         };
         b.status = Status::Released;
         self.bookings.insert(b.id, &encode(&b)[..]).map_err(fault)?;
+        keep(&mut self.trail, b.id, Change::Released, by)?;
         if let Some(room) = room_key(&b.new.room, b.new.span.start) {
             self.rooms.remove(&room[..])?;
         }
