@@ -4,7 +4,7 @@
 //! its clock, or one far ahead does not move the clock back or far. Its OLED (QEMU's
 //! `screendump` through QMP, compared with the golden PNGs in docs/ outside the clock's digits;
 //! `REDMARK_RETAKE_SCREENS=1` retakes them: scripts/panel-screenshots.sh) shows "no time", then
-//! the room free, then a booking made over HTTP, then the room busy until it ends and asking
+//! the room free, then a booking made over HTTP by the Python SDK 2.3 client, then the room busy until it ends and asking
 //! for its check-in ("up" checks it in; one nobody checked in to is released when the floor's
 //! window passes).
 //!
@@ -17,6 +17,7 @@ use std::time::Duration;
 use redmark_core::booking::{minute_of, Day};
 use redmark_tests::qemu::face::{expect_screen, host_now, sntp_firmware, SntpResponder};
 use redmark_tests::qemu::net::{HttpAnswer, NetPanel};
+use redmark_tests::qemu::sdk::sdk_book;
 use redmark_tests::server::meta;
 use serde_json::{json, Value};
 
@@ -148,12 +149,20 @@ fn the_screen_shows_no_time_then_free_then_the_booking_and_busy_until_it_ends() 
     wait_for(&p, "clock: set by SNTP to ", 1);
     expect_screen(&p.panel, "free", SHOT_WAIT);
 
-    // Booked over HTTP for the next hour: "until 10:00" appears at once.
-    let r = result(&p.post(&call(
-        "book_room",
-        json!({"day": "2026-09-21", "hour": 10, "room_id": "atrium"}),
-    )));
+    // Booked for the next hour by the Python SDK 2.3 client over HTTP (a plain POST where the
+    // SDK is not installed and not required): "until 10:00" and the booking appear at once.
+    let r = match sdk_book(&p.url(), "2026-09-21", 10) {
+        Some(out) => out["result"].clone(),
+        None => result(&p.post(&call(
+            "book_room",
+            json!({"day": "2026-09-21", "hour": 10, "room_id": "atrium"}),
+        ))),
+    };
     assert_eq!(r["isError"], json!(false), "{r}");
+    assert_eq!(
+        r["structuredContent"]["booking"]["room_id"], "atrium",
+        "{r}"
+    );
     expect_screen(&p.panel, "free-until", SHOT_WAIT);
 
     // At 10:00 by the panel's clock the room is busy until 11:00, waiting for its check-in.
