@@ -10,7 +10,8 @@ REDMARK_RETAKE_SCREENS=1 REDMARK_REQUIRE_PANEL=1 \
   cargo test -p redmark-tests --test qemu_face -- --exact \
   the_screen_shows_no_time_then_free_then_the_booking_and_busy_until_it_ends \
   book_now_at_the_door_books_the_hour_under_way_once_and_only_with_a_time \
-  the_door_books_extends_and_ends_a_walk_up_booking_that_mcp_clients_see
+  the_door_books_extends_and_ends_a_walk_up_booking_that_mcp_clients_see \
+  a_booking_checked_in_at_the_door_stays_and_one_nobody_checked_in_to_is_released
 REDMARK_RETAKE_SCREENS=1 REDMARK_REQUIRE_PANEL=1 \
   cargo test -p redmark-tests --test qemu_zone
 ls -l docs/panel-face-*.png

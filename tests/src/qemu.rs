@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 pub mod face;
 pub mod net;
+pub mod sdk;
 
 /// A QEMU board and its firmware crate (`boards/<name>`, QEMU machine `<name>`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

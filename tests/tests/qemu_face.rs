@@ -4,7 +4,9 @@
 //! its clock, or one far ahead does not move the clock back or far. Its OLED (QEMU's
 //! `screendump` through QMP, compared with the golden PNGs in docs/ outside the clock's digits;
 //! `REDMARK_RETAKE_SCREENS=1` retakes them: scripts/panel-screenshots.sh) shows "no time", then
-//! the room free, then a booking made over HTTP, then the room busy until it ends.
+//! the room free, then a booking made over HTTP by the Python SDK 2.3 client, then the room busy until it ends and asking
+//! for its check-in ("up" checks it in; one nobody checked in to is released when the floor's
+//! window passes).
 //!
 //! Needs `qemu-system-arm` and the `thumbv7m-none-eabi` target (ignored without them, required
 //! by scripts/test-all.sh). The SNTP responder's port is fixed (built into the image), so these
@@ -15,6 +17,7 @@ use std::time::Duration;
 use redmark_core::booking::{minute_of, Day};
 use redmark_tests::qemu::face::{expect_screen, host_now, sntp_firmware, SntpResponder};
 use redmark_tests::qemu::net::{HttpAnswer, NetPanel};
+use redmark_tests::qemu::sdk::sdk_book;
 use redmark_tests::server::meta;
 use serde_json::{json, Value};
 
@@ -146,18 +149,26 @@ fn the_screen_shows_no_time_then_free_then_the_booking_and_busy_until_it_ends() 
     wait_for(&p, "clock: set by SNTP to ", 1);
     expect_screen(&p.panel, "free", SHOT_WAIT);
 
-    // Booked over HTTP for the next hour: "until 10:00" appears at once.
-    let r = result(&p.post(&call(
-        "book_room",
-        json!({"day": "2026-09-21", "hour": 10, "room_id": "atrium"}),
-    )));
+    // Booked for the next hour by the Python SDK 2.3 client over HTTP (a plain POST where the
+    // SDK is not installed and not required): "until 10:00" and the booking appear at once.
+    let r = match sdk_book(&p.url(), "2026-09-21", 10) {
+        Some(out) => out["result"].clone(),
+        None => result(&p.post(&call(
+            "book_room",
+            json!({"day": "2026-09-21", "hour": 10, "room_id": "atrium"}),
+        ))),
+    };
     assert_eq!(r["isError"], json!(false), "{r}");
+    assert_eq!(
+        r["structuredContent"]["booking"]["room_id"], "atrium",
+        "{r}"
+    );
     expect_screen(&p.panel, "free-until", SHOT_WAIT);
 
-    // At 10:00 by the panel's clock the room is busy until 11:00.
+    // At 10:00 by the panel's clock the room is busy until 11:00, waiting for its check-in.
     let ten = Duration::from_secs(20 + 2);
     std::thread::sleep(ten.saturating_sub(set_at.elapsed()));
-    expect_screen(&p.panel, "busy", SHOT_WAIT);
+    expect_screen(&p.panel, "check-in", SHOT_WAIT);
 }
 
 /// QMP: press and release the gamepad's select button (QEMU maps it to Ctrl), held 200 ms.
@@ -310,4 +321,77 @@ fn the_door_neither_ends_nor_extends_a_booking_made_by_an_mcp_client() {
         "{r}"
     );
     assert!(!p.panel.stderr().contains(" done, bk_"));
+}
+
+/// QMP: press and release the gamepad's up button ("check in").
+const UP_KEY: &str =
+    r#"{"execute":"send-key","arguments":{"keys":[{"type":"qcode","data":"up"}],"hold-time":200}}"#;
+/// The panel's time in the check-in test: 2026-09-21 09:59:50 UTC when the clock is set.
+const CHECK_IN_T0: u64 = 1_789_984_790;
+
+/// Whether `list_rooms` over HTTP finds the atrium free on 2026-09-21 from `start` for 15 min.
+fn atrium_free_at(p: &NetPanel, start: &str) -> bool {
+    let r = result(&p.post(&call(
+        "list_rooms",
+        json!({"day": "2026-09-21", "start": start, "minutes": 15}),
+    )));
+    let rooms = r["structuredContent"]["rooms"]
+        .as_array()
+        .unwrap_or_else(|| panic!("rooms in {r}"))
+        .clone();
+    rooms
+        .iter()
+        .any(|x| x["id"] == "atrium" && x["free"] == json!(true))
+}
+
+/// Resets the panel and sets its clock, by its first SNTP answer after the reset, to unix
+/// time `t` (the `n`th time the clock is set in this test).
+fn reset_to(p: &mut NetPanel, sntp: &SntpResponder, t: u64, n: usize) {
+    sntp.answer(t as i64 - host_now() as i64);
+    p.reset();
+    wait_for(p, "clock: set by SNTP to ", n);
+}
+
+#[test]
+#[cfg_attr(
+    not(panel_tools),
+    ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
+)]
+fn a_booking_checked_in_at_the_door_stays_and_one_nobody_checked_in_to_is_released() {
+    assert_eq!(day_hour(CHECK_IN_T0), ("2026-09-21".to_owned(), 9));
+    let sntp = SntpResponder::start();
+    let mut p = NetPanel::boot(&sntp_firmware());
+    let set_at = std::time::Instant::now();
+    sntp.answer(CHECK_IN_T0 as i64 - host_now() as i64);
+    wait_for(&p, "clock: set by SNTP to ", 1);
+    // Booked by an MCP client: 10:00-11:00 (bk_1).
+    let r = result(&p.post(&call(
+        "book_room",
+        json!({"day": "2026-09-21", "hour": 10, "room_id": "atrium"}),
+    )));
+    assert_eq!(r["isError"], json!(false), "{r}");
+    // At 10:00 the sign asks for its check-in; "up" checks it in, whoever booked it.
+    std::thread::sleep(Duration::from_secs(10 + 2).saturating_sub(set_at.elapsed()));
+    expect_screen(&p.panel, "check-in", SHOT_WAIT);
+    p.panel.qmp(&[UP_KEY]);
+    wait_for(&p, "door: bk_1 checked in", 1);
+    expect_screen(&p.panel, "busy", SHOT_WAIT);
+    p.panel.qmp(&[UP_KEY]);
+    wait_for(&p, "door: bk_1 was already checked in", 1);
+    // And 11:00-11:45 (bk_2), which nobody will check in to.
+    let r = result(&p.post(&call(
+        "book_room",
+        json!({"day": "2026-09-21", "start": "11:00", "minutes": 45, "room_id": "atrium"}),
+    )));
+    assert_eq!(r["isError"], json!(false), "{r}");
+
+    // 10:11 (the clock set anew after a reset; the store kept both): bk_1's window (10 min)
+    // has passed and it stays, for MCP clients too.
+    reset_to(&mut p, &sntp, CHECK_IN_T0 + 11 * 60 + 10, 2);
+    assert!(!atrium_free_at(&p, "10:30"));
+    // 11:11: nobody checked in to bk_2 by 11:10: released, and the atrium is free again.
+    reset_to(&mut p, &sntp, CHECK_IN_T0 + 71 * 60 + 10, 3);
+    wait_for(&p, "door: released bk_2: nobody checked in", 1);
+    assert!(atrium_free_at(&p, "11:30"), "{}", p.panel.stderr());
+    assert_eq!(p.panel.stderr().matches("door: released").count(), 1);
 }

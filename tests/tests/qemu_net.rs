@@ -409,50 +409,16 @@ fn a_reset_between_question_and_answer_books_once_and_bookings_survive() {
     assert!(p.panel.stderr().contains("requestState rejected"));
 }
 
-/// The official Python SDK 2.3 (a 2026-07-28 client), installed by scripts/test-all.sh into
-/// `target/sdk-peers/venv`: books on the panel over HTTP, its elicitation callback answering
-/// the form.
-const PY_CLIENT: &str = r#"
-import asyncio, json, sys
-from mcp.client import Client
-import mcp.types as types
-
-asked = []
-
-async def elicit(context, params):
-    asked.append(params.message)
-    return types.ElicitResult(action="accept", content={"room_id": "atrium"})
-
-async def main(url, day, hour):
-    async with Client(url, elicitation_callback=elicit, cache=None) as c:
-        r = await c.call_tool("book_room", {"day": day, "hour": hour, "room_hint": "the big room"})
-        out = r.model_dump(mode="json", by_alias=True, exclude_none=True)
-        print(json.dumps({"asked": asked, "result": out}))
-
-asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))
-"#;
-
 #[test]
 #[cfg_attr(
     not(panel_tools),
     ignore = "needs qemu-system-arm and the Cortex-M targets (scripts/test-all.sh installs them)"
 )]
 fn the_python_sdk_books_over_http() {
-    let Some(py) = redmark_tests::peers::python_sdk_2_3("REDMARK_REQUIRE_PANEL") else {
+    let p = boot();
+    let Some(r) = redmark_tests::qemu::sdk::sdk_book(&p.url(), "2099-09-20", 11) else {
         return;
     };
-    let p = boot();
-    let dir = std::env::temp_dir().join(format!("redmark-py-sdk-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let script = dir.join("client.py");
-    std::fs::write(&script, PY_CLIENT).unwrap();
-    let mut cmd = std::process::Command::new(py);
-    cmd.arg(&script).args([&p.url(), "2099-09-20", "11"]);
-    let out = redmark_tests::server::run_bounded(cmd);
-    let _ = std::fs::remove_dir_all(&dir);
-    assert_eq!(out.code, 0, "{out:?}");
-    let r: Value =
-        serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {out:?}"));
     assert_eq!(r["asked"].as_array().map(Vec::len), Some(1), "{r}");
     let booking = &r["result"]["structuredContent"]["booking"];
     assert_eq!(booking["room_id"], "atrium", "{r}");

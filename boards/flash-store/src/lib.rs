@@ -355,6 +355,23 @@ impl<F: NorFlash, const N: usize> FlashStore<F, N> {
         Ok(slot)
     }
 
+    /// As [`Store::release_due`], for the bookings of `room` only: a door panel releases its
+    /// own room's no-shows (check-in is at its door; a room without one has nobody to check in).
+    pub fn release_due_in(
+        &mut self,
+        room: &str,
+        now: Minute,
+        window: u16,
+    ) -> Result<Option<Booking>, StoreError> {
+        self.release_first(|b| b.room == room && due(&b.booking(Title::new()), now, window))
+    }
+
+    /// Releases the first booking `is_due` finds, once durable.
+    fn release_first(&mut self, is_due: impl Fn(&Held) -> bool) -> Result<Option<Booking>, StoreError> {
+        let Some(i) = self.held.iter().position(is_due) else { return Ok(None) };
+        self.rewrite(i, |h| h.status = Status::Released).map(Some)
+    }
+
     /// The `i`th booking changed by `change`, in a new record (its title record again before
     /// it); returned once durable.
     fn rewrite(&mut self, i: usize, change: impl FnOnce(&mut Held)) -> Result<Booking, StoreError> {
@@ -553,9 +570,7 @@ impl<F: NorFlash, const N: usize> Store for FlashStore<F, N> {
         window: u16,
         _by: &Actor,
     ) -> Result<Option<Booking>, StoreError> {
-        let is_due = |b: &Held| due(&b.booking(Title::new()), now, window);
-        let Some(i) = self.held.iter().position(is_due) else { return Ok(None) };
-        self.rewrite(i, |h| h.status = Status::Released).map(Some)
+        self.release_first(|b| due(&b.booking(Title::new()), now, window))
     }
 }
 

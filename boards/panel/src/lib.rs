@@ -60,11 +60,21 @@ pub const BOOKINGS: usize = 32;
 /// The panel's floor: its rooms, on the wall clock of the zone provisioned at build time (UTC
 /// without the `zone` feature).
 #[cfg(not(feature = "zone"))]
-pub const FLOOR: Floor<'static> = DEFAULT_FLOOR;
+const ZONED: Floor<'static> = DEFAULT_FLOOR;
 /// The panel's floor: its rooms, on the wall clock of the zone provisioned at build time
 /// (`REDMARK_PANEL_ZONE`).
 #[cfg(feature = "zone")]
-pub const FLOOR: Floor<'static> = Floor { zone: &provision::ZONE, ..DEFAULT_FLOOR };
+const ZONED: Floor<'static> = Floor { zone: &provision::ZONE, ..DEFAULT_FLOOR };
+/// Minutes after a booking's start by which someone at the door checks it in ("up"), else
+/// the panel releases it (the networked image's floor: `meeting-life`).
+#[cfg(feature = "meeting-life")]
+pub const CHECK_IN_MINUTES: u16 = 10;
+/// The panel's floor (with the door's check-in window where the door has buttons).
+#[cfg(not(feature = "meeting-life"))]
+pub const FLOOR: Floor<'static> = ZONED;
+/// The panel's floor (with the door's check-in window where the door has buttons).
+#[cfg(feature = "meeting-life")]
+pub const FLOOR: Floor<'static> = Floor { check_in_minutes: Some(CHECK_IN_MINUTES), ..ZONED };
 
 /// The booking store over a board's flash `F`: flash pages, mirrored in RAM.
 pub type Bookings<F> = FlashStore<F, BOOKINGS>;

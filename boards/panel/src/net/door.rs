@@ -3,11 +3,16 @@
 //! floor's clock) straight into the store (the `book_room` tool refuses an hour that has
 //! begun), only if no booking overlaps it; "extend 15 min" (right) and "end now" (left) act on
 //! the booking under way through the core's own `extend_booking` and `end_booking` tools, only
-//! on a walk-up booking (one made at the door: the tools find no other booking "yours"). Up is
-//! kept for "check in". Each press is one call, only with a wall clock.
+//! on a walk-up booking (one made at the door: the tools find no other booking "yours");
+//! "check in" (up) checks in the booking under way, whoever's, while its window is open
+//! (presence at the door is the point), and [`release`] frees the door room's bookings nobody
+//! checked in to. Each press is one call, only with a wall clock.
 
 use redmark_core::booking::Commit;
-use redmark_core::booking::{self, minute_of, Booking, NewBooking, RoomId, Span, Store, Title};
+use redmark_core::booking::MAX_RELEASED_A_RUN;
+use redmark_core::booking::{
+    self, minute_of, Actor, Booking, Minute, NewBooking, RoomId, Span, Store, Title,
+};
 use redmark_core::engine::{poll_once, Context};
 use redmark_core::serve::Host;
 use redmark_core::wire::lines::Line;
@@ -15,12 +20,12 @@ use sha2::{Digest, Sha256};
 
 use super::face::DOOR_ROOM;
 use crate::diag::{self, Piece::Num, Piece::Text};
-use crate::{Panel, PanelHost, FLOOR};
+use crate::{Panel, PanelHost, CHECK_IN_MINUTES, FLOOR};
 use embedded_storage::nor_flash::NorFlash;
 
 /// The principal of a booking made at the door.
 pub const AT_THE_DOOR: &[u8] = b"panel:at-the-door";
-/// The gamepad's buttons as the board reports presses: a bit each. Up: kept for "check in".
+/// The gamepad's buttons as the board reports presses: a bit each. Up: "check in".
 pub const UP: u8 = 1 << 0;
 /// Down (unused).
 pub const DOWN: u8 = 1 << 1;
@@ -51,7 +56,7 @@ pub(crate) fn press<F: NorFlash>(
     wall: Option<u64>,
     out: &mut [u8],
 ) {
-    for (button, what) in [(SELECT, "book now"), (RIGHT, "extend"), (LEFT, "end now")] {
+    for (button, what) in [(SELECT, "book now"), (UP, "check in"), (RIGHT, "extend"), (LEFT, "end now")] {
         if pressed & button == 0 {
             continue;
         }
@@ -61,6 +66,8 @@ pub(crate) fn press<F: NorFlash>(
         };
         if button == SELECT {
             book_now(engine, host, minute);
+        } else if button == UP {
+            check_in(engine.app_mut().0.store_mut(), minute);
         } else {
             change(engine, host, minute, button == RIGHT, out);
         }
@@ -84,9 +91,16 @@ fn book_now<F: NorFlash>(engine: &mut Panel<F>, host: &mut PanelHost, minute: bo
         holder: holder(),
         nonce: host.entropy(),
     };
-    let what = match poll_once(engine.app_mut().0.store_mut().commit(&new)) {
+    let store = engine.app_mut().0.store_mut();
+    let what = match poll_once(store.commit(&new)) {
         Some(Ok(Commit::Created(b))) => {
             diag::line(&[Text("door: booked now, bk_"), Num(b.id.into()), Text(", hour "), Num(hour.into())]);
+            // Booked by someone at the door: checked in (else it would be released at once,
+            // its hour having begun before its window closed).
+            if !matches!(poll_once(store.check_in(b.id, &Actor::holder(b.new.holder))), Some(Ok(Some(b))) if b.checked_in)
+            {
+                diag::text("door: the walk-up booking's check-in failed");
+            }
             return;
         }
         Some(Ok(Commit::Taken(_))) => "door: book now pressed, the room is already held",
@@ -101,6 +115,57 @@ pub(crate) fn under_way(store: &mut impl Store, minute: booking::Minute) -> Opti
     // The flash store answers on the first poll.
     let b = poll_once(store.next_in_room(room.id, minute)).and_then(Result::ok).flatten()?;
     (b.new.span.start <= minute).then_some(b)
+}
+
+/// Whether `b`, under way at `minute`, waits for a check-in: not checked in, within
+/// [`CHECK_IN_MINUTES`] of its start (the core's `check_in` window, less the minutes before
+/// the start: the door checks in what is under way).
+pub(crate) fn awaits_check_in(b: &Booking, minute: Minute) -> bool {
+    let span = b.new.span;
+    let closes = span.start.saturating_add(CHECK_IN_MINUTES.into()).min(span.end);
+    !b.checked_in && span.start <= minute && minute < closes
+}
+
+/// "Check in": the door room's booking under way, whoever's, while its window is open (the
+/// door's rule: whoever is at the door may say the meeting is on; being there is the point),
+/// through the store's `check_in`, durable before the press is done.
+fn check_in(store: &mut impl Store, minute: Minute) {
+    let Some(b) = under_way(store, minute) else {
+        diag::text("door: check in pressed, no booking under way: nothing done");
+        return;
+    };
+    let what = if b.checked_in {
+        " was already checked in"
+    } else if !awaits_check_in(&b, minute) {
+        " is past its check-in window: unchanged"
+    } else {
+        // For its holder (the flash log keeps no trail to say the door did it).
+        match poll_once(store.check_in(b.id, &Actor::holder(b.new.holder))) {
+            Some(Ok(Some(now))) if now.checked_in => " checked in",
+            _ => " not checked in: the store did not take it",
+        }
+    };
+    diag::line(&[Text("door: bk_"), Num(b.id.into()), Text(what)]);
+}
+
+/// Releases the door room's bookings whose check-in window passed by `minute` with nobody
+/// checked in (at most [`MAX_RELEASED_A_RUN`] a call), each durable before the next. Only the
+/// door's room: check-in is at its door, and the panel's other rooms have nobody to check in.
+pub(crate) fn release<F: NorFlash>(engine: &mut Panel<F>, minute: Minute) {
+    let Some(room) = FLOOR.rooms.get(DOOR_ROOM) else { return };
+    let store = engine.app_mut().0.store_mut();
+    for _ in 0..MAX_RELEASED_A_RUN {
+        match store.release_due_in(room.id, minute, CHECK_IN_MINUTES) {
+            Ok(Some(b)) => {
+                diag::line(&[Text("door: released bk_"), Num(b.id.into()), Text(": nobody checked in")])
+            }
+            Ok(None) => return,
+            Err(_) => {
+                diag::text("door: release failed: the store did not take it");
+                return;
+            }
+        }
+    }
 }
 
 /// "Extend 15 min" (`extend`) or "end now" on the walk-up booking under way, through the core's

@@ -1,8 +1,9 @@
 //! The door panel's face, with an 8×8 font (`font8x8`) straight into the screen's own memory (no
 //! frame buffer in RAM), redrawn when what it shows changes (a booking from any client, the
 //! address, the minute): the room's name; "Free" or "Busy" now and until when (to the minute, on
-//! the floor's wall clock; no title: a panel's floor is private); the next booking today; the
-//! buttons a walk-up booking under way answers to; the panel's address; that clock with its
+//! the floor's wall clock; no title: a panel's floor is private); the next booking today;
+//! "check in?" while the booking under way waits for one, else the buttons a walk-up booking
+//! under way answers to; the panel's address; that clock with its
 //! offset from UTC, or "no time" without one.
 
 use font8x8::legacy::BASIC_LEGACY;
@@ -41,7 +42,7 @@ const INK: u8 = 15;
 /// Glyph size, pixels.
 const GLYPH: u8 = 8;
 /// Where the lines go: the room's name, the state (twice the size), until when, the next
-/// booking, the buttons (the place "check in?" will take), the address, the clock.
+/// booking, "check in?" or the buttons, the address, the clock.
 const NAME_Y: u8 = 0;
 const STATE_Y: u8 = 8;
 const UNTIL_Y: u8 = 24;
@@ -51,6 +52,19 @@ const ADDRESS_Y: u8 = 48;
 const CLOCK_Y: u8 = 56;
 /// What the buttons do to a walk-up booking under way (left, right).
 const BUTTONS: &[u8] = b"<end   +15 min>";
+/// What the up button does while the booking under way waits for its check-in.
+const CHECK_IN: &[u8] = b"^ check in?";
+
+/// What the door's buttons do to the booking under way.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Door {
+    /// Nothing (someone else's booking, checked in).
+    Nothing,
+    /// "Check in" (up): its check-in window is open.
+    CheckIn,
+    /// "End now" and "extend 15 min": a walk-up booking.
+    WalkUp,
+}
 
 /// Whether the room is held now (times in minutes after the floor's midnight; 1440 and more:
 /// midnight or later, shown as `24:00`).
@@ -60,9 +74,9 @@ enum State {
     NoTime,
     /// Free now, until the next booking today (its start).
     Free(Option<u16>),
-    /// Booked now, until the bookings back to back from now end; whether the one under way was
-    /// booked at the door (the buttons can end or extend it).
-    Busy(u16, bool),
+    /// Booked now, until the bookings back to back from now end; what the door's buttons do
+    /// to the one under way.
+    Busy(u16, Door),
 }
 
 /// What the face shows besides the clock.
@@ -120,11 +134,13 @@ impl Face {
                         show_until(screen, at);
                     }
                 }
-                State::Busy(at, walk_up) => {
+                State::Busy(at, door) => {
                     text(screen, STATE_Y, 2, b"Busy");
                     show_until(screen, at);
-                    if walk_up {
-                        text(screen, BUTTONS_Y, 1, BUTTONS);
+                    match door {
+                        Door::CheckIn => text(screen, BUTTONS_Y, 1, CHECK_IN),
+                        Door::WalkUp => text(screen, BUTTONS_Y, 1, BUTTONS),
+                        Door::Nothing => {}
                     }
                 }
             }
@@ -207,7 +223,13 @@ fn occupancy(
         let ahead = today(Some(b));
         return (State::Free(ahead.map(|(start, _)| start)), ahead);
     }
-    let walk_up = b.new.holder == super::door::holder();
+    let door = if super::door::awaits_check_in(&b, now) {
+        Door::CheckIn
+    } else if b.new.holder == super::door::holder() {
+        Door::WalkUp
+    } else {
+        Door::Nothing
+    };
     let mut end = b.new.span.end;
     // Back to back bookings, as far as today goes (each step moves `end` on).
     while end < midnight {
@@ -216,7 +238,7 @@ fn occupancy(
             _ => break,
         }
     }
-    (State::Busy(of_today(end), walk_up), today(next(end)))
+    (State::Busy(of_today(end), door), today(next(end)))
 }
 
 /// Writes minute of the day `at` as `HH:MM` into `into` (5 bytes).

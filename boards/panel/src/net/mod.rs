@@ -15,9 +15,10 @@
 //!   has waited longest (at least [`EVICT_MS`]) is reset so that one listens (`slots`).
 //! - One engine and one output buffer serve every connection, one message at a time.
 //! - The screen ([`face`]): the door's room, Free / Busy and until when, the next booking, the
-//!   address, the clock; the buttons ([`door`]): "book now", and "extend 15 min" and "end now"
-//!   on a walk-up booking (the core's `extend_booking` and `end_booking`, feature
-//!   `meeting-life`).
+//!   address, the clock; the buttons ([`door`]): "book now", "check in" on the booking under
+//!   way, and "extend 15 min" and "end now" on a walk-up booking (the core's `extend_booking`
+//!   and `end_booking`, feature `meeting-life`); the door room's no-shows released once a
+//!   minute by the wall clock ([`door::release`]).
 //! - The wall clock: with an SNTP server provisioned (`REDMARK_PANEL_SNTP`), [`sntp`] asks it
 //!   for the time and [`wall`] keeps it (never back, bounded steps); `book_room` waits for it
 //!   ([`clocked`]).
@@ -200,6 +201,8 @@ pub fn run<D: Device, F: NorFlash, S: face::Screen>(
     ]);
 
     let mut leased = false;
+    // The wall minute release last ran at (once a minute: bookings are on a minute grid).
+    let mut released_at = None;
     loop {
         let _ = iface.poll(now(), device, &mut sockets);
         dhcp_event(&mut iface, sockets.get_mut::<dhcpv4::Socket>(dhcp), &mut leased);
@@ -209,6 +212,11 @@ pub fn run<D: Device, F: NorFlash, S: face::Screen>(
         }
         let wall = wall::is_set().then(|| wall::now((board.now_s)()));
         door::press((board.pressed)(), &mut engine, &mut host, wall, &mut out[..]);
+        // Release with a trusted time only (SNTP's, never back, bounded steps: panel.md).
+        if let Some(m) = wall.and_then(redmark_core::booking::minute_of).filter(|&m| released_at != Some(m)) {
+            door::release(&mut engine, m);
+            released_at = Some(m);
+        }
         let ip = iface.ipv4_addr().unwrap_or(STATIC_IP);
         shown.look(screen, engine.app_mut().0.store_mut(), crate::FLOOR, ms, wall, ip.octets());
         let mut pass = Pass::Idle;
