@@ -111,6 +111,15 @@ impl KeyRing {
     pub fn find(&self, id: u8) -> Option<&Key> {
         self.keys.iter().find(|k| k.id == id)
     }
+
+    /// A key for another job named by `label`: HMAC-SHA256 of `label` under the current key
+    /// (so rotating the sealing key changes it); `None` for an empty ring.
+    pub fn derive(&self, label: &[u8]) -> Option<[u8; 32]> {
+        use hmac::{Hmac, Mac};
+        let mut mac = Hmac::<sha2::Sha256>::new_from_slice(self.current()?.secret()).ok()?;
+        mac.update(label);
+        Some(mac.finalize().into_bytes().into())
+    }
 }
 
 #[cfg(test)]
