@@ -281,6 +281,52 @@ mod tests {
         assert_eq!(utc_time(minute("2027-06-07", 9, 0)), "20270607T090000Z");
     }
 
+    /// TEXT read back: `\n` a line break, `\x` the character x.
+    fn unescape(s: &str) -> String {
+        let mut out = String::new();
+        let mut chars = s.chars();
+        while let Some(c) = chars.next() {
+            match (c, c == '\\') {
+                (_, true) => match chars.next() {
+                    Some('n') => out.push('\n'),
+                    Some(x) => out.push(x),
+                    None => panic!("a lone backslash ends {s:?}"),
+                },
+                (c, false) => {
+                    assert!(!matches!(c, ';' | ','), "unescaped {c:?} in {s:?}");
+                    out.push(c);
+                }
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// Any title (any characters, controls, long multi-byte runs) is one content line of
+        /// at most 75 octets a physical line, and reads back as itself without the control
+        /// characters TEXT may not hold.
+        #[test]
+        fn any_title_is_one_line_that_reads_back(title in proptest::prelude::any::<String>()) {
+            let mut ics = Ics::default();
+            ics.text("SUMMARY", &title);
+            ics.raw("END", "VEVENT");
+            let lines = unfolded(&ics.finish());
+            proptest::prop_assert_eq!(lines.len(), 2);
+            proptest::prop_assert_eq!(&lines[1], "END:VEVENT");
+            let value = lines[0].strip_prefix("SUMMARY:").unwrap();
+            let kept: String = title
+                .chars()
+                .filter_map(|c| match c {
+                    '\t' => Some(' '),
+                    '\n' => Some('\n'),
+                    c if c.is_control() => None,
+                    c => Some(c),
+                })
+                .collect();
+            proptest::prop_assert_eq!(unescape(value), kept);
+        }
+    }
+
     #[test]
     fn utc_and_odd_offsets() {
         let mut ics = Ics::default();
