@@ -272,6 +272,38 @@ fn feeds_parse_with_icalendar_for_the_bearer_and_the_feed_key() {
     assert_eq!(periods[0][0], start.as_str());
     assert!(fb["events"].as_array().unwrap().is_empty());
 
+    // Each feed is the same for Bob's bearer token and his key (the same ETag), and an
+    // unchanged feed asked again with its ETag is 304.
+    for (what, path) in [
+        ("The Atrium", "/calendars/rooms/atrium.ics"),
+        ("Your bookings", "/calendars/mine.ics"),
+        (
+            "The Atrium (free/busy)",
+            "/calendars/rooms/atrium/freebusy.ics",
+        ),
+    ] {
+        let by_bearer = get(addr, path, Some(BOB));
+        let by_key = get(addr, url_of(&bob_urls, what), None);
+        assert_eq!((by_bearer.status, by_key.status), (200, 200), "{what}");
+        let etag = |r: &HttpResponse| {
+            r.headers
+                .iter()
+                .find(|(k, _)| k == "etag")
+                .map(|(_, v)| v.clone())
+        };
+        assert_eq!(etag(&by_bearer), etag(&by_key), "{what}");
+        let tag = etag(&by_key).expect("an ETag");
+        let auth = format!("Bearer {BOB}");
+        let again = http(
+            addr,
+            "GET",
+            path,
+            &[("Authorization", &auth), ("If-None-Match", &tag)],
+            b"",
+        );
+        assert_eq!(again.status, 304, "{what}");
+    }
+
     // A wrong, forged or foreign-principal key: 403; no credentials at all: 401.
     let forged = mine_url.replace("key=", "key=x");
     assert_eq!(get(addr, &forged, None).status, 403);

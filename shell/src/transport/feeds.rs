@@ -49,9 +49,8 @@ pub fn keyed(
     let Some(calendars) = calendars else {
         return Some(Err(refused()));
     };
-    let (principal, _) = key.split_once('.')?;
-    let principal = <base64ct::Base64UrlUnpadded as base64ct::Encoding>::decode_vec(principal);
-    let Ok(principal) = principal else {
+    let decode = <base64ct::Base64UrlUnpadded as base64ct::Encoding>::decode_vec;
+    let Some(Ok(principal)) = key.split_once('.').map(|(p, _)| decode(p)) else {
         return Some(Err(refused()));
     };
     // With --tokens, a key is bound to the token it was issued for; a principal of an issuer
@@ -203,4 +202,44 @@ fn index(calendars: &dyn Calendars, parts: &Parts, key: &str, loopback: bool) ->
     r.headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts(uri: &str) -> Parts {
+        axum::http::Request::get(uri)
+            .body(())
+            .unwrap()
+            .into_parts()
+            .0
+    }
+
+    #[test]
+    fn the_key_is_read_from_the_query_and_a_malformed_one_is_refused() {
+        assert_eq!(key_of(&parts("/calendars/mine.ics?key=a.b")), Some("a.b"));
+        assert_eq!(
+            key_of(&parts("/calendars/mine.ics?x=1&key=a.b&y")),
+            Some("a.b")
+        );
+        assert_eq!(key_of(&parts("/calendars/mine.ics?keys=a.b")), None);
+        assert_eq!(key_of(&parts("/calendars/mine.ics")), None);
+        // A key without a principal, or not base64url: 403, never the bearer's path.
+        for bad in ["nodot", ".", "%%%.x"] {
+            let p = parts(&format!("/calendars/mine.ics?key={bad}"));
+            let none: Option<&dyn Calendars> = None;
+            let r = keyed(&p, none, None, false).expect("a key was given");
+            assert_eq!(r.unwrap_err().status(), StatusCode::FORBIDDEN, "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_etag_ignores_the_time_of_the_request_only() {
+        let a = "BEGIN:VEVENT\r\nDTSTAMP:20261207T000000Z\r\nSUMMARY:x\r\n";
+        let b = "BEGIN:VEVENT\r\nDTSTAMP:20261208T000000Z\r\nSUMMARY:x\r\n";
+        let c = "BEGIN:VEVENT\r\nDTSTAMP:20261207T000000Z\r\nSUMMARY:y\r\n";
+        assert_eq!(etag(a), etag(b));
+        assert_ne!(etag(a), etag(c));
+    }
 }
