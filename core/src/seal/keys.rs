@@ -138,6 +138,19 @@ mod tests {
     }
 
     #[test]
+    fn a_derived_key_follows_the_current_key_and_its_label() {
+        let mut ring = KeyRing::new(Key::new(1, &[1; 32]).unwrap());
+        let a = ring.derive(b"feed").unwrap();
+        assert_ne!(a, ring.derive(b"uid").unwrap());
+        assert_ne!(a, [1; 32]);
+        // An old key kept for opening does not change it; a new current key does.
+        ring.retain(Key::new(2, &[2; 32]).unwrap()).unwrap();
+        assert_eq!(ring.derive(b"feed").unwrap(), a);
+        let rotated = KeyRing::new(Key::new(3, &[3; 32]).unwrap());
+        assert_ne!(rotated.derive(b"feed").unwrap(), a);
+    }
+
+    #[test]
     fn lengths_and_ring_limits() {
         assert_eq!(Key::new(0, &[1; 31]).unwrap_err(), KeyError::Length);
         assert_eq!(Key::new(0, &[1; 65]).unwrap_err(), KeyError::Length);
