@@ -75,7 +75,14 @@ pub async fn write<S: Store>(
         let uid = format!("freebusy-{room}@{tag}.redmark");
         free_busy(&mut ics, &list.bookings, (from, to), &stamp, &uid);
     } else {
-        zones(&mut ics, floors, &list.bookings, from, to);
+        // From a day earlier: a room's feed holds the booking under way at its start too.
+        zones(
+            &mut ics,
+            floors,
+            &list.bookings,
+            from.saturating_sub(DAY),
+            to,
+        );
         for b in &list.bookings {
             event(&mut ics, floors, b, ask, &stamp, tag);
         }
