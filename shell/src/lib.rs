@@ -34,6 +34,7 @@
 
 mod auth;
 pub mod backup;
+pub mod calendar;
 pub mod check;
 pub mod client;
 pub mod data;

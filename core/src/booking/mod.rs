@@ -54,6 +54,8 @@ pub use app::{BookingTool, TOOLS};
 pub use checkin::{release_due, CHECK_IN_EARLY_MINUTES, MAX_CHECK_IN_MINUTES, MAX_RELEASED_A_RUN};
 pub use floor::{Floor, Room, DEFAULT_FLOOR, DEFAULT_GRID, DEFAULT_MAX_MINUTES, DEFAULT_SITE};
 pub use mem_store::MemStore;
+#[cfg(any(feature = "day-schedule", feature = "public-titles"))]
+pub use named::title_readable;
 #[cfg(feature = "campus")]
 pub use room_set::RoomSet;
 pub use room_set::{Mask, RoomBits};

@@ -55,6 +55,17 @@ pub(super) fn readable(floor: &Floor<'_>, b: &Booking, me: &Reader) -> Option<bo
     (yours || me.operator || public(floor)).then_some(yours)
 }
 
+/// Whether the principal holding `me` (an operator or not) reads `b`'s title on `floor`, as every
+/// tool decides it: `Some(yours)`, or `None` when `b` is only "booked" to it (a host's calendar
+/// feed asks this).
+pub fn title_readable(floor: &Floor<'_>, b: &Booking, me: Holder, operator: bool) -> Option<bool> {
+    let reader = Reader {
+        holder: me,
+        operator: cfg!(feature = "operators") && operator,
+    };
+    readable(floor, b, &reader)
+}
+
 /// The meeting holding a room, as `list_rooms` and a taken room's answer name it: a title the
 /// caller may read (never its organiser, whom the store knows only as a keyed hash).
 #[cfg(feature = "public-titles")]

@@ -111,6 +111,15 @@ impl KeyRing {
     pub fn find(&self, id: u8) -> Option<&Key> {
         self.keys.iter().find(|k| k.id == id)
     }
+
+    /// A key for another job named by `label`: HMAC-SHA256 of `label` under the current key
+    /// (so rotating the sealing key changes it); `None` for an empty ring.
+    pub fn derive(&self, label: &[u8]) -> Option<[u8; 32]> {
+        use hmac::{Hmac, Mac};
+        let mut mac = Hmac::<sha2::Sha256>::new_from_slice(self.current()?.secret()).ok()?;
+        mac.update(label);
+        Some(mac.finalize().into_bytes().into())
+    }
 }
 
 #[cfg(test)]
@@ -126,6 +135,19 @@ mod tests {
         );
         assert!(!shown.to_lowercase().contains("ab, ") && !shown.contains("171"));
         assert!(shown.contains("redacted"));
+    }
+
+    #[test]
+    fn a_derived_key_follows_the_current_key_and_its_label() {
+        let mut ring = KeyRing::new(Key::new(1, &[1; 32]).unwrap());
+        let a = ring.derive(b"feed").unwrap();
+        assert_ne!(a, ring.derive(b"uid").unwrap());
+        assert_ne!(a, [1; 32]);
+        // An old key kept for opening does not change it; a new current key does.
+        ring.retain(Key::new(2, &[2; 32]).unwrap()).unwrap();
+        assert_eq!(ring.derive(b"feed").unwrap(), a);
+        let rotated = KeyRing::new(Key::new(3, &[3; 32]).unwrap());
+        assert_ne!(rotated.derive(b"feed").unwrap(), a);
     }
 
     #[test]

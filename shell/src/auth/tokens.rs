@@ -88,6 +88,15 @@ impl Tokens {
         let h: [u8; 32] = Sha256::digest(token.as_bytes()).into();
         self.by_hash.get(&h).map(|(p, op)| (p.as_slice(), *op))
     }
+
+    /// The SHA-256 of each token standing for `principal` (what its calendar feed keys are
+    /// bound to: a changed token revokes them).
+    pub fn hashes_of<'a>(&'a self, principal: &'a [u8]) -> impl Iterator<Item = &'a [u8]> + 'a {
+        let theirs = move |(h, (p, _)): (&'a [u8; 32], &'a (Vec<u8>, bool))| {
+            (p.as_slice() == principal).then_some(h.as_slice())
+        };
+        self.by_hash.iter().filter_map(theirs)
+    }
 }
 
 /// A TOML error as `line N: message`, without the snippet of the file `toml` quotes by

@@ -39,6 +39,7 @@ pub mod mcp_app;
 pub mod msg;
 
 use crate::auth::role::reseat;
+use crate::calendar::{Calendars, Source};
 use crate::store::pg::PgStore;
 use crate::store::redb::RedbBookings;
 use crate::store::{Admin, Bookings, Fence};
@@ -130,6 +131,8 @@ pub struct Shared<A> {
     admin: Option<Box<dyn Admin>>,
     /// The app serves resources (the 2025-11-25 bridge's `initialize` says so).
     resources: bool,
+    /// The booking app's calendar feeds (none for another app).
+    calendars: Option<Arc<dyn Calendars>>,
 }
 
 impl<A: Hosted> Shared<A> {
@@ -146,12 +149,18 @@ impl<A: Hosted> Shared<A> {
             config,
             admin: None,
             resources,
+            calendars: None,
         })
     }
 
     /// The app's store, for `/healthz` and `redmark backup` (none without a store).
     pub fn admin(&self) -> Option<&dyn Admin> {
         self.admin.as_deref()
+    }
+
+    /// The calendar feeds (`/calendars/` on `--http`), for a booking app.
+    pub fn calendars(&self) -> Option<&dyn Calendars> {
+        self.calendars.as_deref()
     }
 
     /// Whether the app serves resources (concrete or templates).
@@ -208,12 +217,15 @@ where
     ) -> Arc<Self> {
         let admin: Box<dyn Admin> = Box::new(store.handle());
         let resources = serves_resources(&BookingApp::site(floor, store.handle(), info));
+        let calendars =
+            Source::new(floor, store.handle(), &keys).map(|s| Arc::new(s) as Arc<dyn Calendars>);
         Arc::new(Shared {
             make: Box::new(move || BookingApp::site(floor, store.handle(), info)),
             keys,
             config,
             admin: Some(admin),
             resources,
+            calendars,
         })
     }
 }

@@ -28,6 +28,11 @@ Operating (docs/operators.md, Health and metrics): each --http listener also ans
 a booking; and GET /metrics (Prometheus text format 0.0.4) to whoever may POST /mcp. `redmark
 backup --data DIR OUT` copies the bookings while this server serves them.
 
+Calendars (docs/calendars.md): each --http listener serves the floor as iCalendar feeds, GET
+/calendars/rooms/ROOM.ics, /calendars/mine.ics and /calendars/rooms/ROOM/freebusy.ics (31 days
+back to 366 ahead, at most 2000 bookings), to a caller of /mcp or with the feed key in the URLs
+GET /calendars/ lists; rotating the sealing key, or with --tokens changing a token, revokes them.
+
 Limits: a message (line or POST body) holds at most 16384 bytes; a longer line gets a -32600
 error without id and the connection goes on; a longer POST body gets HTTP 413 with that error.
 A TCP or HTTP client that takes no bytes of an answer for 30 s (--write-timeout) is

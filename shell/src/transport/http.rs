@@ -47,6 +47,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::accept::{accept_gated, WriteTimeout};
+use super::feeds;
 use super::peer::PeerUids;
 use super::share::{Hold, Shares};
 use crate::auth::role::seat;
@@ -243,6 +244,24 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
             return over;
         }
         return ops::metrics(&parts.method, &st.shares.snapshot().counts());
+    }
+    // CALENDAR (crate::calendar, super::feeds): the .ics feeds, for a bearer token as /mcp or
+    // the key in a feed's URL.
+    if let Some(route) = crate::calendar::Route::of(parts.uri.path()) {
+        let (cals, tokens) = (st.shared.calendars(), st.tokens.as_deref());
+        let who = match feeds::keyed(&parts, cals, tokens, st.oauth.is_some()) {
+            Some(Ok(seated)) => seated,
+            Some(Err(refused)) => return refused,
+            None => match caller(&st, &parts).await {
+                Ok(who) => who.principal,
+                Err(r) => return r,
+            },
+        };
+        if let Some(over) = over_share(&parts, &who) {
+            return over;
+        }
+        let token = bearer(&parts.headers);
+        return feeds::answer(cals, &parts, route, &who, token, tokens, st.loopback).await;
     }
     if parts.uri.path() != "/mcp" {
         return plain(

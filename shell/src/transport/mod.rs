@@ -3,6 +3,7 @@
 //! newline framing loop ([`stream`]), TCP and HTTP one accept loop ([`accept`]).
 
 pub mod accept;
+pub mod feeds;
 pub mod http;
 pub mod peer;
 pub mod share;
