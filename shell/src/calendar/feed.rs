@@ -398,7 +398,8 @@ mod tests {
             book(&mut s, b"alice", "nook", at(8, 0), at(9, 0), "").await;
             book(&mut s, b"alice", "atrium", at(9, 0), at(10, 0), "Planning").await;
             book(&mut s, b"bob", "atrium", at(11, 0), at(12, 0), "Bob's").await;
-            let released = s.release_due(at(8, 30), 15).await.unwrap().unwrap();
+            let floor = redmark_core::booking::Actor::floor(0, 1);
+            let released = s.release_due(at(8, 30), 15, &floor).await.unwrap().unwrap();
             assert_eq!(released.new.room.as_str(), "nook");
             let body = write(floors(false), &mut *s, &ask(Route::Mine, b"alice"), "t")
                 .await
