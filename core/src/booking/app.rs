@@ -160,7 +160,7 @@ impl<S: Store> App for BookingApp<'_, S> {
         book_room(self.floor, &mut self.store, args, call, reply, ()).await
     }
 
-    /// Cancels one of your bookings after asking you to confirm.
+    /// Cancels one of your bookings, asking you to confirm first when your client can show a form.
     #[tool(title = "Cancel a booking", answers_need_state)]
     #[tool(destructive, idempotent, salient = all)]
     async fn cancel_booking(
