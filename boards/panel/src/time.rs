@@ -227,23 +227,7 @@ pub(crate) fn serve<U: Read + Write, F: embedded_storage::nor_flash::NorFlash>(
                 Line::Message(msg) => time.answer(msg, host, out),
                 Line::TooLong => None,
             };
-            let len = timed.unwrap_or_else(|| {
-                let cx = Context {
-                    now: host.now(),
-                    principal: PRINCIPAL,
-                    entropy: host.entropy(),
-                    access: redmark_core::Access::USER,
-                };
-                let handled = engine.handle_line(line, &cx, out);
-                if let Some(note) = handled.note {
-                    host.note(note);
-                }
-                if handled.responded {
-                    handled.len
-                } else {
-                    0
-                }
-            });
+            let len = timed.unwrap_or_else(|| engine_answer(engine, line, out, host));
             if len > 0
                 && (uart.write_all(&out[..len]).is_err()
                     || uart.write_all(b"\n").is_err()
