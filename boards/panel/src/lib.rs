@@ -17,6 +17,9 @@
 //!   wired to its UART (the room's own display or a gateway), authenticated by being wired.
 //! - Nonces: SHA-256(nonce secret ‖ epoch ‖ message counter), first 8 bytes; the secret is
 //!   derived from the key. Unique across resets as long as the epoch is.
+//! - Time: the host tells a UART panel the time, HMAC-tagged under its own time key
+//!   ([`time`]); the clock's rules ([`wall`]) are the networked panel's; without a time
+//!   `book_room` is refused.
 //! - Lines longer than [`LINE_MAX`] bytes get a -32600 error and the panel goes on serving.
 //! - Diagnostics ([`diag`]) go over semihosting, never the UART; [`stack`] measures the
 //!   stack's high-water mark.
