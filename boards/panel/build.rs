@@ -1,7 +1,8 @@
 //! Provisions the panel at build time: the sealing key from `REDMARK_PANEL_KEY` (hex, 32 to 64
 //! bytes), the requestState lifetime from `REDMARK_PANEL_STATE_TTL` (seconds, default 300) and,
 //! for the networked image, the SNTP server from `REDMARK_PANEL_SNTP` (`a.b.c.d:port`; unset:
-//! none, the clock counts from boot).
+//! none, the clock counts from boot); for a UART image the key of the host's time answers from
+//! `REDMARK_PANEL_TIME_KEY` (64 hex digits; see `time`).
 //! (Each board's own build script supplies its linker script.)
 
 use std::env;
@@ -12,6 +13,9 @@ use std::process::exit;
 
 /// The published development key: used only with `--features dev-key`.
 const DEV_KEY: &str = "7265646d61726b2d70616e656c2d6465762d6b65792d6e6f742d736563726574";
+
+/// The published development time key ("redmark-panel-dev-time-key-publi"): `dev-key` only.
+const DEV_TIME_KEY: &str = "7265646d61726b2d70616e656c2d6465762d74696d652d6b65792d7075626c69";
 
 const HOW: &str = "set REDMARK_PANEL_KEY to the panel's sealing key, 64 to 128 hex digits \
 (32 to 64 bytes), e.g.\n    REDMARK_PANEL_KEY=$(openssl rand -hex 32) cargo run --release\n\
@@ -39,6 +43,7 @@ fn main() {
     println!("cargo:rerun-if-env-changed=REDMARK_PANEL_STATE_TTL");
     println!("cargo:rerun-if-env-changed=REDMARK_PANEL_SNTP");
     println!("cargo:rerun-if-env-changed=REDMARK_PANEL_ZONE");
+    println!("cargo:rerun-if-env-changed=REDMARK_PANEL_TIME_KEY");
 
     let dev = env::var_os("CARGO_FEATURE_DEV_KEY").is_some();
     let (hex, is_dev) = match env::var("REDMARK_PANEL_KEY") {
@@ -80,11 +85,36 @@ fn main() {
         "/// The SNTP server (address, port) the networked panel sets its clock from; None: no wall clock."
     );
     let _ = writeln!(src, "pub const SNTP: Option<([u8; 4], u16)> = {sntp};");
+    if env::var_os("CARGO_FEATURE_NET").is_none() {
+        let time_key = time_key(dev);
+        let _ = writeln!(
+            src,
+            "/// The key of the host's time answers (`REDMARK_PANEL_TIME_KEY`), not the sealing key."
+        );
+        let _ = writeln!(src, "pub const TIME_KEY: [u8; 32] = {time_key:?};");
+    }
     if env::var_os("CARGO_FEATURE_ZONE").is_some() {
         let _ = writeln!(src, "/// The floor's zone, its rules read from the tz database at build time.");
         let _ = writeln!(src, "pub static ZONE: redmark_core::booking::Tz = {};", zone());
     }
     fs::write(out.join("provision.rs"), src).expect("write provision.rs");
+}
+
+/// `REDMARK_PANEL_TIME_KEY` (64 hex digits) for a UART image, or with `dev-key` and unset the
+/// published development time key.
+fn time_key(dev: bool) -> [u8; 32] {
+    let hex = match env::var("REDMARK_PANEL_TIME_KEY") {
+        Ok(k) if !k.trim().is_empty() => k,
+        _ if dev => DEV_TIME_KEY.to_string(),
+        _ => fail(
+            "REDMARK_PANEL_TIME_KEY is not set: the UART panel takes its time only from a host holding its time key \
+             (64 hex digits, e.g. $(openssl rand -hex 32); not the sealing key)",
+        ),
+    };
+    match parse_hex(&hex).and_then(|k| <[u8; 32]>::try_from(k).ok()) {
+        Some(k) => k,
+        None => fail("REDMARK_PANEL_TIME_KEY must be 64 hex digits (32 bytes)"),
+    }
 }
 
 /// `REDMARK_PANEL_ZONE` (an IANA name such as `Europe/Berlin`) as the expression that builds it.

@@ -47,6 +47,10 @@ pub const BOARD: &str = LM3S6965EVB.name;
 pub const TARGET: &str = LM3S6965EVB.target;
 /// A fixed test key (not secret): 32 bytes of hex.
 pub const TEST_KEY: &str = "0f1e2d3c4b5a69788796a5b4c3d2e1f00112233445566778899aabbccddeeff0";
+/// A fixed test time key (`REDMARK_PANEL_TIME_KEY`, not secret): 32 bytes of hex.
+pub const TEST_TIME_KEY: &str = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+/// The time a test tells a UART panel: 2026-09-01T00:00:00Z, before every day the tests book.
+pub const TEST_TIME: u64 = 1_788_220_800;
 /// Longest wait for one reply; generous because CI machines are slow, never a speed check.
 pub const REPLY_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -145,7 +149,8 @@ pub fn firmware(build: Build) -> PathBuf {
 static BUILD_LOCK: Mutex<()> = Mutex::new(());
 
 /// `cargo build --release` of the firmware (more `args` after it) in the shared test target
-/// folder, with `REDMARK_PANEL_KEY` and `REDMARK_PANEL_STATE_TTL` as given (None: unset).
+/// folder, with `REDMARK_PANEL_KEY` and `REDMARK_PANEL_STATE_TTL` as given (None: unset) and
+/// `REDMARK_PANEL_TIME_KEY` the test time key.
 /// Builds run one at a time in this process.
 pub fn cargo_firmware(args: &[&str], key: Option<&str>, state_ttl_s: Option<u32>) -> Output {
     let _one_at_a_time = BUILD_LOCK.lock().unwrap_or_else(|e| e.into_inner());
@@ -191,6 +196,7 @@ fn cargo_firmware_locked(
         Some(t) => cmd.env("REDMARK_PANEL_STATE_TTL", t.to_string()),
         None => cmd.env_remove("REDMARK_PANEL_STATE_TTL"),
     };
+    cmd.env("REDMARK_PANEL_TIME_KEY", TEST_TIME_KEY);
     match sntp {
         Some(a) => cmd.env("REDMARK_PANEL_SNTP", a),
         None => cmd.env_remove("REDMARK_PANEL_SNTP"),
@@ -448,6 +454,29 @@ impl Panel {
         self.send_raw(&b);
     }
 
+    /// Tells the panel the time `t` (unix seconds) as its host would: `redmark/timeChallenge`,
+    /// then `redmark/time` tagged with [`TEST_TIME_KEY`]; returns the answer line.
+    pub fn tell_time(&mut self, t: u64) -> String {
+        let challenge = self.exchange(
+            r#"{"jsonrpc":"2.0","id":"time-challenge","method":"redmark/timeChallenge"}"#,
+        );
+        let nonce = serde_json::from_str::<serde_json::Value>(&challenge)
+            .ok()
+            .and_then(|v| v["result"]["nonce"].as_str().map(str::to_owned))
+            .unwrap_or_else(|| panic!("no nonce in the time challenge's answer: {challenge}"));
+        let line = time_answer(&nonce, t, TEST_TIME_KEY);
+        self.exchange(&line)
+    }
+
+    /// [`Panel::tell_time`] with [`TEST_TIME`]; fails the test unless the panel took it.
+    pub fn set_time(&mut self) {
+        let r = self.tell_time(TEST_TIME);
+        assert!(
+            r.contains(r#""clock":"#),
+            "the panel did not take the time: {r}"
+        );
+    }
+
     /// A writer for the UART that another thread can own (for pipelined runs).
     pub fn take_stdin(&mut self) -> ChildStdin {
         self.stdin.take().expect("stdin open")
@@ -546,6 +575,31 @@ impl Drop for Panel {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// The `redmark/time` request for challenge `nonce` (16 hex digits) and time `t`, tagged with
+/// `key_hex`: `HMAC-SHA256(key, "redmark-panel time v1" ‖ nonce ‖ t as 8 bytes BE)`.
+pub fn time_answer(nonce: &str, t: u64, key_hex: &str) -> String {
+    use hmac::{Hmac, Mac};
+    let bytes = |h: &str| -> Vec<u8> {
+        (0..h.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&h[i..i + 2], 16).expect("hex"))
+            .collect()
+    };
+    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(&bytes(key_hex)).expect("HMAC key");
+    mac.update(b"redmark-panel time v1");
+    mac.update(&bytes(nonce));
+    mac.update(&t.to_be_bytes());
+    let tag: String = mac
+        .finalize()
+        .into_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!(
+        r#"{{"jsonrpc":"2.0","id":"time","method":"redmark/time","params":{{"t":{t},"tag":"{tag}"}}}}"#
+    )
 }
 
 /// The deepest stack the firmware reported (`stack high-water N bytes (boot B, serving S)` on

@@ -6,15 +6,21 @@
 mod client_support;
 
 use client_support::{cat, redmark, Trace};
-use redmark_tests::qemu::{firmware, require_qemu, Build, BOARD};
+use redmark_tests::qemu::{
+    firmware, repo_root, require_qemu, Build, BOARD, TEST_TIME, TEST_TIME_KEY,
+};
 
-/// The command line that boots the panel with its UART0 on stdio.
+/// The command line that boots the panel with its UART0 on stdio, told the time first by
+/// `tests/src/qemu/with_time.py` as its host would.
 fn qemu_command() -> String {
     require_qemu();
     let elf = firmware(Build::STANDARD);
+    let with_time = repo_root().join("tests/src/qemu/with_time.py");
     format!(
-        "qemu-system-arm -M {BOARD} -display none -serial stdio -monitor none \
+        "python3 '{}' {TEST_TIME_KEY} {TEST_TIME} -- \
+         qemu-system-arm -M {BOARD} -display none -serial stdio -monitor none \
          -semihosting-config enable=on,target=native -kernel '{}'",
+        with_time.display(),
         elf.display()
     )
 }

@@ -17,6 +17,9 @@
 //!   wired to its UART (the room's own display or a gateway), authenticated by being wired.
 //! - Nonces: SHA-256(nonce secret ‖ epoch ‖ message counter), first 8 bytes; the secret is
 //!   derived from the key. Unique across resets as long as the epoch is.
+//! - Time: the host tells a UART panel the time, HMAC-tagged under its own time key
+//!   ([`time`]); the clock's rules ([`wall`]) are the networked panel's; without a time
+//!   `book_room` is refused.
 //! - Lines longer than [`LINE_MAX`] bytes get a -32600 error and the panel goes on serving.
 //! - Diagnostics ([`diag`]) go over semihosting, never the UART; [`stack`] measures the
 //!   stack's high-water mark.
@@ -26,6 +29,9 @@ pub mod diag;
 #[cfg(feature = "net")]
 pub mod net;
 pub mod stack;
+#[cfg(not(feature = "net"))]
+pub mod time;
+pub mod wall;
 
 #[cfg_attr(not(feature = "net"), allow(dead_code))]
 mod provision {
@@ -36,13 +42,11 @@ use core::panic::PanicInfo;
 
 use cortex_m_rt::{exception, ExceptionFrame};
 use diag::Piece::{Hex, Num, Text};
-use embedded_io::{Read, Write};
 use embedded_storage::nor_flash::NorFlash;
 use redmark_core::booking::{BookingApp, Floor, DEFAULT_FLOOR};
 use redmark_core::engine::{Config, Note, ServerInfo};
 use redmark_core::seal::{Key, KeyRing};
-use redmark_core::serve::{serve, Host};
-use redmark_core::wire::lines::Lines;
+use redmark_core::serve::Host;
 use redmark_core::Engine;
 use redmark_flash_store::FlashStore;
 use sha2::{Digest, Sha256};
@@ -95,10 +99,7 @@ pub(crate) struct PanelHost {
 
 impl Host for PanelHost {
     fn now(&mut self) -> u64 {
-        #[cfg(feature = "net")]
-        return net::wall::now((self.now_s)());
-        #[cfg(not(feature = "net"))]
-        (self.now_s)()
+        wall::now((self.now_s)())
     }
 
     fn entropy(&mut self) -> [u8; 8] {
@@ -135,8 +136,9 @@ fn note_text(note: Note) -> &'static str {
     }
 }
 
+/// On the UART, `book_room` waits for the host's time.
 #[cfg(not(feature = "net"))]
-type PanelApp<F> = BookingApp<'static, &'static mut Bookings<F>>;
+type PanelApp<F> = time::Timed<BookingApp<'static, &'static mut Bookings<F>>>;
 /// Networked, `book_room` waits for the wall clock (SNTP).
 #[cfg(feature = "net")]
 type PanelApp<F> = net::clocked::Clocked<BookingApp<'static, &'static mut Bookings<F>>>;
@@ -160,26 +162,30 @@ pub(crate) fn setup<F: NorFlash>(
     let app = BookingApp::new(FLOOR, store, INFO);
     #[cfg(feature = "net")]
     let app = net::clocked::Clocked(app, false);
+    #[cfg(not(feature = "net"))]
+    let app = time::Timed(app);
     (Engine::new(app, KeyRing::new(key), config), PanelHost { nonce_secret, epoch, counter: 0, now_s })
 }
 
-/// Serves the panel on `uart` for ever, its bookings in `store` (a static the board made
+/// Serves the panel on `uart` for ever (the host's time methods too: [`time`]), its bookings in `store` (a static the board made
 /// with [`FlashStore::new`]; loaded here), its clock `now_s` (seconds since boot). Call with
 /// the stack painted ([`stack::paint`]).
-pub fn run<U: Read + Write, F: NorFlash>(
+#[cfg(not(feature = "net"))]
+pub fn run<U: embedded_io::Read + embedded_io::Write, F: NorFlash>(
     uart: &mut U,
     store: &'static mut Bookings<F>,
     now_s: fn() -> u64,
 ) -> ! {
     let (mut engine, mut host) = setup(store, now_s);
-    let Some(lines) = cortex_m::singleton!(: Lines<LINE_MAX> = Lines::new()) else { diag::fail() };
+    let Some(lines) = cortex_m::singleton!(: redmark_core::wire::lines::Lines<LINE_MAX> = redmark_core::wire::lines::Lines::new())
+    else {
+        diag::fail()
+    };
     let Some(out) = cortex_m::singleton!(: [u8; OUT_LEN] = [0; OUT_LEN]) else { diag::fail() };
     stack::boot_done();
     announce(&host);
 
-    let _ = serve(&mut engine, uart, lines, out, PRINCIPAL, &mut host);
-    // The UART never ends; reaching here is a fault.
-    diag::fail()
+    time::serve(uart, &mut engine, lines, out, &mut host)
 }
 
 /// The boot line on semihosting: `up: epoch N, ...` (the tests wait for it).

@@ -30,7 +30,7 @@ mod http;
 mod line;
 mod slots;
 pub mod sntp;
-pub mod wall;
+pub use crate::wall;
 
 use core::ptr::addr_of_mut;
 use core::sync::atomic::{AtomicBool, Ordering};

@@ -53,7 +53,7 @@ impl Sntp {
             }
             if let Some(t) = self.waiting.and_then(|nonce| answer(&packet, &nonce)) {
                 self.waiting = None;
-                wall::told(t, boot_s);
+                let _ = wall::told(t, boot_s);
             }
         }
         if now_ms >= self.next_ms {
