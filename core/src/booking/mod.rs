@@ -35,6 +35,10 @@ mod report;
 mod room_set;
 #[cfg(feature = "day-schedule")]
 mod schedule;
+#[cfg(feature = "series")]
+mod series;
+#[cfg(feature = "series")]
+mod series_book;
 mod span;
 mod store;
 mod time_of_day;

@@ -60,6 +60,7 @@ fn a_database_of_the_release_before_spans_opens_with_every_booking_as_hours() {
             },
             status,
             checked_in: false,
+            series: None,
         };
         assert_eq!(b, want);
         // The same operation again is still that booking.

@@ -407,5 +407,6 @@ pub(super) fn decode_quiet(row: &Row, at: usize) -> Option<Booking> {
             (false, _) => Status::Active,
         },
         checked_in,
+        series: None,
     })
 }

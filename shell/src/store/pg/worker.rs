@@ -294,6 +294,7 @@ pub(super) async fn insert_many(
                 new: new.clone(),
                 status: Status::Active,
                 checked_in: false,
+                series: None,
             }))),
             Err(_) => Err(StoreError::Corrupt),
         });

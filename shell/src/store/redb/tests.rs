@@ -70,6 +70,7 @@ fn v1_records_read_as_their_hour_and_impossible_ones_do_not_decode() {
         new: new("atrium", 23, 1),
         status: Status::Active,
         checked_in: false,
+        series: None,
     };
     let r = v1_record(0, DAY, 23, "atrium", 7, 1);
     assert_eq!(decode_quiet(1, &r), Some(good));
@@ -106,6 +107,7 @@ fn v2_records_keep_span_and_title_and_damaged_ones_do_not_decode() {
         },
         status: Status::Cancelled,
         checked_in: false,
+        series: None,
     };
     let r = encode(&b);
     assert_eq!(r[0], 2);
