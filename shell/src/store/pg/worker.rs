@@ -10,7 +10,7 @@ use std::time::Duration;
 use futures_util::future::try_join_all;
 use redmark_core::booking::{
     end_step, latest, Actor, Booking, BookingId, Change, Commit, EndStep, Holder, Minute,
-    NewBooking, Resized, RoomId, Status, Step, StoreError, Trail,
+    NewBooking, Occurrence, Resized, RoomId, SeriesCommit, Status, Step, StoreError, Trail,
 };
 use redmark_core::limits::TRAIL_SHOWN;
 use redmark_core::seal::Nonce;
@@ -41,6 +41,7 @@ pub(super) enum Op {
     CheckIn(BookingId, Holder),
     Release(Minute, u16),
     Trail(BookingId),
+    Series(NewBooking, RoomId, Vec<Occurrence>, Actor),
 }
 
 /// What a call returned.
@@ -50,6 +51,7 @@ pub(super) enum Reply {
     Booking(Option<Booking>),
     Resized(Option<Resized>),
     Trail(Trail),
+    Series(SeriesCommit),
 }
 
 /// Calls that go into one transaction together, in order (one [`Store`](redmark_core::booking::Store) call, or a whole
@@ -338,6 +340,11 @@ pub(super) async fn run(
             .query(&s.next_in_room, &[&room.as_str(), &minute(*from)])
             .await?),
         Op::Cancel(id, by) => cancel(tx, s, *id, by).await?,
+        Op::Series(base, other, occ, by) => {
+            super::series::commit_series(tx, s, base, other, occ, by)
+                .await?
+                .map(Reply::Series)
+        }
         Op::SetEnd(id, by, from, to) => set_end(tx, s, *id, by, *from, *to).await?,
         Op::CheckIn(id, holder) => one(tx
             .query(&s.check_in, &[&i64::from(*id), &&holder[..]])
