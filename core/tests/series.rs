@@ -170,3 +170,60 @@ fn a_series_without_clashes_is_booked_at_once_and_a_rule_past_the_bound_is_refus
         "{r}"
     );
 }
+
+#[test]
+fn one_occurrence_cancels_alone_and_the_series_cancels_what_is_left() {
+    let mut c = Client::default();
+    let r = c.call("book_room", series(), json!({}), None, None)["result"].clone();
+    let ids: Vec<String> = r["structuredContent"]["bookings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(ids.len(), 12, "{r}");
+    let one = c.call(
+        "cancel_booking",
+        json!({"booking_id": ids[2]}),
+        json!({}),
+        None,
+        None,
+    );
+    assert_eq!(one["result"]["isError"], false, "{one}");
+    assert_eq!(alices(&c).len(), 11);
+
+    let bob = Client {
+        principal: b"bob".to_vec(),
+        ..Client::default()
+    };
+    let mut bob = Client {
+        engine: std::mem::replace(&mut c.engine, common::engine()),
+        ..bob
+    };
+    let args = json!({"booking_id": ids[4], "series": true});
+    let r = bob.call("cancel_booking", args.clone(), json!({}), None, None)["result"].clone();
+    assert_eq!(r["isError"], true, "not bob's: {r}");
+    c.engine = bob.engine;
+    assert_eq!(alices(&c).len(), 11);
+
+    // Asked first when the client can be asked; then every active occurrence is cancelled.
+    let asked = c.call("cancel_booking", args.clone(), form_caps(), None, None);
+    let state = asked["result"]["requestState"].as_str().unwrap().to_owned();
+    let q = &asked["result"]["inputRequests"]["confirm"]["params"]["message"];
+    assert!(
+        q.as_str().unwrap().starts_with(&format!(
+            "Cancel every occurrence still to come of series {}",
+            ids[0]
+        )),
+        "{asked}"
+    );
+    let yes = Some(accept("confirm", json!({"confirm": true})));
+    let r = c.call("cancel_booking", args, form_caps(), yes, Some(&state))["result"].clone();
+    assert_eq!(r["isError"], false, "{r}");
+    let cancelled = r["structuredContent"]["cancelled"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(cancelled, 11, "{r}");
+    assert!(alices(&c).is_empty());
+}

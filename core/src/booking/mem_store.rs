@@ -5,9 +5,9 @@ use heapless::{Deque, Vec};
 use super::span::Minute;
 use super::span::Span;
 use super::store::{
-    due, end_step, next_held_in, next_in_room_in, occupant, occurrence, Booking, BookingId, Commit,
-    EndStep, Holder, NewBooking, Occurrence, Resized, SeriesCommit, SeriesIds, Status, Store,
-    StoreError,
+    cancels_with_series, due, end_step, next_held_in, next_in_room_in, occupant, occurrence,
+    Booking, BookingId, Commit, EndStep, Holder, NewBooking, Occurrence, Resized, SeriesCommit,
+    SeriesIds, Status, Store, StoreError,
 };
 use super::trail::{latest, Actor, Change, Step, Trail};
 use crate::seal::Nonce;
@@ -216,5 +216,30 @@ impl<const N: usize> Store for MemStore<N> {
             self.keep(id, Change::Made, by);
         }
         Ok(SeriesCommit::Created(series, ids))
+    }
+
+    async fn cancel_series(
+        &mut self,
+        series: BookingId,
+        from: Minute,
+        by: &Actor,
+    ) -> Result<Option<SeriesIds>, StoreError> {
+        let first = self.bookings.iter().find(|b| b.id == series);
+        if !first
+            .is_some_and(|b| b.series == Some(series) && (by.operator || b.new.holder == by.holder))
+        {
+            return Ok(None);
+        }
+        let mut ids = SeriesIds::new();
+        for b in self.bookings.iter_mut() {
+            if cancels_with_series(b, series, from) {
+                b.status = Status::Cancelled;
+                let _ = ids.push(b.id);
+            }
+        }
+        for id in &ids {
+            self.keep(*id, Change::Cancelled, by);
+        }
+        Ok(Some(ids))
     }
 }

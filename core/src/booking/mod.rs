@@ -39,6 +39,8 @@ mod schedule;
 mod series;
 #[cfg(feature = "series")]
 mod series_book;
+#[cfg(feature = "series")]
+mod series_cancel;
 mod span;
 mod store;
 mod time_of_day;

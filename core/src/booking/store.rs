@@ -319,6 +319,25 @@ pub trait Store {
         let _ = (base, other, occurrences, by);
         Ok(SeriesCommit::Unsupported)
     }
+    /// Cancels every active booking of series `series` (its first booking's id) that starts
+    /// at or after `from`, if `by` holds the series or is an operator, in one atomic step,
+    /// keeping `by` in each one's trail; returns the ids it cancelled (none: nothing left to
+    /// cancel), or `None` when there is no series `series` `by` may cancel. Durable when this
+    /// returns. The default finds none (a store without series).
+    async fn cancel_series(
+        &mut self,
+        series: BookingId,
+        from: Minute,
+        by: &Actor,
+    ) -> Result<Option<SeriesIds>, StoreError> {
+        let _ = (series, from, by);
+        Ok(None)
+    }
+}
+
+/// Whether booking `b`, of a series `by` may cancel, is one [`Store::cancel_series`] cancels.
+pub fn cancels_with_series(b: &Booking, series: BookingId, from: Minute) -> bool {
+    b.series == Some(series) && b.status == Status::Active && b.new.span.start >= from
 }
 
 /// Whether booking `b` is to be released at `now` for a check-in window of `window` minutes:
@@ -402,6 +421,14 @@ impl<S: Store + ?Sized> Store for &mut S {
         by: &Actor,
     ) -> Result<SeriesCommit, StoreError> {
         (**self).commit_series(base, other, occurrences, by).await
+    }
+    async fn cancel_series(
+        &mut self,
+        series: BookingId,
+        from: Minute,
+        by: &Actor,
+    ) -> Result<Option<SeriesIds>, StoreError> {
+        (**self).cancel_series(series, from, by).await
     }
 }
 

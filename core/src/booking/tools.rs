@@ -66,11 +66,23 @@ pub(super) struct BookArgs<'s> {
 
 /// The arguments of a tool that acts on one booking: `cancel_booking`, `end_booking`,
 /// `check_in`, `booking_trail`.
+#[cfg(any(feature = "meeting-life", feature = "operators"))]
 #[derive(Args)]
 pub(super) struct BookingArgs<'s> {
     /// The booking, e.g. "bk_1"
     #[arg(max_len = MAX_BOOKING_ID_ARG)]
     pub(super) booking_id: &'s str,
+}
+
+/// `cancel_booking`'s arguments.
+#[derive(Args)]
+pub(super) struct CancelArgs<'s> {
+    /// The booking, e.g. "bk_1"
+    #[arg(max_len = MAX_BOOKING_ID_ARG)]
+    pub(super) booking_id: &'s str,
+    #[cfg(feature = "series")]
+    /// true: cancel every occurrence still to come of the series this booking is part of
+    pub(super) series: Option<bool>,
 }
 
 /// `extend_booking`'s arguments.

@@ -8,7 +8,7 @@ use core::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
 
 use redmark_core::booking::{
     Actor, Booking, BookingId, Commit, Holder, Minute, NewBooking, Occurrence, Resized,
-    SeriesCommit, Store, StoreError, Trail,
+    SeriesCommit, SeriesIds, Store, StoreError, Trail,
 };
 use redmark_core::seal::Nonce;
 
@@ -124,6 +124,15 @@ impl<S: Store> Store for Waiting<S> {
     ) -> Result<SeriesCommit, StoreError> {
         Tick::twice().await;
         self.0.commit_series(base, other, occurrences, by).await
+    }
+    async fn cancel_series(
+        &mut self,
+        series: BookingId,
+        from: Minute,
+        by: &Actor,
+    ) -> Result<Option<SeriesIds>, StoreError> {
+        Tick::twice().await;
+        self.0.cancel_series(series, from, by).await
     }
 }
 

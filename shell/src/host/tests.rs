@@ -6,7 +6,7 @@ use crate::store::redb::{RedbBookings, RedbStore};
 use crate::store::{Admin, Bookings, Fence};
 use redmark_core::booking::{
     Actor, Booking, BookingId, Commit, Holder, Minute, NewBooking, Occurrence, Resized,
-    SeriesCommit, Store, StoreError, Trail, DEFAULT_FLOOR, DEFAULT_SITE,
+    SeriesCommit, SeriesIds, Store, StoreError, Trail, DEFAULT_FLOOR, DEFAULT_SITE,
 };
 use redmark_core::seal::{Key, Nonce};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -131,6 +131,15 @@ impl Store for Hooked {
     ) -> Result<SeriesCommit, StoreError> {
         self.tick().await;
         self.inner.commit_series(base, other, occurrences, by).await
+    }
+    async fn cancel_series(
+        &mut self,
+        series: BookingId,
+        from: Minute,
+        by: &Actor,
+    ) -> Result<Option<SeriesIds>, StoreError> {
+        self.tick().await;
+        self.inner.cancel_series(series, from, by).await
     }
 }
 

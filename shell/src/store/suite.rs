@@ -211,7 +211,8 @@ pub(crate) async fn suite(s: &mut impl Store) {
 
 /// A series is booked whole or not at all: one occurrence taken books none (and says which);
 /// that one moved to another room books all four under one series id; the same operation
-/// again replays it; each occurrence cancels alone (rooms `hall`, `annex`, two months after
+/// again replays it; each occurrence cancels alone, and what is left of the series at once
+/// (its holder or an operator; rooms `hall`, `annex`, two months after
 /// the suite's day, nonces from 200).
 async fn series(s: &mut impl Store) {
     let week = |k: Minute| Span::new(at((60 + 7 * k) * 1440 + 540), at((60 + 7 * k) * 1440 + 600));
@@ -266,6 +267,29 @@ async fn series(s: &mut impl Store) {
     let one = s.cancel(ids[2], &by).await.unwrap().unwrap();
     assert_eq!(one.status, Status::Cancelled);
     assert_eq!(s.get(ids[3]).await.unwrap().unwrap().status, Status::Active);
+
+    // The rest of the series from the third week: the holder's, not anyone else's.
+    let from = week(2).unwrap().start;
+    let stranger = Actor::holder([6; 8]);
+    assert_eq!(s.cancel_series(id, from, &stranger).await, Ok(None));
+    assert_eq!(
+        s.cancel_series(ids[1], from, &by).await,
+        Ok(None),
+        "not a series' id"
+    );
+    let rest = s.cancel_series(id, from, &by).await.unwrap().unwrap();
+    assert_eq!(&rest[..], &ids[3..]);
+    assert_eq!(s.get(ids[0]).await.unwrap().unwrap().status, Status::Active);
+    let again = s.cancel_series(id, from, &by).await.unwrap().unwrap();
+    assert!(again.is_empty(), "nothing left to cancel");
+    let operator = Actor {
+        operator: true,
+        ..stranger
+    };
+    let all = s.cancel_series(id, 0, &operator).await.unwrap().unwrap();
+    assert_eq!(&all[..], &ids[..2]);
+    let trail = s.trail(ids[3]).await.unwrap();
+    assert_eq!(trail.last().map(|t| t.change), Some(Change::Cancelled));
 }
 
 /// Check-in keeps a booking; one nobody checked in to is released once its window passes

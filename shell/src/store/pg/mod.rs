@@ -41,7 +41,7 @@ use std::time::{Duration, Instant};
 
 use redmark_core::booking::{
     Actor, Booking, BookingId, Commit, Holder, Minute, NewBooking, Occurrence, Resized, RoomId,
-    SeriesCommit, Store, StoreError, Trail,
+    SeriesCommit, SeriesIds, Store, StoreError, Trail,
 };
 use redmark_core::seal::Nonce;
 use tokio::sync::{mpsc, oneshot, Mutex};
@@ -279,6 +279,18 @@ impl Store for PgStore {
         let op = Op::Series(base.clone(), room, occurrences.to_vec(), *by);
         match self.call(op).await? {
             Reply::Series(c) => Ok(c),
+            _ => Err(StoreError::Io),
+        }
+    }
+
+    async fn cancel_series(
+        &mut self,
+        series: BookingId,
+        from: Minute,
+        by: &Actor,
+    ) -> Result<Option<SeriesIds>, StoreError> {
+        match self.call(Op::CancelSeries(series, from, *by)).await? {
+            Reply::Ids(ids) => Ok(ids),
             _ => Err(StoreError::Io),
         }
     }

@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 
 use redmark_core::booking::{
-    occurrence, Actor, Change, NewBooking, Occurrence, SeriesCommit, SeriesIds, Step, StoreError,
+    occurrence, Actor, BookingId, Change, Minute, NewBooking, Occurrence, SeriesCommit, SeriesIds,
+    Step, StoreError,
 };
 use redmark_core::seal::Nonce;
 use tokio_postgres::Transaction;
@@ -127,6 +128,48 @@ pub(super) async fn commit_series(
         Ok(series) => Ok(Ok(SeriesCommit::Created(series, out))),
         Err(_) => Ok(Err(StoreError::Full)),
     }
+}
+
+/// [`Store::cancel_series`](redmark_core::booking::Store::cancel_series) in `tx`: one UPDATE
+/// of what is left of the series, each cancelled one's `by` in its trail.
+pub(super) async fn cancel_series(
+    tx: &Transaction<'_>,
+    s: &Statements,
+    series: BookingId,
+    from: Minute,
+    by: &Actor,
+) -> Result<Option<SeriesIds>, Fault> {
+    let (id, holder) = (i64::from(series), &by.holder[..]);
+    if tx
+        .query(&s.series_may, &[&id, &holder, &by.operator])
+        .await?
+        .is_empty()
+    {
+        return Ok(None);
+    }
+    let rows = tx
+        .query(
+            &s.series_cancel,
+            &[&id, &holder, &by.operator, &minute(from)],
+        )
+        .await?;
+    let mut ids: Vec<i64> = rows.iter().filter_map(|r| r.try_get(0).ok()).collect();
+    ids.sort_unstable();
+    let step = Step {
+        change: Change::Cancelled,
+        by: *by,
+    }
+    .to_bytes()
+    .to_vec();
+    let steps: Vec<Vec<u8>> = ids.iter().map(|_| step.clone()).collect();
+    tx.execute(&s.trail_many, &[&ids, &steps]).await?;
+    let mut out = SeriesIds::new();
+    for id in ids {
+        if let Ok(id) = u32::try_from(id) {
+            let _ = out.push(id);
+        }
+    }
+    Ok(Some(out))
 }
 
 /// A minute as PostgreSQL's `integer` (clamped; the span check then refuses it).

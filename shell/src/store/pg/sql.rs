@@ -144,6 +144,18 @@ pub(super) const SERIES_DROP_SQL: &str = "DELETE FROM redmark_bookings WHERE id 
 pub(super) const SERIES_IDS_SQL: &str =
     "SELECT id FROM redmark_bookings WHERE series = $1 ORDER BY start_minute, id";
 
+/// Whether series `$1` is one the holder `$2` (or, `$3`, an operator) may cancel.
+pub(super) const SERIES_MAY_SQL: &str =
+    "SELECT id FROM redmark_bookings WHERE id = $1 AND series = $1 AND (holder = $2 OR $3)";
+
+/// Cancels the active bookings of series `$1` that start at or after `$4` (holder `$2`, or
+/// `$3` an operator); their ids.
+pub(super) const SERIES_CANCEL_SQL: &str = "
+UPDATE redmark_bookings SET cancelled = true, released = false
+    WHERE series = $1 AND (holder = $2 OR $3) AND NOT cancelled AND start_minute >= $4
+    RETURNING id
+";
+
 /// Each booking's trail (additive: an older release never reads it), created idempotently at
 /// every start: one row a change, [`Step::to_bytes`](redmark_core::booking::Step::to_bytes) in
 /// `step`, in `seq` order.
@@ -298,6 +310,8 @@ pub(super) struct Statements {
     pub(super) series_mark: Statement,
     pub(super) series_drop: Statement,
     pub(super) series_ids: Statement,
+    pub(super) series_may: Statement,
+    pub(super) series_cancel: Statement,
 }
 
 impl Conn {
@@ -347,6 +361,8 @@ impl Conn {
             series_mark: client.prepare(SERIES_MARK_SQL).await?,
             series_drop: client.prepare(SERIES_DROP_SQL).await?,
             series_ids: client.prepare(SERIES_IDS_SQL).await?,
+            series_may: client.prepare(SERIES_MAY_SQL).await?,
+            series_cancel: client.prepare(SERIES_CANCEL_SQL).await?,
         };
         Ok(Conn { client, s })
     }

@@ -10,7 +10,8 @@ use std::time::Duration;
 use futures_util::future::try_join_all;
 use redmark_core::booking::{
     end_step, latest, Actor, Booking, BookingId, Change, Commit, EndStep, Holder, Minute,
-    NewBooking, Occurrence, Resized, RoomId, SeriesCommit, Status, Step, StoreError, Trail,
+    NewBooking, Occurrence, Resized, RoomId, SeriesCommit, SeriesIds, Status, Step, StoreError,
+    Trail,
 };
 use redmark_core::limits::TRAIL_SHOWN;
 use redmark_core::seal::Nonce;
@@ -42,6 +43,7 @@ pub(super) enum Op {
     Release(Minute, u16),
     Trail(BookingId),
     Series(NewBooking, RoomId, Vec<Occurrence>, Actor),
+    CancelSeries(BookingId, Minute, Actor),
 }
 
 /// What a call returned.
@@ -52,6 +54,7 @@ pub(super) enum Reply {
     Resized(Option<Resized>),
     Trail(Trail),
     Series(SeriesCommit),
+    Ids(Option<SeriesIds>),
 }
 
 /// Calls that go into one transaction together, in order (one [`Store`](redmark_core::booking::Store) call, or a whole
@@ -345,6 +348,9 @@ pub(super) async fn run(
                 .await?
                 .map(Reply::Series)
         }
+        Op::CancelSeries(series, from, by) => Ok(Reply::Ids(
+            super::series::cancel_series(tx, s, *series, *from, by).await?,
+        )),
         Op::SetEnd(id, by, from, to) => set_end(tx, s, *id, by, *from, *to).await?,
         Op::CheckIn(id, holder) => one(tx
             .query(&s.check_in, &[&i64::from(*id), &&holder[..]])

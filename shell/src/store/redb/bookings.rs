@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use redmark_core::booking::{
     Actor, Booking, BookingId, Commit, Holder, Minute, NewBooking, Occurrence, Resized,
-    SeriesCommit, Store, StoreError, Trail,
+    SeriesCommit, SeriesIds, Store, StoreError, Trail,
 };
 use redmark_core::seal::Nonce;
 
@@ -156,6 +156,19 @@ impl Store for RedbBookings {
         self.committer
             .write(move |t| t.book_series(&base, &other, &occurrences, &by))
             .await?
+    }
+
+    async fn cancel_series(
+        &mut self,
+        series: BookingId,
+        from: Minute,
+        by: &Actor,
+    ) -> Result<Option<SeriesIds>, StoreError> {
+        self.fence.queued_behind_earlier();
+        let by = *by;
+        self.committer
+            .write(move |t| t.cancel_series(series, from, &by))
+            .await
     }
 }
 

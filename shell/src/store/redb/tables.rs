@@ -9,9 +9,9 @@ pub(super) use super::errors::{corrupt, fault};
 use super::tiers::{Due, Index, Levels, Tiers};
 use super::trail::{keep, TrailTable, TRAIL};
 use redmark_core::booking::{
-    due, end_step, occurrence, Actor, Booking, BookingId, Change, Commit, Day, EndStep, Holder,
-    Minute, NewBooking, Occurrence, Resized, RoomId, SeriesCommit, SeriesIds, Span, Status,
-    StoreError, Title, MAX_MINUTES,
+    cancels_with_series, due, end_step, occurrence, Actor, Booking, BookingId, Change, Commit, Day,
+    EndStep, Holder, Minute, NewBooking, Occurrence, Resized, RoomId, SeriesCommit, SeriesIds,
+    Span, Status, StoreError, Title, MAX_MINUTES,
 };
 
 pub(super) const BOOKINGS: TableDefinition<u32, &[u8]> = TableDefinition::new("bookings");
@@ -400,6 +400,33 @@ impl<'t> Tables<'t> {
             let _ = ids.push(id);
         }
         Ok(Ok(SeriesCommit::Created(series, ids)))
+    }
+
+    /// Cancels what is left of series `series` from `from`
+    /// ([`Store::cancel_series`](redmark_core::booking::Store::cancel_series)): its bookings
+    /// have consecutive ids from the series' own, each cancelled as [`Tables::cancel`] does.
+    pub(super) fn cancel_series(
+        &mut self,
+        series: BookingId,
+        from: Minute,
+        by: &Actor,
+    ) -> Result<Option<SeriesIds>, StoreError> {
+        let may =
+            |b: &Booking| b.series == Some(series) && (by.operator || b.new.holder == by.holder);
+        if !load(&self.bookings, series)?.is_some_and(|b| may(&b)) {
+            return Ok(None);
+        }
+        let mut ids = SeriesIds::new();
+        let mut id = series;
+        while let Some(b) = load(&self.bookings, id)?.filter(|b| b.series == Some(series)) {
+            if cancels_with_series(&b, series, from) {
+                self.cancel(id, by)?;
+                let _ = ids.push(id);
+            }
+            let Some(next) = id.checked_add(1) else { break };
+            id = next;
+        }
+        Ok(Some(ids))
     }
 
     /// Enters active booking `b` in both indexes.
