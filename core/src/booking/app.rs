@@ -302,7 +302,8 @@ mod tests {
                     p["minimum"] = json!(min.unwrap());
                     p["maximum"] = json!(max.unwrap());
                 }
-                _ => unreachable!("tools take text and integers"),
+                FieldKind::Boolean { .. } => p["type"] = json!("boolean"),
+                _ => unreachable!("tools take text, integers and booleans"),
             }
             props.insert(f.name.into(), p);
         }
