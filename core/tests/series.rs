@@ -106,6 +106,19 @@ fn skip_books_the_nine_free_thursdays_as_one_series() {
         "{text}"
     );
 
+    // Each occurrence listed names its series (in words and in structuredContent).
+    let listed = c.call("list_bookings", json!({}), json!({}), None, None)["result"].clone();
+    let words = listed["content"][0]["text"].as_str().unwrap();
+    assert_eq!(
+        words.matches(&format!(" — of series bk_{series}")).count(),
+        8,
+        "{words}"
+    );
+    assert_eq!(
+        listed["structuredContent"]["bookings"][0]["series"],
+        format!("bk_{series}")
+    );
+
     // The same answer again (a retry): the same series, nothing booked twice.
     let again = answer(&mut c, &state, "skip");
     assert_eq!(
