@@ -277,9 +277,6 @@ impl fmt::Display for Summary<'_> {
 
 #[cfg(test)]
 mod tests {
-    extern crate std;
-    use std::format;
-
     use super::*;
     use crate::booking::zone::Utc;
 
@@ -377,7 +374,7 @@ mod tests {
         let days: std::vec::Vec<_> = expand(&Utc, first, &r, "")
             .unwrap()
             .iter()
-            .map(|o| format!("{}", day_of(&Utc, o)))
+            .map(|o| std::format!("{}", day_of(&Utc, o)))
             .collect();
         assert_eq!(
             days,
@@ -440,6 +437,6 @@ mod tests {
             first,
             zone: &Utc,
         };
-        assert_eq!(format!("{s}"), "Weekly on Thu 09:30–10:15 (UTC)");
+        assert_eq!(std::format!("{s}"), "Weekly on Thu 09:30–10:15 (UTC)");
     }
 }
