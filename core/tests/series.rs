@@ -240,3 +240,25 @@ fn one_occurrence_cancels_alone_and_the_series_cancels_what_is_left() {
     assert_eq!(cancelled, 11, "{r}");
     assert!(alices(&c).is_empty());
 }
+
+#[test]
+fn a_date_taken_between_the_question_and_the_answer_books_nothing() {
+    let mut c = floor_with_clashes();
+    let (_, state) = ask(&mut c);
+    // Meanwhile bob takes a fourth Thursday the form showed free.
+    c.principal = b"bob".to_vec();
+    let args = json!({"day": "2026-12-10", "start": "9", "room_id": "atrium"});
+    let r = c.call("book_room", args, json!({}), None, None);
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    c.principal = b"alice".to_vec();
+    let r = answer(&mut c, &state, "skip");
+    assert_eq!(r["isError"], true, "{r}");
+    assert!(
+        r["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Not booked: some of those dates were taken meanwhile"),
+        "{r}"
+    );
+    assert!(alices(&c).is_empty(), "all or nothing");
+}
