@@ -105,7 +105,7 @@ pub const MAX_HANDLING: usize = 4 * 1024;
 /// this bound. With `campus` (6.1 KiB with every feature): each room set a booking holds while
 /// it waits is [`MAX_ROOMS`] bits, each copy of the building a building's id and name more, and
 /// `list_rooms` across a site keeps up to [`MAX_LISTED_ROOMS`] rooms and [`MAX_NAMED`] meetings
-/// in the way while it reads the next building. With `series` (7.7 KiB with every feature): a
+/// in the way while it reads the next building. With `series` (7.9 KiB with every feature): a
 /// repeating booking holds its [`MAX_OCCURRENCES`] occurrences and the list of those it books
 /// (0.6 KiB each) and the ids the store gives back while it waits.
 #[cfg(feature = "campus")]

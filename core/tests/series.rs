@@ -242,7 +242,7 @@ fn one_occurrence_cancels_alone_and_the_series_cancels_what_is_left() {
 }
 
 #[test]
-fn a_date_taken_between_the_question_and_the_answer_books_nothing() {
+fn a_date_taken_between_the_question_and_the_answer_is_asked_about_again() {
     let mut c = floor_with_clashes();
     let (_, state) = ask(&mut c);
     // Meanwhile bob takes a fourth Thursday the form showed free.
@@ -251,14 +251,24 @@ fn a_date_taken_between_the_question_and_the_answer_books_nothing() {
     let r = c.call("book_room", args, json!({}), None, None);
     assert_eq!(r["result"]["isError"], false, "{r}");
     c.principal = b"alice".to_vec();
-    let r = answer(&mut c, &state, "skip");
-    assert_eq!(r["isError"], true, "{r}");
-    assert!(
-        r["content"][0]["text"]
-            .as_str()
-            .unwrap()
-            .starts_with("Not booked: some of those dates were taken meanwhile"),
-        "{r}"
-    );
+    let a = Some(accept("series", json!({"choice": "skip"})));
+    let asked = c.call("book_room", series(), form_caps(), a, Some(&state));
     assert!(alices(&c).is_empty(), "all or nothing");
+    let q = &asked["result"]["inputRequests"]["series_again"]["params"]["message"];
+    let q = q.as_str().unwrap_or_else(|| panic!("asked again: {asked}"));
+    assert!(
+        q.starts_with("Some dates were taken since you answered, so nothing was booked yet.")
+            && q.contains("4 of them cannot be booked there")
+            && q.contains("2026-12-10 (taken)"),
+        "{q}"
+    );
+    let state = asked["result"]["requestState"].as_str().unwrap().to_owned();
+    let a = Some(accept("series_again", json!({"choice": "skip"})));
+    let r = c.call("book_room", series(), form_caps(), a, Some(&state))["result"].clone();
+    assert_eq!(r["isError"], false, "{r}");
+    assert_eq!(
+        r["structuredContent"]["bookings"].as_array().unwrap().len(),
+        8
+    );
+    assert_eq!(alices(&c).len(), 8);
 }

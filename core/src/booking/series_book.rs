@@ -40,6 +40,19 @@ struct SeriesClashes {
     choice: Pick<MAX_SERIES_CHOICES>,
 }
 
+/// The same question asked again, when a date was taken between the first and its answer
+/// (a question of its own, so its answer is told from the first's).
+#[derive(Question)]
+#[question(key = "series_again")]
+struct SeriesAgain {
+    /// Skip the clashing dates, book them in another room, or cancel the whole series
+    #[field(title = "The clashing dates")]
+    choice: Pick<MAX_SERIES_CHOICES>,
+}
+
+/// [`SeriesAgain`]'s key.
+const ASKED_AGAIN: &str = "series_again";
+
 /// What a series question's state carries: the first occurrence's span, the occurrences it
 /// showed as clashing (bit `i`: occurrence `i`), the room's index on the floor, the building.
 type SeriesState = ((Minute, Minute), u64, u16, Here);
@@ -173,99 +186,125 @@ pub(super) async fn book_series<'r, S: Store>(
             SeriesCommit::Taken(_) => c = clashes(floor, store, call, room.id, &occ).await?,
         }
     }
-    let mask = sealed.unwrap_or_else(|| c.mask());
-    // Another room only for what another room can hold: the taken times, free in it at each.
-    let movable = |i: usize| mask & (1 << i) != 0 && c.movable(i);
-    let mut others = floor.mask(|r| r.id != room.id && needs.fit(r));
-    for (i, o) in occ.iter().enumerate() {
-        if let (true, Occ::At(s)) = (movable(i), o) {
-            if others.is_none() {
-                break;
+    let mut mask = sealed.unwrap_or_else(|| c.mask());
+    // Which question this round asks or reads: the first, or the one asked again when a date
+    // was taken between the first and its answer (a second such race is said in words).
+    let mut again = call.response(ASKED_AGAIN).is_some();
+    let mut reply = reply;
+    loop {
+        // Another room only for what another room can hold: the taken times, free in it at
+        // each.
+        let movable = |i: usize| mask & (1 << i) != 0 && c.movable(i);
+        let mut others = floor.mask(|r| r.id != room.id && needs.fit(r));
+        for (i, o) in occ.iter().enumerate() {
+            if let (true, Occ::At(s)) = (movable(i), o) {
+                if others.is_none() {
+                    break;
+                }
+                others = free_at(floor, store, *s, needs, others).await?;
             }
-            others = free_at(floor, store, *s, needs, others).await?;
         }
-    }
-    let any_movable = (0..occ.len()).any(movable);
-    let rooms: Vec<&Room<'_>, MAX_OFFERED_ROOMS> = if any_movable {
-        floor.iter(others).take(MAX_OFFERED_ROOMS).collect()
-    } else {
-        Vec::new()
-    };
-    // The question's words and offer live only in this block: nothing of them is held across
-    // the store's await below (`dyn Display` is not `Sync`).
-    let (pick, reply) = {
-        let skip = Msg(format_args!("Skip these dates, book the others"));
-        let cancel = Msg(format_args!("Cancel: book nothing"));
-        let offer: Offer<'_, MAX_SERIES_CHOICES> = core::iter::once(Choice {
-            value: "skip",
-            title: &skip as &dyn fmt::Display,
-        })
-        .chain(rooms.iter().map(|r| Choice {
-            value: r.id,
-            title: *r as &dyn fmt::Display,
-        }))
-        .chain(core::iter::once(Choice {
-            value: "cancel",
-            title: &cancel as &dyn fmt::Display,
-        }))
-        .collect();
-        let message = Question {
-            summary: &summary,
-            room,
-            occ: &occ,
-            clashes: &c,
-            mask,
-            other_free: !rooms.is_empty(),
-            any_movable,
+        let any_movable = (0..occ.len()).any(movable);
+        let rooms: Vec<&Room<'_>, MAX_OFFERED_ROOMS> = if any_movable {
+            floor.iter(others).take(MAX_OFFERED_ROOMS).collect()
+        } else {
+            Vec::new()
         };
-        let index = floor
-            .rooms
-            .iter()
-            .position(|r| r.id == room.id)
-            .unwrap_or(0);
-        let state = ((base.span.start, base.span.end), mask, index as u16, here).seal();
-        let (pick, reply) =
-            match reply.question_offering::<SeriesClashes>(call, &message, &state, &offer)? {
-                Round::Sent(done) => return Ok(done),
-                Round::Answer(Elicited::Accepted(SeriesClashes { choice }), reply) => {
-                    (choice.index(), reply)
+        // The question's words and offer live only in this block: nothing of them is held
+        // across the store's await below (`dyn Display` is not `Sync`).
+        let (pick, answered) = {
+            let skip = Msg(format_args!("Skip these dates, book the others"));
+            let cancel = Msg(format_args!("Cancel: book nothing"));
+            let offer: Offer<'_, MAX_SERIES_CHOICES> = core::iter::once(Choice {
+                value: "skip",
+                title: &skip as &dyn fmt::Display,
+            })
+            .chain(rooms.iter().map(|r| Choice {
+                value: r.id,
+                title: *r as &dyn fmt::Display,
+            }))
+            .chain(core::iter::once(Choice {
+                value: "cancel",
+                title: &cancel as &dyn fmt::Display,
+            }))
+            .collect();
+            let message = Question {
+                summary: &summary,
+                room,
+                occ: &occ,
+                clashes: &c,
+                mask,
+                other_free: !rooms.is_empty(),
+                any_movable,
+                again,
+            };
+            let index = floor
+                .rooms
+                .iter()
+                .position(|r| r.id == room.id)
+                .unwrap_or(0);
+            let state = ((base.span.start, base.span.end), mask, index as u16, here).seal();
+            let round = if again {
+                match reply.question_offering::<SeriesAgain>(call, &message, &state, &offer)? {
+                    Round::Sent(done) => Err(done),
+                    Round::Answer(Elicited::Accepted(SeriesAgain { choice }), r) => {
+                        Ok((Some(choice.index()), r))
+                    }
+                    Round::Answer(Elicited::Declined, r) => Ok((None, r)),
+                    Round::Answer(Elicited::Cancelled, r) => Ok((None, r)),
                 }
-                Round::Answer(Elicited::Declined, reply) => {
-                    return Ok(complete(reply, &NotBooked::Declined))
-                }
-                Round::Answer(Elicited::Cancelled, reply) => {
-                    return Ok(complete(reply, &NotBooked::Cancelled))
+            } else {
+                match reply.question_offering::<SeriesClashes>(call, &message, &state, &offer)? {
+                    Round::Sent(done) => Err(done),
+                    Round::Answer(Elicited::Accepted(SeriesClashes { choice }), r) => {
+                        Ok((Some(choice.index()), r))
+                    }
+                    Round::Answer(Elicited::Declined, r) => Ok((None, r)),
+                    Round::Answer(Elicited::Cancelled, r) => Ok((None, r)),
                 }
             };
-        (pick, reply)
-    };
-    let other = match pick {
-        0 => None,
-        p if p <= rooms.len() => rooms.get(p - 1).copied(),
-        _ => return Ok(complete(reply, &NotBooked::Cancelled)),
-    };
-    let moved = plan(&occ, mask, other.is_some(), &c, &mut booked);
-    if booked.is_empty() {
-        return Ok(fail(
-            reply,
-            &Text("Nothing booked: every date of the series clashes."),
-        ));
-    }
-    let other_id = other.map_or("", |r| r.id);
-    match store.commit_series(&base, other_id, &booked, &by).await? {
-        SeriesCommit::Created(series, ids) | SeriesCommit::Replayed(series, ids) => {
-            let r = SeriesBooked::new(summary, room, other, series, &ids, &occ, mask);
-            let r = SeriesBooked { moved, ..r };
-            Ok(complete(reply, &r))
+            match round {
+                Ok(answered) => answered,
+                Err(done) => return Ok(done),
+            }
+        };
+        reply = answered;
+        let other = match pick {
+            Some(0) => None,
+            Some(p) if p <= rooms.len() => rooms.get(p - 1).copied(),
+            _ => return Ok(complete(reply, &NotBooked::Cancelled)),
+        };
+        let moved = plan(&occ, mask, other.is_some(), &c, &mut booked);
+        if booked.is_empty() {
+            return Ok(fail(
+                reply,
+                &Text("Nothing booked: every date of the series clashes."),
+            ));
         }
-        SeriesCommit::Unsupported => Ok(fail(reply, &Unsupported)),
-        SeriesCommit::Taken(_) => Ok(fail(
-            reply,
-            &Text(
-                "Not booked: some of those dates were taken meanwhile, so nothing was booked. \
-                 Call book_room again to see what clashes now.",
-            ),
-        )),
+        let other_id = other.map_or("", |r| r.id);
+        match store.commit_series(&base, other_id, &booked, &by).await? {
+            SeriesCommit::Created(series, ids) | SeriesCommit::Replayed(series, ids) => {
+                let r = SeriesBooked::new(summary, room, other, series, &ids, &occ, mask);
+                let r = SeriesBooked { moved, ..r };
+                return Ok(complete(reply, &r));
+            }
+            SeriesCommit::Unsupported => return Ok(fail(reply, &Unsupported)),
+            // Taken since the question: asked again with what clashes now.
+            SeriesCommit::Taken(_) if !again => {
+                c = clashes(floor, store, call, room.id, &occ).await?;
+                mask = c.mask();
+                again = true;
+            }
+            SeriesCommit::Taken(_) => {
+                return Ok(fail(
+                    reply,
+                    &Text(
+                        "Not booked: some of those dates were taken meanwhile, so nothing was \
+                         booked. Call book_room again to see what clashes now.",
+                    ),
+                ))
+            }
+        }
     }
 }
 
@@ -315,11 +354,16 @@ struct Question<'a, 'r> {
     mask: u64,
     other_free: bool,
     any_movable: bool,
+    /// Asked again: some dates were taken since the first question.
+    again: bool,
 }
 
 impl fmt::Display for Question<'_, '_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.mask.count_ones();
+        if self.again {
+            f.write_str("Some dates were taken since you answered, so nothing was booked yet. ")?;
+        }
         write!(
             f,
             "{} ({} dates) in {}: {} of them cannot be booked there: ",
