@@ -461,6 +461,7 @@ impl<F: NorFlash, const N: usize> Store for FlashStore<F, N> {
             new: new.clone(),
             status: Status::Active,
             checked_in: false,
+            series: None,
         }))
     }
 

@@ -127,6 +127,7 @@ impl Held {
             },
             status: self.status,
             checked_in: self.checked_in,
+            series: None,
         }
     }
 

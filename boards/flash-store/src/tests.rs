@@ -590,7 +590,7 @@ fn records_round_trip() {
     assert_eq!(title_of(&t, h.id + 1, h.title_len), None, "another booking's title");
     assert_eq!(
         h.booking(new.title.clone()),
-        Booking { id: h.id, new, status: Status::Cancelled, checked_in: false }
+        Booking { id: h.id, new, status: Status::Cancelled, checked_in: false, series: None }
     );
     assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
 }

@@ -19,13 +19,15 @@ use super::mine::list_bookings;
 #[cfg(feature = "day-schedule")]
 use super::schedule::day_schedule;
 use super::store::Store;
+#[cfg(any(feature = "meeting-life", feature = "operators"))]
+use super::tools::BookingArgs;
 #[cfg(feature = "day-schedule")]
 use super::tools::DayArgs;
 #[cfg(feature = "meeting-life")]
 use super::tools::ExtendArgs;
 #[cfg(feature = "list-bookings")]
 use super::tools::MineArgs;
-use super::tools::{BookArgs, BookingArgs, ListArgs};
+use super::tools::{BookArgs, CancelArgs, ListArgs};
 #[cfg(feature = "operators")]
 use super::trail_tool::booking_trail;
 use crate::engine::{App, Call, Replied, Reply, ServerInfo, ToolEntry};
@@ -163,12 +165,7 @@ impl<S: Store> App for BookingApp<'_, S> {
     /// Cancels one of your bookings, asking you to confirm first when your client can show a form.
     #[tool(title = "Cancel a booking", answers_need_state)]
     #[tool(destructive, idempotent, salient = all)]
-    async fn cancel_booking(
-        &mut self,
-        args: BookingArgs<'_>,
-        call: &Call,
-        reply: Reply,
-    ) -> Replied {
+    async fn cancel_booking(&mut self, args: CancelArgs<'_>, call: &Call, reply: Reply) -> Replied {
         #[cfg(feature = "campus")]
         return cancel_booking(
             buildings(&self.floor, self.site),
@@ -271,11 +268,13 @@ pub const TOOLS: &[ToolEntry<BookingTool>] = BookingTool::TOOLS;
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(any(feature = "meeting-life", feature = "operators"))]
+    use crate::booking::tools::BookingArgs;
     #[cfg(feature = "day-schedule")]
     use crate::booking::tools::DayArgs;
     #[cfg(feature = "list-bookings")]
     use crate::booking::tools::MineArgs;
-    use crate::booking::tools::{BookArgs, BookingArgs, ListArgs};
+    use crate::booking::tools::{BookArgs, CancelArgs, ListArgs};
     use crate::engine::Arg;
     use crate::mrtr::{FieldKind, TextFormat};
     use serde_json::{json, Value};
@@ -303,7 +302,8 @@ mod tests {
                     p["minimum"] = json!(min.unwrap());
                     p["maximum"] = json!(max.unwrap());
                 }
-                _ => unreachable!("tools take text and integers"),
+                FieldKind::Boolean { .. } => p["type"] = json!("boolean"),
+                _ => unreachable!("tools take text, integers and booleans"),
             }
             props.insert(f.name.into(), p);
         }
@@ -349,7 +349,7 @@ mod tests {
         use crate::typed::Args as _;
         match tool {
             "book_room" => BookArgs::ARGS,
-            "cancel_booking" => BookingArgs::ARGS,
+            "cancel_booking" => CancelArgs::ARGS,
             "list_rooms" => ListArgs::ARGS,
             #[cfg(feature = "day-schedule")]
             "day_schedule" => DayArgs::ARGS,

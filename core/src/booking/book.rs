@@ -75,6 +75,17 @@ pub(super) async fn book_room<S: Store>(
             &Text("A title is one line of text: no line breaks or control characters."),
         ));
     }
+    #[cfg(feature = "series")]
+    let rule = match super::series::rule(
+        args.repeat,
+        args.weekdays,
+        args.every,
+        args.until,
+        args.count,
+    ) {
+        Ok(rule) => rule,
+        Err(why) => return Ok(fail(reply, &Msg(format_args!("{why}")))),
+    };
     let people = args.attendees.unwrap_or(0);
     #[cfg(feature = "campus")]
     let needs = Needs {
@@ -84,7 +95,14 @@ pub(super) async fn book_room<S: Store>(
     #[cfg(not(feature = "campus"))]
     let needs = Needs::seats(people);
     let fits = floor.mask(|r| needs.fit(r));
-    let (room, reply) = match (args.room_id, args.room_hint) {
+    // A series' question answered: the room it asked about.
+    #[cfg(feature = "series")]
+    let room_id = super::series_book::sealed_series(floor, call)
+        .map(|(_, r)| r.id)
+        .or(args.room_id);
+    #[cfg(not(feature = "series"))]
+    let room_id = args.room_id;
+    let (room, reply) = match (room_id, args.room_hint) {
         (Some(id), _) => match floor.by_id(id) {
             Some(room) => (room, reply),
             None => return Ok(fail(reply, &UnknownRoom { floor, id })),
@@ -171,6 +189,14 @@ pub(super) async fn book_room<S: Store>(
         holder: holder(call.principal),
         nonce: call.operation(),
     };
+    #[cfg(feature = "series")]
+    if let Some(rule) = rule {
+        let until = args.until.unwrap_or("");
+        return super::series_book::book_series(
+            floor, store, call, reply, room, new, rule, until, needs, here,
+        )
+        .await;
+    }
     // The store decides (no read first: a pipelined booking waits for no earlier commit).
     let committed = store.commit_by(&new, &Actor::of_call(call)).await;
     // Taken: offer what fits instead (another room then, another start in this one), and book

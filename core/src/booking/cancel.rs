@@ -7,7 +7,7 @@ use super::read::yours;
 use super::report::{BookingRef, Cancelled, Described};
 use super::store::Store;
 use super::store::{holder, Booking, Status, StoreError};
-use super::tools::BookingArgs;
+use super::tools::CancelArgs;
 use super::trail::Actor;
 use crate::engine::{Call, CallError, Done, Msg, Reply};
 use crate::typed::Round;
@@ -33,11 +33,11 @@ async fn cancellable<S: Store>(
 pub(super) async fn cancel_booking<'r, S: Store, L: Locate<'r> + ?Sized>(
     site: &L,
     store: &mut S,
-    args: BookingArgs<'_>,
+    args: CancelArgs<'_>,
     call: &Call<'_>,
     reply: Reply<'_, '_>,
 ) -> Result<Done, CallError> {
-    let BookingArgs { booking_id } = args;
+    let booking_id = args.booking_id;
     let Some(booking) = cancellable(store, booking_id, call).await? else {
         return Ok(fail(
             reply,
@@ -48,6 +48,11 @@ pub(super) async fn cancel_booking<'r, S: Store, L: Locate<'r> + ?Sized>(
         ));
     };
     let (room, zone) = site.locate(&booking.new.room);
+    #[cfg(feature = "series")]
+    if args.series == Some(true) {
+        let s = super::series_cancel::cancel_series(store, &booking, room, zone, call, reply);
+        return s.await;
+    }
     if booking.status == Status::Cancelled {
         return Ok(complete(
             reply,

@@ -5,8 +5,9 @@ use heapless::{Deque, Vec};
 use super::span::Minute;
 use super::span::Span;
 use super::store::{
-    due, end_step, next_held_in, next_in_room_in, occupant, Booking, BookingId, Commit, EndStep,
-    Holder, NewBooking, Resized, Status, Store, StoreError,
+    cancels_with_series, due, end_step, next_held_in, next_in_room_in, occupant, occurrence,
+    Booking, BookingId, Commit, EndStep, Holder, NewBooking, Occurrence, Resized, SeriesCommit,
+    SeriesIds, Status, Store, StoreError,
 };
 use super::trail::{latest, Actor, Change, Step, Trail};
 use crate::seal::Nonce;
@@ -64,6 +65,7 @@ impl<const N: usize> Store for MemStore<N> {
             new: new.clone(),
             status: Status::Active,
             checked_in: false,
+            series: None,
         };
         self.bookings
             .push(b.clone())
@@ -176,5 +178,73 @@ impl<const N: usize> Store for MemStore<N> {
         let b = b.clone();
         self.keep(b.id, Change::Released, by);
         Ok(Some(b))
+    }
+
+    async fn commit_series(
+        &mut self,
+        base: &NewBooking,
+        other: &str,
+        occurrences: &[Occurrence],
+        by: &Actor,
+    ) -> Result<SeriesCommit, StoreError> {
+        if let Some(first) = self.made_by(&base.holder, &base.nonce).await? {
+            let series = first.series.unwrap_or(first.id);
+            let ids = self.bookings.iter().filter(|b| b.series == Some(series));
+            return Ok(SeriesCommit::Replayed(series, ids.map(|b| b.id).collect()));
+        }
+        let mut taken = 0u64;
+        for (i, o) in occurrences.iter().enumerate() {
+            let new = occurrence(base, other, o, i)?;
+            if occupant(self, &new.room, new.span).await?.is_some() {
+                taken |= 1 << i;
+            }
+        }
+        if taken != 0 {
+            return Ok(SeriesCommit::Taken(taken));
+        }
+        if self.bookings.capacity() - self.bookings.len() < occurrences.len() {
+            return Err(StoreError::Full);
+        }
+        let series = self.bookings.len() as BookingId + 1;
+        let mut ids = SeriesIds::new();
+        for (i, o) in occurrences.iter().enumerate() {
+            let id = self.bookings.len() as BookingId + 1;
+            let b = Booking {
+                id,
+                new: occurrence(base, other, o, i)?,
+                status: Status::Active,
+                checked_in: false,
+                series: Some(series),
+            };
+            self.bookings.push(b).map_err(|_| StoreError::Full)?;
+            let _ = ids.push(id);
+            self.keep(id, Change::Made, by);
+        }
+        Ok(SeriesCommit::Created(series, ids))
+    }
+
+    async fn cancel_series(
+        &mut self,
+        series: BookingId,
+        from: Minute,
+        by: &Actor,
+    ) -> Result<Option<SeriesIds>, StoreError> {
+        let first = self.bookings.iter().find(|b| b.id == series);
+        if !first
+            .is_some_and(|b| b.series == Some(series) && (by.operator || b.new.holder == by.holder))
+        {
+            return Ok(None);
+        }
+        let mut ids = SeriesIds::new();
+        for b in self.bookings.iter_mut() {
+            if cancels_with_series(b, series, from) {
+                b.status = Status::Cancelled;
+                let _ = ids.push(b.id);
+            }
+        }
+        for id in &ids {
+            self.keep(*id, Change::Cancelled, by);
+        }
+        Ok(Some(ids))
     }
 }

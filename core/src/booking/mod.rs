@@ -35,6 +35,12 @@ mod report;
 mod room_set;
 #[cfg(feature = "day-schedule")]
 mod schedule;
+#[cfg(feature = "series")]
+mod series;
+#[cfg(feature = "series")]
+mod series_book;
+#[cfg(feature = "series")]
+mod series_cancel;
 mod span;
 mod store;
 mod time_of_day;

@@ -128,6 +128,10 @@ fn write_booking_object(w: &mut Writer<'_>, b: &Booking, room: Option<&Room<'_>>
     if b.checked_in {
         w.key("checked_in").bool(true);
     }
+    if let Some(series) = b.series {
+        w.key("series")
+            .string_fmt(format_args!("bk_{}", Num(series.into())));
+    }
     w.end_object();
 }
 
@@ -508,6 +512,9 @@ impl Report for Mine<'_, '_> {
             write!(f, "\n{} — {}", BookingRef(b), Described(b, room, zone))?;
             if b.status == Status::Released {
                 f.write_str(" — released (not checked in)")?;
+            }
+            if let Some(series) = b.series {
+                write!(f, " — of series bk_{}", Num(series.into()))?;
             }
         }
         match self.page.last() {

@@ -59,6 +59,54 @@ pub struct Booking {
     pub status: Status,
     /// Whether its holder checked in (`check_in`): a checked-in booking is never released.
     pub checked_in: bool,
+    /// The series it is an occurrence of (the series' first booking's id), if any
+    /// ([`Store::commit_series`]; the panel's flash log keeps none).
+    pub series: Option<BookingId>,
+}
+
+/// One occurrence of a series to book: its time, and whether it goes in the other room
+/// [`Store::commit_series`] is given instead of the series' own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Occurrence {
+    /// When.
+    pub span: Span,
+    /// In the other room.
+    pub elsewhere: bool,
+}
+
+/// The ids of a series' bookings, in the order of its occurrences.
+pub type SeriesIds = heapless::Vec<BookingId, { crate::limits::MAX_OCCURRENCES }>;
+
+/// What [`Store::commit_series`] did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SeriesCommit {
+    /// Every occurrence booked, durable before this returns: the series' id (its first
+    /// booking's) and each booking's id.
+    Created(BookingId, SeriesIds),
+    /// This nonce had already booked this series: the same one, nothing new.
+    Replayed(BookingId, SeriesIds),
+    /// The occurrences (bit `i`: occurrence `i`) an active booking holds some of: nothing
+    /// was booked.
+    Taken(u64),
+    /// This store keeps no series (the panel's flash log): nothing was booked.
+    Unsupported,
+}
+
+/// The nonce occurrence `i` of a series booked under operation `nonce` is kept under: the
+/// first its operation's own (what [`Store::made_by`] finds), each later one derived from it.
+pub fn occurrence_nonce(nonce: &Nonce, i: usize) -> Nonce {
+    if i == 0 {
+        return *nonce;
+    }
+    let d = Sha256::new()
+        .chain_update(b"redmark series occurrence")
+        .chain_update(nonce)
+        .chain_update((i as u32).to_be_bytes())
+        .finalize();
+    let mut n = Nonce::default();
+    let len = n.len();
+    n.copy_from_slice(&d[..len]);
+    n
 }
 
 /// What [`Store::commit`] did.
@@ -104,6 +152,24 @@ pub fn end_step(b: &Booking, from: Minute, to: Minute) -> EndStep {
         Some(span) if active && b.new.span.end == from => EndStep::Move(span),
         _ => EndStep::Answer(Resized::Changed(b.clone())),
     }
+}
+
+/// The booking occurrence `i` of a series is ([`Store::commit_series`]): `base` at its span,
+/// in its room or `other`, under its own nonce.
+pub fn occurrence(
+    base: &NewBooking,
+    other: &str,
+    o: &Occurrence,
+    i: usize,
+) -> Result<NewBooking, StoreError> {
+    let mut new = base.clone();
+    new.span = o.span;
+    new.nonce = occurrence_nonce(&base.nonce, i);
+    if o.elsewhere {
+        // The tool names a room of the floor, whose id fits.
+        new.room = RoomId::try_from(other).map_err(|_| StoreError::Io)?;
+    }
+    Ok(new)
 }
 
 /// A store failure.
@@ -236,6 +302,41 @@ pub trait Store {
         window: u16,
         by: &Actor,
     ) -> Result<Option<Booking>, StoreError>;
+    /// Books every occurrence of a series in one atomic step, each an ordinary booking like
+    /// `base` (at its span, in `base.room` or, `elsewhere`, in `other`) that carries the
+    /// series' id, the `i`th under [`occurrence_nonce`]`(base.nonce, i)`: all, or none when
+    /// an active booking holds some of any (`Taken`), or the same series again when the
+    /// operation already booked it (`Replayed`). Durable when this returns. The default books
+    /// none (`Unsupported`): a store without series (the panel's flash log).
+    async fn commit_series(
+        &mut self,
+        base: &NewBooking,
+        other: &str,
+        occurrences: &[Occurrence],
+        by: &Actor,
+    ) -> Result<SeriesCommit, StoreError> {
+        let _ = (base, other, occurrences, by);
+        Ok(SeriesCommit::Unsupported)
+    }
+    /// Cancels every active booking of series `series` (its first booking's id) that starts
+    /// at or after `from`, if `by` holds the series or is an operator, in one atomic step,
+    /// keeping `by` in each one's trail; returns the ids it cancelled (none: nothing left to
+    /// cancel), or `None` when there is no series `series` `by` may cancel. Durable when this
+    /// returns. The default finds none (a store without series).
+    async fn cancel_series(
+        &mut self,
+        series: BookingId,
+        from: Minute,
+        by: &Actor,
+    ) -> Result<Option<SeriesIds>, StoreError> {
+        let _ = (series, from, by);
+        Ok(None)
+    }
+}
+
+/// Whether booking `b`, of a series `by` may cancel, is one [`Store::cancel_series`] cancels.
+pub fn cancels_with_series(b: &Booking, series: BookingId, from: Minute) -> bool {
+    b.series == Some(series) && b.status == Status::Active && b.new.span.start >= from
 }
 
 /// Whether booking `b` is to be released at `now` for a check-in window of `window` minutes:
@@ -307,6 +408,23 @@ impl<S: Store + ?Sized> Store for &mut S {
         by: &Actor,
     ) -> Result<Option<Booking>, StoreError> {
         (**self).release_due(now, window, by).await
+    }
+    async fn commit_series(
+        &mut self,
+        base: &NewBooking,
+        other: &str,
+        occurrences: &[Occurrence],
+        by: &Actor,
+    ) -> Result<SeriesCommit, StoreError> {
+        (**self).commit_series(base, other, occurrences, by).await
+    }
+    async fn cancel_series(
+        &mut self,
+        series: BookingId,
+        from: Minute,
+        by: &Actor,
+    ) -> Result<Option<SeriesIds>, StoreError> {
+        (**self).cancel_series(series, from, by).await
     }
 }
 

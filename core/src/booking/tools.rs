@@ -42,15 +42,47 @@ pub(super) struct BookArgs<'s> {
     /// Equipment the room must have, comma-separated, e.g. "video, whiteboard"
     #[arg(max_len = MAX_EQUIPMENT_ARG)]
     pub(super) equipment: Option<&'s str>,
+    #[cfg(feature = "series")]
+    /// Repeat the booking: daily or weekly (at most 52 times), with until or count
+    #[arg(max_len = 8)]
+    pub(super) repeat: Option<&'s str>,
+    #[cfg(feature = "series")]
+    /// Weekly on these weekdays, comma-separated, e.g. "mon,thu" (default: the day's)
+    #[arg(max_len = 64)]
+    pub(super) weekdays: Option<&'s str>,
+    #[cfg(feature = "series")]
+    /// Every how many days or weeks (default 1)
+    #[arg(min = 1, max = 52)]
+    pub(super) every: Option<u16>,
+    #[cfg(feature = "series")]
+    /// The last day of the series, YYYY-MM-DD (or count)
+    #[arg(max_len = MAX_DAY_ARG)]
+    pub(super) until: Option<&'s str>,
+    #[cfg(feature = "series")]
+    /// How many times in all (or until)
+    #[arg(min = 1, max = 1000)]
+    pub(super) count: Option<u16>,
 }
 
 /// The arguments of a tool that acts on one booking: `cancel_booking`, `end_booking`,
 /// `check_in`, `booking_trail`.
+#[cfg(any(feature = "meeting-life", feature = "operators"))]
 #[derive(Args)]
 pub(super) struct BookingArgs<'s> {
     /// The booking, e.g. "bk_1"
     #[arg(max_len = MAX_BOOKING_ID_ARG)]
     pub(super) booking_id: &'s str,
+}
+
+/// `cancel_booking`'s arguments.
+#[derive(Args)]
+pub(super) struct CancelArgs<'s> {
+    /// The booking, e.g. "bk_1"
+    #[arg(max_len = MAX_BOOKING_ID_ARG)]
+    pub(super) booking_id: &'s str,
+    #[cfg(feature = "series")]
+    /// true: cancel every occurrence still to come of the series this booking is part of
+    pub(super) series: Option<bool>,
 }
 
 /// `extend_booking`'s arguments.

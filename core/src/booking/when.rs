@@ -151,6 +151,8 @@ pub(super) fn sealed_building(call: &Call<'_>) -> Option<u8> {
     let sizes = [
         <(Minute, Minute, Here)>::SIZE,
         <(Minute, Minute, Minute, Here)>::SIZE,
+        #[cfg(feature = "series")]
+        <((Minute, Minute), u64, u16, Here)>::SIZE,
     ];
     p.last().copied().filter(|_| sizes.contains(&p.len()))
 }
@@ -173,6 +175,11 @@ pub(super) fn time_of<'w, 'b>(
     // Asked before: book the time the question showed (a `thursday` asked before midnight is
     // still that Thursday).
     if let Some(s) = <(Minute, Minute, Here)>::unseal(call).and_then(|(a, b, _)| Span::new(a, b)) {
+        return Ok(Timed::Span(s, reply));
+    }
+    // Asked about a series' clashes: its first time, as the question showed it.
+    #[cfg(feature = "series")]
+    if let Some((s, _)) = super::series_book::sealed_series(floor, call) {
         return Ok(Timed::Span(s, reply));
     }
     // Asked which of a repeated time: the two it offered.

@@ -7,8 +7,8 @@ use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use core::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
 
 use redmark_core::booking::{
-    Actor, Booking, BookingId, Commit, Holder, Minute, NewBooking, Resized, Store, StoreError,
-    Trail,
+    Actor, Booking, BookingId, Commit, Holder, Minute, NewBooking, Occurrence, Resized,
+    SeriesCommit, SeriesIds, Store, StoreError, Trail,
 };
 use redmark_core::seal::Nonce;
 
@@ -111,6 +111,25 @@ impl<S: Store> Store for Waiting<S> {
     ) -> Result<Option<Booking>, StoreError> {
         Tick::twice().await;
         self.0.release_due(now, window, by).await
+    }
+    async fn commit_series(
+        &mut self,
+        base: &NewBooking,
+        other: &str,
+        occurrences: &[Occurrence],
+        by: &Actor,
+    ) -> Result<SeriesCommit, StoreError> {
+        Tick::twice().await;
+        self.0.commit_series(base, other, occurrences, by).await
+    }
+    async fn cancel_series(
+        &mut self,
+        series: BookingId,
+        from: Minute,
+        by: &Actor,
+    ) -> Result<Option<SeriesIds>, StoreError> {
+        Tick::twice().await;
+        self.0.cancel_series(series, from, by).await
     }
 }
 

@@ -5,8 +5,8 @@ use super::*;
 use crate::store::redb::{RedbBookings, RedbStore};
 use crate::store::{Admin, Bookings, Fence};
 use redmark_core::booking::{
-    Actor, Booking, BookingId, Commit, Holder, Minute, NewBooking, Resized, Store, StoreError,
-    Trail, DEFAULT_FLOOR, DEFAULT_SITE,
+    Actor, Booking, BookingId, Commit, Holder, Minute, NewBooking, Occurrence, Resized,
+    SeriesCommit, SeriesIds, Store, StoreError, Trail, DEFAULT_FLOOR, DEFAULT_SITE,
 };
 use redmark_core::seal::{Key, Nonce};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -122,6 +122,25 @@ impl Store for Hooked {
     ) -> Result<Option<Booking>, StoreError> {
         self.tick().await;
         self.inner.release_due(now, window, by).await
+    }
+    async fn commit_series(
+        &mut self,
+        base: &NewBooking,
+        other: &str,
+        occurrences: &[Occurrence],
+        by: &Actor,
+    ) -> Result<SeriesCommit, StoreError> {
+        self.tick().await;
+        self.inner.commit_series(base, other, occurrences, by).await
+    }
+    async fn cancel_series(
+        &mut self,
+        series: BookingId,
+        from: Minute,
+        by: &Actor,
+    ) -> Result<Option<SeriesIds>, StoreError> {
+        self.tick().await;
+        self.inner.cancel_series(series, from, by).await
     }
 }
 

@@ -2,8 +2,8 @@
 //! redb and PostgreSQL (`pg/tests.rs`), from empty.
 
 use redmark_core::booking::{
-    occupant, Actor, Booking, Change, Commit, Day, Minute, NewBooking, Resized, RoomId, Span,
-    Status, Store, StoreError, Title,
+    occupant, Actor, Booking, Change, Commit, Day, Minute, NewBooking, Occurrence, Resized, RoomId,
+    SeriesCommit, Span, Status, Store, StoreError, Title,
 };
 use redmark_core::Via;
 
@@ -206,6 +206,90 @@ pub(crate) async fn suite(s: &mut impl Store) {
     overlaps(s).await;
     ends(s).await;
     releases(s).await;
+    series(s).await;
+}
+
+/// A series is booked whole or not at all: one occurrence taken books none (and says which);
+/// that one moved to another room books all four under one series id; the same operation
+/// again replays it; each occurrence cancels alone, and what is left of the series at once
+/// (its holder or an operator; rooms `hall`, `annex`, two months after
+/// the suite's day, nonces from 200).
+async fn series(s: &mut impl Store) {
+    let week = |k: Minute| Span::new(at((60 + 7 * k) * 1440 + 540), at((60 + 7 * k) * 1440 + 600));
+    let by = Actor::holder([5; 8]);
+    let blocker = NewBooking {
+        span: week(1).unwrap(),
+        ..span("hall", 0, 60, 200)
+    };
+    created(s.commit(&blocker).await);
+    let base = NewBooking {
+        span: week(0).unwrap(),
+        ..span("hall", 0, 60, 201)
+    };
+    let mut occ: Vec<Occurrence> = (0..4)
+        .map(|k| Occurrence {
+            span: week(k).unwrap(),
+            elsewhere: false,
+        })
+        .collect();
+    let taken = s.commit_series(&base, "annex", &occ, &by).await;
+    assert_eq!(taken, Ok(SeriesCommit::Taken(0b10)));
+    assert_eq!(
+        occupant(s, "hall", week(0).unwrap()).await,
+        Ok(None),
+        "none booked"
+    );
+    assert_eq!(s.made_by(&base.holder, &base.nonce).await, Ok(None));
+
+    occ[1].elsewhere = true;
+    let Ok(SeriesCommit::Created(id, ids)) = s.commit_series(&base, "annex", &occ, &by).await
+    else {
+        panic!("the series is booked");
+    };
+    assert_eq!((ids.len(), ids[0]), (4, id));
+    for (k, b) in ids.iter().enumerate() {
+        let b = s.get(*b).await.unwrap().unwrap();
+        let room = if k == 1 { "annex" } else { "hall" };
+        assert_eq!((b.new.room.as_str(), b.series), (room, Some(id)));
+        assert_eq!(b.new.span, week(k as Minute).unwrap());
+        assert_eq!(b.status, Status::Active);
+    }
+    let replayed = s.commit_series(&base, "annex", &occ, &by).await;
+    assert_eq!(replayed, Ok(SeriesCommit::Replayed(id, ids.clone())));
+    assert_eq!(
+        s.made_by(&base.holder, &base.nonce)
+            .await
+            .unwrap()
+            .map(|b| b.id),
+        Some(id)
+    );
+
+    let one = s.cancel(ids[2], &by).await.unwrap().unwrap();
+    assert_eq!(one.status, Status::Cancelled);
+    assert_eq!(s.get(ids[3]).await.unwrap().unwrap().status, Status::Active);
+
+    // The rest of the series from the third week: the holder's, not anyone else's.
+    let from = week(2).unwrap().start;
+    let stranger = Actor::holder([6; 8]);
+    assert_eq!(s.cancel_series(id, from, &stranger).await, Ok(None));
+    assert_eq!(
+        s.cancel_series(ids[1], from, &by).await,
+        Ok(None),
+        "not a series' id"
+    );
+    let rest = s.cancel_series(id, from, &by).await.unwrap().unwrap();
+    assert_eq!(&rest[..], &ids[3..]);
+    assert_eq!(s.get(ids[0]).await.unwrap().unwrap().status, Status::Active);
+    let again = s.cancel_series(id, from, &by).await.unwrap().unwrap();
+    assert!(again.is_empty(), "nothing left to cancel");
+    let operator = Actor {
+        operator: true,
+        ..stranger
+    };
+    let all = s.cancel_series(id, 0, &operator).await.unwrap().unwrap();
+    assert_eq!(&all[..], &ids[..2]);
+    let trail = s.trail(ids[3]).await.unwrap();
+    assert_eq!(trail.last().map(|t| t.change), Some(Change::Cancelled));
 }
 
 /// Check-in keeps a booking; one nobody checked in to is released once its window passes
@@ -502,7 +586,7 @@ async fn walk(s: &mut impl Store, holder: [u8; 8]) -> Vec<u32> {
 
 #[test]
 fn the_core_reference_store_passes_the_store_suite() {
-    runtime().block_on(suite(&mut redmark_core::booking::MemStore::<32>::new()));
+    runtime().block_on(suite(&mut redmark_core::booking::MemStore::<40>::new()));
 }
 
 #[test]

@@ -51,7 +51,7 @@ fn whole_hour(
 ) -> Booking {
     let mut new = new_booking(room, day, hour, holder, nonce);
     new.title.clear();
-    Booking { id, new, status, checked_in: false }
+    Booking { id, new, status, checked_in: false, series: None }
 }
 
 /// Books and cancels `rounds` times in a room of its own (with and without titles), so the

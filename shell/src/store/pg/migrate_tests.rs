@@ -60,6 +60,7 @@ fn a_database_of_the_release_before_spans_opens_with_every_booking_as_hours() {
             },
             status,
             checked_in: false,
+            series: None,
         };
         assert_eq!(b, want);
         // The same operation again is still that booking.
@@ -71,7 +72,7 @@ fn a_database_of_the_release_before_spans_opens_with_every_booking_as_hours() {
     }
     assert_eq!(
         pg.psql("SELECT value FROM redmark_meta WHERE key = 'schema'"),
-        "3"
+        "4"
     );
     // 09:30–10:15 overlaps Studio B's 09:00 hour; the Nook's was cancelled.
     assert_eq!(
@@ -157,7 +158,7 @@ fn without_the_privilege_to_create_btree_gist_startup_fails_naming_it() {
 /// version 3 with its rows active and not checked in; a released row is `cancelled` too, so
 /// an instance of the release before (which reads `cancelled` only) sees its time free.
 #[test]
-fn a_database_of_schema_2_opens_as_3_and_the_release_before_sees_a_released_row_as_cancelled() {
+fn a_database_of_schema_2_opens_as_4_and_the_release_before_sees_a_released_row_as_cancelled() {
     use super::sql::{BTREE_GIST, SCHEMA, SPANS};
     let Some(pg) = Cluster::start_or_skip() else {
         return;
@@ -176,7 +177,7 @@ fn a_database_of_schema_2_opens_as_3_and_the_release_before_sees_a_released_row_
     let mut s = rt.block_on(PgStore::open(&pg.url())).unwrap();
     assert_eq!(
         pg.psql("SELECT value FROM redmark_meta WHERE key = 'schema'"),
-        "3"
+        "4"
     );
     let b = rt.block_on(s.get(1)).unwrap().unwrap();
     assert_eq!((b.status, b.checked_in), (Status::Active, false));

@@ -28,6 +28,7 @@
 //! when the outcome of a `COMMIT` is unknown, since a booking that did commit is then replayed
 //! by its nonce and a cancel is idempotent. Then the callers get [`StoreError::Io`] (the engine
 //! answers `-32603`), and the next batch connects again: the instance recovers by itself.
+mod series;
 mod sql;
 mod worker;
 
@@ -39,8 +40,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use redmark_core::booking::{
-    Actor, Booking, BookingId, Commit, Holder, Minute, NewBooking, Resized, RoomId, Store,
-    StoreError, Trail,
+    Actor, Booking, BookingId, Commit, Holder, Minute, NewBooking, Occurrence, Resized, RoomId,
+    SeriesCommit, SeriesIds, Store, StoreError, Trail,
 };
 use redmark_core::seal::Nonce;
 use tokio::sync::{mpsc, oneshot, Mutex};
@@ -262,6 +263,33 @@ impl Store for PgStore {
         by: &Actor,
     ) -> Result<Option<Booking>, StoreError> {
         self.booking(Op::Release(now, window, *by)).await
+    }
+
+    async fn commit_series(
+        &mut self,
+        base: &NewBooking,
+        other: &str,
+        occurrences: &[Occurrence],
+        by: &Actor,
+    ) -> Result<SeriesCommit, StoreError> {
+        let room = RoomId::try_from(other).map_err(|_| StoreError::Io)?;
+        let op = Op::Series(base.clone(), room, occurrences.to_vec(), *by);
+        match self.call(op).await? {
+            Reply::Series(c) => Ok(c),
+            _ => Err(StoreError::Io),
+        }
+    }
+
+    async fn cancel_series(
+        &mut self,
+        series: BookingId,
+        from: Minute,
+        by: &Actor,
+    ) -> Result<Option<SeriesIds>, StoreError> {
+        match self.call(Op::CancelSeries(series, from, *by)).await? {
+            Reply::Ids(ids) => Ok(ids),
+            _ => Err(StoreError::Io),
+        }
     }
 }
 

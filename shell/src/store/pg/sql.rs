@@ -8,8 +8,8 @@ use tokio_postgres::{Client, Config, NoTls, Row, Statement};
 /// The advisory lock that serialises schema set-up between instances starting together.
 pub(super) const SCHEMA_LOCK: i64 = 0x0072_6564_6d61_726b; // "redmark" in ASCII
 /// The schema version this build writes and reads (2: spans, titles, the overlap constraint;
-/// 3: check-in and release).
-pub(super) const SCHEMA_VERSION: i32 = 3;
+/// 3: check-in and release; 4: series).
+pub(super) const SCHEMA_VERSION: i32 = 4;
 
 /// The schema of the release before spans (version 1), idempotent: created as it was, then
 /// brought to version 2 by [`SPANS`].
@@ -103,6 +103,59 @@ CREATE INDEX IF NOT EXISTS redmark_bookings_unchecked
     ON redmark_bookings (start_minute) WHERE NOT cancelled AND NOT checked_in;
 ";
 
+/// Version 3 to 4 (run once, where the schema is version 3): the series a booking is an
+/// occurrence of (its first booking's id; NULL for a single booking, and for every row an
+/// instance of the release before writes).
+pub(super) const SERIES: &str = "
+ALTER TABLE redmark_bookings ADD COLUMN IF NOT EXISTS series bigint;
+CREATE INDEX IF NOT EXISTS redmark_bookings_series ON redmark_bookings (series)
+    WHERE series IS NOT NULL;
+";
+
+/// Which of a series' occurrences (rooms `$1`, starts `$2`, ends `$3`, in order) an active
+/// booking overlaps: their indexes from 0.
+pub(super) const SERIES_CLASH_SQL: &str = "
+SELECT (o.i - 1)::int4 FROM unnest($1::text[], $2::int4[], $3::int4[]) WITH ORDINALITY
+    AS o(room, s, e, i)
+    WHERE EXISTS (SELECT FROM redmark_bookings b WHERE b.room = o.room AND NOT b.cancelled
+        AND int4range(b.start_minute, b.end_minute) && int4range(o.s, o.e))
+";
+
+/// Books a series' occurrences (as [`INSERT_MANY_SQL`], each with the base's title,
+/// attendees and holder `$4`–`$6`); an occurrence a racing booking took inserts nothing, and
+/// then [`SERIES_DROP_SQL`] takes back the rest.
+pub(super) const SERIES_INSERT_SQL: &str = "
+INSERT INTO redmark_bookings (room, start_minute, end_minute, title, attendees, holder, nonce)
+SELECT room, s, e, $4, $5, $6, nonce
+    FROM unnest($1::text[], $2::int4[], $3::int4[], $7::bytea[]) AS o(room, s, e, nonce)
+ON CONFLICT DO NOTHING
+RETURNING id, nonce
+";
+
+/// Marks the bookings `$2` occurrences of series `$1`.
+pub(super) const SERIES_MARK_SQL: &str =
+    "UPDATE redmark_bookings SET series = $1 WHERE id = ANY($2::int8[])";
+
+/// Takes back the bookings `$1` a series inserted before one of its occurrences was refused
+/// (in the same transaction: they were never visible).
+pub(super) const SERIES_DROP_SQL: &str = "DELETE FROM redmark_bookings WHERE id = ANY($1::int8[])";
+
+/// The ids of series `$1`'s bookings, in start order.
+pub(super) const SERIES_IDS_SQL: &str =
+    "SELECT id FROM redmark_bookings WHERE series = $1 ORDER BY start_minute, id";
+
+/// Whether series `$1` is one the holder `$2` (or, `$3`, an operator) may cancel.
+pub(super) const SERIES_MAY_SQL: &str =
+    "SELECT id FROM redmark_bookings WHERE id = $1 AND series = $1 AND (holder = $2 OR $3)";
+
+/// Cancels the active bookings of series `$1` that start at or after `$4` (holder `$2`, or
+/// `$3` an operator); their ids.
+pub(super) const SERIES_CANCEL_SQL: &str = "
+UPDATE redmark_bookings SET cancelled = true, released = false
+    WHERE series = $1 AND (holder = $2 OR $3) AND NOT cancelled AND start_minute >= $4
+    RETURNING id
+";
+
 /// Each booking's trail (additive: an older release never reads it), created idempotently at
 /// every start: one row a change, [`Step::to_bytes`](redmark_core::booking::Step::to_bytes) in
 /// `step`, in `seq` order.
@@ -119,7 +172,7 @@ CREATE TABLE IF NOT EXISTS redmark_trail (
 /// byte by byte (`COLLATE "C"`, as every other store orders them, whatever the database's
 /// collation); `redmark_bookings_mine_by_start` serves it.
 pub(super) const NEXT_HELD_SQL: &str = "
-SELECT id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, checked_in
+SELECT id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, checked_in, series
     FROM redmark_bookings
     WHERE holder = $1 AND (NOT cancelled OR released)
     AND (start_minute, room COLLATE \"C\") > ($2::int4, $3::text COLLATE \"C\")
@@ -130,7 +183,7 @@ SELECT id, room, start_minute, end_minute, title, attendees, holder, nonce, canc
 /// A room's first active booking that ends after a minute: active bookings of a room never
 /// overlap, so end order is start order; `redmark_bookings_room_ends` serves it.
 pub(super) const NEXT_IN_ROOM_SQL: &str = "
-SELECT id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, checked_in
+SELECT id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, checked_in, series
     FROM redmark_bookings
     WHERE room = $1 AND end_minute > $2 AND NOT cancelled
     ORDER BY end_minute
@@ -149,7 +202,7 @@ UPDATE redmark_bookings r SET end_minute = $4
         WHERE o.room = r.room AND NOT o.cancelled AND o.id <> r.id
         AND int4range(o.start_minute, o.end_minute) && int4range(LEAST($3, $4), $4))
     RETURNING r.id, r.room, r.start_minute, r.end_minute, r.title, r.attendees, r.holder,
-        r.nonce, r.cancelled, r.released, r.checked_in
+        r.nonce, r.cancelled, r.released, r.checked_in, r.series
 ";
 
 /// Marks a holder's active booking checked in, keeping trail step `$3` when it changed; one
@@ -159,13 +212,13 @@ pub(super) const CHECK_IN_SQL: &str = "
 WITH u AS (
     UPDATE redmark_bookings SET checked_in = true
     WHERE id = $1 AND holder = $2 AND NOT cancelled AND NOT checked_in
-    RETURNING id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, checked_in
+    RETURNING id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, checked_in, series
 ), t AS (
     INSERT INTO redmark_trail (booking_id, step) SELECT id, $3 FROM u
 )
 SELECT * FROM u
 UNION ALL
-SELECT id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, checked_in
+SELECT id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, checked_in, series
     FROM redmark_bookings WHERE id = $1 AND holder = $2 AND NOT EXISTS (SELECT FROM u)
 ";
 
@@ -181,7 +234,7 @@ WITH r AS (
         WHERE NOT cancelled AND NOT checked_in AND start_minute + $2 <= $1 AND end_minute > $1
         ORDER BY start_minute, id LIMIT 1 FOR UPDATE SKIP LOCKED)
     AND NOT cancelled AND NOT checked_in
-    RETURNING id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, checked_in
+    RETURNING id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, checked_in, series
 ), t AS (
     INSERT INTO redmark_trail (booking_id, step) SELECT id, $3 FROM r
 )
@@ -191,7 +244,7 @@ SELECT * FROM r
 /// The columns of a booking, in the order [`decode`] reads them.
 pub(super) const COLS: &str =
     "id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, \
-     checked_in";
+     checked_in, series";
 
 /// Books, or says who already holds the nonce (kind 1) or the earliest active booking of the
 /// room that overlaps (kind 2). The outer reads see the statement's snapshot; a conflict with
@@ -202,14 +255,14 @@ WITH ins AS (
     INSERT INTO redmark_bookings (room, start_minute, end_minute, title, attendees, holder, nonce)
     VALUES ($1, $2, $3, $4, $5, $6, $7)
     ON CONFLICT DO NOTHING
-    RETURNING id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, checked_in
+    RETURNING id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, checked_in, series
 )
 SELECT 0 AS kind, * FROM ins
 UNION ALL
-SELECT 1, id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, checked_in
+SELECT 1, id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, checked_in, series
     FROM redmark_bookings WHERE holder = $6 AND nonce = $7
 UNION ALL
-(SELECT 2, id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, checked_in
+(SELECT 2, id, room, start_minute, end_minute, title, attendees, holder, nonce, cancelled, released, checked_in, series
     FROM redmark_bookings WHERE room = $1 AND NOT cancelled
     AND int4range(start_minute, end_minute) && int4range($2, $3)
     ORDER BY start_minute LIMIT 1)
@@ -261,6 +314,13 @@ pub(super) struct Statements {
     pub(super) trail: Statement,
     pub(super) trail_many: Statement,
     pub(super) trail_of: Statement,
+    pub(super) series_clash: Statement,
+    pub(super) series_insert: Statement,
+    pub(super) series_mark: Statement,
+    pub(super) series_drop: Statement,
+    pub(super) series_ids: Statement,
+    pub(super) series_may: Statement,
+    pub(super) series_cancel: Statement,
 }
 
 impl Conn {
@@ -305,6 +365,13 @@ impl Conn {
                      ORDER BY seq DESC LIMIT $2",
                 )
                 .await?,
+            series_clash: client.prepare(SERIES_CLASH_SQL).await?,
+            series_insert: client.prepare(SERIES_INSERT_SQL).await?,
+            series_mark: client.prepare(SERIES_MARK_SQL).await?,
+            series_drop: client.prepare(SERIES_DROP_SQL).await?,
+            series_ids: client.prepare(SERIES_IDS_SQL).await?,
+            series_may: client.prepare(SERIES_MAY_SQL).await?,
+            series_cancel: client.prepare(SERIES_CANCEL_SQL).await?,
         };
         Ok(Conn { client, s })
     }
@@ -358,6 +425,16 @@ pub(super) async fn migrate(client: &mut Client) -> Result<(), String> {
         .map_err(e)?;
         tracing::info!("booking store: schema brought to version 3 (check-in, release)");
     }
+    if v < 4 {
+        tx.batch_execute(SERIES).await.map_err(e)?;
+        tx.execute(
+            "UPDATE redmark_meta SET value = 4 WHERE key = 'schema'",
+            &[],
+        )
+        .await
+        .map_err(e)?;
+        tracing::info!("booking store: schema brought to version 4 (series)");
+    }
     tx.commit().await.map_err(e)
 }
 
@@ -400,6 +477,7 @@ pub(super) fn decode_quiet(row: &Row, at: usize) -> Option<Booking> {
     let cancelled: bool = row.try_get(at + 8).ok()?;
     let released: bool = row.try_get(at + 9).ok()?;
     let checked_in: bool = row.try_get(at + 10).ok()?;
+    let series: Option<i64> = row.try_get(at + 11).ok()?;
     Some(Booking {
         id: u32::try_from(id).ok()?,
         new: NewBooking {
@@ -416,5 +494,9 @@ pub(super) fn decode_quiet(row: &Row, at: usize) -> Option<Booking> {
             (false, _) => Status::Active,
         },
         checked_in,
+        series: match series {
+            Some(id) => Some(u32::try_from(id).ok()?),
+            None => None,
+        },
     })
 }

@@ -30,11 +30,11 @@ fn postgres_passes_the_store_suite() {
         .block_on(occupant(&mut again, "atrium", slot(9)))
         .unwrap()
         .is_some());
-    assert_eq!(pg.psql("SELECT count(*) FROM redmark_bookings"), "23");
+    assert_eq!(pg.psql("SELECT count(*) FROM redmark_bookings"), "28");
     // Every booking made has its trail, in the same transaction.
     assert_eq!(
         pg.psql("SELECT count(DISTINCT booking_id) FROM redmark_trail"),
-        "23"
+        "28"
     );
 }
 
@@ -394,4 +394,62 @@ fn three_instances_release_each_no_show_once_and_no_checked_in_one() {
         pg.psql("SELECT count(*) FROM redmark_bookings WHERE released"),
         once.len().to_string()
     );
+}
+
+/// A series whose occurrence another instance takes after the series' clash check (its row
+/// inserted, not yet committed) comes back taken, with nothing of it stored: the exclusion
+/// constraint's conflict is an answer, not a failed batch.
+#[test]
+fn a_series_raced_by_another_instance_is_taken_whole() {
+    use redmark_core::booking::{Occurrence, SeriesCommit};
+    let Some(pg) = Cluster::start_or_skip() else {
+        return;
+    };
+    let rt = runtime();
+    let mut s = rt.block_on(PgStore::open(&pg.url())).expect(NO_PG);
+    let week = |k: u32| {
+        let start = Day::parse("2099-06-04").unwrap().first_minute() + 7 * 1440 * k + 540;
+        Span::new(start, start + 60).unwrap()
+    };
+    let occ: Vec<Occurrence> = (0..4)
+        .map(|k| Occurrence {
+            span: week(k),
+            elsewhere: false,
+        })
+        .collect();
+    // The other instance: its booking of the second week inserted and held uncommitted.
+    let (start, end) = (week(1).start, week(1).end);
+    let hold = format!(
+        "BEGIN; INSERT INTO redmark_bookings (room, start_minute, end_minute, title, attendees, \
+         holder, nonce) VALUES ('hall', {start}, {end}, '', 1, '\\x0909090909090909', \
+         '\\x0909090909090909'); SELECT pg_sleep(3); COMMIT;"
+    );
+    let mut other = std::process::Command::new(pg.bin().join("psql"))
+        .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", &hold])
+        .arg(pg.url())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("run psql");
+    let sleeping = "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep'";
+    for _ in 0..200 {
+        if pg.psql(sleeping) == "1" {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    assert_eq!(pg.psql(sleeping), "1", "the other instance holds its row");
+    let base = NewBooking {
+        span: week(0),
+        ..new("hall", 9, 4, 77)
+    };
+    let by = Actor::holder(base.holder);
+    let got = rt.block_on(s.commit_series(&base, "", &occ, &by));
+    assert_eq!(got, Ok(SeriesCommit::Taken(0b10)));
+    assert!(other.wait().unwrap().success());
+    let mine = "SELECT count(*) FROM redmark_bookings WHERE holder = '\\x0404040404040404'";
+    assert_eq!(pg.psql(mine), "0", "none of the series stays");
+    assert_eq!(pg.psql("SELECT count(*) FROM redmark_bookings"), "1");
+    // Asked again, the clash is seen by the check itself.
+    let got = rt.block_on(s.commit_series(&base, "", &occ, &by));
+    assert_eq!(got, Ok(SeriesCommit::Taken(0b10)));
 }

@@ -10,7 +10,8 @@ use std::time::Duration;
 use futures_util::future::try_join_all;
 use redmark_core::booking::{
     end_step, latest, Actor, Booking, BookingId, Change, Commit, EndStep, Holder, Minute,
-    NewBooking, Resized, RoomId, Status, Step, StoreError, Trail,
+    NewBooking, Occurrence, Resized, RoomId, SeriesCommit, SeriesIds, Status, Step, StoreError,
+    Trail,
 };
 use redmark_core::limits::TRAIL_SHOWN;
 use redmark_core::seal::Nonce;
@@ -42,6 +43,8 @@ pub(super) enum Op {
     CheckIn(BookingId, Actor),
     Release(Minute, u16, Actor),
     Trail(BookingId),
+    Series(NewBooking, RoomId, Vec<Occurrence>, Actor),
+    CancelSeries(BookingId, Minute, Actor),
 }
 
 /// What a call returned.
@@ -51,6 +54,8 @@ pub(super) enum Reply {
     Booking(Option<Booking>),
     Resized(Option<Resized>),
     Trail(Trail),
+    Series(SeriesCommit),
+    Ids(Option<SeriesIds>),
 }
 
 /// Calls that go into one transaction together, in order (one [`Store`](redmark_core::booking::Store) call, or a whole
@@ -295,6 +300,7 @@ pub(super) async fn insert_many(
                 new: new.clone(),
                 status: Status::Active,
                 checked_in: false,
+                series: None,
             }))),
             Err(_) => Err(StoreError::Corrupt),
         });
@@ -338,6 +344,14 @@ pub(super) async fn run(
             .query(&s.next_in_room, &[&room.as_str(), &minute(*from)])
             .await?),
         Op::Cancel(id, by) => cancel(tx, s, *id, by).await?,
+        Op::Series(base, other, occ, by) => {
+            super::series::commit_series(tx, s, base, other, occ, by)
+                .await?
+                .map(Reply::Series)
+        }
+        Op::CancelSeries(series, from, by) => Ok(Reply::Ids(
+            super::series::cancel_series(tx, s, *series, *from, by).await?,
+        )),
         Op::SetEnd(id, by, from, to) => set_end(tx, s, *id, by, *from, *to).await?,
         Op::CheckIn(id, by) => {
             let step = Step {

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use redmark_core::booking::{
-    Actor, Booking, BookingId, Commit, Holder, Minute, NewBooking, Resized, Store, StoreError,
-    Trail,
+    Actor, Booking, BookingId, Commit, Holder, Minute, NewBooking, Occurrence, Resized,
+    SeriesCommit, SeriesIds, Store, StoreError, Trail,
 };
 use redmark_core::seal::Nonce;
 
@@ -138,6 +138,34 @@ impl Store for RedbBookings {
         let by = *by;
         self.committer
             .write(move |t| t.release_due(now, window, &by))
+            .await
+    }
+
+    async fn commit_series(
+        &mut self,
+        base: &NewBooking,
+        other: &str,
+        occurrences: &[Occurrence],
+        by: &Actor,
+    ) -> Result<SeriesCommit, StoreError> {
+        self.fence.queued_behind_earlier();
+        let (base, other, occurrences, by) =
+            (base.clone(), other.to_owned(), occurrences.to_vec(), *by);
+        self.committer
+            .write(move |t| t.book_series(&base, &other, &occurrences, &by))
+            .await?
+    }
+
+    async fn cancel_series(
+        &mut self,
+        series: BookingId,
+        from: Minute,
+        by: &Actor,
+    ) -> Result<Option<SeriesIds>, StoreError> {
+        self.fence.queued_behind_earlier();
+        let by = *by;
+        self.committer
+            .write(move |t| t.cancel_series(series, from, &by))
             .await
     }
 }

@@ -98,6 +98,7 @@ fn book_as_0cacbc5(db: &Database, new: &NewBooking) -> Commit {
             new: new.clone(),
             status: Status::Active,
             checked_in: false,
+            series: None,
         };
         bookings.insert(id, &encode(&b)[..]).unwrap();
         tx.open_table(NONCES)

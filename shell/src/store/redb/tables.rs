@@ -9,8 +9,9 @@ pub(super) use super::errors::{corrupt, fault};
 use super::tiers::{Due, Index, Levels, Tiers};
 use super::trail::{keep, TrailTable, TRAIL};
 use redmark_core::booking::{
-    due, end_step, Actor, Booking, BookingId, Change, Commit, Day, EndStep, Holder, Minute,
-    NewBooking, Resized, RoomId, Span, Status, StoreError, Title, MAX_MINUTES,
+    cancels_with_series, due, end_step, occurrence, Actor, Booking, BookingId, Change, Commit, Day,
+    EndStep, Holder, Minute, NewBooking, Occurrence, Resized, RoomId, SeriesCommit, SeriesIds,
+    Span, Status, StoreError, Title, MAX_MINUTES,
 };
 
 pub(super) const BOOKINGS: TableDefinition<u32, &[u8]> = TableDefinition::new("bookings");
@@ -68,6 +69,9 @@ pub(super) const RECORD_V2: u8 = 2;
 /// only for such a booking, so a store that never used check-in stays v2 (the release before
 /// reads it).
 pub(super) const RECORD_V3: u8 = 3;
+/// A v3 record followed by the series' id (u32 LE) after the title: written only for an
+/// occurrence of a series, so a store that never booked one stays as it was.
+pub(super) const RECORD_V4: u8 = 4;
 /// Bit 7 of a v3 record's status byte: its holder checked in.
 const CHECKED_IN: u8 = 0x80;
 
@@ -101,7 +105,11 @@ pub(super) fn encode(b: &Booking) -> Vec<u8> {
     let n = &b.new;
     let mut r = Vec::with_capacity(30 + n.room.len() + n.title.len());
     let v3 = b.checked_in || b.status == Status::Released;
-    r.push(if v3 { RECORD_V3 } else { RECORD_V2 });
+    r.push(match (b.series, v3) {
+        (Some(_), _) => RECORD_V4,
+        (None, true) => RECORD_V3,
+        (None, false) => RECORD_V2,
+    });
     let status = match b.status {
         Status::Active => 0,
         Status::Cancelled => 1,
@@ -117,6 +125,9 @@ pub(super) fn encode(b: &Booking) -> Vec<u8> {
     r.extend_from_slice(n.room.as_bytes());
     r.push(n.title.len() as u8);
     r.extend_from_slice(n.title.as_bytes());
+    if let Some(series) = b.series {
+        r.extend_from_slice(&series.to_le_bytes());
+    }
     r
 }
 
@@ -130,14 +141,14 @@ pub(super) fn decode_quiet(id: BookingId, r: &[u8]) -> Option<Booking> {
     let (status, checked_in) = match (r[0], byte & !CHECKED_IN, byte & CHECKED_IN != 0) {
         (_, 0, false) => (Status::Active, false),
         (_, 1, false) => (Status::Cancelled, false),
-        (RECORD_V3, 0, checked_in) => (Status::Active, checked_in),
-        (RECORD_V3, 1, checked_in) => (Status::Cancelled, checked_in),
-        (RECORD_V3, 2, false) => (Status::Released, false),
+        (RECORD_V3 | RECORD_V4, 0, checked_in) => (Status::Active, checked_in),
+        (RECORD_V3 | RECORD_V4, 1, checked_in) => (Status::Cancelled, checked_in),
+        (RECORD_V3 | RECORD_V4, 2, false) => (Status::Released, false),
         _ => return None,
     };
     let (span, rest, title) = match r[0] {
         RECORD_V1 => (decode_hour(r.get(2..7)?)?, r.get(7..)?, None),
-        RECORD_V2 | RECORD_V3 => {
+        RECORD_V2 | RECORD_V3 | RECORD_V4 => {
             let word = |at: usize| Some(u32::from_le_bytes(r.get(at..at + 4)?.try_into().ok()?));
             // A damaged but decodable record must not reach a span's arithmetic.
             let span = Span::new(word(2)?, word(6)?)?;
@@ -152,15 +163,20 @@ pub(super) fn decode_quiet(id: BookingId, r: &[u8]) -> Option<Booking> {
     let len = usize::from(*rest.get(18)?);
     let room = std::str::from_utf8(rest.get(19..19 + len)?).ok()?;
     let room = RoomId::try_from(room).ok()?;
+    let mut series = None;
     let title = match title {
         None => Title::new(),
         Some(()) => {
             let after = rest.get(19 + len..)?;
             let tlen = usize::from(*after.first()?);
-            if after.len() != 1 + tlen {
+            let tail = if r[0] == RECORD_V4 { 4 } else { 0 };
+            if after.len() != 1 + tlen + tail {
                 return None;
             }
-            Title::try_from(std::str::from_utf8(&after[1..]).ok()?).ok()?
+            if tail > 0 {
+                series = Some(u32::from_le_bytes(after.get(1 + tlen..)?.try_into().ok()?));
+            }
+            Title::try_from(std::str::from_utf8(&after[1..1 + tlen]).ok()?).ok()?
         }
     };
     Some(Booking {
@@ -175,6 +191,7 @@ pub(super) fn decode_quiet(id: BookingId, r: &[u8]) -> Option<Booking> {
         },
         status,
         checked_in,
+        series,
     })
 }
 
@@ -310,12 +327,106 @@ impl<'t> Tables<'t> {
             new: new.clone(),
             status: Status::Active,
             checked_in: false,
+            series: None,
         };
         self.bookings.insert(id, &encode(&b)[..]).map_err(fault)?;
         self.nonces.insert(&operation[..], id)?;
         self.index(&b)?;
         keep(&mut self.trail, id, Change::Made, by)?;
         Ok(Ok(Commit::Created(b)))
+    }
+
+    /// Books a whole series ([`Store::commit_series`](redmark_core::booking::Store::commit_series)):
+    /// every occurrence checked first, then all written under consecutive ids, or nothing.
+    /// `Ok(Err(Full))`: refused, nothing changed.
+    pub(super) fn book_series(
+        &mut self,
+        base: &NewBooking,
+        other: &str,
+        occurrences: &[Occurrence],
+        by: &Actor,
+    ) -> Result<Result<SeriesCommit, StoreError>, StoreError> {
+        let operation = [&base.holder[..], &base.nonce[..]].concat();
+        if let Some(first) = self.nonces.get(&operation[..])? {
+            let b = indexed(&self.bookings, first)?;
+            let series = b.series.unwrap_or(b.id);
+            let mut ids = SeriesIds::new();
+            let mut id = series;
+            while let Some(o) = load(&self.bookings, id)?.filter(|o| o.series == Some(series)) {
+                if ids.push(o.id).is_err() {
+                    break;
+                }
+                id = id.saturating_add(1);
+            }
+            return Ok(Ok(SeriesCommit::Replayed(series, ids)));
+        }
+        let mut news = Vec::with_capacity(occurrences.len());
+        let mut taken = 0u64;
+        for (i, o) in occurrences.iter().enumerate() {
+            let new = occurrence(base, other, o, i)?;
+            let first = next_in_room(&self.rooms, &self.bookings, &new.room, new.span.start)?;
+            if first.is_some_and(|b| b.new.span.overlaps(&new.span)) {
+                taken |= 1 << i;
+            }
+            news.push(new);
+        }
+        if taken != 0 {
+            return Ok(Ok(SeriesCommit::Taken(taken)));
+        }
+        let last = self
+            .bookings
+            .last()
+            .map_err(fault)?
+            .map_or(0, |(k, _)| k.value());
+        let series = last.saturating_add(1);
+        let Some(_) = last.checked_add(news.len() as u32) else {
+            return Ok(Err(StoreError::Full));
+        };
+        let mut ids = SeriesIds::new();
+        for (k, new) in news.into_iter().enumerate() {
+            let id = series + k as u32;
+            let b = Booking {
+                id,
+                new,
+                status: Status::Active,
+                checked_in: false,
+                series: Some(series),
+            };
+            let operation = [&b.new.holder[..], &b.new.nonce[..]].concat();
+            self.bookings.insert(id, &encode(&b)[..]).map_err(fault)?;
+            self.nonces.insert(&operation[..], id)?;
+            self.index(&b)?;
+            keep(&mut self.trail, id, Change::Made, by)?;
+            let _ = ids.push(id);
+        }
+        Ok(Ok(SeriesCommit::Created(series, ids)))
+    }
+
+    /// Cancels what is left of series `series` from `from`
+    /// ([`Store::cancel_series`](redmark_core::booking::Store::cancel_series)): its bookings
+    /// have consecutive ids from the series' own, each cancelled as [`Tables::cancel`] does.
+    pub(super) fn cancel_series(
+        &mut self,
+        series: BookingId,
+        from: Minute,
+        by: &Actor,
+    ) -> Result<Option<SeriesIds>, StoreError> {
+        let may =
+            |b: &Booking| b.series == Some(series) && (by.operator || b.new.holder == by.holder);
+        if !load(&self.bookings, series)?.is_some_and(|b| may(&b)) {
+            return Ok(None);
+        }
+        let mut ids = SeriesIds::new();
+        let mut id = series;
+        while let Some(b) = load(&self.bookings, id)?.filter(|b| b.series == Some(series)) {
+            if cancels_with_series(&b, series, from) {
+                self.cancel(id, by)?;
+                let _ = ids.push(id);
+            }
+            let Some(next) = id.checked_add(1) else { break };
+            id = next;
+        }
+        Ok(Some(ids))
     }
 
     /// Enters active booking `b` in both indexes.

@@ -70,6 +70,7 @@ fn v1_records_read_as_their_hour_and_impossible_ones_do_not_decode() {
         new: new("atrium", 23, 1),
         status: Status::Active,
         checked_in: false,
+        series: None,
     };
     let r = v1_record(0, DAY, 23, "atrium", 7, 1);
     assert_eq!(decode_quiet(1, &r), Some(good));
@@ -106,6 +107,7 @@ fn v2_records_keep_span_and_title_and_damaged_ones_do_not_decode() {
         },
         status: Status::Cancelled,
         checked_in: false,
+        series: None,
     };
     let r = encode(&b);
     assert_eq!(r[0], 2);
@@ -308,4 +310,33 @@ fn random_intervals_from_8_clients_never_overlap_and_survive_reopen() {
     );
     drop(store);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// An occurrence of a series is a v4 record (a v3 one and the series' id after the title);
+/// a single booking stays v2, and a v4 record cut or padded does not decode.
+#[test]
+fn an_occurrence_of_a_series_is_a_v4_record_with_its_series() {
+    let b = Booking {
+        id: 9,
+        new: NewBooking {
+            title: Title::try_from("Weekly sync").unwrap(),
+            ..new("atrium", 9, 1)
+        },
+        status: Status::Active,
+        checked_in: true,
+        series: Some(7),
+    };
+    let r = encode(&b);
+    assert_eq!(r[0], 4);
+    assert_eq!(decode_quiet(9, &r), Some(b.clone()));
+    assert_eq!(decode_quiet(9, &r[..r.len() - 1]), None, "cut short");
+    let mut padded = r.clone();
+    padded.push(0);
+    assert_eq!(decode_quiet(9, &padded), None, "padded");
+    let single = Booking {
+        series: None,
+        checked_in: false,
+        ..b
+    };
+    assert_eq!(encode(&single)[0], 2);
 }

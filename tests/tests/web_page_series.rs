@@ -1,0 +1,95 @@
+//! The booking page books a weekly series through its "Call a tool" form (book_room's
+//! `repeat` and `count` are fields of it like any argument) and renders the one question about
+//! the 3 Thursdays taken; the room picked there holds those 3, the atrium the other 9.
+
+#![cfg_attr(not(browser_tools), allow(dead_code, unused_imports))]
+
+use std::net::SocketAddr;
+
+use redmark_tests::browser::Browser;
+use redmark_tests::page::{wait_question, wait_says};
+use redmark_tests::server::{post_mcp, tool_call, Server, TempDir};
+use serde_json::{json, Value};
+
+/// The series' first Thursday.
+const DAY: &str = "2099-09-17";
+/// The Thursdays taken in the atrium at 09:00.
+const TAKEN: [&str; 3] = ["2099-10-01", "2099-10-22", "2099-11-12"];
+
+/// `tool` with `args` over plain HTTP (the page's own principal, anonymous): the result.
+fn call(addr: SocketAddr, tool: &str, args: Value) -> Value {
+    let r = post_mcp(addr, &tool_call(1, tool, args, true), &[]);
+    r.json()["result"].clone()
+}
+
+/// The rooms of the bookings on `day` (the page's principal's, as `list_bookings` lists them).
+fn rooms_on(addr: SocketAddr, day: &str) -> Vec<String> {
+    let r = call(addr, "list_bookings", json!({"day": day}));
+    let list = r["structuredContent"]["bookings"].as_array().cloned();
+    list.unwrap_or_else(|| panic!("{r}"))
+        .iter()
+        .map(|b| b["room_id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+#[cfg_attr(not(browser_tools), ignore = "chromium/chromedriver are not installed")]
+fn the_page_books_a_weekly_series_and_answers_its_clashes_with_another_room() {
+    let data = TempDir::new("web-series");
+    let s = Server::start(&["--http", "127.0.0.1:0"], data.path());
+    let addr = s.http[0];
+    for day in TAKEN {
+        let r = call(
+            addr,
+            "book_room",
+            json!({"day": day, "hour": 9, "room_id": "atrium"}),
+        );
+        assert_eq!(r["structuredContent"]["booked"], true, "{r}");
+    }
+    let b = Browser::start(1000, 1300);
+    b.goto(&format!("http://{addr}/?day={DAY}"));
+    b.js(
+        "const s = document.getElementById('tool'); s.value = 'book_room';\
+         s.dispatchEvent(new Event('change'));",
+        json!([]),
+    );
+    for (field, value) in [
+        ("day", DAY),
+        ("hour", "9"),
+        ("room_id", "atrium"),
+        ("repeat", "weekly"),
+        ("count", "12"),
+        ("title", "Weekly sync"),
+    ] {
+        let input = b.find(&format!("#tool-args [data-field={field}] input"));
+        b.fill(&input, value);
+    }
+    b.click(&b.find("#call"));
+    wait_question(&b, "series");
+    let asked = b.text(&b.find("#ask"));
+    assert!(
+        asked.contains("Weekly on Thu 09:00–10:00 (UTC) (12 dates) in The Atrium: 3 of them"),
+        "{asked}"
+    );
+    for day in TAKEN {
+        assert!(asked.contains(&format!("{day} (taken")), "{day}: {asked}");
+    }
+    b.click(&b.find("#ask [data-field=choice] input[value='studio-b']"));
+    b.click(&b.find("#ask button[data-action=accept]"));
+    let said = wait_says(&b, "status", "Booked Weekly on Thu 09:00–10:00 (UTC)");
+    assert!(said.contains("in Studio B"), "{said}");
+    for day in TAKEN {
+        assert_eq!(rooms_on(addr, day), ["atrium", "studio-b"], "{day}");
+    }
+    assert_eq!(rooms_on(addr, "2099-10-08"), ["atrium"]);
+    assert_eq!(
+        rooms_on(addr, "2099-12-03"),
+        ["atrium"],
+        "the twelfth Thursday"
+    );
+    assert_eq!(
+        rooms_on(addr, "2099-12-10"),
+        Vec::<String>::new(),
+        "no thirteenth"
+    );
+}
