@@ -14,18 +14,30 @@
 //!     "params":{"_meta": meta(serde_json::json!({}))}}));
 //! assert!(r["result"].is_object());
 //! ```
+//!
+//! This file builds and starts the server and runs commands; the JSON-RPC messages a test
+//! sends are in `server/messages.rs`, the line client in `server/line_client.rs`, raw HTTP in
+//! `server/http.rs` (all re-exported here).
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Read};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::mpsc::{self, Receiver};
+use std::sync::mpsc;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+mod http;
+mod line_client;
+mod messages;
+
+pub use http::{http, post_mcp, post_mcp_headers, HttpResponse};
+pub use line_client::LineClient;
+pub use messages::{discover, meta, retry, tool_call};
+
+use serde_json::Value;
 
 /// The longest any helper waits for the server (start-up, one reply); generous for slow CI
 /// machines, never a speed check.
@@ -326,296 +338,4 @@ pub fn run_bounded(mut cmd: Command) -> Run {
         stdout: out.join().expect("stdout reader"),
         stderr: err.join().expect("stderr reader"),
     }
-}
-
-/// `_meta` of a 2026-07-28 request with these client capabilities.
-pub fn meta(caps: Value) -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": VERSION,
-        "io.modelcontextprotocol/clientCapabilities": caps,
-        "io.modelcontextprotocol/clientInfo": {"name": "redmark-tests", "version": "0"},
-    })
-}
-
-/// A `server/discover` request with id `id`.
-pub fn discover(id: u64) -> Value {
-    json!({"jsonrpc":"2.0","id":id,"method":"server/discover","params":{"_meta": meta(json!({}))}})
-}
-
-/// A `tools/call` request (form-elicitation capable when `form` is true).
-pub fn tool_call(id: u64, name: &str, args: Value, form: bool) -> Value {
-    let caps = if form {
-        json!({"elicitation": {"form": {}}})
-    } else {
-        json!({})
-    };
-    json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":name,"arguments":args,"_meta":meta(caps)}})
-}
-
-/// `request` turned into its MRTR retry: new id, `inputResponses` and the echoed state.
-pub fn retry(request: &Value, id: u64, responses: Value, state: &str) -> Value {
-    let mut r = request.clone();
-    r["id"] = json!(id);
-    r["params"]["inputResponses"] = responses;
-    r["params"]["requestState"] = json!(state);
-    r
-}
-
-/// Newline-delimited JSON-RPC over any byte stream, with bounded reads. A TCP client shuts its
-/// socket down when dropped (the reading thread holds a clone of it).
-pub struct LineClient<R: Read, W: Write> {
-    reader: Receiver<Option<Vec<u8>>>,
-    writer: W,
-    on_drop: Option<Box<dyn FnOnce() + Send>>,
-    _r: std::marker::PhantomData<R>,
-}
-
-impl<R: Read, W: Write> Drop for LineClient<R, W> {
-    fn drop(&mut self) {
-        if let Some(f) = self.on_drop.take() {
-            f();
-        }
-    }
-}
-
-impl LineClient<TcpStream, TcpStream> {
-    /// Connects to `addr`.
-    pub fn tcp(addr: SocketAddr) -> Self {
-        let s = TcpStream::connect(addr).expect("connect");
-        let r = s.try_clone().expect("clone socket");
-        let closer = s.try_clone().expect("clone socket");
-        let mut c = LineClient::new(r, s);
-        c.on_drop = Some(Box::new(move || {
-            let _ = closer.shutdown(std::net::Shutdown::Both);
-        }));
-        c
-    }
-}
-
-impl<R: Read + Send + 'static, W: Write> LineClient<R, W> {
-    /// Reads lines from `r` on a thread; writes to `w`.
-    pub fn new(r: R, w: W) -> Self {
-        let (tx, rx) = mpsc::channel();
-        thread::spawn(move || {
-            let mut br = BufReader::new(r);
-            loop {
-                let mut line = Vec::new();
-                match br.read_until(b'\n', &mut line) {
-                    Ok(0) | Err(_) => {
-                        let _ = tx.send(None);
-                        return;
-                    }
-                    Ok(_) => {
-                        if line.last() == Some(&b'\n') {
-                            line.pop();
-                        }
-                        if tx.send(Some(line)).is_err() {
-                            return;
-                        }
-                    }
-                }
-            }
-        });
-        LineClient {
-            reader: rx,
-            writer: w,
-            on_drop: None,
-            _r: std::marker::PhantomData,
-        }
-    }
-
-    /// The writing half (e.g. to `shutdown` a TCP stream while the reader still runs).
-    pub fn writer(&mut self) -> &mut W {
-        &mut self.writer
-    }
-
-    /// Writes raw bytes (no newline added).
-    pub fn send_raw(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        self.writer.write_all(bytes)?;
-        self.writer.flush()
-    }
-
-    /// Writes `msg` as one line.
-    pub fn send(&mut self, msg: &Value) {
-        let mut line = serde_json::to_vec(msg).expect("serialize");
-        line.push(b'\n');
-        self.send_raw(&line).expect("write line");
-    }
-
-    /// The next line, or `None` at end of stream; panics after [`WAIT`].
-    pub fn recv_line(&mut self) -> Option<Vec<u8>> {
-        self.reader.recv_timeout(WAIT).expect("no reply in time")
-    }
-
-    /// The next line within `wait`: `Ok(Some)` a line, `Ok(None)` end of stream, `Err` nothing
-    /// arrived in time.
-    pub fn try_recv_line(
-        &mut self,
-        wait: Duration,
-    ) -> Result<Option<Vec<u8>>, mpsc::RecvTimeoutError> {
-        self.reader.recv_timeout(wait)
-    }
-
-    /// The next line as JSON; panics at end of stream.
-    pub fn recv(&mut self) -> Value {
-        let line = self.recv_line().expect("stream ended");
-        serde_json::from_slice(&line)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&line)))
-    }
-
-    /// Sends a request and returns the next message.
-    pub fn request(&mut self, msg: &Value) -> Value {
-        self.send(msg);
-        self.recv()
-    }
-}
-
-/// An HTTP response as read off the wire.
-#[derive(Debug)]
-pub struct HttpResponse {
-    /// Status code.
-    pub status: u16,
-    /// Headers, names lower-cased.
-    pub headers: Vec<(String, String)>,
-    /// Body bytes.
-    pub body: Vec<u8>,
-}
-
-impl HttpResponse {
-    /// The first header named `name` (lower-case).
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// The body as JSON (panics if it is not).
-    pub fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
-            panic!(
-                "body not JSON ({e}): {}",
-                String::from_utf8_lossy(&self.body)
-            )
-        })
-    }
-}
-
-/// One raw HTTP/1.1 exchange (`Connection: close`). `headers` are sent as given, after a
-/// `Host: 127.0.0.1:PORT` unless they contain their own `Host`.
-pub fn http(
-    addr: SocketAddr,
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: &[u8],
-) -> HttpResponse {
-    let mut s = TcpStream::connect(addr).expect("connect");
-    s.set_read_timeout(Some(WAIT)).expect("timeout");
-    let mut req = format!("{method} {path} HTTP/1.1\r\n");
-    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-        req.push_str(&format!("Host: {addr}\r\n"));
-    }
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
-    req.push_str(&format!(
-        "Content-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    ));
-    s.write_all(req.as_bytes()).expect("write head");
-    // A server may answer (413) before reading a large body; ignore a reset while sending it.
-    let _ = s.write_all(body);
-    let mut raw = Vec::new();
-    let _ = s.read_to_end(&mut raw);
-    parse_response(&raw)
-}
-
-fn parse_response(raw: &[u8]) -> HttpResponse {
-    let end = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("no HTTP head in response");
-    let head = String::from_utf8_lossy(&raw[..end]);
-    let mut lines = head.split("\r\n");
-    let status = lines
-        .next()
-        .and_then(|l| l.split(' ').nth(1))
-        .and_then(|c| c.parse().ok())
-        .expect("status line");
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
-        .collect();
-    let mut body = raw[end + 4..].to_vec();
-    if headers
-        .iter()
-        .any(|(k, v)| k == "transfer-encoding" && v.contains("chunked"))
-    {
-        body = dechunk(&body);
-    }
-    HttpResponse {
-        status,
-        headers,
-        body,
-    }
-}
-
-fn dechunk(mut b: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    while let Some(i) = b.windows(2).position(|w| w == b"\r\n") {
-        let size = usize::from_str_radix(String::from_utf8_lossy(&b[..i]).trim(), 16).unwrap_or(0);
-        if size == 0 {
-            break;
-        }
-        out.extend_from_slice(&b[i + 2..i + 2 + size]);
-        b = &b[i + 2 + size + 2..];
-    }
-    out
-}
-
-/// POSTs `body` to `/mcp` with exactly these MCP headers (`None`: absent), plus `extra`.
-pub fn post_mcp_headers(
-    addr: SocketAddr,
-    body: &[u8],
-    version: Option<&str>,
-    method: Option<&str>,
-    name: Option<&str>,
-    extra: &[(&str, &str)],
-) -> HttpResponse {
-    let mut h = vec![
-        ("Content-Type", "application/json"),
-        ("Accept", "application/json, text/event-stream"),
-    ];
-    if let Some(v) = version {
-        h.push(("MCP-Protocol-Version", v));
-    }
-    if let Some(m) = method {
-        h.push(("Mcp-Method", m));
-    }
-    if let Some(n) = name {
-        h.push(("Mcp-Name", n));
-    }
-    h.extend_from_slice(extra);
-    http(addr, "POST", "/mcp", &h, body)
-}
-
-/// POSTs one JSON-RPC message to `/mcp` with the MCP headers derived from it (version,
-/// method, and name for `tools/call`), plus `extra` headers.
-pub fn post_mcp(addr: SocketAddr, msg: &Value, extra: &[(&str, &str)]) -> HttpResponse {
-    let version = msg["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"]
-        .as_str()
-        .unwrap_or(VERSION);
-    let method = msg["method"].as_str().unwrap_or("");
-    let name = msg["params"]["name"]
-        .as_str()
-        .or_else(|| msg["params"]["uri"].as_str());
-    post_mcp_headers(
-        addr,
-        &serde_json::to_vec(msg).expect("serialize"),
-        Some(version),
-        Some(method),
-        name,
-        extra,
-    )
 }
