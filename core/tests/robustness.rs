@@ -320,7 +320,7 @@ fn notifications_over_http_are_checked_like_requests() {
 struct BrokenStore;
 
 impl Store for BrokenStore {
-    async fn commit(&mut self, _: &NewBooking) -> Result<Commit, StoreError> {
+    async fn commit_by(&mut self, _: &NewBooking, _: &Actor) -> Result<Commit, StoreError> {
         Err(StoreError::Io)
     }
     async fn get(&mut self, _: u32) -> Result<Option<Booking>, StoreError> {

@@ -428,7 +428,8 @@ impl<F: NorFlash, const N: usize> FlashStore<F, N> {
 }
 
 impl<F: NorFlash, const N: usize> Store for FlashStore<F, N> {
-    async fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
+    /// Keeps no trail (docs/panel.md): `_by` is not stored.
+    async fn commit_by(&mut self, new: &NewBooking, _by: &Actor) -> Result<Commit, StoreError> {
         if let Some(b) = self.made_by(&new.holder, &new.nonce).await? {
             return Ok(Commit::Replayed(b));
         }

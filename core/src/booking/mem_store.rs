@@ -48,10 +48,6 @@ impl<const N: usize> MemStore<N> {
 }
 
 impl<const N: usize> Store for MemStore<N> {
-    async fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
-        self.commit_by(new, &Actor::holder(new.holder)).await
-    }
-
     async fn commit_by(&mut self, new: &NewBooking, by: &Actor) -> Result<Commit, StoreError> {
         if let Some(b) = self.made_by(&new.holder, &new.nonce).await? {
             return Ok(Commit::Replayed(b));

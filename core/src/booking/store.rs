@@ -230,14 +230,13 @@ impl core::error::Error for StoreError {}
 #[allow(async_fn_in_trait)]
 pub trait Store {
     /// Books `new` unless the same holder's nonce already booked (then returns that booking)
-    /// or an active booking of the room overlaps its span. A `Created` booking is durable when this returns.
-    async fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError>;
-    /// [`Store::commit`], keeping `by` in a created booking's trail (what the tools call). The
-    /// default keeps no trail: only a store that keeps none leaves it (the panel's flash log,
-    /// docs/panel.md).
-    async fn commit_by(&mut self, new: &NewBooking, by: &Actor) -> Result<Commit, StoreError> {
-        let _ = by;
-        self.commit(new).await
+    /// or an active booking of the room overlaps its span, keeping `by` in a created booking's
+    /// trail. A `Created` booking is durable when this returns.
+    async fn commit_by(&mut self, new: &NewBooking, by: &Actor) -> Result<Commit, StoreError>;
+    /// [`Store::commit_by`] by the booking's own holder, nothing else said (a store's tests, a
+    /// host booking for itself).
+    async fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
+        self.commit_by(new, &Actor::holder(new.holder)).await
     }
     /// Marks booking `id` cancelled if `by` holds it or is an operator (idempotent), keeping
     /// `by` in its trail; returns it as it now stands, or `None` when there is no booking `id`
@@ -352,9 +351,6 @@ pub fn due(b: &Booking, now: Minute, window: u16) -> bool {
 
 /// A store lent to the app (e.g. one in a static) is a store.
 impl<S: Store + ?Sized> Store for &mut S {
-    async fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
-        (**self).commit(new).await
-    }
     async fn commit_by(&mut self, new: &NewBooking, by: &Actor) -> Result<Commit, StoreError> {
         (**self).commit_by(new, by).await
     }

@@ -53,13 +53,6 @@ impl Hooked {
 }
 
 impl Store for Hooked {
-    async fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
-        self.tick().await;
-        if let Some(gate) = &self.gate {
-            let _ = gate.acquire().await;
-        }
-        self.inner.commit(new).await
-    }
     async fn commit_by(&mut self, new: &NewBooking, by: &Actor) -> Result<Commit, StoreError> {
         self.tick().await;
         if let Some(gate) = &self.gate {

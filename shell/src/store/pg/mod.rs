@@ -172,10 +172,6 @@ impl PgStore {
 }
 
 impl Store for PgStore {
-    async fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
-        self.commit_by(new, &Actor::holder(new.holder)).await
-    }
-
     async fn commit_by(&mut self, new: &NewBooking, by: &Actor) -> Result<Commit, StoreError> {
         let made = match self.call(Op::Commit(new.clone(), *by)).await {
             Ok(Reply::Commit(c)) => Ok(c),

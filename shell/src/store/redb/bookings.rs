@@ -55,10 +55,6 @@ impl RedbBookings {
 }
 
 impl Store for RedbBookings {
-    async fn commit(&mut self, new: &NewBooking) -> Result<Commit, StoreError> {
-        self.commit_by(new, &Actor::holder(new.holder)).await
-    }
-
     async fn commit_by(&mut self, new: &NewBooking, by: &Actor) -> Result<Commit, StoreError> {
         self.fence.queued_behind_earlier();
         let (new, by) = (new.clone(), *by);
