@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Debian's headless-capable Chromium and its ChromeDriver (/usr/bin/chromium,
-# /usr/bin/chromedriver) for the booking page's browser tests (tests/tests/web_page.rs) and
+# /usr/bin/chromedriver) for the booking page's browser tests (tests/tests/web_page*.rs) and
 # scripts/screenshots.sh. Idempotent: does nothing when both are there. Debian's package, not
 # a browser download: the archive's current security build (its version is printed), since the
 # archive keeps only that one and a pinned older build would stop installing.

@@ -1,6 +1,8 @@
 //! What the booking page's browser tests wait for: a grid cell's state, the status line, a
 //! question's form (each bounded by [`SHOW`]).
 
+pub mod setup;
+
 use std::time::Duration;
 
 use serde_json::json;

@@ -4,18 +4,14 @@
 
 #![cfg_attr(not(browser_tools), allow(dead_code, unused_imports))]
 
-use std::net::SocketAddr;
-use std::time::Duration;
-
 use redmark_tests::browser::{key, Browser};
-use redmark_tests::server::{post_mcp, tool_call, Server, TempDir};
-use serde_json::{json, Value};
+use redmark_tests::page::setup::{book, DAY};
+use redmark_tests::page::SHOW;
+use redmark_tests::server::{Server, TempDir};
+use serde_json::json;
 
-const DAY: &str = "2099-09-17";
 const ALICE: &str = "alice-token-0123456789";
 const BOB: &str = "bob-token-0123456789ab";
-/// How long the page may take to show what the test waits for.
-const SHOW: Duration = Duration::from_secs(30);
 
 const FLOOR: &str = r#"public_titles = true
 
@@ -29,22 +25,6 @@ id = "nook"
 name = "The Nook"
 seats = 4
 "#;
-
-/// Books with `args` over plain HTTP as the holder of `token`.
-fn book(addr: SocketAddr, token: &str, args: Value) {
-    let auth = format!("Bearer {token}");
-    let r = post_mcp(
-        addr,
-        &tool_call(9, "book_room", args.clone(), false),
-        &[("Authorization", &auth)],
-    );
-    assert_eq!(
-        r.json()["result"]["structuredContent"]["booked"],
-        true,
-        "{args}: {}",
-        String::from_utf8_lossy(&r.body)
-    );
-}
 
 #[test]
 #[cfg_attr(not(browser_tools), ignore = "chromium/chromedriver are not installed")]
@@ -67,11 +47,15 @@ fn on_a_floor_with_public_titles_anothers_block_shows_its_title() {
     );
     let addr = s.http[0];
     let at = |start: &str, minutes: u16, title: &str, room: &str| json!({"day": DAY, "start": start, "minutes": minutes, "title": title, "room_id": room});
-    book(addr, ALICE, at("09:30", 45, "Design review", "atrium"));
-    book(addr, BOB, at("09:30", 45, "Secret plan", "nook"));
+    book(
+        addr,
+        Some(ALICE),
+        at("09:30", 45, "Design review", "atrium"),
+    );
+    book(addr, Some(BOB), at("09:30", 45, "Secret plan", "nook"));
     // Back to back with Alice's: one busy run on day_schedule, two blocks on the grid.
-    book(addr, BOB, at("10:15", 15, "Stand-up", "atrium"));
-    book(addr, BOB, at("11:00", 30, "", "atrium"));
+    book(addr, Some(BOB), at("10:15", 15, "Stand-up", "atrium"));
+    book(addr, Some(BOB), at("11:00", 30, "", "atrium"));
     let b = Browser::start(1000, 1300);
     b.goto(&format!("http://{addr}/?day={DAY}"));
     b.wait_js(
