@@ -86,7 +86,14 @@ pub const MAX_BOOKING_ID_ARG: usize = 16;
 pub const MAX_LISTED: usize = 8;
 /// Output buffer a full `list_bookings` page of the default floor fits (with an id of up to
 /// [`MAX_ID`] bytes); with a smaller one, a full page is the engine's "does not fit" error.
+#[cfg(not(feature = "series"))]
 pub const LIST_OUT: usize = 5 * 1024;
+/// Output buffer a full `list_bookings` page of the default floor fits (with an id of up to
+/// [`MAX_ID`] bytes); with a smaller one, a full page is the engine's "does not fit" error.
+/// With `series` a page may hold [`MAX_SERIES_LISTED`] series lines: 6.3 KiB measured with
+/// the longest titles and named exceptions (`core/tests/series.rs`).
+#[cfg(feature = "series")]
+pub const LIST_OUT: usize = 7 * 1024;
 /// Most UTF-8 bytes one character takes: a text argument of at most N characters (JSON
 /// Schema's `maxLength` counts characters) is read into N × this many bytes.
 pub const UTF8_MAX: usize = 4;
@@ -121,3 +128,17 @@ pub const TRAIL_SHOWN: usize = 8;
 /// Most occurrences one repeating booking (`book_room` with `repeat`) books: a weekly meeting
 /// for a year. A rule that names more is refused, saying so (`series::SeriesError::TooMany`).
 pub const MAX_OCCURRENCES: usize = 52;
+
+/// Most series one `list_bookings` page lists, each one line for all its occurrences (about
+/// twice a booking's bytes): the page ends before another (`after` goes on), so a full page
+/// still fits [`OUT`].
+pub const MAX_SERIES_LISTED: usize = 4;
+
+/// Exceptions of a series (an occurrence cancelled, released or in another room) that
+/// `list_bookings` names on the series' one line; past them it says how many more.
+pub const MAX_EXCEPTIONS_NAMED: usize = 4;
+
+/// Runs of consecutive booking ids `list_bookings` keeps of a listed series (its occurrences'
+/// ids: one run in a store that numbers a series at once); ids past them are counted as
+/// `more_occurrences`, not named.
+pub const MAX_ID_RUNS: usize = 4;

@@ -4,8 +4,11 @@
 
 mod common;
 
+use common::waiting::block_on;
 use common::{accept, form_caps, Client};
-use redmark_core::booking::Status;
+use redmark_core::booking::{Actor, Day, Status, Store};
+use redmark_core::limits::{LIST_OUT, MAX_ID, MAX_LISTED, MAX_SERIES_LISTED, MAX_TITLE};
+use redmark_core::Context;
 use serde_json::{json, Value};
 
 /// Every Thursday at 09:30 for 45 minutes, 12 times, in the atrium.
@@ -106,18 +109,17 @@ fn skip_books_the_nine_free_thursdays_as_one_series() {
         "{text}"
     );
 
-    // Each occurrence listed names its series (in words and in structuredContent).
+    // Listed once, for all nine (in words and in structuredContent).
     let listed = c.call("list_bookings", json!({}), json!({}), None, None)["result"].clone();
     let words = listed["content"][0]["text"].as_str().unwrap();
     assert_eq!(
-        words.matches(&format!(" — of series bk_{series}")).count(),
-        8,
+        words.matches(&format!("series bk_{series}")).count(),
+        1,
         "{words}"
     );
-    assert_eq!(
-        listed["structuredContent"]["bookings"][0]["series"],
-        format!("bk_{series}")
-    );
+    let folded = &listed["structuredContent"]["bookings"][0]["series"];
+    assert_eq!(folded["id"], format!("bk_{series}"), "{listed}");
+    assert_eq!(folded["count"], 9);
 
     // The same answer again (a retry): the same series, nothing booked twice.
     let again = answer(&mut c, &state, "skip");
@@ -271,4 +273,236 @@ fn a_date_taken_between_the_question_and_the_answer_is_asked_about_again() {
         8
     );
     assert_eq!(alices(&c).len(), 8);
+}
+
+/// alice's series of 12 from [`series`] with one Thursday in Studio B (bob holds the atrium
+/// then), one cancelled and one released, and a booking of hers on each of the 10 Mondays
+/// between: the series' id and its bookings' ids.
+fn series_with_exceptions() -> (Client, u32, Vec<String>) {
+    let mut c = Client {
+        principal: b"bob".to_vec(),
+        ..Client::default()
+    };
+    let args = json!({"day": "2026-10-15", "start": "9", "room_id": "atrium"});
+    assert_eq!(
+        c.call("book_room", args, json!({}), None, None)["result"]["isError"],
+        false
+    );
+    c.principal = b"alice".to_vec();
+    let (_, state) = ask(&mut c);
+    let r = answer(&mut c, &state, "studio-b");
+    let ids: Vec<String> = r["structuredContent"]["bookings"]
+        .as_array()
+        .unwrap_or_else(|| panic!("booked: {r}"))
+        .iter()
+        .map(|v| v.as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(ids.len(), 12);
+    let series = ids[0][3..].parse().unwrap();
+    let one = json!({"booking_id": ids[5]});
+    let r = c.call("cancel_booking", one, json!({}), None, None);
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    // 2026-11-12 09:40: the seventh Thursday's check-in window of 10 minutes has passed.
+    let at = Day::parse("2026-11-12").unwrap().first_minute() + 9 * 60 + 40;
+    let store = c.engine.app_mut().store_mut();
+    let released = block_on(store.release_due(at, 10, &Actor::floor(0, 1))).0;
+    assert_eq!(released.unwrap().map(|b| b.id), Some(series + 6));
+    for week in 0..10 {
+        let day = Day::parse("2026-10-05").unwrap().first_minute() / 1440 + 7 * week;
+        let day = Day::containing(day * 1440).unwrap();
+        let args = json!({"day": day.to_string(), "start": "14", "room_id": "nook"});
+        let r = c.call("book_room", args, json!({}), None, None);
+        assert_eq!(r["result"]["isError"], false, "{r}");
+    }
+    (c, series, ids)
+}
+
+#[test]
+fn a_series_is_listed_once_with_its_exceptions() {
+    let (mut c, series, ids) = series_with_exceptions();
+    let listed = c.call("list_bookings", json!({}), json!({}), None, None)["result"].clone();
+    let words = listed["content"][0]["text"].as_str().unwrap();
+    let line = format!(
+        "\n{} — Weekly on Thu 09:30–10:15 (UTC) in The Atrium, \"Weekly sync\", 12 from \
+         2026-10-01 to 2026-12-17 — series bk_{series}; except 2026-10-15 in Studio B, \
+         2026-11-05 cancelled, 2026-11-12 released (not checked in)\n",
+        ids[0]
+    );
+    assert!(words.contains(&line), "{words}");
+    assert_eq!(words.matches(" series bk_").count(), 1, "{words}");
+    let b = &listed["structuredContent"]["bookings"][0];
+    assert_eq!(b["id"], ids[0]);
+    let s = &b["series"];
+    assert_eq!(s["id"], format!("bk_{series}"));
+    assert_eq!(
+        (&s["count"], &s["first"], &s["last"]),
+        (&json!(12), &json!("2026-10-01"), &json!("2026-12-17"))
+    );
+    assert_eq!(
+        s["exceptions"],
+        json!([
+            {"id": ids[2], "day": "2026-10-15", "room_id": "studio-b"},
+            {"id": ids[5], "day": "2026-11-05", "status": "cancelled"},
+            {"id": ids[6], "day": "2026-11-12", "status": "released"},
+        ])
+    );
+    assert_eq!(
+        s["occurrences"],
+        json!([{"first": ids[0], "last": ids[11]}])
+    );
+
+    // One day lists its occurrence as it is, naming its series.
+    let day = json!({"day": "2026-10-15"});
+    let r = c.call("list_bookings", day, json!({}), None, None)["result"].clone();
+    assert_eq!(
+        r["structuredContent"]["bookings"][0]["series"],
+        format!("bk_{series}"),
+        "{r}"
+    );
+    assert_eq!(r["structuredContent"]["bookings"][0]["room_id"], "studio-b");
+}
+
+#[test]
+fn paging_past_the_series_lists_it_once() {
+    let (mut c, series, ids) = series_with_exceptions();
+    let mut listed = Vec::new();
+    let mut after = None;
+    for _ in 0..10 {
+        let args = after.map_or(json!({}), |a: String| json!({"after": a}));
+        let r = c.call("list_bookings", args, json!({}), None, None)["result"].clone();
+        let page = r["structuredContent"]["bookings"]
+            .as_array()
+            .unwrap()
+            .clone();
+        listed.extend(page.iter().map(|b| b["id"].as_str().unwrap().to_owned()));
+        match r["structuredContent"]["next"].as_str() {
+            Some(next) => after = Some(next.to_owned()),
+            None => break,
+        }
+    }
+    // The series' first occurrence and the ten Mondays, each once; no other occurrence.
+    assert_eq!(listed.len(), 11, "{listed:?}");
+    assert_eq!(
+        listed.iter().filter(|id| ids.contains(id)).count(),
+        1,
+        "{listed:?}"
+    );
+    assert_eq!(listed[0], format!("bk_{series}"));
+
+    // From later on (the series' first four past), it is listed at its next occurrence.
+    c.now = 1_793_000_000; // 2026-10-26
+    let r = c.call("list_bookings", json!({}), json!({}), None, None)["result"].clone();
+    let b = &r["structuredContent"]["bookings"];
+    let shown: Vec<_> = b
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["series"].is_object())
+        .collect();
+    assert_eq!(shown.len(), 1, "{r}");
+    assert_eq!(shown[0]["id"], ids[4], "{r}");
+    assert_eq!(shown[0]["series"]["count"], 12);
+}
+
+#[test]
+fn a_full_page_of_series_fits_its_output_buffer() {
+    let mut c = Client::default();
+    // Four bookings, then five series (a page's worth and one more), each with the longest
+    // title (every character escaped in JSON); a series has five exceptions: every weekday
+    // for one week and two days of the week after next, all but the first and last cancelled.
+    let title = "\"".repeat(MAX_TITLE);
+    for hour in 8..12 {
+        let args = json!({"day": "2026-09-28", "hour": hour, "room_id": "atrium",
+            "title": title, "attendees": 24});
+        let r = c.call("book_room", args, json!({}), None, None);
+        assert_eq!(r["result"]["structuredContent"]["booked"], true, "{r}");
+    }
+    for hour in 12..12 + MAX_SERIES_LISTED + 1 {
+        let args = json!({"day": "2026-09-28", "hour": hour, "room_id": "atrium",
+            "title": title, "attendees": 24, "repeat": "weekly",
+            "weekdays": "mon,tue,wed,thu,fri", "every": 2, "count": 7});
+        let r = c.call("book_room", args, json!({}), None, None)["result"].clone();
+        let ids = r["structuredContent"]["bookings"].as_array().cloned();
+        let ids = ids.unwrap_or_else(|| panic!("booked: {r}"));
+        for id in &ids[1..6] {
+            let one = json!({"booking_id": id});
+            let r = c.call("cancel_booking", one, json!({}), None, None);
+            assert_eq!(r["result"]["isError"], false, "{r}");
+        }
+    }
+    let id = "i".repeat(MAX_ID - 2);
+    let msg = json!({"jsonrpc": "2.0", "id": id,
+        "method": "tools/call", "params": {"name": "list_bookings", "arguments": {},
+        "_meta": common::meta(json!({}))}});
+    let cx = Context {
+        now: c.now,
+        principal: b"alice",
+        entropy: [1; 8],
+        access: redmark_core::Access::USER,
+    };
+    let mut out = vec![0u8; LIST_OUT];
+    let h = c.engine.handle(msg.to_string().as_bytes(), &cx, &mut out);
+    println!("a full page with series: {} bytes", h.len);
+    let v: Value = serde_json::from_slice(&out[..h.len]).unwrap();
+    let page = &v["result"]["structuredContent"];
+    let listed = page["bookings"].as_array().cloned().unwrap_or_default();
+    assert_eq!(listed.len(), MAX_LISTED, "{v}");
+    let series = listed.iter().filter(|b| b["series"].is_object()).count();
+    assert_eq!(series, MAX_SERIES_LISTED);
+    let words = v["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        words.contains(
+            "Every 2 weeks on Mon, Tue, Wed, Thu, Fri 12:00–13:00 (UTC) in The Atrium, \""
+        ),
+        "{words}"
+    );
+    assert!(
+        words.contains(
+            "; except 2026-09-29 cancelled, 2026-09-30 cancelled, 2026-10-01 cancelled, \
+             2026-10-02 cancelled, and 1 more"
+        ),
+        "{words}"
+    );
+    assert_eq!(listed[4]["series"]["more_exceptions"], 1);
+
+    // The fifth series begins the next page.
+    let next = json!({"after": page["next"]});
+    let r = c.call("list_bookings", next, json!({}), None, None)["result"].clone();
+    let first = &r["structuredContent"]["bookings"][0];
+    assert_eq!(first["start"], "2026-09-28T16:00:00+00:00", "{r}");
+    assert!(first["series"].is_object(), "{r}");
+}
+
+#[test]
+fn a_series_whose_first_date_moved_is_listed_in_the_room_most_of_it_is_in() {
+    let mut c = Client {
+        principal: b"bob".to_vec(),
+        ..Client::default()
+    };
+    let args = json!({"day": "2026-10-01", "start": "9", "room_id": "atrium"});
+    assert_eq!(
+        c.call("book_room", args, json!({}), None, None)["result"]["isError"],
+        false
+    );
+    c.principal = b"alice".to_vec();
+    let (_, state) = ask(&mut c);
+    let r = answer(&mut c, &state, "studio-b");
+    let first = r["structuredContent"]["bookings"][0]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let listed = c.call("list_bookings", json!({}), json!({}), None, None)["result"].clone();
+    let words = listed["content"][0]["text"].as_str().unwrap();
+    assert!(
+        words.contains(&format!(
+            "{first} — Weekly on Thu 09:30–10:15 (UTC) in The Atrium, \"Weekly sync\", 12 from \
+             2026-10-01 to 2026-12-17 — series {first}; except 2026-10-01 in Studio B"
+        )),
+        "{words}"
+    );
+    let exceptions = &listed["structuredContent"]["bookings"][0]["series"]["exceptions"];
+    assert_eq!(
+        exceptions,
+        &json!([{"id": first, "day": "2026-10-01", "room_id": "studio-b"}])
+    );
 }

@@ -1,6 +1,7 @@
 //! A weekly series of 12 with 3 clashes on a Berlin floor over HTTP, through the official
 //! Python SDK 2.3 client and through `redmark call --answer`: one form with exactly the 3
-//! dates; skip, another room and cancel each leave the stored state the form promised.
+//! dates; skip, another room and cancel each leave the stored state the form promised, and
+//! `list_bookings` shows the series once.
 
 mod client_support;
 
@@ -93,6 +94,34 @@ fn assert_stored(url: &str, choice: &str) {
         booked_on(url, free),
         on_free,
         "{choice}: 09:30 Berlin time after the change too"
+    );
+}
+
+/// `list_bookings` (not on one day) on redb: the series on one line, with the three dates in
+/// Studio B, between the three meetings that took the atrium.
+fn assert_listed_once(url: &str) {
+    let r = call(url, &["--json", "list_bookings"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let v: Value = serde_json::from_str(&r.stdout).unwrap_or_else(|_| panic!("{r:?}"));
+    let words = v["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(
+        words.contains(
+            "bk_4 — Weekly on Thu 09:30–10:15 (Europe/Berlin) in The Atrium, 12 from 2099-03-05 \
+             to 2099-05-21 — series bk_4; except 2099-03-19 in Studio B, 2099-04-02 in Studio \
+             B, 2099-04-23 in Studio B"
+        ),
+        "{v}"
+    );
+    let listed = v["structuredContent"]["bookings"].as_array().cloned();
+    let ids: Vec<Value> = listed
+        .unwrap_or_default()
+        .iter()
+        .map(|b| b["id"].clone())
+        .collect();
+    assert_eq!(
+        ids,
+        [json!("bk_4"), json!("bk_1"), json!("bk_2"), json!("bk_3")],
+        "{v}"
     );
 }
 
@@ -191,6 +220,9 @@ fn redmark_call_answers_the_series_form_with_each_choice() {
             );
         }
         assert_stored(&url, choice);
+        if choice == "studio-b" {
+            assert_listed_once(&url);
+        }
     }
     // Unanswered, `redmark call` shows the form it cannot ask and books nothing.
     let data = TempDir::new("series-call-unanswered");

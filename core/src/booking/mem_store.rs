@@ -243,4 +243,18 @@ impl<const N: usize> Store for MemStore<N> {
         }
         Ok(Some(ids))
     }
+
+    async fn next_in_series(
+        &mut self,
+        series: BookingId,
+        after: BookingId,
+    ) -> Result<Option<Booking>, StoreError> {
+        let of = |b: &&Booking| b.series == Some(series) && b.id > after;
+        Ok(self
+            .bookings
+            .iter()
+            .filter(of)
+            .min_by_key(|b| b.id)
+            .cloned())
+    }
 }

@@ -1,20 +1,31 @@
 //! `list_bookings`: the caller's own active bookings, earliest first, a page at a time, walked
 //! through the store with [`Store::next_held`](super::Store::next_held).
 
+use core::fmt;
+
 use heapless::Vec;
 
 use super::answer::{complete, fail, Text};
-use super::floor::Floor;
+use super::floor::{Floor, Locate};
+#[cfg(feature = "series")]
+use super::fold::{fold, Fold, Met};
 use super::read::yours;
 use super::read::{day, DayArg};
-use super::report::Mine;
+#[cfg(feature = "series")]
+use super::report::booking_fields;
+use super::report::{write_booking_object, BookingRef, Described};
 use super::span::{minute_of, Day, Minute, CLOCK_SET_FROM, MAX_MINUTES};
+#[cfg(feature = "series")]
+use super::store::BookingId;
 use super::store::Store;
-use super::store::{holder, Booking, RoomId};
+use super::store::{holder, Booking, RoomId, Status};
 use super::tools::MineArgs;
 use super::zone::{day_span, Utc, Zone};
-use crate::engine::{Call, CallError, Done, Msg, Reply};
+use crate::engine::{Call, CallError, Done, Msg, Reply, Report};
 use crate::limits::MAX_LISTED;
+#[cfg(feature = "series")]
+use crate::limits::MAX_SERIES_LISTED;
+use crate::wire::write::{Num, Writer};
 
 /// Where a listing starts, when it is not continuing a page: the start of the day asked for,
 /// else now (all of them while the clock is not set): a booking under way is still listed.
@@ -27,7 +38,9 @@ fn start(day: Option<Day>, now: u64, zone: &dyn Zone) -> Minute {
 }
 
 /// Lists the caller's active bookings (of one day, or from the hour under way on), at most
-/// [`MAX_LISTED`] a call; `after` continues from the booking the last page ended with.
+/// [`MAX_LISTED`] a call; `after` continues from the booking the last page ended with. Not
+/// on one day, a series is listed once, at the first of its occurrences the listing shows
+/// (the same on every page), for all of them ([`fold`]); a day lists its occurrence as it is.
 pub(super) async fn list_bookings<S: Store>(
     site: &[Floor<'_>],
     store: &mut S,
@@ -69,6 +82,11 @@ pub(super) async fn list_bookings<S: Store>(
         }
     }
     let mut page: Vec<Booking, MAX_LISTED> = Vec::new();
+    #[cfg(feature = "series")]
+    let mut folds: Vec<Fold, MAX_SERIES_LISTED> = Vec::new();
+    // The series this call has met: their later occurrences are skipped without a walk.
+    #[cfg(feature = "series")]
+    let mut met: Vec<BookingId, MAX_LISTED> = Vec::new();
     let mut more = false;
     while let Some(b) = store.next_held(&me, at.0, &at.1).await? {
         if day.is_some_and(|d| b.new.span.start >= day_span(zone, d).end) {
@@ -77,6 +95,29 @@ pub(super) async fn list_bookings<S: Store>(
         at = (b.new.span.start, b.new.room.clone());
         if b.new.span.end <= from {
             continue;
+        }
+        #[cfg(feature = "series")]
+        if let Some(s) = b.series.filter(|_| day.is_none()) {
+            if met.contains(&s) {
+                continue;
+            }
+            let found = fold(store, site, &b, s, from).await?;
+            if !matches!(found, Met::AsIs) {
+                // Full: the next occurrence of `s` walks it again, to the same answer.
+                let _ = met.push(s);
+            }
+            match found {
+                Met::Skip => continue,
+                Met::AsIs => {}
+                // The page ends before it: the next page (`after`) lists it.
+                Met::Fold(_) if page.is_full() || folds.is_full() => {
+                    more = true;
+                    break;
+                }
+                Met::Fold(f) => {
+                    let _ = folds.push(f);
+                }
+            }
         }
         if page.push(b).is_err() {
             more = true;
@@ -88,9 +129,100 @@ pub(super) async fn list_bookings<S: Store>(
         &Mine {
             site,
             page: &page,
+            #[cfg(feature = "series")]
+            folds: &folds,
             day,
             continued: args.after.is_some(),
             more,
         },
     ))
+}
+
+/// A page of the caller's bookings (`list_bookings`).
+struct Mine<'a, 'r> {
+    site: &'a [Floor<'r>],
+    page: &'a [Booking],
+    /// The series listed, each on the line of its booking listed.
+    #[cfg(feature = "series")]
+    folds: &'a [Fold<'r>],
+    /// The one day asked about.
+    day: Option<Day>,
+    /// Whether this page continues an earlier one (`after`).
+    continued: bool,
+    /// Whether more bookings follow the page.
+    more: bool,
+}
+
+#[cfg(feature = "series")]
+impl<'r> Mine<'_, 'r> {
+    /// The series booking `b` is listed for, if it is.
+    fn fold(&self, b: &Booking) -> Option<&Fold<'r>> {
+        self.folds.iter().find(|f| b.series == Some(f.series))
+    }
+}
+
+impl Report for Mine<'_, '_> {
+    fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+        match (self.page.is_empty(), self.day, self.continued) {
+            (true, _, true) => return f.write_str("You have no more bookings."),
+            (true, Some(d), _) => return write!(f, "You have no bookings on {d}."),
+            (true, None, _) => return f.write_str("You have no bookings still to come."),
+            (false, _, true) => f.write_str("More of your bookings:")?,
+            (false, Some(d), _) => write!(f, "Your bookings on {d}:")?,
+            (false, None, _) => f.write_str("Your bookings still to come:")?,
+        }
+        for b in self.page {
+            #[cfg(feature = "series")]
+            if let Some(fold) = self.fold(b) {
+                write!(f, "\n{} — ", BookingRef(b))?;
+                fold.text(f, b, self.site)?;
+                continue;
+            }
+            let (room, zone) = self.site.locate(&b.new.room);
+            write!(f, "\n{} — {}", BookingRef(b), Described(b, room, zone))?;
+            if b.status == Status::Released {
+                f.write_str(" — released (not checked in)")?;
+            }
+            if let Some(series) = b.series {
+                write!(f, " — of series bk_{}", Num(series.into()))?;
+            }
+        }
+        match self.page.last() {
+            Some(last) if self.more => write!(
+                f,
+                "\nMore follow: call list_bookings again with after={}{}.",
+                BookingRef(last),
+                if self.day.is_some() {
+                    " and the same day"
+                } else {
+                    ""
+                }
+            ),
+            _ => Ok(()),
+        }
+    }
+    fn has_structured(&self) -> bool {
+        true
+    }
+    fn structured(&self, w: &mut Writer<'_>) {
+        w.begin_object().key("bookings").begin_array();
+        for b in self.page {
+            let (room, zone) = self.site.locate(&b.new.room);
+            #[cfg(feature = "series")]
+            if let Some(fold) = self.fold(b) {
+                w.begin_object();
+                booking_fields(w, b, room, zone);
+                fold.write(w, zone);
+                w.end_object();
+                continue;
+            }
+            write_booking_object(w, b, room, zone);
+        }
+        w.end_array();
+        if let Some(last) = self.page.last().filter(|_| self.more) {
+            w.key("next")
+                .string_fmt(format_args!("{}", BookingRef(last)));
+        }
+        w.end_object();
+    }
 }

@@ -15,6 +15,8 @@ mod checkin;
 #[cfg(feature = "day-schedule")]
 mod day_report;
 mod floor;
+#[cfg(all(feature = "series", feature = "list-bookings"))]
+mod fold;
 #[cfg(feature = "offer-instead")]
 mod instead;
 #[cfg(not(feature = "campus"))]

@@ -3,14 +3,10 @@
 
 use core::fmt;
 
-#[cfg(feature = "list-bookings")]
-use super::floor::Locate;
 use super::floor::{Floor, Mask, Room};
 #[cfg(feature = "public-titles")]
 use super::named::{InTheWay, Named};
 use super::room_set::RoomBits;
-#[cfg(feature = "list-bookings")]
-use super::span::Day;
 use super::span::Span;
 use super::store::{Booking, Status};
 use super::zone::{wall_clock, Local, Rfc3339, Zone};
@@ -49,7 +45,7 @@ impl fmt::Display for Described<'_, '_> {
 }
 
 /// `, "Design review"` when the booking has a title.
-fn title(f: &mut dyn fmt::Write, b: &Booking) -> fmt::Result {
+pub(super) fn title(f: &mut dyn fmt::Write, b: &Booking) -> fmt::Result {
     if b.new.title.is_empty() {
         return Ok(());
     }
@@ -98,8 +94,28 @@ pub(super) fn write_booking(
     write_booking_object(w, b, room, zone);
 }
 
-fn write_booking_object(w: &mut Writer<'_>, b: &Booking, room: Option<&Room<'_>>, zone: &dyn Zone) {
+pub(super) fn write_booking_object(
+    w: &mut Writer<'_>,
+    b: &Booking,
+    room: Option<&Room<'_>>,
+    zone: &dyn Zone,
+) {
     w.begin_object();
+    booking_fields(w, b, room, zone);
+    if let Some(series) = b.series {
+        w.key("series")
+            .string_fmt(format_args!("bk_{}", Num(series.into())));
+    }
+    w.end_object();
+}
+
+/// A booking object's members but its series.
+pub(super) fn booking_fields(
+    w: &mut Writer<'_>,
+    b: &Booking,
+    room: Option<&Room<'_>>,
+    zone: &dyn Zone,
+) {
     w.key("id").string_fmt(format_args!("{}", BookingRef(b)));
     w.key("room_id").string(&b.new.room);
     if let Some(r) = room {
@@ -128,11 +144,6 @@ fn write_booking_object(w: &mut Writer<'_>, b: &Booking, room: Option<&Room<'_>>
     if b.checked_in {
         w.key("checked_in").bool(true);
     }
-    if let Some(series) = b.series {
-        w.key("series")
-            .string_fmt(format_args!("bk_{}", Num(series.into())));
-    }
-    w.end_object();
 }
 
 pub(super) struct Booked<'a, 'r> {
@@ -481,72 +492,6 @@ pub(super) fn named<'r>(floor: Floor<'r>, mask: Mask) -> impl Iterator<Item = &'
     return floor.iter(mask).take(MAX_OFFERED_ROOMS);
     #[cfg(not(feature = "campus"))]
     floor.iter(mask)
-}
-
-/// A page of the caller's bookings (`list_bookings`).
-#[cfg(feature = "list-bookings")]
-pub(super) struct Mine<'a, 'r> {
-    pub(super) site: &'a [Floor<'r>],
-    pub(super) page: &'a [Booking],
-    /// The one day asked about.
-    pub(super) day: Option<Day>,
-    /// Whether this page continues an earlier one (`after`).
-    pub(super) continued: bool,
-    /// Whether more bookings follow the page.
-    pub(super) more: bool,
-}
-
-#[cfg(feature = "list-bookings")]
-impl Report for Mine<'_, '_> {
-    fn text(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        match (self.page.is_empty(), self.day, self.continued) {
-            (true, _, true) => return f.write_str("You have no more bookings."),
-            (true, Some(d), _) => return write!(f, "You have no bookings on {d}."),
-            (true, None, _) => return f.write_str("You have no bookings still to come."),
-            (false, _, true) => f.write_str("More of your bookings:")?,
-            (false, Some(d), _) => write!(f, "Your bookings on {d}:")?,
-            (false, None, _) => f.write_str("Your bookings still to come:")?,
-        }
-        for b in self.page {
-            let (room, zone) = self.site.locate(&b.new.room);
-            write!(f, "\n{} — {}", BookingRef(b), Described(b, room, zone))?;
-            if b.status == Status::Released {
-                f.write_str(" — released (not checked in)")?;
-            }
-            if let Some(series) = b.series {
-                write!(f, " — of series bk_{}", Num(series.into()))?;
-            }
-        }
-        match self.page.last() {
-            Some(last) if self.more => write!(
-                f,
-                "\nMore follow: call list_bookings again with after={}{}.",
-                BookingRef(last),
-                if self.day.is_some() {
-                    " and the same day"
-                } else {
-                    ""
-                }
-            ),
-            _ => Ok(()),
-        }
-    }
-    fn has_structured(&self) -> bool {
-        true
-    }
-    fn structured(&self, w: &mut Writer<'_>) {
-        w.begin_object().key("bookings").begin_array();
-        for b in self.page {
-            let (room, zone) = self.site.locate(&b.new.room);
-            write_booking_object(w, b, room, zone);
-        }
-        w.end_array();
-        if let Some(last) = self.page.last().filter(|_| self.more) {
-            w.key("next")
-                .string_fmt(format_args!("{}", BookingRef(last)));
-        }
-        w.end_object();
-    }
 }
 
 /// "The earliest bookable start is day=… start=… (Europe/Berlin).", from the floor and the

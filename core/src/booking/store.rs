@@ -331,6 +331,18 @@ pub trait Store {
         let _ = (series, from, by);
         Ok(None)
     }
+    /// The booking of series `series` (its first booking's id) with the lowest id above
+    /// `after`, whatever its status: asked again from the id it returns, it walks the series in
+    /// id order (from `series - 1`: all of it; every store numbers bookings from 1). The
+    /// default finds none (a store without series: the panel's flash log).
+    async fn next_in_series(
+        &mut self,
+        series: BookingId,
+        after: BookingId,
+    ) -> Result<Option<Booking>, StoreError> {
+        let _ = (series, after);
+        Ok(None)
+    }
 }
 
 /// Whether booking `b`, of a series `by` may cancel, is one [`Store::cancel_series`] cancels.
@@ -421,6 +433,13 @@ impl<S: Store + ?Sized> Store for &mut S {
         by: &Actor,
     ) -> Result<Option<SeriesIds>, StoreError> {
         (**self).cancel_series(series, from, by).await
+    }
+    async fn next_in_series(
+        &mut self,
+        series: BookingId,
+        after: BookingId,
+    ) -> Result<Option<Booking>, StoreError> {
+        (**self).next_in_series(series, after).await
     }
 }
 

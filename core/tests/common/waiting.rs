@@ -127,6 +127,14 @@ impl<S: Store> Store for Waiting<S> {
         Tick::twice().await;
         self.0.cancel_series(series, from, by).await
     }
+    async fn next_in_series(
+        &mut self,
+        series: BookingId,
+        after: BookingId,
+    ) -> Result<Option<Booking>, StoreError> {
+        Tick::twice().await;
+        self.0.next_in_series(series, after).await
+    }
 }
 
 /// Set by [`WOKEN_WAKER`]'s wake.

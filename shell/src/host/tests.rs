@@ -135,6 +135,14 @@ impl Store for Hooked {
         self.tick().await;
         self.inner.cancel_series(series, from, by).await
     }
+    async fn next_in_series(
+        &mut self,
+        series: BookingId,
+        after: BookingId,
+    ) -> Result<Option<Booking>, StoreError> {
+        self.tick().await;
+        self.inner.next_in_series(series, after).await
+    }
 }
 
 impl Bookings for Hooked {

@@ -7,6 +7,8 @@ pub mod pg;
 pub mod redb;
 #[cfg(test)]
 mod suite;
+#[cfg(test)]
+mod suite_kit;
 
 use std::future::Future;
 use std::pin::Pin;

@@ -3,76 +3,12 @@
 
 use redmark_core::booking::{
     occupant, Actor, Booking, Change, Commit, Day, Minute, NewBooking, Occurrence, Resized, RoomId,
-    SeriesCommit, Span, Status, Store, StoreError, Title,
+    SeriesCommit, Span, Status, Store,
 };
 use redmark_core::Via;
 
+pub(crate) use super::suite_kit::{at, created, draws, new, runtime, slot, span, DAY};
 use crate::store::redb::{RedbBookings, RedbStore};
-
-/// The suite's day.
-pub(crate) const DAY: Day = Day {
-    year: 2026,
-    month: 12,
-    day: 3,
-};
-
-/// Draws below `n` from xorshift64*, seeded by `seed`: the same requests every run.
-pub(crate) fn draws(seed: u64) -> impl FnMut(u64) -> u64 {
-    let mut x = 0x9e37_79b9_7f4a_7c15u64 ^ (seed + 1);
-    move |n| {
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d) % n
-    }
-}
-
-/// Hour `hour` of the suite's day.
-pub(crate) fn slot(hour: u8) -> Span {
-    Span::hour(DAY, hour)
-}
-
-/// Minute `m` of the suite's day (past 1440: the days after).
-pub(crate) fn at(m: Minute) -> Minute {
-    DAY.first_minute() + m
-}
-
-/// A booking of `room` for the whole hour `hour` of the suite's day.
-pub(crate) fn new(room: &str, hour: u8, holder: u8, nonce: u8) -> NewBooking {
-    NewBooking {
-        room: RoomId::try_from(room).unwrap(),
-        span: slot(hour),
-        title: Title::new(),
-        attendees: 3,
-        holder: [holder; 8],
-        nonce: [nonce; 8],
-    }
-}
-
-/// A booking of `room` from minute `start` to `end` of the suite's day.
-pub(crate) fn span(room: &str, start: Minute, end: Minute, nonce: u8) -> NewBooking {
-    NewBooking {
-        span: Span::new(at(start), at(end)).unwrap(),
-        title: Title::try_from("Design review").unwrap(),
-        ..new(room, 0, 5, nonce)
-    }
-}
-
-pub(crate) fn created(c: Result<Commit, StoreError>) -> Booking {
-    match c {
-        Ok(Commit::Created(b)) => b,
-        other => panic!("expected a new booking, got {other:?}"),
-    }
-}
-
-/// A runtime for the store's workers and the callers.
-pub(crate) fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
 
 /// What every store must do, from empty.
 pub(crate) async fn suite(s: &mut impl Store) {
@@ -212,8 +148,8 @@ pub(crate) async fn suite(s: &mut impl Store) {
 /// A series is booked whole or not at all: one occurrence taken books none (and says which);
 /// that one moved to another room books all four under one series id; the same operation
 /// again replays it; each occurrence cancels alone, and what is left of the series at once
-/// (its holder or an operator; rooms `hall`, `annex`, two months after
-/// the suite's day, nonces from 200).
+/// (its holder or an operator); the series walks in id order, every status (rooms `hall`,
+/// `annex`, two months after the suite's day, nonces from 200).
 async fn series(s: &mut impl Store) {
     let week = |k: Minute| Span::new(at((60 + 7 * k) * 1440 + 540), at((60 + 7 * k) * 1440 + 600));
     let by = Actor::holder([5; 8]);
@@ -290,6 +226,27 @@ async fn series(s: &mut impl Store) {
     assert_eq!(&all[..], &ids[..2]);
     let trail = s.trail(ids[3]).await.unwrap();
     assert_eq!(trail.last().map(|t| t.change), Some(Change::Cancelled));
+
+    // Walked in id order, every status (all cancelled now), and nothing past the series: not
+    // the booking made next.
+    let after = NewBooking {
+        span: week(5).unwrap(),
+        ..span("hall", 0, 60, 202)
+    };
+    let next = created(s.commit(&after).await);
+    let mut walked = Vec::new();
+    let mut at = id - 1;
+    while let Some(b) = s.next_in_series(id, at).await.unwrap() {
+        assert_eq!((b.series, b.status), (Some(id), Status::Cancelled));
+        walked.push(b.id);
+        at = b.id;
+    }
+    assert_eq!(&walked[..], &ids[..]);
+    assert_eq!(s.get(next.id).await.unwrap().unwrap().series, None);
+    let from_second = s.next_in_series(id, ids[1]).await.unwrap();
+    assert_eq!(from_second.map(|b| b.id), Some(ids[2]));
+    assert_eq!(s.next_in_series(ids[1], 0).await, Ok(None), "not a series");
+    assert_eq!(s.next_in_series(next.id, 0).await, Ok(None), "no series");
 }
 
 /// Check-in keeps a booking; one nobody checked in to is released once its window passes

@@ -287,6 +287,14 @@ impl Store for PgStore {
             _ => Err(StoreError::Io),
         }
     }
+
+    async fn next_in_series(
+        &mut self,
+        series: BookingId,
+        after: BookingId,
+    ) -> Result<Option<Booking>, StoreError> {
+        self.booking(Op::NextInSeries(series, after)).await
+    }
 }
 
 impl Bookings for PgStore {

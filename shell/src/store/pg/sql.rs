@@ -321,6 +321,7 @@ pub(super) struct Statements {
     pub(super) series_ids: Statement,
     pub(super) series_may: Statement,
     pub(super) series_cancel: Statement,
+    pub(super) next_in_series: Statement,
 }
 
 impl Conn {
@@ -372,6 +373,10 @@ impl Conn {
             series_ids: client.prepare(SERIES_IDS_SQL).await?,
             series_may: client.prepare(SERIES_MAY_SQL).await?,
             series_cancel: client.prepare(SERIES_CANCEL_SQL).await?,
+            // `redmark_bookings_series` serves it.
+            next_in_series: client
+                .prepare(&by("series = $1 AND id > $2 ORDER BY id LIMIT 1"))
+                .await?,
         };
         Ok(Conn { client, s })
     }

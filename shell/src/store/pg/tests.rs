@@ -30,11 +30,11 @@ fn postgres_passes_the_store_suite() {
         .block_on(occupant(&mut again, "atrium", slot(9)))
         .unwrap()
         .is_some());
-    assert_eq!(pg.psql("SELECT count(*) FROM redmark_bookings"), "28");
+    assert_eq!(pg.psql("SELECT count(*) FROM redmark_bookings"), "29");
     // Every booking made has its trail, in the same transaction.
     assert_eq!(
         pg.psql("SELECT count(DISTINCT booking_id) FROM redmark_trail"),
-        "28"
+        "29"
     );
 }
 

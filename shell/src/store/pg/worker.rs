@@ -45,6 +45,7 @@ pub(super) enum Op {
     Trail(BookingId),
     Series(NewBooking, RoomId, Vec<Occurrence>, Actor),
     CancelSeries(BookingId, Minute, Actor),
+    NextInSeries(BookingId, BookingId),
 }
 
 /// What a call returned.
@@ -331,6 +332,12 @@ pub(super) async fn run(
     Ok(match op {
         Op::Commit(new, _) => commit_one(tx, &s.commit, new).await?,
         Op::Get(id) => one(tx.query(&s.get, &[&i64::from(*id)]).await?),
+        Op::NextInSeries(series, after) => one(tx
+            .query(
+                &s.next_in_series,
+                &[&i64::from(*series), &i64::from(*after)],
+            )
+            .await?),
         Op::MadeBy(holder, nonce) => {
             one(tx.query(&s.made_by, &[&&holder[..], &&nonce[..]]).await?)
         }

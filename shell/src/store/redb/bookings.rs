@@ -164,6 +164,14 @@ impl Store for RedbBookings {
             .write(move |t| t.cancel_series(series, from, &by))
             .await
     }
+
+    async fn next_in_series(
+        &mut self,
+        series: BookingId,
+        after: BookingId,
+    ) -> Result<Option<Booking>, StoreError> {
+        self.read(|s| s.next_in_series(series, after)).await
+    }
 }
 
 impl Bookings for RedbBookings {

@@ -102,6 +102,21 @@ impl RedbStore {
         })
     }
 
+    /// One read: a series' bookings have the consecutive ids from the series' own (one write
+    /// transaction allocates them all, `Tables::book_series`), so the next after `after` is the
+    /// id after it (or the series' first) while that booking is still of the series.
+    pub(super) fn next_in_series(
+        &self,
+        series: BookingId,
+        after: BookingId,
+    ) -> Result<Option<Booking>, StoreError> {
+        let Some(id) = after.checked_add(1).map(|id| id.max(series)) else {
+            return Ok(None);
+        };
+        let of = self.get(id)?;
+        Ok(of.filter(|b| b.series == Some(series)))
+    }
+
     /// Booking `id`'s trail (`trail.rs`).
     pub(super) fn trail(&self, id: BookingId) -> Result<Trail, StoreError> {
         self.guarded("reading a trail", |db| super::trail::read(db, id))
