@@ -38,6 +38,25 @@ pub fn run_json(cmd: Command) -> Value {
     })
 }
 
+/// Runs the host script `tests/peers/<name>` with the Python of `py` and `args` (bounded),
+/// asserting it exited 0; the JSON object it printed last.
+pub fn run_python<S: AsRef<std::ffi::OsStr>>(py: &Path, name: &str, args: &[S]) -> Value {
+    let mut cmd = Command::new(py);
+    cmd.arg(script(name)).args(args);
+    run_json(cmd)
+}
+
+/// `book_room` with `args` at `url` through the Python SDK 2.3 client
+/// (`tests/peers/time_zone_client.py`), answering each question with the next of `answers`.
+pub fn sdk_book(py: &Path, url: &str, args: &Value, answers: &[&str]) -> Value {
+    let args = args.to_string();
+    let all: Vec<&str> = [url, args.as_str()]
+        .into_iter()
+        .chain(answers.iter().copied())
+        .collect();
+    run_python(py, "time_zone_client.py", &all)
+}
+
 /// The Python SDK 1.x host (`tests/peers/legacy_client.py`) for `transport` (`["stdio", cmd,
 /// args…]` or `["http", url]`), answering `answer` (accept, decline, cancel, none) on `day`.
 pub fn python_client(transport: &[&str], answer: &str, day: &str) -> Value {

@@ -7,9 +7,9 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use redmark_core::booking::{minute_of, Day};
+use redmark_tests::peers::run_python;
 use redmark_tests::server::{http, post_mcp, tool_call, HttpResponse, Server, TempDir};
 use serde_json::{json, Value};
 
@@ -126,18 +126,7 @@ fn parsed(py: &Path, dir: &Path, r: &HttpResponse) -> Value {
     assert_eq!(ty, Some("text/calendar; charset=utf-8"));
     let file = dir.join("feed.ics");
     std::fs::write(&file, &r.body).unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("peers/ical_check.py");
-    let out = Command::new(py)
-        .arg(script)
-        .arg(&file)
-        .output()
-        .expect("run python");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let v = run_python(py, "ical_check.py", &[&file]);
     assert_eq!(v["version"], "2.0");
     assert_eq!(v["round_trip"], true, "{v}");
     v

@@ -2,30 +2,9 @@
 //! capability: "the big room" is answered with the candidates and the argument to call again
 //! with, and the second call, with the `room_id` of the room the user meant, books that room.
 
-use std::path::Path;
-use std::process::Command;
-
+use redmark_tests::peers::run_python;
 use redmark_tests::server::{Server, TempDir};
-use serde_json::{json, Value};
-
-/// What tests/peers/no_forms_client.py saw: it books `args`, picks the candidate whose title
-/// starts with `pick` from the answer's text, books again with it and lists the bookings.
-fn sdk_without_forms(py: &Path, url: &str, args: &Value, pick: &str) -> Value {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("peers/no_forms_client.py");
-    let out = Command::new(py)
-        .arg(script)
-        .arg(url)
-        .arg(args.to_string())
-        .arg(pick)
-        .output()
-        .expect("python");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("the client prints JSON")
-}
+use serde_json::json;
 
 #[test]
 fn a_host_without_forms_books_the_room_the_user_meant_on_the_second_call() {
@@ -37,7 +16,11 @@ fn a_host_without_forms_books_the_room_the_user_meant_on_the_second_call() {
     let url = format!("http://{}/mcp", s.http[0]);
     let args = json!({"day": "2099-09-17", "start": "9:30", "minutes": 45,
                       "title": "Design review", "room_hint": "the big room"});
-    let out = sdk_without_forms(&py, &url, &args, "Studio B");
+    let out = run_python(
+        &py,
+        "no_forms_client.py",
+        &[url.as_str(), &args.to_string(), "Studio B"],
+    );
 
     let first = &out["first"];
     assert_eq!(first["isError"], true, "{out:#}");

@@ -6,9 +6,9 @@
 mod client_support;
 
 use std::path::Path;
-use std::process::Command;
 
 use client_support::{cat, redmark, Run};
+use redmark_tests::peers::sdk_book;
 use redmark_tests::server::{Server, TempDir};
 use serde_json::{json, Value};
 
@@ -125,24 +125,6 @@ fn assert_listed_once(url: &str) {
     );
 }
 
-/// book_room with `args` through the SDK, answering each question with the next of `answers`.
-fn sdk_book(py: &Path, url: &str, args: Value, answers: &[&str]) -> Value {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("peers/time_zone_client.py");
-    let out = Command::new(py)
-        .arg(script)
-        .arg(url)
-        .arg(args.to_string())
-        .args(answers)
-        .output()
-        .expect("python");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("the client prints JSON")
-}
-
 #[test]
 fn the_python_sdk_is_asked_once_about_the_three_dates_and_each_answer_is_stored() {
     let Some(py) = redmark_tests::peers::python_sdk_2_3("REDMARK_REQUIRE_OAUTH") else {
@@ -151,7 +133,7 @@ fn the_python_sdk_is_asked_once_about_the_three_dates_and_each_answer_is_stored(
     for choice in ["skip", "studio-b", "cancel"] {
         let data = TempDir::new("series-sdk");
         let (_s, url) = floor_with_clashes(data.path());
-        let out = sdk_book(&py, &url, series(), &[choice]);
+        let out = sdk_book(&py, &url, &series(), &[choice]);
         let asked = out["asked"].as_array().unwrap();
         assert_eq!(asked.len(), 1, "one form: {out}");
         let message = asked[0]["message"].as_str().unwrap();

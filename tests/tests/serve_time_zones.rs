@@ -6,12 +6,12 @@
 mod client_support;
 
 use std::path::Path;
-use std::process::Command;
 
 use client_support::{cat, redmark};
 use redmark_core::booking::{minute_of, Day};
+use redmark_tests::peers::sdk_book;
 use redmark_tests::server::{Server, TempDir};
-use serde_json::{json, Value};
+use serde_json::json;
 
 const FLOOR: &str = r#"time_zone = "Europe/Berlin"
 
@@ -45,24 +45,6 @@ fn berlin(data: &Path) -> (Server, String) {
     (s, url)
 }
 
-/// book_room with `args` through the SDK, answering each question with the next of `answers`.
-fn sdk_book(py: &Path, url: &str, args: Value, answers: &[&str]) -> Value {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("peers/time_zone_client.py");
-    let out = Command::new(py)
-        .arg(script)
-        .arg(url)
-        .arg(args.to_string())
-        .args(answers)
-        .output()
-        .expect("python");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("the client prints JSON")
-}
-
 /// Berlin's offset from UTC at UTC minute `m`, in minutes: summer time from the last Sunday
 /// of March to the last of October, at 01:00 UTC (the EU rule).
 fn berlin_offset(m: u32) -> i32 {
@@ -94,7 +76,7 @@ fn thursday_half_past_nine_for_45_minutes_is_booked_in_berlin_time() {
     let (_s, url) = berlin(data.path());
     let args = json!({"day": "Thursday", "start": "9:30", "minutes": 45,
         "title": "Design review", "room_hint": "the big room"});
-    let out = sdk_book(&py, &url, args, &["studio-b"]);
+    let out = sdk_book(&py, &url, &args, &["studio-b"]);
     // The next Thursday on Berlin's clock (today if it is one).
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -126,7 +108,7 @@ fn the_spring_gap_is_refused_and_the_autumn_repeat_asked_through_the_python_sdk(
     let data = TempDir::new("tz-dst-sdk");
     let (_s, url) = berlin(data.path());
     let gap = json!({"day": "2099-03-29", "start": "02:30", "room_id": "nook"});
-    let out = sdk_book(&py, &url, gap, &[]);
+    let out = sdk_book(&py, &url, &gap, &[]);
     assert_eq!(out["isError"], true, "{out}");
     let text = out["text"].as_str().unwrap();
     assert!(
@@ -134,7 +116,7 @@ fn the_spring_gap_is_refused_and_the_autumn_repeat_asked_through_the_python_sdk(
         "{text}"
     );
     let repeat = json!({"day": "2099-10-25", "start": "02:30", "minutes": 30, "room_id": "nook"});
-    let out = sdk_book(&py, &url, repeat, &["second"]);
+    let out = sdk_book(&py, &url, &repeat, &["second"]);
     assert!(
         out["asked"][0]["message"]
             .as_str()
