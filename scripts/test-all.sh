@@ -49,6 +49,14 @@ python3 scripts/check-layout.py
 step "clippy (every target, warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+step "clippy on the door panel's shared crate (boards/panel: the UART build and the networked one with its zone)"
+(
+    cd boards/panel
+    export REDMARK_PANEL_ZONE=Europe/Berlin
+    cargo clippy --locked --features dev-key --target thumbv6m-none-eabi -- -D warnings
+    cargo clippy --locked --features dev-key,net,zone --target thumbv7m-none-eabi -- -D warnings
+)
+
 step "rustdoc (warnings are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 

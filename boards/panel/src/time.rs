@@ -44,6 +44,13 @@ pub struct TimeState {
     taken_s: Option<u64>,
 }
 
+/// No challenge, no time taken ([`TimeState::new`]).
+impl Default for TimeState {
+    fn default() -> TimeState {
+        TimeState::new()
+    }
+}
+
 impl TimeState {
     /// No challenge, no time taken.
     pub const fn new() -> TimeState {
