@@ -10,7 +10,7 @@ use redmark_core::booking::{
 use redmark_core::seal::Nonce;
 use tokio_postgres::Transaction;
 
-use super::sql::Statements;
+use super::sql::{minute, Statements};
 
 /// Why a transaction failed: the database said no or went away.
 type Fault = tokio_postgres::Error;
@@ -170,9 +170,4 @@ pub(super) async fn cancel_series(
         }
     }
     Ok(Some(out))
-}
-
-/// A minute as PostgreSQL's `integer` (clamped; the span check then refuses it).
-fn minute(m: u32) -> i32 {
-    i32::try_from(m).unwrap_or(i32::MAX)
 }

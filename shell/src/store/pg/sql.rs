@@ -1,7 +1,7 @@
 //! The PostgreSQL side of the store: connections, the schema and its set-up, the prepared
 //! statements, and rows read back into bookings.
 
-use redmark_core::booking::{Booking, NewBooking, RoomId, Span, Status, StoreError, Title};
+use redmark_core::booking::{Booking, Minute, NewBooking, RoomId, Span, Status, StoreError, Title};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{Client, Config, NoTls, Row, Statement};
 
@@ -504,4 +504,10 @@ pub(super) fn decode_quiet(row: &Row, at: usize) -> Option<Booking> {
             None => None,
         },
     })
+}
+
+/// A minute as PostgreSQL's `integer` (minutes of the years 2000–2999 fit with room to spare;
+/// anything larger is clamped and then refused by the span check).
+pub(super) fn minute(m: Minute) -> i32 {
+    i32::try_from(m).unwrap_or(i32::MAX)
 }

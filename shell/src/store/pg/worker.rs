@@ -20,7 +20,7 @@ use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, Config, Row, Statement, Transaction};
 
-use super::sql::{decode, Conn, Statements};
+use super::sql::{decode, minute, Conn, Statements};
 
 /// A worker stops taking jobs into its transaction once it carries this many calls (a job is
 /// never split, so one large group of writes may carry more).
@@ -548,10 +548,4 @@ pub(super) async fn commit_one(
     }
     tracing::error!("booking store: a conflict whose winner stays invisible");
     Ok(Err(StoreError::Io))
-}
-
-/// A minute as PostgreSQL's `integer` (minutes of the years 2000–2999 fit with room to spare;
-/// anything larger is clamped and then refused by the span check).
-fn minute(m: Minute) -> i32 {
-    i32::try_from(m).unwrap_or(i32::MAX)
 }

@@ -9,9 +9,10 @@ use redmark_core::booking::{
 };
 
 use super::INDEX_TIERS;
+use crate::store::redb::keys::{holder_key, room_key};
 use crate::store::redb::tables::{
-    decode, encode, holder_key, load, next_in_room, room_key, BOOKINGS, HOLDER_STARTS, META,
-    NONCES, OLD_HELD, ROOM_STARTS,
+    decode, encode, load, next_in_room, BOOKINGS, HOLDER_STARTS, META, NONCES, OLD_HELD,
+    ROOM_STARTS,
 };
 use crate::store::redb::tests::{now, scratch_dir};
 use crate::store::redb::tiers::Tiers;

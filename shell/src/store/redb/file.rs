@@ -8,6 +8,7 @@ use redb::{Database, ReadableTable};
 use redmark_core::booking::{Booking, BookingId, Holder, Minute, StoreError, Trail};
 use redmark_core::seal::Nonce;
 
+use super::keys;
 use super::open::{self, OpenError};
 use super::snapshot;
 use super::tables::{
@@ -130,8 +131,7 @@ impl RedbStore {
         self.guarded("reading an operation", |db| {
             let tx = db.begin_read().map_err(fault)?;
             let nonces = NONCE_TIERS.open(|t| tx.open_table(t))?;
-            let operation = [&holder[..], &nonce[..]].concat();
-            let Some(id) = nonces.get(&operation[..])? else {
+            let Some(id) = nonces.get(&keys::operation_key(holder, nonce)[..])? else {
                 return Ok(None);
             };
             let t = tx.open_table(BOOKINGS).map_err(fault)?;

@@ -12,9 +12,9 @@
 use redb::{ReadableTable, ReadableTableMetadata, TableHandle, WriteTransaction};
 use redmark_core::booking::Status;
 
+use super::keys::{holder_key, operation_key, room_key};
 use super::tables::{
-    decode, holder_key, room_key, BOOKINGS, HOLDER_STARTS, INDEXES, META, NONCES, OLD_HELD,
-    ROOM_STARTS,
+    decode, BOOKINGS, HOLDER_STARTS, INDEXES, META, NONCES, OLD_HELD, ROOM_STARTS,
 };
 use super::tiers::Index;
 
@@ -68,7 +68,7 @@ pub(super) fn rebuild(tx: &WriteTransaction) -> Result<Option<Rebuilt>, String> 
         let b = decode(k.value(), rec.value())
             .map_err(|_| format!("booking {} does not decode", k.value()))?;
         let n = &b.new;
-        nonces.push(([&n.holder[..], &n.nonce[..]].concat(), b.id));
+        nonces.push((operation_key(&n.holder, &n.nonce), b.id));
         if b.status == Status::Active {
             let room = room_key(&n.room, n.span.start)
                 .ok_or_else(|| format!("booking {}: its room id does not fit a key", b.id))?;

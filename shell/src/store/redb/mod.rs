@@ -76,6 +76,7 @@ mod bookings;
 mod errors;
 mod file;
 mod group;
+mod keys;
 mod migrate;
 mod open;
 mod overlay;

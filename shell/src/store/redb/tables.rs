@@ -6,6 +6,7 @@ use std::ops::Bound;
 use redb::{ReadableTable, TableDefinition};
 
 pub(super) use super::errors::{corrupt, fault};
+use super::keys::{holder_key, operation_key, room_key};
 use super::tiers::{Due, Index, Levels, Tiers};
 use super::trail::{keep, TrailTable, TRAIL};
 use redmark_core::booking::{
@@ -77,27 +78,6 @@ const CHECKED_IN: u8 = 0x80;
 
 /// A store id: 16 random bytes, in the store's `meta` table and in [`MARKER_FILE`](super::open::MARKER_FILE).
 pub(super) type StoreId = [u8; 16];
-
-/// [`ROOM_STARTS`] key: room length, room id, start u32 BE (a room's bookings in start
-/// order; `None` for a room id longer than any stored one).
-pub(super) fn room_key(room: &str, start: Minute) -> Option<Vec<u8>> {
-    let len = u8::try_from(room.len()).ok()?;
-    let mut k = Vec::with_capacity(5 + room.len());
-    k.push(len);
-    k.extend_from_slice(room.as_bytes());
-    k.extend_from_slice(&start.to_be_bytes());
-    Some(k)
-}
-
-/// [`HOLDER_STARTS`] key: holder, start u32 BE, room id (a holder's bookings in (start, room
-/// id) order, room ids byte by byte).
-pub(super) fn holder_key(holder: &Holder, start: Minute, room: &str) -> Vec<u8> {
-    let mut k = Vec::with_capacity(12 + room.len());
-    k.extend_from_slice(holder);
-    k.extend_from_slice(&start.to_be_bytes());
-    k.extend_from_slice(room.as_bytes());
-    k
-}
 
 /// Record v2 (v3 when released or checked in: [`RECORD_V3`]): version, status, start u32 LE, end u32 LE, attendees u16 LE, `holder[8]`,
 /// `nonce[8]`, room length, room bytes, title length, title bytes (UTF-8).
@@ -301,25 +281,17 @@ impl<'t> Tables<'t> {
         new: &NewBooking,
         by: &Actor,
     ) -> Result<Result<Commit, StoreError>, StoreError> {
-        // One holder's operation: a nonce is only ever matched together with its holder.
-        let operation = [&new.holder[..], &new.nonce[..]].concat();
-        let prior = self.nonces.get(&operation[..])?;
+        let prior = self.nonces.get(&operation_key(&new.holder, &new.nonce))?;
         if let Some(id) = prior {
             let b = load(&self.bookings, id)?.ok_or_else(|| {
                 corrupt(format_args!("a nonce names booking {id}, which is missing"))
             })?;
             return Ok(Ok(Commit::Replayed(b)));
         }
-        let first = next_in_room(&self.rooms, &self.bookings, &new.room, new.span.start)?;
-        if let Some(b) = first.filter(|b| b.new.span.overlaps(&new.span)) {
+        if let Some(b) = self.in_the_way(new)? {
             return Ok(Ok(Commit::Taken(b)));
         }
-        let last = self
-            .bookings
-            .last()
-            .map_err(fault)?
-            .map_or(0, |(k, _)| k.value());
-        let Some(id) = last.checked_add(1) else {
+        let Some(id) = self.last_id()?.checked_add(1) else {
             return Ok(Err(StoreError::Full));
         };
         let b = Booking {
@@ -329,11 +301,33 @@ impl<'t> Tables<'t> {
             checked_in: false,
             series: None,
         };
-        self.bookings.insert(id, &encode(&b)[..]).map_err(fault)?;
-        self.nonces.insert(&operation[..], id)?;
-        self.index(&b)?;
-        keep(&mut self.trail, id, Change::Made, by)?;
+        self.write_new(&b, by)?;
         Ok(Ok(Commit::Created(b)))
+    }
+
+    /// The earliest active booking of `new`'s room that overlaps its span: what refuses it.
+    fn in_the_way(&self, new: &NewBooking) -> Result<Option<Booking>, StoreError> {
+        let first = next_in_room(&self.rooms, &self.bookings, &new.room, new.span.start)?;
+        Ok(first.filter(|b| b.new.span.overlaps(&new.span)))
+    }
+
+    /// The highest booking id given so far (0: none).
+    fn last_id(&self) -> Result<BookingId, StoreError> {
+        Ok(self
+            .bookings
+            .last()
+            .map_err(fault)?
+            .map_or(0, |(k, _)| k.value()))
+    }
+
+    /// Writes new booking `b`: its record, its operation, both indexes and its trail's first
+    /// step.
+    fn write_new(&mut self, b: &Booking, by: &Actor) -> Result<(), StoreError> {
+        self.bookings.insert(b.id, &encode(b)[..]).map_err(fault)?;
+        self.nonces
+            .insert(&operation_key(&b.new.holder, &b.new.nonce), b.id)?;
+        self.index(b)?;
+        keep(&mut self.trail, b.id, Change::Made, by)
     }
 
     /// Books a whole series ([`Store::commit_series`](redmark_core::booking::Store::commit_series)):
@@ -346,8 +340,7 @@ impl<'t> Tables<'t> {
         occurrences: &[Occurrence],
         by: &Actor,
     ) -> Result<Result<SeriesCommit, StoreError>, StoreError> {
-        let operation = [&base.holder[..], &base.nonce[..]].concat();
-        if let Some(first) = self.nonces.get(&operation[..])? {
+        if let Some(first) = self.nonces.get(&operation_key(&base.holder, &base.nonce))? {
             let b = indexed(&self.bookings, first)?;
             let series = b.series.unwrap_or(b.id);
             let mut ids = SeriesIds::new();
@@ -364,8 +357,7 @@ impl<'t> Tables<'t> {
         let mut taken = 0u64;
         for (i, o) in occurrences.iter().enumerate() {
             let new = occurrence(base, other, o, i)?;
-            let first = next_in_room(&self.rooms, &self.bookings, &new.room, new.span.start)?;
-            if first.is_some_and(|b| b.new.span.overlaps(&new.span)) {
+            if self.in_the_way(&new)?.is_some() {
                 taken |= 1 << i;
             }
             news.push(new);
@@ -373,11 +365,7 @@ impl<'t> Tables<'t> {
         if taken != 0 {
             return Ok(Ok(SeriesCommit::Taken(taken)));
         }
-        let last = self
-            .bookings
-            .last()
-            .map_err(fault)?
-            .map_or(0, |(k, _)| k.value());
+        let last = self.last_id()?;
         let series = last.saturating_add(1);
         let Some(_) = last.checked_add(news.len() as u32) else {
             return Ok(Err(StoreError::Full));
@@ -392,11 +380,7 @@ impl<'t> Tables<'t> {
                 checked_in: false,
                 series: Some(series),
             };
-            let operation = [&b.new.holder[..], &b.new.nonce[..]].concat();
-            self.bookings.insert(id, &encode(&b)[..]).map_err(fault)?;
-            self.nonces.insert(&operation[..], id)?;
-            self.index(&b)?;
-            keep(&mut self.trail, id, Change::Made, by)?;
+            self.write_new(&b, by)?;
             let _ = ids.push(id);
         }
         Ok(Ok(SeriesCommit::Created(series, ids)))
