@@ -7,6 +7,9 @@
 # the official MCP conformance suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# One build from a clean clone: an incremental cache would never be read again, and it took
+# as much disk as the build itself.
+export CARGO_INCREMENTAL=0
 step() { printf '\n==> %s\n' "$*"; }
 
 step "toolchain: bare-metal targets and llvm-tools"
