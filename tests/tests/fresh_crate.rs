@@ -88,11 +88,14 @@ fn whoami() -> String {
     std::env::var("USER").unwrap_or_else(|_| "user".into())
 }
 
-/// `cargo build --offline` in `dir` into the workspace's target directory.
+/// `cargo build --offline` in `dir` into the workspace's target directory, with the
+/// workspace's dev profile (the root Cargo.toml's) so its dependencies' builds are reused.
 fn build(dir: &Path) -> Run {
     let mut cmd = Command::new("cargo");
     cmd.current_dir(dir)
         .args(["build", "--offline"])
+        .args(["--config", r#"profile.dev.debug="line-tables-only""#])
+        .args(["--config", r#"profile.dev.package."*".debug=false"#])
         .env("CARGO_TARGET_DIR", target_dir());
     run_bounded(cmd)
 }
