@@ -1,12 +1,14 @@
 """Parses one redmark calendar feed with the `icalendar` package and prints what it read as
 JSON (tests/tests/calendar_feed.rs asserts on it): each event's times on its zone's wall clock,
 the offset the feed's own VTIMEZONE gives there and the one the tz database gives, and each
-free/busy period in UTC."""
+free/busy period in UTC; a recurring event's rule, exceptions and the local starts they give
+(expanded by python-dateutil, which icalendar depends on), and an instance's RECURRENCE-ID."""
 import json
 import sys
 from datetime import timezone
 from zoneinfo import ZoneInfo
 
+from dateutil.rrule import rrulestr
 from icalendar import Calendar
 
 raw = open(sys.argv[1], "rb").read()
@@ -36,7 +38,36 @@ def event(ev):
         "vtimezone_offset": minutes(local.replace(tzinfo=own).utcoffset()) if own else None,
         "tzdb_offset": minutes(local.replace(tzinfo=ZoneInfo(tzid)).utcoffset()) if tzid else None,
         "organizer": str(ev.get("ORGANIZER", "")),
+        **recurrence(ev, local),
     }
+
+
+def naive(values):
+    """The local times an EXDATE or RECURRENCE-ID property (one or several) names."""
+    found = values if isinstance(values, list) else [values]
+    return [d.dt.replace(tzinfo=None) for v in found for d in getattr(v, "dts", [v])]
+
+
+def recurrence(ev, local):
+    rule = ev.get("RRULE")
+    out = {"recurrence_id": None, "rrule": None, "exdates": [], "expanded": []}
+    if "RECURRENCE-ID" in ev:
+        out["recurrence_id"] = naive(ev["RECURRENCE-ID"])[0].isoformat()
+    if rule is None:
+        return out
+    text = rule.to_ical().decode()
+    exdates = naive(ev["EXDATE"]) if "EXDATE" in ev else []
+    # The rule's UNTIL is UTC (RFC 5545 §3.3.10): expanded on the wall clock, so compared there.
+    until = rule["UNTIL"][0]
+    plain = ";".join(p for p in text.split(";") if not p.startswith("UNTIL="))
+    last = until.astimezone(ev.decoded("DTSTART").tzinfo).replace(tzinfo=None)
+    starts = rrulestr(plain, dtstart=local).between(local, last, inc=True)
+    out.update({
+        "rrule": text,
+        "exdates": [d.isoformat() for d in exdates],
+        "expanded": [d.isoformat() for d in starts if d not in exdates],
+    })
+    return out
 
 
 def periods(fb):

@@ -1,7 +1,8 @@
 //! The iCalendar feeds of `redmark serve --http` on a floor in Europe/Berlin, parsed by the
 //! Python `icalendar` package (scripts/ical-peer.sh): bookings made over MCP appear in a room's
 //! feed on the floor's wall clock with a VTIMEZONE that agrees with the tz database, others'
-//! titles show as "Busy", a cancelled booking leaves the feeds, free/busy joins touching
+//! titles show as "Busy", a cancelled booking leaves the feeds, a series is one recurring event
+//! whose rule and exceptions give the occurrences booked, free/busy joins touching
 //! bookings; each feed is served for the bearer token and for the feed key in its URL, and a
 //! wrong, forged or revoked key gets 403, no credentials 401.
 
@@ -332,4 +333,57 @@ fn changing_a_token_revokes_its_feed_urls() {
         get(s.http[0], url_of(&fresh, "Your bookings"), None).status,
         200
     );
+}
+
+#[test]
+fn a_series_is_one_recurring_event_with_its_exceptions() {
+    let Some(py) = python() else { return };
+    let data = TempDir::new("calendar-feed-series");
+    let tokens = format!("alice = \"{ALICE}\"\nbob = \"{BOB}\"\n");
+    let s = serve(data.path(), &tokens);
+    let addr = s.http[0];
+    // Six weeks from about 100 days ahead: in winter, across the spring clock change.
+    let first = day(100);
+    let args = json!({"day": first, "start": "9:30", "minutes": 45, "room_id": "atrium",
+                      "title": "Weekly sync", "repeat": "weekly", "count": 6});
+    let r = call(addr, ALICE, "book_room", args);
+    let ids: Vec<String> = r["structuredContent"]["bookings"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{r}"))
+        .iter()
+        .map(|v| v.as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(ids.len(), 6, "{r}");
+    let r = call(addr, ALICE, "cancel_booking", json!({"booking_id": ids[2]}));
+    assert_eq!(r["isError"], false, "{r}");
+    let alone = book(addr, ALICE, "atrium", &day(101), "14:00", 30, "Alone");
+
+    let feed = parsed(
+        &py,
+        data.path(),
+        &get(addr, "/calendars/rooms/atrium.ics", Some(ALICE)),
+    );
+    let events = feed["events"].as_array().unwrap();
+    assert_eq!(
+        events.len(),
+        2,
+        "the series once, and the booking alone: {feed}"
+    );
+    let series = events
+        .iter()
+        .find(|e| e["uid"].as_str().unwrap().starts_with("series-"))
+        .unwrap_or_else(|| panic!("{feed}"));
+    assert_eq!(series["summary"], "Weekly sync");
+    assert_eq!(series["status"], "CONFIRMED");
+    let weekly = series["rrule"].as_str().unwrap();
+    for part in ["FREQ=WEEKLY", "INTERVAL=1", "BYDAY="] {
+        assert!(weekly.split(';').any(|p| p.starts_with(part)), "{weekly}");
+    }
+    // What icalendar's rule and exceptions give is what is booked: every week at 09:30 on the
+    // floor's clock but the cancelled one.
+    let week = |i: u32| format!("{}T09:30:00", day(100 + 7 * i));
+    let expected: Vec<String> = [0, 1, 3, 4, 5].into_iter().map(week).collect();
+    assert_eq!(series["expanded"], json!(expected), "{series}");
+    assert_eq!(series["exdates"], json!([week(2)]), "{series}");
+    assert_eq!(event(&feed, &alone)["summary"], "Alone");
 }

@@ -4,10 +4,11 @@ use std::collections::BTreeSet;
 
 use jiff::tz::TimeZone;
 use redmark_core::booking::{
-    title_readable, Booking, Floor, Minute, Room, Status, Store, StoreError,
+    title_readable, Booking, BookingId, Floor, Minute, Room, Status, Store, StoreError,
 };
 
 use super::ics::{utc_stamp, utc_time, vtimezone, Ics};
+use super::recur::{differs, group, recurrence, Entry, Recurrence};
 use super::{Ask, Feed, FeedError, Route};
 
 /// Days before now a feed starts.
@@ -83,8 +84,14 @@ pub async fn write<S: Store>(
             from.saturating_sub(DAY),
             to,
         );
-        for b in &list.bookings {
-            event(&mut ics, floors, b, ask, &stamp, tag);
+        for entry in group(&list.bookings) {
+            match entry {
+                Entry::Alone(b) => {
+                    let uid = format!("bk_{}@{tag}.redmark", b.id);
+                    event(&mut ics, floors, b, ask, (&stamp, &uid), Recur::None);
+                }
+                Entry::Series(id, all) => series(&mut ics, floors, id, &all, ask, &stamp, tag),
+            }
         }
     }
     ics.raw("END", "VCALENDAR");
@@ -186,30 +193,86 @@ fn zones(
     }
 }
 
-/// One booking as a VEVENT.
+/// What a VEVENT says of its series.
+enum Recur<'a> {
+    /// It is of none.
+    None,
+    /// It is the series: its rule and exceptions, on this zone.
+    Rule(&'a Recurrence),
+    /// It is the instance the series' rule starts at this minute, on this zone.
+    Instance(&'a TimeZone, &'a str, Minute),
+}
+
+/// The zone of the floor `b`'s room is on, and its name.
+fn zone_of(floors: &'static [Floor<'static>], b: &Booking) -> Option<(TimeZone, &'static str)> {
+    let (f, _) = find(floors, &b.new.room)?;
+    Some((TimeZone::get(f.zone.name()).ok()?, f.zone.name()))
+}
+
+/// Series `id`'s occurrences (in start order) as one recurring VEVENT with the first's time,
+/// room and title, and an instance of its own for each that differs (released, extended or
+/// ended, in another room); written one by one on a floor whose zone is unknown.
+fn series(
+    ics: &mut Ics,
+    floors: &'static [Floor<'static>],
+    id: BookingId,
+    all: &[&Booking],
+    ask: &Ask,
+    stamp: &str,
+    tag: &str,
+) {
+    let uid = format!("series-{id}@{tag}.redmark");
+    let Some((tz, name)) = zone_of(floors, all[0]) else {
+        for b in all {
+            let uid = format!("bk_{}@{tag}.redmark", b.id);
+            event(ics, floors, b, ask, (stamp, &uid), Recur::None);
+        }
+        return;
+    };
+    let rule = recurrence(all, &tz);
+    let mut first = all[0].clone();
+    first.status = Status::Active;
+    event(ics, floors, &first, ask, (stamp, &uid), Recur::Rule(&rule));
+    for (b, at) in all.iter().zip(&rule.instances) {
+        if differs(b, &first, &tz) {
+            let recur = Recur::Instance(&tz, name, *at);
+            event(ics, floors, b, ask, (stamp, &uid), recur);
+        }
+    }
+}
+
+/// One booking as a VEVENT (`stamp` its DTSTAMP, `uid` its UID), of a series as `recur` says.
 fn event(
     ics: &mut Ics,
     floors: &'static [Floor<'static>],
     b: &Booking,
     ask: &Ask,
-    stamp: &str,
-    tag: &str,
+    (stamp, uid): (&str, &str),
+    recur: Recur<'_>,
 ) {
     let found = find(floors, &b.new.room);
     ics.raw("BEGIN", "VEVENT");
-    ics.raw("UID", &format!("bk_{}@{tag}.redmark", b.id));
+    ics.raw("UID", uid);
     ics.raw("DTSTAMP", stamp);
     let span = b.new.span;
-    let zone = found.and_then(|(f, _)| Some((TimeZone::get(f.zone.name()).ok()?, f.zone.name())));
-    match zone {
+    match zone_of(floors, b) {
         Some((tz, name)) => {
             ics.local("DTSTART", &tz, name, span.start);
             ics.local("DTEND", &tz, name, span.end);
+            if let Recur::Rule(r) = recur {
+                ics.raw("RRULE", &r.rule);
+                if !r.excluded.is_empty() {
+                    ics.local_list("EXDATE", &tz, name, &r.excluded);
+                }
+            }
         }
         None => {
             ics.raw("DTSTART", &utc_time(span.start));
             ics.raw("DTEND", &utc_time(span.end));
         }
+    }
+    if let Recur::Instance(tz, name, at) = recur {
+        ics.local("RECURRENCE-ID", tz, name, at);
     }
     let readable = match found {
         Some((f, _)) => title_readable(f, b, ask.holder, ask.operator),

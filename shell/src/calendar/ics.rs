@@ -47,6 +47,22 @@ impl Ics {
         self.line(&line);
     }
 
+    /// `NAME;TZID=zone:t1,t2,…` of each of `times` on `tz`'s wall clock.
+    pub fn local_list(&mut self, name: &str, tz: &TimeZone, zone: &str, times: &[Minute]) {
+        let mut line = String::with_capacity(32 + 16 * times.len());
+        line.push_str(name);
+        line.push_str(";TZID=");
+        param_value(zone, &mut line);
+        line.push(':');
+        for (i, at) in times.iter().enumerate() {
+            if i > 0 {
+                line.push(',');
+            }
+            line.push_str(&local_time(tz, *at));
+        }
+        self.line(&line);
+    }
+
     /// One content line, folded at [`FOLD_AT`] octets (never inside a UTF-8 sequence).
     fn line(&mut self, content: &str) {
         let mut used = 0;

@@ -18,6 +18,7 @@ use crate::store::Bookings;
 
 pub mod feed;
 pub mod ics;
+pub mod recur;
 
 /// Where the feeds are served on `--http`.
 pub const PREFIX: &str = "/calendars/";
