@@ -265,6 +265,10 @@ impl<A: App> Engine<A> {
                     let (w, note, progress) = (&mut w, &mut note, &mut progress);
                     dispatch::run_tool(self, id, &call, cx, w, note, progress).await
                 }
+                dispatch::Dispatched::Read(id, read) => {
+                    let (w, note, progress) = (&mut w, &mut note, &mut progress);
+                    dispatch::run_read(self, id, &read, cx, w, note, progress).await
+                }
             };
         let (id, status) = match outcome {
             dispatch::Outcome::Notification => {
