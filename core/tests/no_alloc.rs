@@ -36,6 +36,9 @@ static GLOBAL: Counting = Counting;
 
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}"#;
 
+/// Held by each test that counts the waiting store's ticks (a process-wide count).
+static TICKING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Full MRTR round trips among the 3,000 messages (one every tenth).
 const ROUND_TRIPS: usize = 300;
 
@@ -146,6 +149,7 @@ fn bookings_through_a_waiting_store_allocate_nothing() {
     use redmark_core::engine::Message;
 
     const BOOKINGS: usize = 200;
+    let _alone = TICKING.lock().unwrap_or_else(|e| e.into_inner());
     let mut engine = Engine::new(
         BookingApp::new(
             DEFAULT_FLOOR,
@@ -232,6 +236,7 @@ fn a_room_day_read_awaits_its_store_and_allocates_nothing() {
     use common::waiting::{block_on, Waiting};
     use redmark_core::engine::Message;
 
+    let _alone = TICKING.lock().unwrap_or_else(|e| e.into_inner());
     let mut engine = Engine::new(
         BookingApp::new(DEFAULT_FLOOR, Waiting(MemStore::<8>::new()), common::INFO),
         KeyRing::new(Key::new(1, &[0x42; 32]).unwrap()),

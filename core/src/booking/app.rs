@@ -29,7 +29,7 @@ use super::tools::{BookArgs, CancelArgs, ListArgs};
 #[cfg(feature = "operators")]
 use super::trail_tool::booking_trail;
 #[cfg(feature = "day-schedule")]
-use super::{mcp_app, room_day};
+use super::{mcp_app, room_complete, room_day};
 use crate::engine::{App, Call, Replied, Reply, ServerInfo, ToolEntry};
 #[cfg(feature = "day-schedule")]
 use crate::engine::{CallError, CompletionRequest, Completions, Done, ResourceInfo, TemplateInfo};
@@ -168,7 +168,7 @@ impl<S: Store> App for BookingApp<'_, S> {
         request: &CompletionRequest<'_>,
         out: &mut Completions<'_, '_>,
     ) -> Result<(), CallError> {
-        room_day::complete(buildings(&self.floor, self.site_buildings()), request, out)
+        room_complete::complete(buildings(&self.floor, self.site_buildings()), request, out)
     }
 
     /// Books a meeting room (for an hour unless minutes says otherwise) on the floor's clock.

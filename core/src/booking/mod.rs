@@ -35,6 +35,8 @@ mod read;
 mod repeat;
 mod report;
 #[cfg(feature = "day-schedule")]
+mod room_complete;
+#[cfg(feature = "day-schedule")]
 pub mod room_day;
 mod room_set;
 #[cfg(feature = "day-schedule")]

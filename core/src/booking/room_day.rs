@@ -1,4 +1,4 @@
-//! A room's day as an MCP resource (`redmark://rooms/{room}/{day}`): its bookings as JSON, titles as the floor's privacy rule says, a slot for the host's `text/calendar`, and completions of the template's arguments.
+//! A room's day as an MCP resource (`redmark://rooms/{room}/{day}`): its bookings as JSON, titles as the floor's privacy rule says, and a slot for the host's `text/calendar` (completions of its arguments: `room_complete.rs`).
 //!
 //! The core reads the store and decides what the caller may read (as `day_schedule` does,
 //! [`readable`]); the calendar text is the host's to write from that JSON (the desktop's ICS
@@ -11,16 +11,12 @@ use heapless::Vec;
 use super::floor::{Floor, Room};
 use super::named::{readable, Reader};
 use super::read::{day, today, DayArg};
-use super::span::{Day, Minute, Span, WEEKDAYS};
+use super::span::{Day, Minute, Span};
 use super::store::{BookingId, Status, Store, Title};
 use super::time_of_day::TimeOfDay;
 use super::zone::{day_span, wall, Rfc3339};
-use crate::engine::{Call, CallError, CompletionRef, CompletionRequest, Completions};
-use crate::engine::{Done, Reply, TemplateInfo};
-use crate::limits::{
-    MAX_ROOM_DAY_BOOKINGS, MAX_STR, ROOM_DAY_COMPLETED_DATES, ROOM_DAY_DAYS_AHEAD,
-    ROOM_DAY_DAYS_BACK,
-};
+use crate::engine::{Call, CallError, Done, Reply, TemplateInfo};
+use crate::limits::{MAX_ROOM_DAY_BOOKINGS, MAX_STR, ROOM_DAY_DAYS_AHEAD, ROOM_DAY_DAYS_BACK};
 use crate::wire::write::Writer;
 
 /// The URI template of a room's day.
@@ -51,7 +47,7 @@ pub const ROOM_DAY: TemplateInfo = TemplateInfo {
 pub const TEMPLATES: &[TemplateInfo] = &[ROOM_DAY];
 
 /// Minutes in a day.
-const DAY: Minute = 24 * 60;
+pub(super) const DAY: Minute = 24 * 60;
 
 /// One booking of the day as the caller may read it.
 struct Entry {
@@ -67,7 +63,10 @@ struct Entry {
 
 /// The room a URI segment names across `site`: its id exactly, else the one room whose id,
 /// name or alias it is (case-insensitive, "the " ignored).
-fn room_of<'a, 'r>(site: &'a [Floor<'r>], seg: &str) -> Option<(&'a Floor<'r>, &'r Room<'r>)> {
+pub(super) fn room_of<'a, 'r>(
+    site: &'a [Floor<'r>],
+    seg: &str,
+) -> Option<(&'a Floor<'r>, &'r Room<'r>)> {
     if let Some(found) = site.iter().find_map(|f| f.by_id(seg).map(|r| (f, r))) {
         return Some(found);
     }
@@ -263,72 +262,6 @@ fn quoted(f: &mut dyn Write, s: &str) -> fmt::Result {
     f.write_char('"')
 }
 
-/// Whether `s` starts with `prefix`, ignoring ASCII case.
-fn starts_with(s: &str, prefix: &str) -> bool {
-    s.as_bytes()
-        .get(..prefix.len())
-        .is_some_and(|h| h.eq_ignore_ascii_case(prefix.as_bytes()))
-}
-
-/// Suggests values for the room-day template's `room` (ids and aliases) and `day` (today,
-/// tomorrow, weekday names, the next [`ROOM_DAY_COMPLETED_DATES`] dates; on the clock of
-/// `context.arguments.room`'s building, and none when that names no room).
-pub(super) fn complete(
-    site: &[Floor<'_>],
-    request: &CompletionRequest<'_>,
-    out: &mut Completions<'_, '_>,
-) -> Result<(), CallError> {
-    let CompletionRef::Resource(uri) = request.reference else {
-        return Err(CallError::InvalidParams("no prompts are served"));
-    };
-    if !uri.eq_str(ROOM_DAY_TEMPLATE) {
-        return Err(CallError::InvalidParams(
-            "completions are served for redmark://rooms/{room}/{day}",
-        ));
-    }
-    let mut scratch = [0u8; MAX_STR];
-    let Some(typed) = request.value.as_str(&mut scratch) else {
-        return Ok(());
-    };
-    if request.argument.eq_str("room") {
-        let names = site.iter().flat_map(|f| f.rooms.iter());
-        let names = names.flat_map(|r| core::iter::once(&r.id).chain(r.aliases));
-        // An alias two rooms share names neither: offered only what reads one room.
-        let one = |n: &&&str| room_of(site, n).is_some();
-        for n in names.filter(|n| starts_with(n, typed)).filter(one) {
-            out.push(n);
-        }
-        return Ok(());
-    }
-    if !request.argument.eq_str("day") {
-        return Ok(());
-    }
-    let mut room_scratch = [0u8; MAX_STR];
-    let room = request.context.and_then(|c| c.get("room"));
-    let floor = match room.map(|r| r.as_str(&mut room_scratch)) {
-        None => site.first(),
-        Some(r) => r.and_then(|r| room_of(site, r)).map(|(f, _)| f),
-    };
-    let Some(today) = floor.and_then(|f| today(request.now, f.zone)) else {
-        return Ok(());
-    };
-    let words = ["today", "tomorrow"].into_iter();
-    let weekdays = (0..7).map(|k| WEEKDAYS[(today.weekday() + k) % 7]);
-    for word in words.chain(weekdays).filter(|w| starts_with(w, typed)) {
-        out.push(word);
-    }
-    for k in 0..ROOM_DAY_COMPLETED_DATES {
-        let Some(d) = Day::containing(today.first_minute() + k * DAY) else {
-            break;
-        };
-        let mut date = heapless::String::<10>::new();
-        if write!(date, "{d}").is_ok() && starts_with(&date, typed) {
-            out.push(&date);
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -339,7 +272,7 @@ mod tests {
     use crate::{Access, Engine};
     use core::sync::atomic::{AtomicU64, Ordering};
     use serde_json::{json, Value};
-    use std::string::{String, ToString};
+    use std::string::ToString;
     use std::vec;
 
     /// A fresh nonce for each message (one operation each).
@@ -553,78 +486,6 @@ mod tests {
         assert_eq!(b.len(), MAX_ROOM_DAY_BOOKINGS);
         assert_eq!(json["doc"]["more"], 24 - MAX_ROOM_DAY_BOOKINGS);
         assert_eq!(b[0]["title"], title.as_str());
-    }
-
-    fn complete(
-        e: &mut Booking,
-        arg: &str,
-        value: &str,
-        context: Option<Value>,
-    ) -> vec::Vec<String> {
-        let mut params = json!({"ref": {"type": "ref/resource", "uri": ROOM_DAY_TEMPLATE},
-            "argument": {"name": arg, "value": value}});
-        if let Some(c) = context {
-            params["context"] = json!({"arguments": c});
-        }
-        let r = ask(e, "alice", "completion/complete", params);
-        let values = r["result"]["completion"]["values"]
-            .as_array()
-            .expect("values");
-        values
-            .iter()
-            .map(|v| v.as_str().unwrap().to_string())
-            .collect()
-    }
-
-    #[test]
-    fn rooms_complete_by_id_and_alias_ignoring_case() {
-        let mut e = engine(false);
-        assert_eq!(
-            complete(&mut e, "room", "", None),
-            ["atrium", "studio-b", "nook", "the small room", "small room"]
-        );
-        assert_eq!(
-            complete(&mut e, "room", "S", None),
-            ["studio-b", "small room"]
-        );
-        assert_eq!(complete(&mut e, "room", "THE s", None), ["the small room"]);
-        assert!(
-            complete(&mut e, "room", "big", None).is_empty(),
-            "shared aliases name neither"
-        );
-    }
-
-    #[test]
-    fn days_complete_words_weekdays_and_two_weeks_of_dates() {
-        let mut e = engine(false);
-        let all = complete(&mut e, "day", "", None);
-        assert_eq!(&all[..4], ["today", "tomorrow", "monday", "tuesday"]);
-        assert_eq!(all.len(), 2 + 7 + 14);
-        assert_eq!(all[9], "2026-09-21");
-        assert_eq!(all[22], "2026-10-04");
-        assert_eq!(
-            complete(&mut e, "day", "T", None),
-            ["today", "tomorrow", "tuesday", "thursday"]
-        );
-        assert_eq!(complete(&mut e, "day", "2026-10", None).len(), 4);
-        let room = Some(json!({"room": "nook"}));
-        assert_eq!(complete(&mut e, "day", "to", room).len(), 2);
-        let nowhere = Some(json!({"room": "boardroom"}));
-        assert!(complete(&mut e, "day", "", nowhere).is_empty());
-        assert!(complete(&mut e, "building", "", None).is_empty());
-    }
-
-    #[test]
-    fn other_references_are_invalid_params() {
-        let mut e = engine(false);
-        for r in [
-            json!({"type": "ref/prompt", "name": "x"}),
-            json!({"type": "ref/resource", "uri": "ui://redmark/floor"}),
-        ] {
-            let params = json!({"ref": r, "argument": {"name": "room", "value": ""}});
-            let err = &ask(&mut e, "alice", "completion/complete", params)["error"];
-            assert_eq!(err["code"], -32602, "{err}");
-        }
     }
 
     #[test]
