@@ -1,7 +1,7 @@
 //! A room's day as an MCP resource (`redmark://rooms/{room}/{day}`): its bookings as JSON, titles as the floor's privacy rule says, and a slot for the host's `text/calendar` (completions of its arguments: `room_complete.rs`).
 //!
 //! The core reads the store and decides what the caller may read (as `day_schedule` does,
-//! [`readable`]); the calendar text is the host's to write from that JSON (the desktop's ICS
+//! `named::readable`); the calendar text is the host's to write from that JSON (the desktop's ICS
 //! writer, `shell/src/calendar/room_day.rs`): the core writes [`CALENDAR_SLOT`] in its place.
 
 use core::fmt::{self, Write};
