@@ -88,9 +88,12 @@ fn sdk_read(py: &Path, addr: SocketAddr, token: &str, uri: &str) -> Value {
     out
 }
 
-/// The `icalendar` venv's interpreter, if scripts/ical-peer.sh installed it.
+/// The `icalendar` venv's interpreter, if scripts/ical-peer.sh installed it (a failure when
+/// missing with `REDMARK_REQUIRE_ICAL=1`).
 fn ical_python() -> Option<PathBuf> {
     let py = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/ical-peer/venv/bin/python");
+    let required = std::env::var_os("REDMARK_REQUIRE_ICAL").is_some_and(|v| v == "1");
+    assert!(py.exists() || !required, "{} is missing", py.display());
     py.exists().then_some(py)
 }
 
