@@ -43,6 +43,14 @@ pub const ROOM_DAY: TemplateInfo = TemplateInfo {
     mime_type: JSON_MIME,
 };
 
+/// A day outside [`ROOM_DAY_DAYS_BACK`]..[`ROOM_DAY_DAYS_AHEAD`] of today (`-32602`).
+pub const DAY_OUT_OF_RANGE: CallError =
+    CallError::InvalidParams("a room's day is served from 31 days back to 366 days ahead");
+/// `today`, `tomorrow` or a weekday on a server whose clock is not set (`-32602`).
+pub const DAY_NEEDS_CLOCK: CallError = CallError::InvalidParams(
+    "today, tomorrow and weekdays need the server's clock: give the day as YYYY-MM-DD",
+);
+
 /// The resource templates the booking app serves.
 pub const TEMPLATES: &[TemplateInfo] = &[ROOM_DAY];
 
@@ -125,18 +133,13 @@ pub(super) async fn read<S: Store>(
         let seg = unescape(seg, &mut buf).ok_or(CallError::NotFound)?;
         room_of(site, seg).ok_or(CallError::NotFound)?
     };
-    let day =
-        match day(day_seg, call.now, floor.zone) {
-            DayArg::Day(d) => d,
-            DayArg::NeedsClock => return Err(CallError::InvalidParams(
-                "today, tomorrow and weekdays need the server's clock: give the day as YYYY-MM-DD",
-            )),
-            DayArg::Unknown => return Err(CallError::NotFound),
-        };
+    let day = match day(day_seg, call.now, floor.zone) {
+        DayArg::Day(d) => d,
+        DayArg::NeedsClock => return Err(DAY_NEEDS_CLOCK),
+        DayArg::Unknown => return Err(CallError::NotFound),
+    };
     if today(call.now, floor.zone).is_some_and(|t| !in_range(day, t)) {
-        return Err(CallError::InvalidParams(
-            "a room's day is served from 31 days back to 366 days ahead",
-        ));
+        return Err(DAY_OUT_OF_RANGE);
     }
     let whole = day_span(floor.zone, day);
     let me = Reader::of(call);
@@ -486,6 +489,15 @@ mod tests {
         assert_eq!(b.len(), MAX_ROOM_DAY_BOOKINGS);
         assert_eq!(json["doc"]["more"], 24 - MAX_ROOM_DAY_BOOKINGS);
         assert_eq!(b[0]["title"], title.as_str());
+    }
+
+    #[test]
+    fn the_range_error_says_the_constants() {
+        let CallError::InvalidParams(said) = DAY_OUT_OF_RANGE else {
+            unreachable!()
+        };
+        let range = std::format!("{ROOM_DAY_DAYS_BACK} days back to {ROOM_DAY_DAYS_AHEAD} days");
+        assert!(said.contains(&range), "{said}");
     }
 
     #[test]
