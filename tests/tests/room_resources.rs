@@ -2,14 +2,15 @@
 //! the official Python SDK 2.3 client: the template is listed, a day Alice booked reads as JSON
 //! (times with Berlin's offset, her title) and as an iCalendar the Python `icalendar` package
 //! parses, completions name rooms and days, Bob reads the same day as busy without the title,
-//! and a 2025-11-25 session reads it through the bridge.
+//! a 2025-11-25 session reads it through the bridge, and a stdio client gets the same two
+//! contents (the host fills the calendar on every transport).
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use redmark_core::booking::{minute_of, Day};
 use redmark_tests::peers::{python_sdk_2_3, run_python};
-use redmark_tests::server::{http, post_mcp, tool_call, HttpResponse, Server, TempDir};
+use redmark_tests::server::{http, meta, post_mcp, tool_call, HttpResponse, Server, TempDir};
 use serde_json::{json, Value};
 
 const ALICE: &str = "alice-token-0123456789";
@@ -277,4 +278,37 @@ fn a_2025_11_25_session_reads_and_completes_a_room_day_through_the_bridge() {
         "params":{"uri":"redmark://rooms/boardroom/today"}});
     let r = legacy_post(addr, &unknown, Some(&sid)).json();
     assert_eq!(r["error"]["code"], -32602, "{r}");
+}
+
+#[test]
+fn stdio_reads_a_room_day_with_its_calendar() {
+    let data = TempDir::new("room-resources-stdio");
+    let rooms = data.path().join("rooms.toml");
+    std::fs::write(&rooms, FLOOR).unwrap();
+    let mut s = Server::start(&["--rooms", rooms.to_str().unwrap()], data.path());
+    let mut c = s.stdio();
+    let day = day_after_tomorrow();
+    let book = tool_call(
+        1,
+        "book_room",
+        json!({"day": day, "start": "10:00", "minutes": 30, "room_id": "nook", "title": TITLE}),
+        false,
+    );
+    let r = c.request(&book);
+    assert_eq!(r["result"]["structuredContent"]["booked"], true, "{r}");
+    let read = json!({"jsonrpc":"2.0","id":2,"method":"resources/read",
+        "params":{"uri": format!("redmark://rooms/nook/{day}"), "_meta": meta(json!({}))}});
+    let r = c.request(&read);
+    let contents = &r["result"]["contents"];
+    let doc: Value = serde_json::from_str(contents[0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(doc["bookings"][0]["title"], TITLE, "{r}");
+    let calendar = contents[1]["text"].as_str().unwrap();
+    assert!(
+        calendar.contains("\r\nSUMMARY:Design review\\; Q3\r\n"),
+        "{calendar}"
+    );
+    assert_eq!(
+        (&r["result"]["ttlMs"], &r["result"]["cacheScope"]),
+        (&json!(0), &json!("private"))
+    );
 }
