@@ -43,6 +43,17 @@ pub const ROOM_DAY: TemplateInfo = TemplateInfo {
     mime_type: JSON_MIME,
 };
 
+/// The URI of room `.0`'s day `.1` as a read answers it (the room's id, the ISO day):
+/// `redmark://rooms/nook/2026-12-07`; what a change of that day is announced under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RoomDayUri<'a>(pub &'a str, pub Day);
+
+impl fmt::Display for RoomDayUri<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{ROOM_DAY_PREFIX}{}/{}", self.0, self.1)
+    }
+}
+
 /// A day outside [`ROOM_DAY_DAYS_BACK`]..[`ROOM_DAY_DAYS_AHEAD`] of today (`-32602`).
 pub const DAY_OUT_OF_RANGE: CallError =
     CallError::InvalidParams("a room's day is served from 31 days back to 366 days ahead");
@@ -189,7 +200,7 @@ struct Page<'a, 'r> {
 impl Page<'_, '_> {
     /// The two contents: the JSON, then the calendar's slot.
     fn write(&self, w: &mut Writer<'_>) {
-        let uri = format_args!("{ROOM_DAY_PREFIX}{}/{}", self.room.id, self.day);
+        let uri = format_args!("{}", RoomDayUri(self.room.id, self.day));
         w.begin_object().key("uri").string_fmt(uri);
         w.key("mimeType").string(JSON_MIME);
         w.key("text").string_with(|f| self.json(f)).end_object();
@@ -489,6 +500,13 @@ mod tests {
         assert_eq!(b.len(), MAX_ROOM_DAY_BOOKINGS);
         assert_eq!(json["doc"]["more"], 24 - MAX_ROOM_DAY_BOOKINGS);
         assert_eq!(b[0]["title"], title.as_str());
+    }
+
+    #[test]
+    fn the_uri_of_a_room_day() {
+        let day = Day::parse("2026-12-07").unwrap();
+        let uri = std::format!("{}", RoomDayUri("nook", day));
+        assert_eq!(uri, "redmark://rooms/nook/2026-12-07");
     }
 
     #[test]
