@@ -224,7 +224,8 @@ pub trait App {
         &[]
     }
 
-    /// Reads the resource at `uri` through `reply` ([`Reply::contents`] or [`Reply::ask`]);
+    /// Reads the resource at `uri` through `reply` ([`Reply::contents`], [`Reply::private_contents`]
+    /// or [`Reply::ask`]);
     /// [`CallError::NotFound`] when there is none. Write it as an `async fn`, like
     /// [`App::call_tool`]: it may await the app's store (a room's day).
     fn read_resource(
