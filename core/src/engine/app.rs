@@ -224,10 +224,10 @@ pub trait App {
         &[]
     }
 
-    /// Reads the resource at `uri` through `reply` ([`Reply::contents`], [`Reply::private_contents`]
-    /// or [`Reply::ask`]);
-    /// [`CallError::NotFound`] when there is none. Write it as an `async fn`, like
-    /// [`App::call_tool`]: it may await the app's store (a room's day).
+    /// Reads the resource at `uri` through `reply` ([`Reply::contents`],
+    /// [`Reply::private_contents`] or [`Reply::ask`]); [`CallError::NotFound`] when there is
+    /// none. Write it as an `async fn`, like [`App::call_tool`]: it may await the app's store
+    /// (a room's day).
     fn read_resource(
         &mut self,
         _uri: &str,
