@@ -121,6 +121,17 @@ pub const MAX_HANDLING: usize = 8 * 1024;
 /// on a floor with public titles) and `list_rooms`' meetings in the way. Past it a meeting is
 /// shown as booked times only, and `day_schedule` says how many it did not name.
 pub const MAX_NAMED: usize = 16;
+/// Most bookings one read of a room's day (`redmark://rooms/{room}/{day}`) lists, in start
+/// order; the JSON counts the rest as `more` (a working day of half-hour meetings; its answer,
+/// with the host's calendar slot, fits [`OUT`]).
+pub const MAX_ROOM_DAY_BOOKINGS: usize = 16;
+/// Days before today (on the floor's clock) a room's day is served for; an earlier day is
+/// invalid params.
+pub const ROOM_DAY_DAYS_BACK: u32 = 31;
+/// Days after today a room's day is served for; a later day is invalid params.
+pub const ROOM_DAY_DAYS_AHEAD: u32 = 366;
+/// Dates a completion of a room-day's `day` offers: today and the days after it.
+pub const ROOM_DAY_COMPLETED_DATES: u32 = 14;
 
 /// Changes of one booking the trail tool shows (the latest; a store may keep more).
 pub const TRAIL_SHOWN: usize = 8;

@@ -36,6 +36,9 @@ static GLOBAL: Counting = Counting;
 
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}"#;
 
+/// Held by each test that counts the waiting store's ticks (a process-wide count).
+static TICKING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Full MRTR round trips among the 3,000 messages (one every tenth).
 const ROUND_TRIPS: usize = 300;
 
@@ -146,6 +149,7 @@ fn bookings_through_a_waiting_store_allocate_nothing() {
     use redmark_core::engine::Message;
 
     const BOOKINGS: usize = 200;
+    let _alone = TICKING.lock().unwrap_or_else(|e| e.into_inner());
     let mut engine = Engine::new(
         BookingApp::new(
             DEFAULT_FLOOR,
@@ -223,4 +227,65 @@ fn a_waiting_handling_fits_in_a_bounded_size() {
     let size = core::mem::size_of_val(&handling);
     println!("a handling of the booking app: {size} bytes (64-bit host)");
     assert!(size <= redmark_core::limits::MAX_HANDLING, "{size} bytes");
+}
+
+/// `resources/read` of a room's day awaits the store like a tool: polled once it is still
+/// waiting (`handle` answers -32603), driven by `handling` it reads the day, without the heap.
+#[test]
+fn a_room_day_read_awaits_its_store_and_allocates_nothing() {
+    use common::waiting::{block_on, Waiting};
+    use redmark_core::engine::Message;
+
+    let _alone = TICKING.lock().unwrap_or_else(|e| e.into_inner());
+    let mut engine = Engine::new(
+        BookingApp::new(DEFAULT_FLOOR, Waiting(MemStore::<8>::new()), common::INFO),
+        KeyRing::new(Key::new(1, &[0x42; 32]).unwrap()),
+        Config::default(),
+    );
+    let cx = |i: u64| Context {
+        now: 1_790_000_000,
+        principal: b"alice",
+        entropy: i.to_be_bytes(),
+        access: redmark_core::Access::USER,
+    };
+    let mut out = vec![0u8; OUT];
+    for hour in [9, 11] {
+        let book = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"book_room","arguments":{{"day":"2026-09-22","hour":{hour},"room_id":"nook","title":"Stand-up"}},{META}}}}}"#
+        );
+        let (h, _) =
+            block_on(engine.handling(Message::Plain(book.as_bytes()), &cx(hour), &mut out));
+        assert!(String::from_utf8_lossy(&out[..h.len]).contains(r#""booked":true"#));
+    }
+    let read = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{{"uri":"redmark://rooms/nook/tomorrow",{META}}}}}"#
+    );
+    let once = engine.handle(read.as_bytes(), &cx(1), &mut out);
+    let text = String::from_utf8_lossy(&out[..once.len]).into_owned();
+    assert!(
+        text.contains("-32603"),
+        "polled once, the read was still waiting: {text}"
+    );
+    COUNTING.with(|c| c.set(true));
+    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    let (h, polls) = block_on(engine.handling(Message::Plain(read.as_bytes()), &cx(2), &mut out));
+    let allocated = ALLOCATIONS.load(Ordering::SeqCst) - before;
+    COUNTING.with(|c| c.set(false));
+    assert_eq!(allocated, 0, "the read allocated");
+    assert!(polls > 1, "the read waited for its store");
+    let text = String::from_utf8_lossy(&out[..h.len]).into_owned();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let json = v["result"]["contents"][0]["text"].as_str().unwrap();
+    let day: serde_json::Value = serde_json::from_str(json).unwrap();
+    let starts: Vec<_> = day["bookings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["from"].clone())
+        .collect();
+    assert_eq!(starts, ["09:00", "11:00"], "{text}");
+    assert_eq!(
+        v["result"]["contents"][0]["uri"],
+        "redmark://rooms/nook/2026-09-22"
+    );
 }

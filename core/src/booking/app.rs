@@ -10,8 +10,6 @@ use super::checkin::check_in;
 use super::floor::Floor;
 #[cfg(not(feature = "campus"))]
 use super::list::list_rooms;
-#[cfg(feature = "day-schedule")]
-use super::mcp_app;
 #[cfg(feature = "meeting-life")]
 use super::meeting::{end_booking, extend_booking};
 #[cfg(feature = "list-bookings")]
@@ -30,9 +28,11 @@ use super::tools::MineArgs;
 use super::tools::{BookArgs, CancelArgs, ListArgs};
 #[cfg(feature = "operators")]
 use super::trail_tool::booking_trail;
+#[cfg(feature = "day-schedule")]
+use super::{mcp_app, room_complete, room_day};
 use crate::engine::{App, Call, Replied, Reply, ServerInfo, ToolEntry};
 #[cfg(feature = "day-schedule")]
-use crate::engine::{CallError, Done, ResourceInfo};
+use crate::engine::{CallError, CompletionRequest, Completions, Done, ResourceInfo, TemplateInfo};
 use crate::typed::Tools as _;
 use redmark_macros::app;
 
@@ -135,14 +135,40 @@ impl<S: Store> App for BookingApp<'_, S> {
         mcp_app::RESOURCES
     }
 
+    /// A room's day ([`room_day`]).
     #[cfg(feature = "day-schedule")]
-    fn read_resource(
+    fn resource_templates(&self) -> &[TemplateInfo] {
+        room_day::TEMPLATES
+    }
+
+    /// The MCP App's document, or a room's day read from the store.
+    #[cfg(feature = "day-schedule")]
+    async fn read_resource(
         &mut self,
         uri: &str,
         call: &Call<'_>,
         reply: Reply<'_, '_>,
     ) -> Result<Done, CallError> {
-        mcp_app::read(uri, call, reply)
+        if uri == mcp_app::APP_URI {
+            return mcp_app::read(uri, call, reply);
+        }
+        let site = buildings(&self.floor, self.site_buildings());
+        room_day::read(site, &mut self.store, uri, call, reply).await
+    }
+
+    /// The room-day template's `room` and `day` ([`room_day`]).
+    #[cfg(feature = "day-schedule")]
+    fn serves_completions(&self) -> bool {
+        true
+    }
+
+    #[cfg(feature = "day-schedule")]
+    fn complete(
+        &mut self,
+        request: &CompletionRequest<'_>,
+        out: &mut Completions<'_, '_>,
+    ) -> Result<(), CallError> {
+        room_complete::complete(buildings(&self.floor, self.site_buildings()), request, out)
     }
 
     /// Books a meeting room (for an hour unless minutes says otherwise) on the floor's clock.

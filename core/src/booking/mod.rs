@@ -34,6 +34,10 @@ mod read;
 #[cfg(feature = "clock-changes")]
 mod repeat;
 mod report;
+#[cfg(feature = "day-schedule")]
+mod room_complete;
+#[cfg(feature = "day-schedule")]
+pub mod room_day;
 mod room_set;
 #[cfg(feature = "day-schedule")]
 mod schedule;

@@ -147,6 +147,9 @@ pub struct CompletionRequest<'a> {
     pub value: Value<'a>,
     /// `context.arguments`, if sent (an object).
     pub context: Option<Value<'a>>,
+    /// The request's time (unix seconds, [`Context::now`](crate::Context::now)): what
+    /// "today" means to a completion.
+    pub now: u64,
 }
 
 /// Completion values, written straight into the response (at most 100 are sent; the rest
@@ -221,15 +224,17 @@ pub trait App {
         &[]
     }
 
-    /// Reads the resource at `uri` through `reply` ([`Reply::contents`] or [`Reply::ask`]);
-    /// [`CallError::NotFound`] when there is none.
+    /// Reads the resource at `uri` through `reply` ([`Reply::contents`],
+    /// [`Reply::private_contents`] or [`Reply::ask`]); [`CallError::NotFound`] when there is
+    /// none. Write it as an `async fn`, like [`App::call_tool`]: it may await the app's store
+    /// (a room's day).
     fn read_resource(
         &mut self,
         _uri: &str,
         _call: &Call<'_>,
         _reply: Reply<'_, '_>,
-    ) -> Result<Done, CallError> {
-        Err(CallError::NotFound)
+    ) -> impl Future<Output = Result<Done, CallError>> {
+        core::future::ready(Err(CallError::NotFound))
     }
 
     /// Whether `completion/complete` is served.

@@ -6,7 +6,8 @@ use super::error::RpcError;
 use super::headers::{check_headers, check_param_headers, notification_headers};
 use super::http::Sent;
 use super::invocation::{
-    complete, invoke_tool, prompts_get, resources_read, tools_call, Invocation, ToolCall,
+    complete, invoke_read, invoke_tool, prompts_get, resources_read, tools_call, Invocation,
+    ResourceRead, ToolCall,
 };
 use super::lists::{discover, prompts_list, resources_list, templates_list, tools_list};
 use super::method::Method;
@@ -31,11 +32,14 @@ pub(crate) enum Dispatched<'a, T> {
     Done(Outcome<'a>),
     /// A checked `tools/call` of the request with this id, for [`run_tool`].
     Tool(Value<'a>, ToolCall<'a, T>),
+    /// A checked `resources/read` of the request with this id, for [`run_read`].
+    Read(Value<'a>, ResourceRead<'a>),
 }
 
-/// Checks one message and answers it, except a `tools/call`, whose handler may wait for its
-/// store: that one comes back checked, for the engine to await with [`run_tool`]. Only that
-/// await is async, so a waiting handling holds nothing of the checks.
+/// Checks one message and answers it, except a `tools/call` or a `resources/read`, whose
+/// handler may wait for its store: that one comes back checked, for the engine to await with
+/// [`run_tool`] or [`run_read`]. Only that await is async, so a waiting handling holds nothing
+/// of the checks.
 pub(crate) fn dispatch<'a, 'h, A: App>(
     eng: &mut Engine<A>,
     input: &'a [u8],
@@ -68,7 +72,7 @@ pub(crate) fn dispatch<'a, 'h, A: App>(
     };
     match request(eng, call, cx, w, note, progress) {
         Ok(None) => Dispatched::Done(Outcome::Result(id)),
-        Ok(Some(tool)) => Dispatched::Tool(id, tool),
+        Ok(Some(waits)) => waits,
         Err(e) => Dispatched::Done(Outcome::Error(Some(id), e)),
     }
 }
@@ -98,6 +102,31 @@ pub(crate) async fn run_tool<'a, A: App>(
     }
 }
 
+/// Runs the resource read a dispatched `resources/read` named (it may await the app's store).
+pub(crate) async fn run_read<'a, A: App>(
+    eng: &mut Engine<A>,
+    id: Value<'a>,
+    read: &ResourceRead<'a>,
+    cx: &Context<'_>,
+    w: &mut Writer<'_>,
+    note: &mut Option<Note>,
+    progress: &mut Progress<'a>,
+) -> Outcome<'a> {
+    let mut inv = Invocation {
+        eng,
+        id,
+        meta: read.meta(),
+        cx,
+        w,
+        note,
+        progress,
+    };
+    match invoke_read(&mut inv, read).await {
+        Ok(()) => Outcome::Result(id),
+        Err(e) => Outcome::Error(Some(id), e),
+    }
+}
+
 /// One request as read from the envelope, with the HTTP headers it came with (if over HTTP).
 struct Request<'a, 'h> {
     id: Value<'a>,
@@ -106,7 +135,8 @@ struct Request<'a, 'h> {
     http: Option<&'h HttpHeaders<'h>>,
 }
 
-/// Validates a request in the pipeline's order and runs it, except a `tools/call` (returned).
+/// Validates a request in the pipeline's order and runs it, except a `tools/call` or a
+/// `resources/read` (returned, with its id, to be awaited).
 fn request<'a, A: App>(
     eng: &mut Engine<A>,
     req: Request<'a, '_>,
@@ -114,7 +144,7 @@ fn request<'a, A: App>(
     w: &mut Writer<'_>,
     note: &mut Option<Note>,
     progress: &mut Progress<'a>,
-) -> Result<Option<ToolCall<'a, A::Tool>>, RpcError<'a>> {
+) -> Result<Option<Dispatched<'a, A::Tool>>, RpcError<'a>> {
     let Request {
         id,
         method,
@@ -164,8 +194,15 @@ fn request<'a, A: App>(
             )?;
             templates_list(eng, w, id)
         }
-        Method::ToolsCall => return tools_call(eng, meta, params).map(Some),
-        Method::PromptsGet | Method::ResourcesRead => {
+        Method::ToolsCall => {
+            let call = tools_call(eng, meta, params)?;
+            return Ok(Some(Dispatched::Tool(id, call)));
+        }
+        Method::ResourcesRead => {
+            let read = resources_read(meta, params)?;
+            return Ok(Some(Dispatched::Read(id, read)));
+        }
+        Method::PromptsGet => {
             let mut inv = Invocation {
                 eng,
                 id,
@@ -175,12 +212,9 @@ fn request<'a, A: App>(
                 note,
                 progress,
             };
-            match m {
-                Method::PromptsGet => prompts_get(&mut inv, params)?,
-                _ => resources_read(&mut inv, params)?,
-            }
+            prompts_get(&mut inv, params)?;
         }
-        Method::Complete => complete(eng, id, params, w, note)?,
+        Method::Complete => complete(eng, id, params, cx.now, w, note)?,
     }
     Ok(None)
 }

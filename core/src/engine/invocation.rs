@@ -1,6 +1,6 @@
 //! The methods that run app code: `tools/call`, `prompts/get`, `resources/read` (state
-//! verified, [`Call`] and [`Reply`] lent, errors mapped, in [`invoke_tool`] and [`invoke_now`])
-//! and `completion/complete`.
+//! verified, [`Call`] and [`Reply`] lent, errors mapped, in [`invoke_tool`], [`invoke_read`]
+//! and [`invoke_now`]) and `completion/complete`.
 
 use super::error::CallError;
 use super::error::RpcError;
@@ -55,14 +55,6 @@ fn mrtr_params<'a>(
         ));
     }
     Ok((responses, state))
-}
-
-/// The app code that runs at once (it cannot wait for a store): a prompt or a resource.
-enum Now<'u> {
-    /// [`App::get_prompt`] of this index.
-    Prompt(usize),
-    /// [`App::read_resource`] of this (decoded) URI.
-    Resource(&'u str),
 }
 
 /// What a handler is lent besides the request: the verified state, and what sealing a new one
@@ -189,15 +181,15 @@ fn finish<'a>(
     }
 }
 
-/// Runs a prompt or a resource with a [`Call`] and a [`Reply`] lent (state verified, errors
-/// mapped): at once, so these methods never hold a waiting handling.
+/// Runs prompt number `index` with a [`Call`] and a [`Reply`] lent (state verified, errors
+/// mapped): at once (the app's prompts cannot wait), so it never holds a waiting handling.
 #[inline(never)]
 fn invoke_now<'a, A: App>(
     inv: &mut Invocation<'_, 'a, '_, '_, A>,
     target: Target<'a>,
     responses: InputResponses<'a>,
     state: Option<Value<'a>>,
-    handler: Now<'_>,
+    index: usize,
 ) -> Result<ResultKind, RpcError<'a>> {
     let eng = &mut *inv.eng;
     let lent = lend(
@@ -217,10 +209,7 @@ fn invoke_now<'a, A: App>(
         inv.meta,
         &lent.sealer,
     );
-    let ran = match handler {
-        Now::Prompt(index) => eng.app.get_prompt(index, &call, reply),
-        Now::Resource(uri) => eng.app.read_resource(uri, &call, reply),
-    };
+    let ran = eng.app.get_prompt(index, &call, reply);
     finish(inv.note, &target, ran)
 }
 
@@ -342,22 +331,39 @@ pub(super) fn prompts_get<'a, A: App>(
         salient: None,
         answers_need_state: prompt.answers_need_state,
     };
-    invoke_now(inv, target, responses, state, Now::Prompt(index))?;
+    invoke_now(inv, target, responses, state, index)?;
     Ok(())
 }
 
+/// A `resources/read` checked and ready to run: its handler may wait for the app's store
+/// (a room's day), so it is awaited like a [`ToolCall`].
+pub(crate) struct ResourceRead<'a> {
+    meta: RequestMeta<'a>,
+    target: Target<'a>,
+    responses: InputResponses<'a>,
+    state: Option<Value<'a>>,
+}
+
+impl<'a> ResourceRead<'a> {
+    /// The request's `_meta`.
+    pub(super) fn meta(&self) -> &RequestMeta<'a> {
+        &self.meta
+    }
+}
+
+/// Checks a `resources/read`'s params (its URI decodes into [`MAX_STR`] bytes).
 #[inline(never)]
-pub(super) fn resources_read<'a, A: App>(
-    inv: &mut Invocation<'_, 'a, '_, '_, A>,
+pub(super) fn resources_read<'a>(
+    meta: RequestMeta<'a>,
     params: Option<Value<'a>>,
-) -> Result<(), RpcError<'a>> {
+) -> Result<ResourceRead<'a>, RpcError<'a>> {
     let params = params.ok_or(RpcError::InvalidParams("resources/read needs params"))?;
     let [uri, responses, state] = params.pick(["uri", "inputResponses", "requestState"]);
     let uri = uri.filter(|n| n.kind() == Kind::String);
     let uri = uri.ok_or(RpcError::InvalidParams("params.uri must be a string"))?;
-    let mut scratch = [0u8; MAX_STR];
-    let decoded = uri.as_str(&mut scratch);
-    let decoded = decoded.ok_or(RpcError::InvalidParams("params.uri is too long"))?;
+    if uri.as_str(&mut [0u8; MAX_STR]).is_none() {
+        return Err(RpcError::InvalidParams("params.uri is too long"));
+    }
     let (responses, state) = mrtr_params(responses, state)?;
     let target = Target {
         method: "resources/read",
@@ -366,9 +372,53 @@ pub(super) fn resources_read<'a, A: App>(
         salient: None,
         answers_need_state: false,
     };
-    let answered = invoke_now(inv, target, responses, state, Now::Resource(decoded))?;
-    if answered == ResultKind::Complete {
-        cache_hints(inv.eng, inv.w);
+    Ok(ResourceRead {
+        meta,
+        target,
+        responses,
+        state,
+    })
+}
+
+/// Runs a checked `resources/read` (like [`invoke_tool`]: the app's read may wait for its
+/// store). `inv.meta` is `read`'s.
+pub(super) async fn invoke_read<'a, A: App>(
+    inv: &mut Invocation<'_, 'a, '_, '_, A>,
+    read: &ResourceRead<'a>,
+) -> Result<(), RpcError<'a>> {
+    let target = &read.target;
+    let mut scratch = [0u8; MAX_STR];
+    let uri = target.name.as_str(&mut scratch);
+    let uri = uri.ok_or(RpcError::InvalidParams("params.uri is too long"))?;
+    let eng = &mut *inv.eng;
+    let lent = lend(
+        &eng.keys,
+        &eng.config,
+        inv.cx,
+        inv.meta.caps,
+        target,
+        read.state,
+    );
+    let lent = lent.map_err(|e| rejected(inv.note, e))?;
+    let call = lent.call(target, read.responses);
+    let reply = reply(
+        &mut *inv.w,
+        inv.id,
+        &mut *inv.progress,
+        inv.meta,
+        &lent.sealer,
+    );
+    let ran = eng.app.read_resource(uri, &call, reply).await;
+    match finish(inv.note, target, ran)? {
+        ResultKind::Complete => cache_hints(inv.eng, inv.w),
+        ResultKind::Private => {
+            inv.w
+                .key("ttlMs")
+                .int(0)
+                .key("cacheScope")
+                .string("private");
+        }
+        ResultKind::InputRequired => {}
     }
     Ok(())
 }
@@ -377,6 +427,7 @@ pub(super) fn complete<'a, A: App>(
     eng: &mut Engine<A>,
     id: Value<'a>,
     params: Option<Value<'a>>,
+    now: u64,
     w: &mut Writer<'_>,
     note: &mut Option<Note>,
 ) -> Result<(), RpcError<'a>> {
@@ -410,6 +461,7 @@ pub(super) fn complete<'a, A: App>(
         argument,
         value,
         context,
+        now,
     };
     open_result(w, id);
     w.key("completion")

@@ -179,7 +179,7 @@ impl<A: App> Engine<A> {
     /// Handles one message and writes the answer into `out` (at least [`MIN_OUT`] bytes).
     /// No header is checked: this is for transports without headers (see
     /// [`Engine::handle_http`]). The handling is polled once: this is for an app whose tools
-    /// are ready on the first poll (the booking app over a synchronous
+    /// (and resource reads) are ready on the first poll (the booking app over a synchronous
     /// [`Store`](crate::booking::Store), the fixtures, tools that await nothing). A tool that
     /// is still waiting then (it awaits a store across a network, a sensor, a timer) gets its
     /// call answered `-32603` with [`Note::Internal`], and nothing it would have done after the
@@ -206,7 +206,7 @@ impl<A: App> Engine<A> {
     }
 
     /// Handles one message as a future that finishes with the [`Handled`] once the app's tool
-    /// has: the host awaits it on its executor, and a tool may await its own I/O (its store, a
+    /// (or resource read) has: the host awaits it on its executor, and a tool may await its own I/O (its store, a
     /// sensor, a timer) meanwhile, woken by that I/O's waker. The message is parsed and run
     /// once, however long the tool waits. The future is all the state a waiting message keeps:
     /// about 2 KiB for the booking app on a 64-bit host, at most
@@ -264,6 +264,10 @@ impl<A: App> Engine<A> {
                 dispatch::Dispatched::Tool(id, call) => {
                     let (w, note, progress) = (&mut w, &mut note, &mut progress);
                     dispatch::run_tool(self, id, &call, cx, w, note, progress).await
+                }
+                dispatch::Dispatched::Read(id, read) => {
+                    let (w, note, progress) = (&mut w, &mut note, &mut progress);
+                    dispatch::run_read(self, id, &read, cx, w, note, progress).await
                 }
             };
         let (id, status) = match outcome {

@@ -24,6 +24,9 @@ pub struct Done(pub(crate) ResultKind);
 pub(crate) enum ResultKind {
     /// A complete result.
     Complete,
+    /// A complete `ReadResourceResult` of the caller's own that is stale at once
+    /// ([`Reply::private_contents`]).
+    Private,
     /// An `InputRequiredResult`.
     InputRequired,
 }
@@ -168,6 +171,14 @@ impl<'b> Reply<'_, 'b> {
         contents(w);
         w.end_array();
         Done(ResultKind::Complete)
+    }
+
+    /// [`Reply::contents`] of a resource that differs by caller and changes as others act (a
+    /// room's day): the engine answers it `ttlMs: 0`, `cacheScope: "private"`, so no cache
+    /// serves it to another principal or after a change.
+    pub fn private_contents(self, contents: impl FnOnce(&mut Writer<'_>)) -> Done {
+        self.contents(contents);
+        Done(ResultKind::Private)
     }
 
     /// A complete, successful result.

@@ -19,6 +19,7 @@ use crate::store::Bookings;
 pub mod feed;
 pub mod ics;
 pub mod recur;
+pub mod room_day;
 
 /// Where the feeds are served on `--http`.
 pub const PREFIX: &str = "/calendars/";
@@ -117,6 +118,8 @@ pub trait Calendars: Send + Sync {
     fn floors(&self) -> &'static [Floor<'static>];
     /// The feed `ask` names.
     fn read(&self, ask: Ask) -> Reading;
+    /// What makes its event ids this server's (`bk_N@<tag>.redmark`).
+    fn uid_tag(&self) -> &str;
 }
 
 /// The feeds of a booking host: its floors, a handle on its store, its keys.
@@ -147,6 +150,10 @@ impl<S: Bookings> Calendars for Source<S> {
 
     fn floors(&self) -> &'static [Floor<'static>] {
         self.floors
+    }
+
+    fn uid_tag(&self) -> &str {
+        &self.uid_tag
     }
 
     fn read(&self, ask: Ask) -> Reading {

@@ -37,6 +37,7 @@ pub mod entropy;
 mod inject;
 pub mod mcp_app;
 pub mod msg;
+pub mod room_day;
 
 use crate::auth::role::reseat;
 use crate::calendar::{Calendars, Source};
@@ -371,6 +372,15 @@ impl<A: Hosted> Conn<A> {
         // The MCP App's document, larger than `out`, goes into its read's answer here.
         let mut h = h;
         if h.responded && mcp_app::fill(msg.bytes(), &mut self.answer) {
+            h.len = self.answer.len();
+        }
+        // A room's day's calendar, written from its JSON by the shell's ICS writer.
+        let tag = self
+            .shared
+            .calendars
+            .as_ref()
+            .map_or("local", |c| c.uid_tag());
+        if h.responded && room_day::fill(msg.bytes(), &mut self.answer, tag) {
             h.len = self.answer.len();
         }
         h
