@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 
 use jiff::tz::TimeZone;
 use redmark_core::booking::{
-    title_readable, Booking, Floor, Minute, Room, Status, Store, StoreError,
+    title_readable, Booking, BookingId, Floor, Minute, Room, Status, Store, StoreError,
 };
 
 use super::ics::{utc_stamp, utc_time, vtimezone, Ics};
@@ -186,6 +186,12 @@ fn zones(
     }
 }
 
+/// The UID of booking `id`'s event, `tag` the server's ([`super::uid_tag`]): the same in
+/// every feed and in a CalDAV collection.
+pub fn uid(id: BookingId, tag: &str) -> String {
+    format!("bk_{id}@{tag}.redmark")
+}
+
 /// One booking as a VEVENT.
 fn event(
     ics: &mut Ics,
@@ -197,7 +203,7 @@ fn event(
 ) {
     let found = find(floors, &b.new.room);
     ics.raw("BEGIN", "VEVENT");
-    ics.raw("UID", &format!("bk_{}@{tag}.redmark", b.id));
+    ics.raw("UID", &uid(b.id, tag));
     ics.raw("DTSTAMP", stamp);
     let span = b.new.span;
     let zone = found.and_then(|(f, _)| Some((TimeZone::get(f.zone.name()).ok()?, f.zone.name())));
