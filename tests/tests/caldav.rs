@@ -63,10 +63,7 @@ fn an_event_put_by_a_caldav_client_blocks_its_slot_within_10_s() {
     let addr = s.http[0];
     let d = day(4);
     // The collection exists once redmark made it.
-    until(SYNCED_WITHIN, || {
-        radicale.list("atrium")["name"].as_str().map(|_| ())
-    })
-    .expect("collection made");
+    caldav_support::made(&radicale, "atrium");
     radicale.add(
         "atrium",
         "standup-1@example.org",
@@ -106,10 +103,7 @@ fn a_race_ends_with_one_holder_and_the_other_event_marked_cancelled() {
     let s = serve(&data, &radicale, &[]);
     let addr = s.http[0];
     let d = day(5);
-    until(SYNCED_WITHIN, || {
-        radicale.list("atrium")["name"].as_str().map(|_| ())
-    })
-    .expect("collection made");
+    caldav_support::made(&radicale, "atrium");
     // Both at once.
     let (start, end) = (format!("{d}T14:00"), format!("{d}T15:00"));
     let booking = std::thread::scope(|t| {
@@ -199,4 +193,51 @@ fn a_cancelled_booking_leaves_the_collection() {
     })
     .unwrap_or_else(|| panic!("still there: {}", s.stderr()));
     assert!(find(&radicale.events("nook"), &uid_of(&keep)).is_some());
+}
+
+/// `redmark serve --help` explains the flags; a credentials file others may read, or a URL
+/// that is not HTTP, is refused at start with the reason and without the password (no
+/// server needed).
+#[test]
+fn caldav_flags_are_explained_and_a_readable_credentials_file_is_refused() {
+    let serve = |args: &[&str]| {
+        let mut cmd = Command::new(redmark_bin());
+        cmd.arg("serve").args(args);
+        run_bounded(cmd)
+    };
+    let help = serve(&["--help"]);
+    assert_eq!(help.code, 0);
+    for said in [
+        "--caldav <URL>",
+        "--caldav-credentials <FILE>",
+        "user:password",
+    ] {
+        assert!(help.stdout.contains(said), "{said}:\n{}", help.stdout);
+    }
+    let dir = TempDir::new("caldav-flags");
+    let cred = dir.path().join("cred");
+    std::fs::write(&cred, "redmark:do-not-print-me\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&cred, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let data = dir.path().join("data");
+        let run = serve(&[
+            "--data",
+            data.to_str().unwrap(),
+            "--caldav",
+            "http://127.0.0.1:9/rooms/",
+            "--caldav-credentials",
+            cred.to_str().unwrap(),
+        ]);
+        assert_ne!(run.code, 0);
+        assert!(run.stderr.contains("chmod 600"), "{}", run.stderr);
+        assert!(!run.stderr.contains("do-not-print-me"));
+        assert!(!data.exists(), "refused before the data folder is made");
+    }
+    let data = dir.path().join("data2");
+    let data = data.to_str().unwrap();
+    let run = serve(&["--data", data, "--caldav", "ftp://example.org/rooms/"]);
+    assert_ne!(run.code, 0);
+    assert!(run.stderr.contains("http:// or https://"), "{}", run.stderr);
 }

@@ -108,10 +108,7 @@ fn three_instances_on_postgresql_sync_one_calendar_without_duplicates() {
         })
         .collect();
     let d = day(8);
-    until(SYNCED_WITHIN, || {
-        radicale.list("atrium")["name"].as_str().map(|_| ())
-    })
-    .expect("collection made");
+    caldav_support::made(&radicale, "atrium");
     // Three events from a calendar client, nine bookings across the instances.
     for i in 0..3u32 {
         radicale.add(

@@ -8,8 +8,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use redmark_core::booking::{minute_of, Day};
-use redmark_tests::peers::run_python;
-use redmark_tests::server::{post_mcp, tool_call, Server};
+use redmark_tests::peers::{run_python, script};
+use redmark_tests::server::{post_mcp, run_bounded, tool_call, Server};
 use serde_json::{json, Value};
 
 /// The Radicale user redmark syncs as.
@@ -135,11 +135,22 @@ impl Radicale {
         )
     }
 
-    /// `room`'s events.
+    /// [`Radicale::list`], or `None` when the client fails (no such collection yet).
+    pub fn try_list(&self, room: &str) -> Option<Value> {
+        let mut cmd = Command::new(&self.py);
+        cmd.arg(script("caldav_client.py"))
+            .args(["list", &self.url(), USER, PASSWORD, room]);
+        let run = run_bounded(cmd);
+        let last = run.stdout.lines().last().unwrap_or_default();
+        (run.code == 0)
+            .then(|| serde_json::from_str(last).ok())
+            .flatten()
+    }
+
+    /// `room`'s events (none while its collection is missing).
     pub fn events(&self, room: &str) -> Vec<Value> {
-        self.list(room)["events"]
-            .as_array()
-            .cloned()
+        self.try_list(room)
+            .and_then(|v| v["events"].as_array().cloned())
             .unwrap_or_default()
     }
 
@@ -248,6 +259,12 @@ pub fn cancel(addr: SocketAddr, id: &str) {
 /// The UID prefix of booking `id`'s event (`bk_N@`).
 pub fn uid_of(id: &str) -> String {
     format!("{id}@")
+}
+
+/// Waits (at most [`SYNCED_WITHIN`]) until redmark has made `room`'s collection.
+pub fn made(radicale: &Radicale, room: &str) {
+    let made = until(SYNCED_WITHIN, || radicale.try_list(room).map(|_| ()));
+    assert!(made.is_some(), "{room}'s collection was never made");
 }
 
 /// Polls `check` every 200 ms until it gives `Some`, for at most `within`.

@@ -16,7 +16,7 @@ use crate::calendar::ics::{escape_text, local_time, utc_stamp, utc_time, vtimezo
 /// Bytes of one event resource read at most (a larger one is [`Kind::Unreadable`]).
 pub const MAX_EVENT_BYTES: usize = 64 * 1024;
 
-/// What our event of a booking says, for [`write`].
+/// What our event of a booking says, for [`write()`].
 pub struct Ours<'a> {
     /// The booking.
     pub booking: &'a Booking,
