@@ -47,6 +47,28 @@ pub enum Written {
     Lost,
 }
 
+/// What a `sync-collection` REPORT (RFC 6578) came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Synced {
+    /// The changes since the token sent (all events for none), and the token to send next.
+    Changes(Changes),
+    /// The token sent is no longer valid: sync again from none.
+    TokenInvalid,
+    /// The server does not offer collection sync: list the collection instead.
+    Unsupported,
+}
+
+/// The changes a `sync-collection` REPORT reports.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Changes {
+    /// The token to send next time.
+    pub token: String,
+    /// Events new or changed since the token sent.
+    pub changed: Vec<Listed>,
+    /// Paths of events gone since.
+    pub removed: Vec<String>,
+}
+
 /// An event resource listed: its path, ETag and data.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Listed {
@@ -68,6 +90,13 @@ pub struct Dav {
 
 const PROPFIND_TYPE: &str = r#"<?xml version="1.0" encoding="utf-8"?>
 <d:propfind xmlns:d="DAV:"><d:prop><d:resourcetype/></d:prop></d:propfind>"#;
+
+/// A `sync-collection` REPORT asking for ETags and data, `{token}` the token (empty: all).
+const SYNC: &str = r#"<?xml version="1.0" encoding="utf-8"?>
+<d:sync-collection xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav">
+<d:sync-token>{token}</d:sync-token><d:sync-level>1</d:sync-level>
+<d:prop><d:getetag/><c:calendar-data/></d:prop>
+</d:sync-collection>"#;
 
 const QUERY: &str = r#"<?xml version="1.0" encoding="utf-8"?>
 <c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav">
@@ -198,6 +227,25 @@ impl Dav {
         multistatus(&text)
     }
 
+    /// The changes of room `room`'s collection since `token` (RFC 6578; empty: every event).
+    pub fn sync(&self, room: &str, token: &str) -> Result<Synced, DavError> {
+        let url = self.collection(room);
+        let headers = [
+            ("Depth", "1"),
+            ("Content-Type", "application/xml; charset=utf-8"),
+        ];
+        let mut escaped = String::new();
+        xml_escape(token, &mut escaped);
+        let body = SYNC.replace("{token}", &escaped);
+        let (status, text) = self.send("REPORT", &url, &headers, &body)?;
+        match status {
+            207 => changes(&text).map(Synced::Changes),
+            s if s >= 500 => Err(DavError::Status("REPORT sync-collection", s)),
+            _ if !token.is_empty() => Ok(Synced::TokenInvalid),
+            _ => Ok(Synced::Unsupported),
+        }
+    }
+
     /// Writes `data` at `href`: new (`if_match` `None`: `If-None-Match: *`) or over version
     /// `if_match`.
     pub fn put(&self, href: &str, data: &str, if_match: Option<&str>) -> Result<Written, DavError> {
@@ -239,40 +287,82 @@ fn xml_escape(s: &str, out: &mut String) {
     }
 }
 
-/// The event resources of a multistatus answer (those with a 200 propstat holding data).
-pub fn multistatus(text: &str) -> Result<Vec<Listed>, DavError> {
-    const DAV: &str = "DAV:";
-    const CALDAV: &str = "urn:ietf:params:xml:ns:caldav";
-    let doc = roxmltree::Document::parse(text).map_err(|e| DavError::Garbled(e.to_string()))?;
-    let is = |n: &roxmltree::Node, ns: &str, name: &str| {
-        n.is_element() && n.tag_name().namespace() == Some(ns) && n.tag_name().name() == name
-    };
+/// The DAV: namespace.
+const DAV: &str = "DAV:";
+/// The CalDAV namespace.
+const CALDAV: &str = "urn:ietf:params:xml:ns:caldav";
+
+/// Whether `n` is element `name` of namespace `ns`.
+fn is(n: &roxmltree::Node, ns: &str, name: &str) -> bool {
+    n.is_element() && n.tag_name().namespace() == Some(ns) && n.tag_name().name() == name
+}
+
+/// The text of the first descendant `ns:name` of `n`.
+fn text_of(n: &roxmltree::Node, ns: &str, name: &str) -> Option<String> {
+    n.descendants()
+        .find(|c| is(c, ns, name))
+        .map(|c| c.text().unwrap_or("").to_owned())
+}
+
+/// A multistatus answer's root (parsed from `text` into `doc`).
+fn root<'a, 'i>(doc: &'a roxmltree::Document<'i>) -> Result<roxmltree::Node<'a, 'i>, DavError> {
     let root = doc.root_element();
     if !is(&root, DAV, "multistatus") {
         return Err(DavError::Garbled("no multistatus".into()));
     }
+    Ok(root)
+}
+
+/// A response's event (href, ETag and data), if it holds one.
+fn listed(resp: &roxmltree::Node) -> Option<Listed> {
+    Some(Listed {
+        href: text_of(resp, DAV, "href")?.trim().to_owned(),
+        etag: text_of(resp, DAV, "getetag")?.trim().to_owned(),
+        data: text_of(resp, CALDAV, "calendar-data")?,
+    })
+}
+
+/// The event resources of a multistatus answer (those with a 200 propstat holding data).
+pub fn multistatus(text: &str) -> Result<Vec<Listed>, DavError> {
+    let doc = roxmltree::Document::parse(text).map_err(|e| DavError::Garbled(e.to_string()))?;
     let mut out = Vec::new();
-    for resp in root.children().filter(|n| is(n, DAV, "response")) {
-        let text_of = |ns: &str, name: &str| {
-            resp.descendants()
-                .find(|n| is(n, ns, name))
-                .map(|n| n.text().unwrap_or("").to_owned())
-        };
-        let (Some(href), Some(etag), Some(data)) = (
-            text_of(DAV, "href"),
-            text_of(DAV, "getetag"),
-            text_of(CALDAV, "calendar-data"),
-        ) else {
-            continue;
-        };
+    for resp in root(&doc)?.children().filter(|n| is(n, DAV, "response")) {
+        let Some(l) = listed(&resp) else { continue };
         if out.len() == MAX_REMOTE_EVENTS {
             return Err(DavError::TooLarge);
         }
-        out.push(Listed {
-            href: href.trim().to_owned(),
-            etag: etag.trim().to_owned(),
-            data,
-        });
+        out.push(l);
+    }
+    Ok(out)
+}
+
+/// The changes of a `sync-collection` answer: its token, events with data, and hrefs whose
+/// response is a 404 (gone).
+pub fn changes(text: &str) -> Result<Changes, DavError> {
+    let doc = roxmltree::Document::parse(text).map_err(|e| DavError::Garbled(e.to_string()))?;
+    let root = root(&doc)?;
+    let token = root
+        .children()
+        .find(|n| is(n, DAV, "sync-token"))
+        .and_then(|n| n.text())
+        .ok_or_else(|| DavError::Garbled("no sync-token".into()))?;
+    let mut out = Changes {
+        token: token.trim().to_owned(),
+        ..Changes::default()
+    };
+    for resp in root.children().filter(|n| is(n, DAV, "response")) {
+        if out.changed.len() + out.removed.len() == MAX_REMOTE_EVENTS {
+            return Err(DavError::TooLarge);
+        }
+        let gone = resp
+            .children()
+            .find(|n| is(n, DAV, "status"))
+            .and_then(|n| n.text())
+            .is_some_and(|s| s.contains(" 404"));
+        match (gone, text_of(&resp, DAV, "href")) {
+            (true, Some(href)) => out.removed.push(href.trim().to_owned()),
+            _ => out.changed.extend(listed(&resp)),
+        }
     }
     Ok(out)
 }
@@ -304,6 +394,24 @@ END:VCALENDAR&#13;
         ] {
             assert!(multistatus(junk).is_err(), "{junk}");
         }
+    }
+
+    #[test]
+    fn sync_changes_with_the_token_changed_and_gone() {
+        let text = r#"<?xml version='1.0' encoding='utf-8'?>
+<multistatus xmlns="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><sync-token>http://radicale.org/ns/sync/b8</sync-token><response><href>/redmark/atrium/e1%40x.ics</href><status>HTTP/1.1 404 Not Found</status></response><response><href>/redmark/atrium/e2%40x.ics</href><propstat><prop><getetag>"e4"</getetag><C:calendar-data>BEGIN:VCALENDAR
+END:VCALENDAR
+</C:calendar-data></prop><status>HTTP/1.1 200 OK</status></propstat></response></multistatus>"#;
+        let c = changes(text).unwrap();
+        assert_eq!(c.token, "http://radicale.org/ns/sync/b8");
+        assert_eq!(c.removed, vec!["/redmark/atrium/e1%40x.ics".to_string()]);
+        assert_eq!(c.changed.len(), 1);
+        assert_eq!(c.changed[0].etag, "\"e4\"");
+        let none = text.replace(
+            "<sync-token>http://radicale.org/ns/sync/b8</sync-token>",
+            "",
+        );
+        assert!(changes(&none).is_err(), "a sync answer without a token");
     }
 
     #[test]

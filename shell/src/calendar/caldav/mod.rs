@@ -1,13 +1,15 @@
 //! Two-way CalDAV (`redmark serve --caldav URL`): each room is a calendar collection on a CalDAV server, kept in step with the store by reconciling both every few seconds and right after a booking (docs/calendars.md, "Two-way CalDAV").
 //!
 //! There is no queue: the store is the durable record, so a pass compares what the store
-//! holds for a room over the feeds' window with what the room's collection holds and writes
-//! the difference ([`plan`]). An outage of the server (or a restart of redmark) loses
+//! holds for a room over the feeds' window with what the room's collection holds (kept up to
+//! date by RFC 6578 collection sync where the server offers it: [`seen`]) and writes the
+//! difference ([`plan`]). An outage of the server (or a restart of redmark) loses
 //! nothing: the next pass finds the same difference. Our events have deterministic hrefs and
 //! UIDs (the feeds'), written with `If-None-Match`/`If-Match`, and others' events are booked
 //! under nonces derived from their UID and time, so passes of several instances on one
 //! store at once write each resource and book each event once.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -23,9 +25,11 @@ pub mod dav;
 pub mod event;
 pub mod pass;
 pub mod plan;
+pub mod seen;
 
 use dav::Dav;
 use pass::Sync;
+use seen::Seen;
 
 /// How often every room is synced when nothing nudges it (an event a calendar client puts
 /// in a room's collection holds its slot within this, plus one pass).
@@ -117,8 +121,9 @@ pub fn syncer<S: Bookings>(
     Some(async move {
         let mut outage = Outage::default();
         let mut ready: Vec<&'static str> = Vec::new();
+        let mut seen: HashMap<&'static str, Seen> = HashMap::new();
         loop {
-            let failed = one_pass(&sync, &mut store, site, &mut ready).await;
+            let failed = one_pass(&sync, &mut store, site, &mut ready, &mut seen).await;
             outage.after(failed);
             tokio::time::sleep(MIN_GAP).await;
             tokio::select! {
@@ -135,6 +140,7 @@ async fn one_pass<S: Bookings>(
     store: &mut S,
     site: &'static [Floor<'static>],
     ready: &mut Vec<&'static str>,
+    seen: &mut HashMap<&'static str, Seen>,
 ) -> Option<String> {
     let mut failed = None;
     let now = jiff::Timestamp::now();
@@ -151,7 +157,8 @@ async fn one_pass<S: Bookings>(
                     }
                 }
             }
-            match pass::room(sync, store, floor, room, now).await {
+            let known = seen.entry(room.id).or_default();
+            match pass::room(sync, store, known, floor, room, now).await {
                 Ok(done) => log_done(room.id, &done),
                 Err(e) => {
                     // Looked for again next time (it may have been deleted).

@@ -13,6 +13,7 @@ use redmark_core::limits::MAX_TITLE;
 use super::dav::{Dav, DavError, Listed, Written};
 use super::event::{self, Ours};
 use super::plan::{nonce_of, plan, Foreign, Kind, Remote, MAX_REBOOKS};
+use super::seen::Seen;
 use crate::calendar::feed::{uid, BUSY, DAYS_AHEAD, DAYS_BACK};
 
 /// Bookings of one room one pass reads at most (the earliest in the window).
@@ -93,10 +94,28 @@ async fn blocking<T: Send + 'static>(
         .map_err(PassError::Dav)
 }
 
-/// One pass over `room` of `floor` at `now`.
+/// `room`'s collection now, `seen` brought up to date on a blocking thread.
+async fn refresh(
+    dav: &Arc<Dav>,
+    seen: &mut Seen,
+    room: &'static str,
+) -> Result<Vec<Listed>, PassError> {
+    let (dav, mut mine) = (Arc::clone(dav), std::mem::take(seen));
+    let (back, listed) = tokio::task::spawn_blocking(move || {
+        let listed = mine.refresh(&dav, room);
+        (mine, listed)
+    })
+    .await
+    .map_err(|_| PassError::Lost)?;
+    *seen = back;
+    Ok(listed?)
+}
+
+/// One pass over `room` of `floor` at `now`, `seen` what is known of its collection.
 pub async fn room<S: Store>(
     sync: &Sync,
     store: &mut S,
+    seen: &mut Seen,
     floor: &Floor<'static>,
     room: &Room<'static>,
     now: Timestamp,
@@ -108,8 +127,7 @@ pub async fn room<S: Store>(
         now_m.saturating_sub(DAYS_BACK * DAY),
         now_m.saturating_add(DAYS_AHEAD * DAY),
     );
-    let id = room.id.to_owned();
-    let listed = blocking(&sync.dav, move |d| d.list(&id)).await?;
+    let listed = refresh(&sync.dav, seen, room.id).await?;
     let (remote, data) = read_all(listed, &sync.tag, &tz, &mut done);
     let local = bookings(store, room.id, window).await?;
     let summarised: Vec<(Booking, String)> = local
