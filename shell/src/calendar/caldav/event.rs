@@ -240,16 +240,22 @@ fn unescape(s: &str) -> String {
 }
 
 /// Someone else's event `text` marked cancelled with `reason`: every line kept (unfolded and
-/// folded again), each VEVENT's STATUS and SEQUENCE replaced, the reason added as COMMENT
-/// and DESCRIPTION. `None` when `text` is not lines of content.
+/// folded again), each VEVENT's own STATUS, SEQUENCE, COMMENT and DESCRIPTION replaced (before
+/// its first sub-component, as RFC 5545 orders them; an alarm's are left alone), the reason in
+/// COMMENT and DESCRIPTION. `None` when `text` is not lines of content.
 pub fn cancelled(text: &str, sequence: u32, reason: &str) -> Option<String> {
     let unfolded = text
         .replace("\r\n ", "")
         .replace("\r\n\t", "")
         .replace("\n ", "")
         .replace("\n\t", "");
+    let mut reason_text = String::new();
+    escape_text(reason, &mut reason_text);
     let mut ics = Ics::default();
-    let mut in_event = false;
+    // The components open at this line, innermost last, and whether the innermost VEVENT
+    // has had its new properties written.
+    let mut open: Vec<String> = Vec::new();
+    let mut written = false;
     for line in unfolded.lines() {
         let line = line.trim_end_matches('\r');
         if line.is_empty() {
@@ -257,18 +263,25 @@ pub fn cancelled(text: &str, sequence: u32, reason: &str) -> Option<String> {
         }
         let (name, value) = line.split_once(':')?;
         let key = name.split(';').next().unwrap_or("").to_ascii_uppercase();
-        match (key.as_str(), value.trim().to_ascii_uppercase().as_str()) {
-            ("BEGIN", "VEVENT") => in_event = true,
-            ("END", "VEVENT") => {
-                ics.raw("STATUS", "CANCELLED");
-                ics.raw("SEQUENCE", &(sequence.saturating_add(1)).to_string());
-                let mut text = String::new();
-                escape_text(reason, &mut text);
-                ics.raw("COMMENT", &text);
-                ics.raw("DESCRIPTION", &text);
-                in_event = false;
+        let in_event = open.last().is_some_and(|c| c == "VEVENT");
+        let component = value.trim().to_ascii_uppercase();
+        let closes_or_nests = matches!(key.as_str(), "BEGIN" | "END");
+        if in_event && closes_or_nests && !written {
+            ics.raw("STATUS", "CANCELLED");
+            ics.raw("SEQUENCE", &sequence.saturating_add(1).to_string());
+            ics.raw("COMMENT", &reason_text);
+            ics.raw("DESCRIPTION", &reason_text);
+            written = true;
+        }
+        match key.as_str() {
+            "BEGIN" => {
+                written &= component != "VEVENT";
+                open.push(component);
             }
-            ("STATUS" | "SEQUENCE" | "COMMENT" | "DESCRIPTION", _) if in_event => continue,
+            "END" => {
+                open.pop();
+            }
+            "STATUS" | "SEQUENCE" | "COMMENT" | "DESCRIPTION" if in_event => continue,
             _ => {}
         }
         ics.raw(name, value);
@@ -446,6 +459,25 @@ mod tests {
                 && out.replace("\r\n ", "").contains("abbb")
         );
         assert_eq!(wall(&berlin(), at("2026-12-07", 10, 0)), "2026-12-07 11:00");
+    }
+
+    #[test]
+    fn a_cancelled_rewrite_leaves_an_alarm_whole_and_puts_the_status_before_it() {
+        let text = doc("UID:x\r\nDTSTART:20261207T100000Z\r\nDURATION:PT1H\r\nBEGIN:VALARM\r\nACTION:DISPLAY\r\nDESCRIPTION:Reminder\r\nTRIGGER:-PT10M\r\nEND:VALARM\r\n");
+        let out = cancelled(&text, 0, "taken").unwrap();
+        let alarm = &out[out.find("BEGIN:VALARM").unwrap()..out.find("END:VALARM").unwrap()];
+        assert!(alarm.contains("DESCRIPTION:Reminder"), "{out}");
+        assert!(
+            !alarm.contains("taken") && !alarm.contains("STATUS"),
+            "{out}"
+        );
+        let status = out.find("STATUS:CANCELLED").unwrap();
+        assert!(
+            status < out.find("BEGIN:VALARM").unwrap(),
+            "properties before the alarm: {out}"
+        );
+        assert_eq!(out.matches("STATUS:CANCELLED").count(), 1);
+        assert!(foreign(read(&out, "t", &berlin())).cancelled);
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! under nonces derived from their UID and time, so passes of several instances on one
 //! store at once write each resource and book each event once.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -122,8 +122,9 @@ pub fn syncer<S: Bookings>(
         let mut outage = Outage::default();
         let mut ready: Vec<&'static str> = Vec::new();
         let mut seen: HashMap<&'static str, Seen> = HashMap::new();
+        let mut said = HashSet::new();
         loop {
-            let failed = one_pass(&sync, &mut store, site, &mut ready, &mut seen).await;
+            let failed = one_pass(&sync, &mut store, site, &mut ready, &mut seen, &mut said).await;
             outage.after(failed);
             tokio::time::sleep(MIN_GAP).await;
             tokio::select! {
@@ -141,6 +142,7 @@ async fn one_pass<S: Bookings>(
     site: &'static [Floor<'static>],
     ready: &mut Vec<&'static str>,
     seen: &mut HashMap<&'static str, Seen>,
+    said: &mut HashSet<String>,
 ) -> Option<String> {
     let mut failed = None;
     let now = jiff::Timestamp::now();
@@ -159,7 +161,7 @@ async fn one_pass<S: Bookings>(
             }
             let known = seen.entry(room.id).or_default();
             match pass::room(sync, store, known, floor, room, now).await {
-                Ok(done) => log_done(room.id, &done),
+                Ok(done) => log_done(room.id, &done, said),
                 Err(e) => {
                     // Looked for again next time (it may have been deleted).
                     ready.retain(|r| *r != room.id);
@@ -181,7 +183,7 @@ async fn pass_ensure(dav: &Arc<Dav>, id: &'static str, name: &'static str) -> Re
 }
 
 /// What a room's pass changed, logged when it changed something.
-fn log_done(room: &str, d: &pass::Done) {
+fn log_done(room: &str, d: &pass::Done, said: &mut HashSet<String>) {
     if d.written + d.deleted + d.held + d.released + d.refused > 0 {
         tracing::info!(
             room,
@@ -196,7 +198,22 @@ fn log_done(room: &str, d: &pass::Done) {
     for (href, why) in &d.unreadable {
         tracing::debug!(room, href, "CalDAV: an event that holds nothing: {why}");
     }
+    for (uid, why) in &d.rejected {
+        if said.len() == MAX_SAID {
+            said.clear();
+        }
+        if said.insert(format!("{room} {uid} {why}")) {
+            tracing::warn!(
+                room,
+                uid,
+                "CalDAV: an event in the way could not be marked cancelled: {why}"
+            );
+        }
+    }
 }
+
+/// Distinct warnings remembered so each is logged once (forgotten all at once past this).
+const MAX_SAID: usize = 10_000;
 
 /// An outage of the server, logged once when it starts and once when it ends.
 #[derive(Default)]

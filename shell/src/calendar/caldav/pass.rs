@@ -80,6 +80,8 @@ pub struct Done {
     pub refused: usize,
     /// Events that hold nothing: (href, why).
     pub unreadable: Vec<(String, String)>,
+    /// Others' events the server would not take back marked cancelled: (UID, why).
+    pub rejected: Vec<(String, String)>,
 }
 
 /// Runs `f` with the server on a blocking thread.
@@ -178,9 +180,18 @@ pub async fn room<S: Store>(
             continue;
         };
         let (href, etag) = (remote[i].href.clone(), remote[i].etag.clone());
-        if blocking(&sync.dav, move |d| d.put(&href, &body, Some(&etag))).await? == Written::Done {
-            done.refused += 1;
-            tracing::info!(room = room.id, uid = %f.uid, "CalDAV: {refusal}");
+        match blocking(&sync.dav, move |d| d.put(&href, &body, Some(&etag))).await {
+            Ok(Written::Done) => {
+                done.refused += 1;
+                tracing::info!(room = room.id, uid = %f.uid, "CalDAV: {refusal}");
+            }
+            Ok(Written::Lost) => {}
+            // The server refused the event as rewritten (it holds nothing here either way):
+            // said, and the room's other changes still made.
+            Err(PassError::Dav(e @ DavError::Status(..))) => {
+                done.rejected.push((f.uid.clone(), e.to_string()));
+            }
+            Err(e) => return Err(e),
         }
     }
     for put in p.put {
