@@ -480,6 +480,35 @@ mod tests {
         assert!(foreign(read(&out, "t", &berlin())).cancelled);
     }
 
+    proptest::proptest! {
+        /// Whatever others write (any text, or any value in any property of an event), reading
+        /// it and rewriting it as cancelled never panics, and a rewrite reads as cancelled.
+        #[test]
+        fn any_event_text_is_read_and_rewritten_without_panicking(
+            body in "(?s).{0,300}",
+            value in proptest::prelude::any::<String>(),
+        ) {
+            let _ = read(&body, "t", &TimeZone::UTC);
+            let _ = cancelled(&body, u32::MAX, &value);
+            let event = doc(&format!(
+                "UID:{value}\r\nDTSTART;TZID={value}:{value}\r\nDTEND;VALUE=DATE:{value}\r\n\
+                 DURATION:{value}\r\nSUMMARY:{value}\r\nSEQUENCE:{value}\r\n"
+            ));
+            let _ = read(&event, "t", &berlin());
+            let good = doc(&format!(
+                "UID:u\r\nDTSTART:20261207T100000Z\r\nDURATION:PT1H\r\nSUMMARY:{}\r\n",
+                value.replace(['\r', '\n'], "")
+            ));
+            if let Some(out) = cancelled(&good, u32::MAX, &value) {
+                match read(&out, "t", &berlin()) {
+                    Kind::Foreign(f) => proptest::prop_assert!(f.cancelled),
+                    Kind::Unreadable(_) => {}
+                    Kind::Ours { .. } => proptest::prop_assert!(false, "{out}"),
+                }
+            }
+        }
+    }
+
     #[test]
     fn our_event_reads_back_as_ours_with_its_state() {
         let b = Booking {
