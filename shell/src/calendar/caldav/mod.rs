@@ -27,8 +27,8 @@ pub mod pass;
 pub mod plan;
 pub mod seen;
 
-use dav::Dav;
-use pass::Sync;
+use dav::{Dav, DavError};
+use pass::{PassError, Sync};
 use seen::Seen;
 
 /// How often every room is synced when nothing nudges it (an event a calendar client puts
@@ -148,24 +148,31 @@ async fn one_pass<S: Bookings>(
     let now = jiff::Timestamp::now();
     for floor in site {
         for room in floor.rooms {
-            if !ready.contains(&room.id) {
-                let (id, name) = (room.id, room.name);
-                let made = pass_ensure(&sync.dav, id, name).await;
-                match made {
-                    Ok(()) => ready.push(room.id),
-                    Err(e) => {
-                        failed.get_or_insert(format!("{}: {e}", room.id));
-                        continue;
+            let ran = match ready.contains(&room.id) {
+                true => Ok(()),
+                false => pass_ensure(&sync.dav, room.id, room.name).await,
+            };
+            let ran = match ran {
+                Ok(()) => {
+                    if !ready.contains(&room.id) {
+                        ready.push(room.id);
                     }
+                    let known = seen.entry(room.id).or_default();
+                    pass::room(sync, store, known, floor, room, now).await
                 }
-            }
-            let known = seen.entry(room.id).or_default();
-            match pass::room(sync, store, known, floor, room, now).await {
+                Err(e) => Err(e),
+            };
+            match ran {
                 Ok(done) => log_done(room.id, &done, said),
                 Err(e) => {
                     // Looked for again next time (it may have been deleted).
                     ready.retain(|r| *r != room.id);
+                    let down = matches!(e, PassError::Dav(DavError::Unreachable(_)));
                     failed.get_or_insert(format!("{}: {e}", room.id));
+                    // Unreachable: the other rooms would wait out their timeouts too.
+                    if down {
+                        return failed;
+                    }
                 }
             }
         }
@@ -174,12 +181,16 @@ async fn one_pass<S: Bookings>(
 }
 
 /// Makes room `id`'s collection unless it is there.
-async fn pass_ensure(dav: &Arc<Dav>, id: &'static str, name: &'static str) -> Result<(), String> {
+async fn pass_ensure(
+    dav: &Arc<Dav>,
+    id: &'static str,
+    name: &'static str,
+) -> Result<(), PassError> {
     let dav = Arc::clone(dav);
     tokio::task::spawn_blocking(move || dav.ensure(id, name))
         .await
-        .map_err(|e| e.to_string())?
-        .map_err(|e| format!("CalDAV server {e}"))
+        .map_err(|_| PassError::Lost)?
+        .map_err(PassError::Dav)
 }
 
 /// What a room's pass changed, logged when it changed something.
