@@ -160,6 +160,9 @@ async fn start<A: Hosted>(
         )?),
         None => None,
     };
+    if caldav.is_some() && args.fixtures {
+        return Err("--caldav belongs to the booking floor, not --fixtures".into());
+    }
     // AUTH (crate::auth): the issuer's metadata and keys, fetched off the runtime.
     if args.auth.auth_issuer.is_some() && args.http.is_empty() {
         return Err(

@@ -129,9 +129,12 @@ pub async fn room<S: Store>(
         now_m.saturating_sub(DAYS_BACK * DAY),
         now_m.saturating_add(DAYS_AHEAD * DAY),
     );
+    // The store first: a booking another instance made for an event is then always older
+    // than the listing, which holds that event unless it was deleted since (else this pass
+    // would take that booking for a stale one and cancel it).
+    let local = bookings(store, room.id, window).await?;
     let listed = refresh(&sync.dav, seen, room.id).await?;
     let (remote, data) = read_all(listed, &sync.tag, &tz, &mut done);
-    let local = bookings(store, room.id, window).await?;
     let summarised: Vec<(Booking, String)> = local
         .into_iter()
         .map(|b| {
