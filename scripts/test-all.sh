@@ -81,12 +81,16 @@ scripts/app-peer.sh
 step "Python icalendar (pinned) for tests/tests/calendar_feed.rs"
 scripts/ical-peer.sh
 
+step "Radicale 3.9 and the Python caldav client (pinned) for tests/tests/caldav*.rs"
+scripts/caldav-peer.sh
+
 step "tests (unit, golden, property, end-to-end over every transport, QEMU, PostgreSQL, legacy SDK peers)"
 # The panel, PostgreSQL, legacy-peer, browser, OAuth and Wine tests are ignored on a machine
 # without QEMU, PostgreSQL, the peers, Chromium or Wine (tests/build.rs; the shell's PostgreSQL tests skip at
 # run time); here they must run.
 REDMARK_REQUIRE_PANEL=1 REDMARK_REQUIRE_PG=1 REDMARK_REQUIRE_LEGACY_PEERS=1 REDMARK_REQUIRE_BROWSER=1 \
     REDMARK_REQUIRE_OAUTH=1 REDMARK_REQUIRE_WINE=1 REDMARK_REQUIRE_APP_PEER=1 REDMARK_REQUIRE_ICAL=1 \
+    REDMARK_REQUIRE_CALDAV=1 \
     cargo test --workspace --locked
 
 step "the panel's flash store on the host (power cut at every write step)"

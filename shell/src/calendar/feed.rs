@@ -87,7 +87,7 @@ pub async fn write<S: Store>(
         for entry in group(&list.bookings) {
             match entry {
                 Entry::Alone(b) => {
-                    let uid = format!("bk_{}@{tag}.redmark", b.id);
+                    let uid = uid(b.id, tag);
                     event(&mut ics, floors, b, ask, (&stamp, &uid), Recur::None);
                 }
                 Entry::Series(id, all) => series(&mut ics, floors, id, &all, ask, &stamp, tag),
@@ -193,6 +193,12 @@ fn zones(
     }
 }
 
+/// The UID of booking `id`'s event, `tag` the server's ([`super::uid_tag`]): the same in
+/// every feed and in a CalDAV collection.
+pub fn uid(id: BookingId, tag: &str) -> String {
+    format!("bk_{id}@{tag}.redmark")
+}
+
 /// What a VEVENT says of its series.
 enum Recur<'a> {
     /// It is of none.
@@ -224,7 +230,7 @@ fn series(
     let uid = format!("series-{id}@{tag}.redmark");
     let Some((tz, name)) = zone_of(floors, all[0]) else {
         for b in all {
-            let uid = format!("bk_{}@{tag}.redmark", b.id);
+            let uid = uid(b.id, tag);
             event(ics, floors, b, ask, (stamp, &uid), Recur::None);
         }
         return;

@@ -16,6 +16,7 @@ use sha2::Sha256;
 
 use crate::store::Bookings;
 
+pub mod caldav;
 pub mod feed;
 pub mod ics;
 pub mod recur;
@@ -133,14 +134,19 @@ pub struct Source<S> {
 impl<S: Bookings> Source<S> {
     /// Feeds of `floors` over `store`, keyed from `ring` (`None` for an empty ring).
     pub fn new(floors: &'static [Floor<'static>], store: S, ring: &KeyRing) -> Option<Self> {
-        let uid = ring.derive(UID_LABEL)?;
         Some(Source {
             floors,
             store,
             key: FeedKey(ring.derive(KEY_LABEL)?),
-            uid_tag: hex::encode(&uid[..6]),
+            uid_tag: uid_tag(ring)?,
         })
     }
+}
+
+/// What makes event ids this server's (`bk_<id>@<tag>.redmark`: [`feed::uid`]), from the
+/// sealing key (`None` for an empty ring).
+pub fn uid_tag(ring: &KeyRing) -> Option<String> {
+    Some(hex::encode(&ring.derive(UID_LABEL)?[..6]))
 }
 
 impl<S: Bookings> Calendars for Source<S> {

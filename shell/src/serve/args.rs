@@ -32,6 +32,13 @@ Calendars (docs/calendars.md): each --http listener serves the floor as iCalenda
 /calendars/rooms/ROOM.ics, /calendars/mine.ics and /calendars/rooms/ROOM/freebusy.ics (31 days
 back to 366 ahead, at most 2000 bookings), to a caller of /mcp or with the feed key in the URLs
 GET /calendars/ lists; rotating the sealing key, or with --tokens changing a token, revokes them.
+--caldav URL keeps each room in step with the calendar collection URL/ROOM/ on a CalDAV server
+(made if missing), every 3 s and right after a booking: redmark's bookings (31 days back to 366
+ahead) are written there, and an event someone else puts in a room's collection books its slot,
+unless a booking redmark acknowledged holds it: then that event is marked cancelled with the
+reason. --caldav-credentials FILE holds user:password (one line, mode 0600). While the server is
+unreachable booking goes on; the outage is logged when it starts and ends, and the next pass
+catches up.
 
 Limits: a message (line or POST body) holds at most 16384 bytes; a longer line gets a -32600
 error without id and the connection goes on; a longer POST body gets HTTP 413 with that error.
@@ -146,6 +153,13 @@ pub struct ServeArgs {
     /// seconds (a client that sends and never reads)
     #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
     pub write_timeout: u64,
+    /// Keep each room in step with the calendar collection URL/ROOM/ on this CalDAV server
+    /// (two-way; see Calendars below)
+    #[arg(long, value_name = "URL")]
+    pub caldav: Option<String>,
+    /// The file of the --caldav server's user:password (one line, not readable by others)
+    #[arg(long, value_name = "FILE", requires = "caldav")]
+    pub caldav_credentials: Option<PathBuf>,
     /// How long a requestState (an open question) stays valid, seconds
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     pub state_ttl: u32,

@@ -33,6 +33,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::auth::tokens::Tokens;
+use crate::calendar::caldav;
 use crate::data::{self, keys};
 use crate::fault::panics;
 use crate::host::{Hosted, HostedBooking, Shared};
@@ -151,6 +152,17 @@ async fn start<A: Hosted>(
         Some(f) => Some(Arc::new(Tokens::load(f)?)),
         None => None,
     };
+    // CALDAV (crate::calendar::caldav): its URL and credentials file.
+    let mut caldav = match &args.caldav {
+        Some(url) => Some(caldav::Config::load(
+            url,
+            args.caldav_credentials.as_deref(),
+        )?),
+        None => None,
+    };
+    if caldav.is_some() && args.fixtures {
+        return Err("--caldav belongs to the booking floor, not --fixtures".into());
+    }
     // AUTH (crate::auth): the issuer's metadata and keys, fetched off the runtime.
     if args.auth.auth_issuer.is_some() && args.http.is_empty() {
         return Err(
@@ -174,6 +186,9 @@ async fn start<A: Hosted>(
                         this server hosts its own tools"
                     .into(),
             );
+        }
+        if args.caldav.is_some() {
+            return Err("--caldav belongs to the booking floor".into());
         }
         // One app made here only to read its name: the default folder is named after it.
         let dir = app_data_dir(args.data.as_deref(), make().info().name)?;
@@ -235,6 +250,12 @@ async fn start<A: Hosted>(
             if let Some(timer) = release::timer(floor, &store) {
                 tokio::spawn(timer);
             }
+            if let Some(sync) = caldav
+                .take()
+                .and_then(|c| caldav::syncer(floor, &store, &data.ring, c))
+            {
+                tokio::spawn(sync);
+            }
             let host = booking_host(floor, store, data.ring, config);
             serve(host, &args, tokens, oauth, owner).await
         }
@@ -242,6 +263,12 @@ async fn start<A: Hosted>(
             booked(&at);
             if let Some(timer) = release::timer(floor, &store) {
                 tokio::spawn(timer);
+            }
+            if let Some(sync) = caldav
+                .take()
+                .and_then(|c| caldav::syncer(floor, &store, &data.ring, c))
+            {
+                tokio::spawn(sync);
             }
             let host = booking_host(floor, store, data.ring, config);
             serve(host, &args, tokens, oauth, None).await
