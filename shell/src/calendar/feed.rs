@@ -227,7 +227,6 @@ fn series(
     stamp: &str,
     tag: &str,
 ) {
-    let uid = format!("series-{id}@{tag}.redmark");
     let Some((tz, name)) = zone_of(floors, all[0]) else {
         for b in all {
             let uid = uid(b.id, tag);
@@ -235,6 +234,7 @@ fn series(
         }
         return;
     };
+    let uid = format!("series-{id}@{tag}.redmark");
     let rule = recurrence(all, &tz);
     let mut first = all[0].clone();
     first.status = Status::Active;
