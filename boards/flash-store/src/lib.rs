@@ -229,7 +229,7 @@ impl<F: MultiwriteNorFlash> FlashStore<F> {
 
     /// Releases the due booking (`is_due`) with the lowest id, once durable.
     fn release_first(&mut self, is_due: impl Fn(&Held) -> bool) -> Result<Option<Booking>, StoreError> {
-        let Some(h) = self.least(is_due, |h| h.id)? else { return Ok(None) };
+        let Some(h) = self.least(&is_due, &|h, b| h.id < b.id)? else { return Ok(None) };
         self.rewrite(h, |h| h.status = Status::Released).map(Some)
     }
 
@@ -238,7 +238,8 @@ impl<F: MultiwriteNorFlash> FlashStore<F> {
     fn rewrite(&mut self, h: Held, change: impl FnOnce(&mut Held)) -> Result<Booking, StoreError> {
         let need = 1 + u32::from(h.title_len > 0);
         // Opening a page may have carried the record into it: where it is now.
-        let h = if self.reserve(need)? { self.find_by(|x| x.id == h.id)?.ok_or(StoreError::Io)? } else { h };
+        let h =
+            if self.reserve(need)? { self.find_by(&|x| x.id == h.id)?.ok_or(StoreError::Io)? } else { h };
         let title = self.title_record_of(&h)?;
         let mut new = h.clone();
         change(&mut new);
@@ -257,7 +258,7 @@ impl<F: MultiwriteNorFlash> Store for FlashStore<F> {
         // (what `occupant` answers), how many bookings there are, the oldest one to forget.
         let (mut replay, mut clash, mut forget) = (None::<Held>, None::<Held>, None::<Held>);
         let mut count = 0u32;
-        self.each(|h, _| {
+        self.each(&mut |h, _| {
             count += 1;
             if replay.is_none() && h.nonce == new.nonce && h.holder == new.holder {
                 replay = Some(h.clone());
@@ -297,12 +298,12 @@ impl<F: MultiwriteNorFlash> Store for FlashStore<F> {
     }
 
     async fn get(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
-        let h = self.find_by(|b| b.id == id)?;
+        let h = self.find_by(&|b| b.id == id)?;
         self.found(h)
     }
 
     async fn made_by(&mut self, holder: &Holder, nonce: &Nonce) -> Result<Option<Booking>, StoreError> {
-        let h = self.find_by(|b| b.nonce == *nonce && b.holder == *holder)?;
+        let h = self.find_by(&|b| b.nonce == *nonce && b.holder == *holder)?;
         self.found(h)
     }
 
@@ -314,23 +315,24 @@ impl<F: MultiwriteNorFlash> Store for FlashStore<F> {
     ) -> Result<Option<Booking>, StoreError> {
         // As `redmark_core::booking::next_held_in`, over the log.
         let after = |b: &Held| (b.span.start, b.room.as_str()) > (start, room);
-        let h = self.least(
-            |b| b.status != Status::Cancelled && b.holder == *holder && after(b),
-            |b| (b.span.start, b.room.clone(), b.id),
-        )?;
+        let h = self
+            .least(&|b| b.status != Status::Cancelled && b.holder == *holder && after(b), &|h, b| {
+                (h.span.start, h.room.as_str(), h.id) < (b.span.start, b.room.as_str(), b.id)
+            })?;
         self.found(h)
     }
 
     async fn next_in_room(&mut self, room: &str, from: Minute) -> Result<Option<Booking>, StoreError> {
         // As `redmark_core::booking::next_in_room_in`, over the log.
-        let h = self.least(|b| b.is_active_in(room) && b.span.end > from, |b| b.span.start)?;
+        let h =
+            self.least(&|b| b.is_active_in(room) && b.span.end > from, &|h, b| h.span.start < b.span.start)?;
         self.found(h)
     }
 
     // No trail here (docs/panel.md): `commit_by` and `trail` are the trait's defaults.
     async fn cancel(&mut self, id: BookingId, by: &Actor) -> Result<Option<Booking>, StoreError> {
         let theirs = |b: &Held| b.id == id && (by.operator || b.holder == by.holder);
-        let Some(h) = self.find_by(theirs)? else { return Ok(None) };
+        let Some(h) = self.find_by(&theirs)? else { return Ok(None) };
         if h.status == Status::Cancelled {
             return self.booking(&h).map(Some);
         }
@@ -344,7 +346,7 @@ impl<F: MultiwriteNorFlash> Store for FlashStore<F> {
         from: Minute,
         to: Minute,
     ) -> Result<Option<Resized>, StoreError> {
-        let Some(h) = self.find_by(|b| b.id == id && b.holder == by.holder)? else { return Ok(None) };
+        let Some(h) = self.find_by(&|b| b.id == id && b.holder == by.holder)? else { return Ok(None) };
         let span = match end_step(&self.booking(&h)?, from, to) {
             EndStep::Move(span) => span,
             EndStep::Answer(done) => return Ok(Some(done)),
@@ -362,7 +364,7 @@ impl<F: MultiwriteNorFlash> Store for FlashStore<F> {
 
     /// Keeps no trail (docs/panel.md): `by` names only the holder.
     async fn check_in(&mut self, id: BookingId, by: &Actor) -> Result<Option<Booking>, StoreError> {
-        let Some(h) = self.find_by(|b| b.id == id && b.holder == by.holder)? else { return Ok(None) };
+        let Some(h) = self.find_by(&|b| b.id == id && b.holder == by.holder)? else { return Ok(None) };
         if h.status != Status::Active || h.checked_in {
             return self.booking(&h).map(Some);
         }

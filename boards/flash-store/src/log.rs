@@ -49,7 +49,8 @@ impl<F: MultiwriteNorFlash> FlashStore<F> {
     /// Calls `f` with every booking in the log (its one intact record, where it is) and the
     /// sequence number of its page. The pages come in the ring's order, which no answer
     /// depends on (a booking has one record).
-    pub(crate) fn each(&mut self, mut f: impl FnMut(&Held, u32)) -> Result<(), StoreError> {
+    /// (`dyn`: one copy of the loop in the image, not one per query.)
+    pub(crate) fn each(&mut self, f: &mut dyn FnMut(&Held, u32)) -> Result<(), StoreError> {
         for page in 0..self.pages {
             let Some(seq) = self.window_seq(page)? else { continue };
             // The intact title record in the slot before: (slot, booking id, length).
@@ -76,32 +77,23 @@ impl<F: MultiwriteNorFlash> FlashStore<F> {
     }
 
     /// The first booking `is` picks.
-    pub(crate) fn find_by(&mut self, is: impl Fn(&Held) -> bool) -> Result<Option<Held>, StoreError> {
-        let mut found = None;
-        self.each(|h, _| {
-            if found.is_none() && is(h) {
-                found = Some(h.clone());
-            }
-        })?;
-        Ok(found)
+    pub(crate) fn find_by(&mut self, is: &dyn Fn(&Held) -> bool) -> Result<Option<Held>, StoreError> {
+        self.least(is, &|_, _| false)
     }
 
-    /// Of the bookings `is` picks, the one with the least `key`.
-    pub(crate) fn least<K: Ord>(
+    /// Of the bookings `is` picks, the first that no later one comes `before`.
+    pub(crate) fn least(
         &mut self,
-        is: impl Fn(&Held) -> bool,
-        key: impl Fn(&Held) -> K,
+        is: &dyn Fn(&Held) -> bool,
+        before: &dyn Fn(&Held, &Held) -> bool,
     ) -> Result<Option<Held>, StoreError> {
-        let mut best: Option<(K, Held)> = None;
-        self.each(|h, _| {
-            if is(h) {
-                let k = key(h);
-                if best.as_ref().is_none_or(|(b, _)| k < *b) {
-                    best = Some((k, h.clone()));
-                }
+        let mut best: Option<Held> = None;
+        self.each(&mut |h, _| {
+            if is(h) && best.as_ref().is_none_or(|b| before(h, b)) {
+                best = Some(h.clone());
             }
         })?;
-        Ok(best.map(|(_, h)| h))
+        Ok(best)
     }
 
     /// The title record of `h` (read from the slot before its record) and its title, `None`
@@ -299,7 +291,7 @@ impl<F: MultiwriteNorFlash> FlashStore<F> {
         // The newest booking record (sequence, slot, id), and the ids in use.
         let mut last: Option<(u32, u32, BookingId)> = None;
         let mut next_id = self.next_id;
-        self.each(|h, seq| {
+        self.each(&mut |h, seq| {
             next_id = next_id.max(h.id.saturating_add(1));
             let at = (seq, u32::from(h.slot));
             if last.is_none_or(|(s, sl, _)| at > (s, sl)) {
@@ -328,7 +320,7 @@ impl<F: MultiwriteNorFlash> FlashStore<F> {
                     continue;
                 }
                 let mut later = false;
-                self.each(|h, s| later |= h.id == id && (s, u32::from(h.slot)) > (seq, slot))?;
+                self.each(&mut |h, s| later |= h.id == id && (s, u32::from(h.slot)) > (seq, slot))?;
                 if later {
                     self.kill(page, slot)?;
                 }

@@ -66,7 +66,7 @@ fn moved(new: &NewBooking, minutes: i32, length: u32) -> Span {
 /// Every booking held (its record as found), by id.
 fn helds<F: MultiwriteNorFlash>(s: &mut FlashStore<F>) -> Vec<Held> {
     let mut v = Vec::new();
-    s.each(|h, _| v.push(h.clone())).unwrap();
+    s.each(&mut |h, _| v.push(h.clone())).unwrap();
     v.sort_by_key(|h| h.id);
     v
 }
