@@ -2,11 +2,11 @@
 //! programmed through the NVMC, as `embedded-storage` NOR flash.
 //!
 //! 64 KiB hold `redmark_flash_store::MAX_BOOKINGS` (256) titled bookings, two 64-byte records
-//! each (32 KiB), in the window of 63 pages (14 free slots each past the header and the two a
-//! turn needs: 882 records), so a page's carry-over copies half a page on average, not all of
-//! it. The region grew from the last 8 pages (0x3E000, before the store read in place) downward
-//! around them: a panel upgraded in place keeps its log (the store finds its pages by their
-//! sequence numbers). The image stays below 0x30000 (memory.x; about 72 KiB of 192 KiB used).
+//! each (512 records), in a window of 63 pages of 15 record slots (945), so a page's carry-over
+//! copies about half a page, not all of it. The region grew downward around the last 8 pages
+//! (0x3E000, the store's before it read in place): a panel upgraded in place keeps its log
+//! (the store finds its pages by their sequence numbers). The image stays below 0x30000
+//! (memory.x; about 73 KiB of 192 KiB used).
 //!
 //! QEMU's microbit emulates the NVMC: erase sets a page to 0xFF, a word write programs it.
 //! What it keeps: across a system reset (QMP `system_reset`, the reset button) the flash
