@@ -188,7 +188,10 @@ fn a_kill_in_the_middle_of_a_booking_loses_no_acknowledged_booking_and_doubles_n
     // Bookings acknowledged so far (bk_{n + 1} is the nth), and the one in flight, if it
     // was made before the kill.
     let mut acked = 0;
-    for (round, after_ms) in [0u64, 2, 5, 10, 20, 25, 30, 35, 40, 80].into_iter().enumerate() {
+    for (round, after_ms) in [0u64, 2, 5, 10, 20, 25, 30, 35, 40, 80]
+        .into_iter()
+        .enumerate()
+    {
         let p = card.boot();
         // Every acknowledged booking is there once; the one in flight at the last kill
         // either made it (then the next id) or not; nothing after it.
