@@ -119,6 +119,8 @@ pub struct FlashStore<F: MultiwriteNorFlash> {
     poisoned: bool,
     /// A superseded record whose kill failed (page, slot): skipped until a reopen kills it.
     stale: Option<(u32, u32)>,
+    /// Writes done (wrapping): see [`FlashStore::writes`].
+    writes: u32,
 }
 
 impl<F: MultiwriteNorFlash> FlashStore<F> {
@@ -138,6 +140,7 @@ impl<F: MultiwriteNorFlash> FlashStore<F> {
             epoch: 0,
             poisoned: true,
             stale: None,
+            writes: 0,
         }
     }
 
@@ -204,6 +207,13 @@ impl<F: MultiwriteNorFlash> FlashStore<F> {
         self.append(None, &boot_record(epoch))?;
         self.epoch = epoch;
         Ok(epoch)
+    }
+
+    /// How many records it has written or killed (wrapping): a reader that saw the same count
+    /// before would read the same bookings now (the door's face reads the log again only when
+    /// this or the minute changed: every query is a pass over flash).
+    pub fn writes(&self) -> u32 {
+        self.writes
     }
 
     /// The current boot epoch (0 before the first [`FlashStore::boot`] on blank flash).

@@ -123,6 +123,7 @@ impl<F: MultiwriteNorFlash> FlashStore<F> {
     fn put(&mut self, page: u32, slot: u32, r: &Rec) -> Result<(), StoreError> {
         let at = self.addr(page, slot);
         let written = self.flash.write(at, r).is_ok() && self.read(page, slot).is_ok_and(|b| b == *r);
+        self.writes = self.writes.wrapping_add(1);
         if written {
             Ok(())
         } else {
@@ -137,6 +138,7 @@ impl<F: MultiwriteNorFlash> FlashStore<F> {
         let at = self.addr(page, slot);
         let killed =
             self.flash.write(at, &KILLED).is_ok() && self.read(page, slot).is_ok_and(|r| r[..4] == KILLED);
+        self.writes = self.writes.wrapping_add(1);
         if killed {
             return Ok(());
         }

@@ -218,7 +218,9 @@ pub fn run<D: Device, F: MultiwriteNorFlash, S: face::Screen>(
             released_at = Some(m);
         }
         let ip = iface.ipv4_addr().unwrap_or(STATIC_IP);
-        shown.look(screen, engine.app_mut().0.store_mut(), crate::FLOOR, ms, wall, ip.octets());
+        let store = engine.app_mut().0.store_mut();
+        let writes = store.writes();
+        shown.look(screen, store, writes, crate::FLOOR, ms, wall, ip.octets());
         let mut pass = Pass::Idle;
         for (i, h) in handles.iter().enumerate() {
             let Some(h) = *h else { continue };
