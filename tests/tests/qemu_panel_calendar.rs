@@ -4,7 +4,8 @@
 //! store full, before the reset and after.
 //!
 //! Persistence is shown by a reset (QMP `system_reset`, the reset button): QEMU's nRF51 flash
-//! is not backed by a file (the microbit machine takes no `-drive` for it), so a restart of
+//! is not backed by a file (QEMU 7.2's microbit machine refuses `-drive if=pflash`, `mtd` and
+//! `sd` alike), so a restart of
 //! QEMU starts blank, while a reset keeps what the NVMC wrote (QEMU reloads only the image's
 //! own bytes, and the store's pages are outside the image).
 //!
