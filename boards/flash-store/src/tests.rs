@@ -183,7 +183,7 @@ fn check_after_reboot(flash: SimFlash, ops: &[Op], ledger: &Ledger, context: &st
     let full = helds(&mut store).len() == HOLDS as usize;
     for b in acked.values() {
         let Some(got) = now(store.get(b.id)).unwrap() else {
-            // A full mirror forgets its oldest cancelled booking to make room for a new one
+            // A full store forgets its oldest cancelled booking to make room for a new one
             // (live, or while the booking that needed the room was being written).
             let made_room = full || in_flight_new.is_some() || ledger.earlier_book_cut;
             let forgettable = ledger.cancelled.contains(&b.id) && made_room;
