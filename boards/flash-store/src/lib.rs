@@ -1,5 +1,5 @@
 //! The door panel's booking [`Store`] on NOR flash, through `embedded-storage`'s blocking
-//! [`NorFlash`] traits, and its boot counter.
+//! [`NorFlash`](embedded_storage::nor_flash::NorFlash) traits, and its boot counter.
 //!
 //! # Layout
 //!
@@ -46,10 +46,12 @@
 //! intact. A power cut between the two leaves the old record whole next to the newest booking
 //! record of the log; [`FlashStore::load`] kills it (only that booking can have two). The
 //! images before this one never killed a record: a window with a page of theirs (their
-//! headers lack the mark, see `record::header`) is cleaned whole at load, each record that a
-//! later one of its booking supersedes killed, so their bookings read back as they left them.
-//! The window is found by sequence numbers, not by a page's place in the ring, so a region
-//! that grows (more pages, around the old ones) keeps the log it holds.
+//! headers lack the mark, see `record::header`) is cleaned at load, each record of their pages
+//! that a later one of its booking supersedes killed, so their bookings read back as they left
+//! them; then their pages are turned out of the window (new pages opened, the bookings carried
+//! into them), once. The window is found by sequence numbers, not by a page's place in the
+//! ring, so a region that grows (more pages, around the old ones) keeps the log it holds.
+//!
 //! # Append-only, wear spread, power-cut safe
 //!
 //! - A slot is written once after its page is erased; the only later write is the kill of a

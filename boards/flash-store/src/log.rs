@@ -273,12 +273,11 @@ impl<F: MultiwriteNorFlash> FlashStore<F> {
             return Ok(());
         };
         (self.head, self.seq) = (head, seq);
-        let (mut before_kills, mut used) = (false, 1);
+        let mut used = 1;
         for p in 0..self.pages {
             let Some(h) = self.header_of(p)?.filter(|h| self.in_window(u32_at(h, 4))) else { continue };
             self.next_id = self.next_id.max(u32_at(&h, 8));
             self.epoch = self.epoch.max(u32_at(&h, 12));
-            before_kills |= !kills(&h);
             for slot in 1..Self::SLOTS {
                 let r = self.read(p, slot)?;
                 if p == head && r.iter().any(|&b| b != 0xFF) {
@@ -302,23 +301,44 @@ impl<F: MultiwriteNorFlash> FlashStore<F> {
         })?;
         self.next_id = next_id;
         if let Some(last) = last {
-            self.kill_superseded(before_kills, last)?;
+            self.kill_superseded(last)?;
+        }
+        // Pages of an image before kills, cleaned above, are turned out of the window (their
+        // bookings carried into new pages as they stand), so the cleaning is done once, not at
+        // every boot: at most `pages` page opens, once, on the first boot after an upgrade.
+        for _ in 0..self.pages {
+            if !self.has_old_pages()? {
+                break;
+            }
+            self.open_next_page()?;
         }
         self.poisoned = false;
         Ok(())
     }
 
-    /// Kills each booking record that a later record of its booking supersedes: every such
-    /// record if `all` (a window with pages of an image before kills), else those of the
-    /// newest booking record's booking only (a power cut before a kill), `last` being that
-    /// record (sequence, slot, id).
-    fn kill_superseded(&mut self, all: bool, last: (u32, u32, BookingId)) -> Result<(), StoreError> {
+    /// Whether a page of the window was written by an image before kills (its header lacks
+    /// the mark).
+    pub(crate) fn has_old_pages(&mut self) -> Result<bool, StoreError> {
         for page in 0..self.pages {
-            let Some(seq) = self.window_seq(page)? else { continue };
+            if self.header_of(page)?.is_some_and(|h| self.in_window(u32_at(&h, 4)) && !kills(&h)) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Kills each booking record that a later record of its booking supersedes: any in a page
+    /// of an image before kills (which left them whole), and in the others those of the
+    /// newest booking record's booking only (a power cut between a change and its kill),
+    /// `last` being that record (sequence, slot, id).
+    fn kill_superseded(&mut self, last: (u32, u32, BookingId)) -> Result<(), StoreError> {
+        for page in 0..self.pages {
+            let Some(h) = self.header_of(page)?.filter(|h| self.in_window(u32_at(h, 4))) else { continue };
+            let (seq, old) = (u32_at(&h, 4), !kills(&h));
             for slot in 1..Self::SLOTS {
                 let r = self.read(page, slot)?;
                 let id = u32_at(&r, 4);
-                if !is_booking(&r) || (!all && id != last.2) || (seq, slot) == (last.0, last.1) {
+                if !is_booking(&r) || (!old && id != last.2) || (seq, slot) == (last.0, last.1) {
                     continue;
                 }
                 let mut later = false;

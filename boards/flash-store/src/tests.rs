@@ -143,7 +143,7 @@ fn flash_of_failed_open(mut flash: SimFlash) -> SimFlash {
 }
 
 /// Borrows a [`SimFlash`] so a failed `open` leaves its effects behind.
-struct ProbeFlash<'a>(&'a mut SimFlash);
+pub(super) struct ProbeFlash<'a>(&'a mut SimFlash);
 
 impl MultiwriteNorFlash for ProbeFlash<'_> {}
 impl ErrorType for ProbeFlash<'_> {

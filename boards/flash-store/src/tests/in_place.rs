@@ -205,6 +205,7 @@ fn a_panel_upgraded_from_the_ram_mirror_keeps_its_bookings_in_its_region_or_a_la
         let context = format!("region of {pages} pages at {base}");
         let mut store = Sim::open(mirror_flash(), base, pages).unwrap();
         assert_eq!(all(&mut store), expected, "{context}");
+        assert_eq!(store.has_old_pages(), Ok(false), "{context}: the old pages turned out at once");
         assert_eq!(store.epoch(), 2, "{context}");
         assert_eq!(store.boot(), Ok(3), "{context}");
         for b in &expected {
@@ -224,4 +225,27 @@ fn a_panel_upgraded_from_the_ram_mirror_keeps_its_bookings_in_its_region_or_a_la
         }
         assert_eq!(store.epoch(), 3, "{context}");
     }
+}
+
+#[test]
+fn a_power_cut_at_every_step_of_the_first_boot_after_an_upgrade_loses_nothing() {
+    let expected = mirror_bookings();
+    let mut cut = 0;
+    loop {
+        let mut flash = mirror_flash();
+        flash.budget = Some(cut);
+        // The first boot of the new image: cleaning the old log and turning its pages out.
+        let first = FlashStore::<ProbeFlash<'_>>::open(ProbeFlash(&mut flash), BASE, PAGES).map(|_| ());
+        let mut store = Sim::open(flash.revive(), BASE, PAGES).unwrap();
+        let context = format!("cut at step {cut}");
+        assert_eq!(all(&mut store), expected, "{context}");
+        assert_eq!(store.epoch(), 2, "{context}");
+        assert_eq!(store.has_old_pages(), Ok(false), "{context}");
+        ids_once(&mut store, &context);
+        if first.is_ok() {
+            break;
+        }
+        cut += 1;
+    }
+    assert!(cut > 100, "the cuts went through the kills and the page turns: {cut}");
 }
