@@ -1,5 +1,5 @@
 //! The door panel's booking [`Store`] on NOR flash, through `embedded-storage`'s blocking
-//! [`NorFlash`] traits, and its boot counter.
+//! [`NorFlash`](embedded_storage::nor_flash::NorFlash) traits, and its boot counter.
 //!
 //! # Layout
 //!
@@ -31,34 +31,51 @@
 //! when a cancel or a page change rewrites the booking. A panel upgraded from that image keeps
 //! its bookings and its boot epoch.
 //!
-//! # Titles stay on flash
+//! # Read in place
 //!
-//! The RAM mirror keeps every field of a booking but its title (up to 48 bytes, which would
-//! nearly double an entry: 1.6 KiB more for a panel's 32 bookings, on chips with 16 KiB of
-//! RAM): it keeps the title's length and the slot of the booking record, and the title is read
-//! back from the slot before it whenever a booking is returned (one 64-byte read). A mirror
-//! entry stays 64 bytes on the panels, as before titles.
+//! RAM holds no booking: every query (the clash check, at-most-once by (holder, nonce), a
+//! holder's or a room's next booking, release) reads the booking records of the window on
+//! flash, one 64-byte slot at a time, and a returned booking's title is read from the slot
+//! before its record. The store's RAM is its flash driver and a few words (head page,
+//! sequence, next id, epoch, capacity), whatever the count: a query costs one pass over the
+//! window (its pages' slots; memory-mapped on a panel's flash), bounded by the region's size.
+//!
+//! Each booking has one intact record in the window: when a change writes its new record
+//! (and read it back), the record it supersedes is killed by programming its first word to 0
+//! (NOR flash clears bits without an erase: [`MultiwriteNorFlash`]), so it no longer reads as
+//! intact. A power cut between the two leaves the old record whole next to the newest booking
+//! record of the log; [`FlashStore::load`] kills it (only that booking can have two). The
+//! images before this one never killed a record: a window with a page of theirs (their
+//! headers lack the mark, see `record::header`) is cleaned at load, each record of their pages
+//! that a later one of its booking supersedes killed, so their bookings read back as they left
+//! them; then their pages are turned out of the window (new pages opened, the bookings carried
+//! into them), once. The window is found by sequence numbers, not by a page's place in the
+//! ring, so a region that grows (more pages, around the old ones) keeps the log it holds.
 //!
 //! # Append-only, wear spread, power-cut safe
 //!
-//! - A slot is written once after its page is erased, never rewritten. A slot whose CRC fails
-//!   (a write cut by a power loss) is skipped for good; so is a record beyond it.
+//! - A slot is written once after its page is erased; the only later write is the kill of a
+//!   superseded record (above). A slot whose CRC fails (a write cut by a power loss, a killed
+//!   record) is skipped for good.
 //! - The live log is the `pages - 1` pages with the highest sequence numbers (the window).
-//!   When the newest page has no room for the next record (two for a titled booking) the next
-//!   page of the ring is erased, the bookings whose latest record is in the page that is about
-//!   to leave the window are copied into it (with their titles), and only then its header is
-//!   written: a page without a valid header is not part of the log, so a power cut while a
-//!   page is opened loses nothing. Every page is erased in turn.
+//!   When the newest page has no room for the next record (two for a titled booking) the
+//!   first page after it in the ring that is outside the window is erased, the bookings whose
+//!   record is in the page that is about to leave the window are copied into it (with their
+//!   titles), and only then its header is written: a page without a valid header is not part
+//!   of the log, so a power cut while a page is opened loses nothing. Every page is erased in
+//!   turn.
 //! - A change is acknowledged (returned `Ok`) only after its records were written and read
 //!   back equal. A failed write or read-back poisons the store: every later change fails with
-//!   [`StoreError::Io`] until it is reopened (on a panel: a reboot), so RAM never disagrees
-//!   with what a reboot would find.
+//!   [`StoreError::Io`] until it is reopened (on a panel: a reboot). A failed kill poisons it
+//!   too (the change it followed is durable and acknowledged); until the reopen kills it, the
+//!   old record's place is remembered and skipped.
 //! - At-most-once by (holder, nonce) and no two active bookings of a room that overlap, as
-//!   `redmark_core::booking::MemStore` and the desktop's stores decide them, over a RAM mirror
-//!   of up to `N` bookings rebuilt from flash at [`FlashStore::open`]: the clash check is a scan
-//!   of at most `N` (32 on a panel) entries in RAM, its cost bounded by `N`, not by the
-//!   log. When the mirror is full the oldest cancelled booking is forgotten to make room (its
-//!   nonce with it); only `N` active bookings make the store full.
+//!   `redmark_core::booking::MemStore` and the desktop's stores decide them, over the records
+//!   on flash. The store holds up to [`FlashStore::capacity`] bookings: [`MAX_BOOKINGS`], or
+//!   fewer if the region's pages could not hold that many titled bookings (two records each)
+//!   with room to turn the ring. When it is full the oldest cancelled or released booking is
+//!   forgotten (its record killed, its nonce with it) to make room; only that many active
+//!   bookings make it full ([`StoreError::Full`]).
 //!
 //! # Boot counter
 //!
@@ -69,31 +86,32 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod log;
 mod record;
 
-use embedded_storage::nor_flash::NorFlash;
-use heapless::Vec;
+use embedded_storage::nor_flash::MultiwriteNorFlash;
 use redmark_core::booking::{
     due, end_step, Actor, Booking, BookingId, Commit, EndStep, Holder, Minute, NewBooking, Resized, Span,
     Status, Store, StoreError, Title,
 };
 use redmark_core::seal::Nonce;
 
-use record::{
-    boot_record, decode, encode, header, intact, title_of, title_record, u32_at, Held, Rec, KIND_BOOT,
-    KIND_TITLE, MAGIC,
-};
+use record::{boot_record, encode, title_record, Held};
 
 pub use record::SLOT;
 
-/// Bookings on NOR flash, mirrored in RAM (up to `N`, titles left on flash), and the panel's
-/// boot counter.
-pub struct FlashStore<F: NorFlash, const N: usize> {
+/// Most bookings (of any status) a store holds: four weeks of a busy room (nine a working day)
+/// with room to spare. A panel's region is sized for it (docs/panel.md).
+pub const MAX_BOOKINGS: u32 = 256;
+
+/// Bookings on NOR flash, read in place (no booking in RAM), and the panel's boot counter.
+pub struct FlashStore<F: MultiwriteNorFlash> {
     flash: F,
     base: u32,
     pages: u32,
-    /// The bookings, each with where its latest record is.
-    held: Vec<Held, N>,
+    /// Most bookings held: [`MAX_BOOKINGS`] unless lowered ([`FlashStore::holding`]) or the
+    /// region's pages hold fewer (set by [`FlashStore::load`]).
+    capacity: u32,
     /// Newest page of the log, its sequence number and its next free slot.
     head: u32,
     seq: u32,
@@ -101,27 +119,39 @@ pub struct FlashStore<F: NorFlash, const N: usize> {
     next_id: BookingId,
     epoch: u32,
     poisoned: bool,
+    /// A superseded record whose kill failed (page, slot): skipped until a reopen kills it.
+    stale: Option<(u32, u32)>,
+    /// Writes done (wrapping): see [`FlashStore::writes`].
+    writes: u32,
 }
 
-impl<F: NorFlash, const N: usize> FlashStore<F, N> {
-    const SLOTS: u32 = (F::ERASE_SIZE / SLOT) as u32;
-
+impl<F: MultiwriteNorFlash> FlashStore<F> {
     /// The store on `pages` erase pages of `flash` from byte offset `base` (page aligned),
     /// not yet read: [`FlashStore::load`] it before use. (Separate from loading so a firmware
-    /// can place the store in a static and load it there, without a copy on its stack.)
+    /// can place the store in a static and load it there.)
     pub const fn new(flash: F, base: u32, pages: u32) -> Self {
         FlashStore {
             flash,
             base,
             pages,
-            held: Vec::new(),
+            capacity: MAX_BOOKINGS,
             head: 0,
             seq: 0,
             next_slot: 0,
             next_id: 1,
             epoch: 0,
             poisoned: true,
+            stale: None,
+            writes: 0,
         }
+    }
+
+    /// The same store holding at most `bookings` bookings (fewer than [`MAX_BOOKINGS`]).
+    pub const fn holding(mut self, bookings: u32) -> Self {
+        if bookings < self.capacity {
+            self.capacity = bookings;
+        }
+        self
     }
 
     /// [`FlashStore::new`] and [`FlashStore::load`].
@@ -134,14 +164,18 @@ impl<F: NorFlash, const N: usize> FlashStore<F, N> {
         Ok(s)
     }
 
-    /// Rebuilds the bookings from the log (formatting blank or foreign flash); until it
-    /// succeeds every change fails.
+    /// Most bookings this store holds (after [`FlashStore::load`]).
+    pub fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    /// Reads the log (formatting blank or foreign flash, killing what a power cut left
+    /// superseded); until it succeeds every change fails.
     ///
     /// # Errors
     /// [`StoreError::Io`] if the flash fails or the geometry is unusable (fewer than 3
-    /// pages, pages of fewer than 4 slots, a write size that does not divide a slot, or a
-    /// mirror of `N` titled bookings (two records each) that the `pages - 1` pages of the
-    /// window could not hold with two slots to spare in one of them).
+    /// pages, pages of fewer than 4 slots, a write size that does not divide a record's first
+    /// word, or a window too small to turn the ring with one titled booking in it).
     pub fn load(&mut self) -> Result<(), StoreError> {
         let pages = self.pages;
         let geometry_ok = pages >= 3
@@ -149,74 +183,20 @@ impl<F: NorFlash, const N: usize> FlashStore<F, N> {
             && F::ERASE_SIZE.is_multiple_of(SLOT)
             && Self::SLOTS >= 4
             && Self::SLOTS <= u32::from(u16::MAX)
-            && SLOT.is_multiple_of(F::WRITE_SIZE)
+            && record::KILLED.len().is_multiple_of(F::WRITE_SIZE)
             && SLOT.is_multiple_of(F::READ_SIZE)
-            && (self.base as usize).is_multiple_of(F::ERASE_SIZE)
-            // Room to rotate: if every page of the window had fewer than two free slots, the
-            // live records would fill (pages - 1) * (SLOTS - 2) slots (see open_next_page).
-            && 2 * (N as u64) < u64::from(pages - 1) * u64::from(Self::SLOTS - 2);
+            && (self.base as usize).is_multiple_of(F::ERASE_SIZE);
         if !geometry_ok {
             return Err(StoreError::Io);
         }
-        let s = self;
-        s.held.clear();
-        s.next_slot = Self::SLOTS;
-        s.next_id = 1;
-        s.epoch = 0;
-        s.poisoned = true;
-        // The newest page: the valid header with the highest sequence number.
-        let mut newest: Option<(u32, u32)> = None;
-        for p in 0..pages {
-            if let Some(seq) = s.page_seq(p)? {
-                if newest.is_none_or(|(_, q)| seq > q) {
-                    newest = Some((p, seq));
-                }
-            }
+        // Room to rotate: if every page of the window had fewer than two free slots, the
+        // live records (two a titled booking) would fill (pages - 1) * (SLOTS - 2) slots.
+        let turns = (u64::from(pages - 1) * u64::from(Self::SLOTS - 2) - 1) / 2;
+        self.capacity = self.capacity.min(turns.min(u64::from(u32::MAX)) as u32);
+        if self.capacity == 0 {
+            return Err(StoreError::Io);
         }
-        let Some((head, seq)) = newest else {
-            // Blank: the first page, sequence 1.
-            s.head = pages - 1;
-            s.seq = 0;
-            s.open_next_page()?;
-            s.poisoned = false;
-            return Ok(());
-        };
-        // Replay the window, oldest page first.
-        let window = (pages - 1).min(seq);
-        for back in (0..window).rev() {
-            let p = (head + pages - back) % pages;
-            if s.page_seq(p)? != Some(seq - back) {
-                continue;
-            }
-            let h = s.read(p, 0)?;
-            s.next_id = s.next_id.max(u32_at(&h, 8));
-            s.epoch = s.epoch.max(u32_at(&h, 12));
-            let mut used = 1;
-            // The intact title record in the slot before: (slot, booking id, length).
-            let mut title: Option<(u32, BookingId, u8)> = None;
-            for slot in 1..Self::SLOTS {
-                let r = s.read(p, slot)?;
-                if r.iter().all(|&b| b == 0xFF) {
-                    continue;
-                }
-                used = slot + 1;
-                if !intact(&r) {
-                    continue;
-                }
-                if r[0] == KIND_TITLE {
-                    title = Some((slot, u32_at(&r, 4), r[1]));
-                } else {
-                    s.apply(&r, p, slot, title);
-                }
-            }
-            if back == 0 {
-                s.next_slot = used;
-            }
-        }
-        s.head = head;
-        s.seq = seq;
-        s.poisoned = false;
-        Ok(())
+        self.replay()
     }
 
     /// Counts a boot: appends the epoch one past the highest recorded and returns it once it
@@ -231,6 +211,13 @@ impl<F: NorFlash, const N: usize> FlashStore<F, N> {
         Ok(epoch)
     }
 
+    /// How many records it has written or killed (wrapping): a reader that saw the same count
+    /// before would read the same bookings now (the door's face reads the log again only when
+    /// this or the minute changed: every query is a pass over flash).
+    pub fn writes(&self) -> u32 {
+        self.writes
+    }
+
     /// The current boot epoch (0 before the first [`FlashStore::boot`] on blank flash).
     pub fn epoch(&self) -> u32 {
         self.epoch
@@ -239,120 +226,6 @@ impl<F: NorFlash, const N: usize> FlashStore<F, N> {
     /// Gives the flash back (tests reopen it to model a reboot).
     pub fn into_flash(self) -> F {
         self.flash
-    }
-
-    fn addr(&self, page: u32, slot: u32) -> u32 {
-        self.base + page * F::ERASE_SIZE as u32 + slot * SLOT as u32
-    }
-
-    fn read(&mut self, page: u32, slot: u32) -> Result<Rec, StoreError> {
-        let mut r = [0; SLOT];
-        let at = self.addr(page, slot);
-        self.flash.read(at, &mut r).map_err(|_| StoreError::Io)?;
-        Ok(r)
-    }
-
-    fn page_seq(&mut self, page: u32) -> Result<Option<u32>, StoreError> {
-        let h = self.read(page, 0)?;
-        Ok((h[..4] == MAGIC && intact(&h)).then(|| u32_at(&h, 4)))
-    }
-
-    /// Applies one intact record found at (`page`, `slot`) while replaying; `title` is the
-    /// intact title record just before it, if any.
-    fn apply(&mut self, r: &Rec, page: u32, slot: u32, title: Option<(u32, BookingId, u8)>) {
-        if r[0] == KIND_BOOT {
-            self.epoch = self.epoch.max(u32_at(r, 4));
-            return;
-        }
-        let Some(mut b) = decode(r) else { return };
-        if b.title_len > 0 && title != Some((slot - 1, b.id, b.title_len)) {
-            // Its title record is not where it was written: keep the booking without it.
-            b.title_len = 0;
-        }
-        (b.page, b.slot) = (page as u16, slot as u16);
-        self.next_id = self.next_id.max(b.id.saturating_add(1));
-        if let Some(e) = self.held.iter_mut().find(|e| e.id == b.id) {
-            *e = b;
-        } else if self.make_room() {
-            let _ = self.held.push(b);
-        }
-    }
-
-    /// Room for one more booking in the mirror: forgets the oldest cancelled one if full.
-    fn make_room(&mut self) -> bool {
-        if !self.held.is_full() {
-            return true;
-        }
-        let oldest = self
-            .held
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.status != Status::Active)
-            .min_by_key(|(_, b)| b.id)
-            .map(|(i, _)| i);
-        match oldest {
-            Some(i) => {
-                self.held.swap_remove(i);
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// The title record of the `i`th booking (read from the slot before its booking record),
-    /// `None` if it has no title.
-    fn title_record_of(&mut self, i: usize) -> Result<Option<(Rec, Title)>, StoreError> {
-        let h = &self.held[i];
-        if h.title_len == 0 {
-            return Ok(None);
-        }
-        let (id, len, page, slot) = (h.id, h.title_len, u32::from(h.page), u32::from(h.slot));
-        let r = self.read(page, slot - 1)?;
-        // Checked at load and read back when written: only a flash that changed fails here.
-        let title = title_of(&r, id, len).ok_or(StoreError::Io)?;
-        Ok(Some((r, title)))
-    }
-
-    /// The `i`th booking, its title read back from flash.
-    fn booking(&mut self, i: usize) -> Result<Booking, StoreError> {
-        let title = self.title_record_of(i)?.map(|(_, t)| t).unwrap_or_default();
-        Ok(self.held[i].booking(title))
-    }
-
-    /// The `i`th booking if there is one, its title read back.
-    fn found(&mut self, i: Option<usize>) -> Result<Option<Booking>, StoreError> {
-        i.map(|i| self.booking(i)).transpose()
-    }
-
-    /// Writes `r` into the next free slot of `page` (not moving the log) and reads it back.
-    fn put(&mut self, page: u32, slot: u32, r: &Rec) -> Result<(), StoreError> {
-        let at = self.addr(page, slot);
-        let written = self.flash.write(at, r).is_ok() && self.read(page, slot).is_ok_and(|b| b == *r);
-        if written {
-            Ok(())
-        } else {
-            self.poisoned = true;
-            Err(StoreError::Io)
-        }
-    }
-
-    /// Appends a record to the log, after its title record if it has one (both in one page);
-    /// `Ok` with the record's slot once both are written and read back.
-    fn append(&mut self, title: Option<&Rec>, r: &Rec) -> Result<u32, StoreError> {
-        if self.poisoned {
-            return Err(StoreError::Io);
-        }
-        let need = 1 + u32::from(title.is_some());
-        while self.next_slot + need > Self::SLOTS {
-            self.open_next_page()?;
-        }
-        let slot = self.next_slot + need - 1;
-        self.next_slot += need;
-        if let Some(t) = title {
-            self.put(self.head, slot - 1, t)?;
-        }
-        self.put(self.head, slot, r)?;
-        Ok(slot)
     }
 
     /// As [`Store::release_due`], for the bookings of `room` only: a door panel releases its
@@ -366,99 +239,69 @@ impl<F: NorFlash, const N: usize> FlashStore<F, N> {
         self.release_first(|b| b.room == room && due(&b.booking(Title::new()), now, window))
     }
 
-    /// Releases the first booking `is_due` finds, once durable.
+    /// Releases the due booking (`is_due`) with the lowest id, once durable.
     fn release_first(&mut self, is_due: impl Fn(&Held) -> bool) -> Result<Option<Booking>, StoreError> {
-        let Some(i) = self.held.iter().position(is_due) else { return Ok(None) };
-        self.rewrite(i, |h| h.status = Status::Released).map(Some)
+        let Some(h) = self.least(&is_due, &|h, b| h.id < b.id)? else { return Ok(None) };
+        self.rewrite(h, |h| h.status = Status::Released).map(Some)
     }
 
-    /// The `i`th booking changed by `change`, in a new record (its title record again before
-    /// it); returned once durable.
-    fn rewrite(&mut self, i: usize, change: impl FnOnce(&mut Held)) -> Result<Booking, StoreError> {
-        let title = self.title_record_of(i)?;
-        let mut h = self.held[i].clone();
-        change(&mut h);
-        let slot = self.append(title.as_ref().map(|(r, _)| r), &encode(&h))?;
-        (h.page, h.slot) = (self.head as u16, slot as u16);
-        let b = h.booking(title.map(|(_, t)| t).unwrap_or_default());
-        self.held[i] = h;
-        Ok(b)
-    }
-
-    /// Erases the next page of the ring, copies into it the bookings whose latest record is
-    /// in the page leaving the window (each after its title record), then writes its header:
-    /// from then on it is the head.
-    fn open_next_page(&mut self) -> Result<(), StoreError> {
-        let fail = |s: &mut Self| {
-            s.poisoned = true;
-            StoreError::Io
-        };
-        let page = (self.head + 1) % self.pages;
-        let leaving = (page + 1) % self.pages;
-        let from = self.addr(page, 0);
-        if self.flash.erase(from, from + F::ERASE_SIZE as u32).is_err() {
-            return Err(fail(self));
-        }
-        let mut slot = 1;
-        for i in 0..self.held.len() {
-            if u32::from(self.held[i].page) != leaving {
-                continue;
-            }
-            let Ok(title) = self.title_record_of(i) else { return Err(fail(self)) };
-            if slot + 1 + u32::from(title.is_some()) > Self::SLOTS {
-                // More live records than a page holds (cannot happen: they come from one page).
-                return Err(fail(self));
-            }
-            if let Some((t, _)) = title {
-                self.put(page, slot, &t)?;
-                slot += 1;
-            }
-            let r = encode(&self.held[i]);
-            self.put(page, slot, &r)?;
-            (self.held[i].page, self.held[i].slot) = (page as u16, slot as u16);
-            slot += 1;
-        }
-        let h = header(self.seq + 1, self.next_id, self.epoch);
-        self.put(page, 0, &h)?;
-        self.head = page;
-        self.seq += 1;
-        self.next_slot = slot;
-        Ok(())
+    /// The booking `h` (its record as found) changed by `change`, in a new record (its title
+    /// record again before it), the old one killed; returned once the new one is durable.
+    fn rewrite(&mut self, h: Held, change: impl FnOnce(&mut Held)) -> Result<Booking, StoreError> {
+        let need = 1 + u32::from(h.title_len > 0);
+        // Opening a page may have carried the record into it: where it is now.
+        let h =
+            if self.reserve(need)? { self.find_by(&|x| x.id == h.id)?.ok_or(StoreError::Io)? } else { h };
+        let title = self.title_record_of(&h)?;
+        let mut new = h.clone();
+        change(&mut new);
+        let slot = self.append(title.as_ref().map(|(r, _)| r), &encode(&new))?;
+        (new.page, new.slot) = (self.head as u16, slot as u16);
+        // Durable from here; a failed kill poisons the store and the reopen finishes it.
+        let _ = self.kill(u32::from(h.page), u32::from(h.slot));
+        Ok(new.booking(title.map(|(_, t)| t).unwrap_or_default()))
     }
 }
 
-impl<F: NorFlash, const N: usize> Store for FlashStore<F, N> {
+impl<F: MultiwriteNorFlash> Store for FlashStore<F> {
     /// Keeps no trail (docs/panel.md): `_by` is not stored.
     async fn commit_by(&mut self, new: &NewBooking, _by: &Actor) -> Result<Commit, StoreError> {
-        if let Some(b) = self.made_by(&new.holder, &new.nonce).await? {
-            return Ok(Commit::Replayed(b));
+        // One pass: the same operation, the earliest active booking of the room that overlaps
+        // (what `occupant` answers), how many bookings there are, the oldest one to forget.
+        let (mut replay, mut clash, mut forget) = (None::<Held>, None::<Held>, None::<Held>);
+        let mut count = 0u32;
+        self.each(&mut |h, _| {
+            count += 1;
+            if replay.is_none() && h.nonce == new.nonce && h.holder == new.holder {
+                replay = Some(h.clone());
+            }
+            let overlaps = h.is_active_in(&new.room) && h.span.overlaps(&new.span);
+            if overlaps && clash.as_ref().is_none_or(|c| h.span.start < c.span.start) {
+                clash = Some(h.clone());
+            }
+            if h.status != Status::Active && forget.as_ref().is_none_or(|f| h.id < f.id) {
+                forget = Some(h.clone());
+            }
+        })?;
+        if let Some(h) = replay {
+            return Ok(Commit::Replayed(self.booking(&h)?));
         }
-        // The earliest active booking of the room that overlaps (what `occupant` answers).
-        let clash = self
-            .held
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.is_active_in(&new.room) && b.span.overlaps(&new.span))
-            .min_by_key(|(_, b)| b.span.start)
-            .map(|(i, _)| i);
-        if let Some(b) = self.found(clash)? {
-            return Ok(Commit::Taken(b));
+        if let Some(h) = clash {
+            return Ok(Commit::Taken(self.booking(&h)?));
         }
         if self.poisoned {
             return Err(StoreError::Io);
         }
-        if !self.make_room() {
-            return Err(StoreError::Full);
+        if count >= self.capacity {
+            let Some(old) = forget else { return Err(StoreError::Full) };
+            self.kill(u32::from(old.page), u32::from(old.slot))?;
         }
-        let mut h = Held::new(self.next_id, new);
+        let h = Held::new(self.next_id, new);
         let title = (h.title_len > 0).then(|| title_record(h.id, &new.title));
-        let slot = self.append(title.as_ref(), &encode(&h))?;
+        self.append(title.as_ref(), &encode(&h))?;
         self.next_id += 1;
-        (h.page, h.slot) = (self.head as u16, slot as u16);
-        // Room was made above; the push cannot fail.
-        let _ = self.held.push(h);
         Ok(Commit::Created(Booking {
-            id: self.next_id - 1,
+            id: h.id,
             new: new.clone(),
             status: Status::Active,
             checked_in: false,
@@ -467,13 +310,13 @@ impl<F: NorFlash, const N: usize> Store for FlashStore<F, N> {
     }
 
     async fn get(&mut self, id: BookingId) -> Result<Option<Booking>, StoreError> {
-        let i = self.held.iter().position(|b| b.id == id);
-        self.found(i)
+        let h = self.find_by(&|b| b.id == id)?;
+        self.found(h)
     }
 
     async fn made_by(&mut self, holder: &Holder, nonce: &Nonce) -> Result<Option<Booking>, StoreError> {
-        let i = self.held.iter().position(|b| b.nonce == *nonce && b.holder == *holder);
-        self.found(i)
+        let h = self.find_by(&|b| b.nonce == *nonce && b.holder == *holder)?;
+        self.found(h)
     }
 
     async fn next_held(
@@ -482,47 +325,32 @@ impl<F: NorFlash, const N: usize> Store for FlashStore<F, N> {
         start: Minute,
         room: &str,
     ) -> Result<Option<Booking>, StoreError> {
-        // As `redmark_core::booking::next_held_in`, over the mirror.
-        let after = (start, room);
-        let i = self
-            .held
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.status != Status::Cancelled && b.holder == *holder)
-            .filter(|(_, b)| (b.span.start, b.room.as_str()) > after)
-            .min_by_key(|(_, b)| (b.span.start, b.room.as_str()))
-            .map(|(i, _)| i);
-        self.found(i)
+        // As `redmark_core::booking::next_held_in`, over the log.
+        let after = |b: &Held| (b.span.start, b.room.as_str()) > (start, room);
+        let h = self
+            .least(&|b| b.status != Status::Cancelled && b.holder == *holder && after(b), &|h, b| {
+                (h.span.start, h.room.as_str(), h.id) < (b.span.start, b.room.as_str(), b.id)
+            })?;
+        self.found(h)
     }
 
     async fn next_in_room(&mut self, room: &str, from: Minute) -> Result<Option<Booking>, StoreError> {
-        // As `redmark_core::booking::next_in_room_in`, over the mirror.
-        let i = self
-            .held
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.is_active_in(room) && b.span.end > from)
-            .min_by_key(|(_, b)| b.span.start)
-            .map(|(i, _)| i);
-        self.found(i)
+        // As `redmark_core::booking::next_in_room_in`, over the log.
+        let h =
+            self.least(&|b| b.is_active_in(room) && b.span.end > from, &|h, b| h.span.start < b.span.start)?;
+        self.found(h)
     }
 
     // No trail here (docs/panel.md): `commit_by` and `trail` are the trait's defaults.
     async fn cancel(&mut self, id: BookingId, by: &Actor) -> Result<Option<Booking>, StoreError> {
         let theirs = |b: &Held| b.id == id && (by.operator || b.holder == by.holder);
-        let Some(i) = self.held.iter().position(theirs) else { return Ok(None) };
-        if self.held[i].status == Status::Cancelled {
-            return self.booking(i).map(Some);
+        let Some(h) = self.find_by(&theirs)? else { return Ok(None) };
+        if h.status == Status::Cancelled {
+            return self.booking(&h).map(Some);
         }
-        let title = self.title_record_of(i)?;
-        let mut h = self.held[i].clone();
-        h.status = Status::Cancelled;
-        let slot = self.append(title.as_ref().map(|(r, _)| r), &encode(&h))?;
-        (h.page, h.slot) = (self.head as u16, slot as u16);
-        let b = h.booking(title.map(|(_, t)| t).unwrap_or_default());
-        self.held[i] = h;
-        Ok(Some(b))
+        self.rewrite(h, |h| h.status = Status::Cancelled).map(Some)
     }
+
     async fn set_end(
         &mut self,
         id: BookingId,
@@ -530,39 +358,29 @@ impl<F: NorFlash, const N: usize> Store for FlashStore<F, N> {
         from: Minute,
         to: Minute,
     ) -> Result<Option<Resized>, StoreError> {
-        let theirs = |b: &Held| b.id == id && b.holder == by.holder;
-        let Some(i) = self.held.iter().position(theirs) else { return Ok(None) };
-        let span = match end_step(&self.booking(i)?, from, to) {
+        let Some(h) = self.find_by(&|b| b.id == id && b.holder == by.holder)? else { return Ok(None) };
+        let span = match end_step(&self.booking(&h)?, from, to) {
             EndStep::Move(span) => span,
             EndStep::Answer(done) => return Ok(Some(done)),
         };
         // The booking ends at `from`, so only another one can hold the time added.
         if let Some(added) = Span::new(from, to) {
-            if let Some(other) = self.next_in_room(&self.held[i].room.clone(), from).await? {
+            if let Some(other) = self.next_in_room(&h.room.clone(), from).await? {
                 if other.new.span.overlaps(&added) {
                     return Ok(Some(Resized::Taken(other)));
                 }
             }
         }
-        // The new end in a new record of the booking (its title record again before it).
-        let title = self.title_record_of(i)?;
-        let mut h = self.held[i].clone();
-        h.span = span;
-        let slot = self.append(title.as_ref().map(|(r, _)| r), &encode(&h))?;
-        (h.page, h.slot) = (self.head as u16, slot as u16);
-        let b = h.booking(title.map(|(_, t)| t).unwrap_or_default());
-        self.held[i] = h;
-        Ok(Some(Resized::Moved(b)))
+        self.rewrite(h, |h| h.span = span).map(|b| Some(Resized::Moved(b)))
     }
 
     /// Keeps no trail (docs/panel.md): `by` names only the holder.
     async fn check_in(&mut self, id: BookingId, by: &Actor) -> Result<Option<Booking>, StoreError> {
-        let theirs = |b: &Held| b.id == id && b.holder == by.holder;
-        let Some(i) = self.held.iter().position(theirs) else { return Ok(None) };
-        if self.held[i].status != Status::Active || self.held[i].checked_in {
-            return self.booking(i).map(Some);
+        let Some(h) = self.find_by(&|b| b.id == id && b.holder == by.holder)? else { return Ok(None) };
+        if h.status != Status::Active || h.checked_in {
+            return self.booking(&h).map(Some);
         }
-        self.rewrite(i, |h| h.checked_in = true).map(Some)
+        self.rewrite(h, |h| h.checked_in = true).map(Some)
     }
 
     /// Keeps no trail (docs/panel.md): `_by` is not stored.

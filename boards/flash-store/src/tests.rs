@@ -5,15 +5,18 @@
 use std::collections::{HashMap, HashSet};
 use std::vec::Vec;
 
-use embedded_storage::nor_flash::{ErrorType, NorFlash, NorFlashErrorKind, ReadNorFlash};
+use embedded_storage::nor_flash::{ErrorType, MultiwriteNorFlash, NorFlash, NorFlashErrorKind, ReadNorFlash};
 use redmark_core::booking::{Day, MemStore, RoomId, Span};
 use redmark_core::limits::MAX_TITLE;
 
 use super::*;
 use crate::record::*;
+use sim::SimFlash;
 
 mod ends;
+mod in_place;
 mod release;
+mod sim;
 mod spans;
 
 const PAGE: usize = 512;
@@ -21,138 +24,20 @@ const PAGES: u32 = 5;
 /// The store sits after one page of something else, as on a real chip.
 const BASE: u32 = PAGE as u32;
 const SIZE: usize = PAGE * (PAGES as usize + 2);
-/// Bookings the tests' store mirrors: as many as 5 pages of 8 slots hold with titles (see load).
-const MIRROR: usize = 10;
-type Sim = FlashStore<SimFlash, MIRROR>;
+/// Bookings the tests' store holds: as many as 5 pages of 8 slots hold with titles (see load).
+const HOLDS: u32 = 11;
+type Sim = FlashStore<SimFlash>;
 
 /// The outcome of a store operation, which a flash store gives on the first poll.
 fn now<F: core::future::Future>(f: F) -> F::Output {
     redmark_core::engine::poll_once(f).expect("a flash store is ready at once")
 }
-type Small = FlashStore<SimFlash, 6>;
 
-/// NOR flash in RAM: erase sets bytes to 0xFF, programming only clears bits, word by word.
-/// With a budget of steps (one per programmed word, one per 64-byte chunk erased) it loses
-/// power when the budget runs out: the word being programmed is left half programmed, or
-/// the chunk being erased half erased, and every later operation fails.
-#[derive(Clone)]
-struct SimFlash {
-    mem: Vec<u8>,
-    budget: Option<usize>,
-    steps: usize,
-    dead: bool,
-    erases: Vec<u32>,
-    /// A byte that reads 0 whatever is programmed (a stuck cell).
-    stuck: Option<usize>,
-}
-
-impl SimFlash {
-    fn new() -> SimFlash {
-        // Not blank: whatever a factory left (here: a pattern), to be formatted.
-        let mem = (0..SIZE).map(|i| (i * 7 + 3) as u8).collect();
-        SimFlash { mem, budget: None, steps: 0, dead: false, erases: vec![0; SIZE / PAGE], stuck: None }
-    }
-
-    /// Takes one step; false when the power is cut at it.
-    fn step(&mut self) -> bool {
-        self.steps += 1;
-        match &mut self.budget {
-            Some(0) => {
-                self.dead = true;
-                false
-            }
-            Some(n) => {
-                *n -= 1;
-                true
-            }
-            None => true,
-        }
-    }
-
-    /// Power back on (a reboot): the flash keeps what it holds.
-    fn revive(mut self) -> SimFlash {
-        self.budget = None;
-        self.dead = false;
-        self
-    }
-}
-
-impl ErrorType for SimFlash {
-    type Error = NorFlashErrorKind;
-}
-
-impl ReadNorFlash for SimFlash {
-    const READ_SIZE: usize = 1;
-    fn read(&mut self, offset: u32, bytes: &mut [u8]) -> Result<(), Self::Error> {
-        if self.dead {
-            return Err(NorFlashErrorKind::Other);
-        }
-        let at = offset as usize;
-        let src = self.mem.get(at..at + bytes.len()).ok_or(NorFlashErrorKind::OutOfBounds)?;
-        bytes.copy_from_slice(src);
-        if let Some(s) = self.stuck.filter(|s| (at..at + bytes.len()).contains(s)) {
-            bytes[s - at] = 0;
-        }
-        Ok(())
-    }
-    fn capacity(&self) -> usize {
-        SIZE
-    }
-}
-
-impl NorFlash for SimFlash {
-    const WRITE_SIZE: usize = 4;
-    const ERASE_SIZE: usize = PAGE;
-
-    fn erase(&mut self, from: u32, to: u32) -> Result<(), Self::Error> {
-        assert!(
-            (from as usize).is_multiple_of(PAGE) && (to as usize).is_multiple_of(PAGE) && to as usize <= SIZE
-        );
-        if self.dead {
-            return Err(NorFlashErrorKind::Other);
-        }
-        for chunk in (from as usize..to as usize).step_by(64) {
-            if !self.step() {
-                // Half erased: the first half of the chunk.
-                self.mem[chunk..chunk + 32].fill(0xFF);
-                return Err(NorFlashErrorKind::Other);
-            }
-            self.mem[chunk..chunk + 64].fill(0xFF);
-        }
-        for p in from as usize / PAGE..to as usize / PAGE {
-            self.erases[p] += 1;
-        }
-        Ok(())
-    }
-
-    fn write(&mut self, offset: u32, bytes: &[u8]) -> Result<(), Self::Error> {
-        let at = offset as usize;
-        assert!(at.is_multiple_of(4) && bytes.len().is_multiple_of(4) && at + bytes.len() <= SIZE);
-        if self.dead {
-            return Err(NorFlashErrorKind::Other);
-        }
-        for (i, w) in bytes.chunks(4).enumerate() {
-            let word = at + 4 * i..at + 4 * i + 4;
-            assert!(
-                self.mem[word.clone()].iter().all(|&b| b == 0xFF),
-                "programming a word not erased at {}",
-                word.start
-            );
-            let powered = self.step();
-            let dst = &mut self.mem[word];
-            if !powered {
-                // Half programmed: some of the bits that should clear have.
-                for (d, s) in dst.iter_mut().zip(w) {
-                    *d &= s | 0x5A;
-                }
-                return Err(NorFlashErrorKind::Other);
-            }
-            for (d, s) in dst.iter_mut().zip(w) {
-                *d &= s;
-            }
-        }
-        Ok(())
-    }
+/// The store on `flash` holding 6 bookings at most.
+fn small(flash: SimFlash) -> Sim {
+    let mut s = Sim::new(flash, BASE, PAGES).holding(6);
+    s.load().unwrap();
+    s
 }
 
 /// A title of the longest kind: 48 bytes, not all ASCII.
@@ -178,9 +63,17 @@ fn moved(new: &NewBooking, minutes: i32, length: u32) -> Span {
     Span::new(start, start + length).unwrap()
 }
 
-/// Every booking held, titles read back, in mirror order.
-fn all<F: NorFlash, const N: usize>(s: &mut FlashStore<F, N>) -> Vec<Booking> {
-    (0..s.held.len()).map(|i| s.booking(i).unwrap()).collect()
+/// Every booking held (its record as found), by id.
+fn helds<F: MultiwriteNorFlash>(s: &mut FlashStore<F>) -> Vec<Held> {
+    let mut v = Vec::new();
+    s.each(&mut |h, _| v.push(h.clone())).unwrap();
+    v.sort_by_key(|h| h.id);
+    v
+}
+
+/// Every booking held, titles read back, by id.
+fn all<F: MultiwriteNorFlash>(s: &mut FlashStore<F>) -> Vec<Booking> {
+    helds(s).iter().map(|h| s.booking(h).unwrap()).collect()
 }
 
 #[derive(Clone, Debug)]
@@ -244,14 +137,15 @@ fn flash_of_failed_open(mut flash: SimFlash) -> SimFlash {
     // Replaying open with the same budget reproduces the same writes on the copy.
     let mut copy = flash.clone();
     let probe = ProbeFlash(&mut copy);
-    let _ = FlashStore::<ProbeFlash<'_>, MIRROR>::open(probe, BASE, PAGES);
+    let _ = FlashStore::<ProbeFlash<'_>>::open(probe, BASE, PAGES);
     flash = copy;
     flash
 }
 
 /// Borrows a [`SimFlash`] so a failed `open` leaves its effects behind.
-struct ProbeFlash<'a>(&'a mut SimFlash);
+pub(super) struct ProbeFlash<'a>(&'a mut SimFlash);
 
+impl MultiwriteNorFlash for ProbeFlash<'_> {}
 impl ErrorType for ProbeFlash<'_> {
     type Error = NorFlashErrorKind;
 }
@@ -286,10 +180,10 @@ fn check_after_reboot(flash: SimFlash, ops: &[Op], ledger: &Ledger, context: &st
         Some(Op::Book(n)) => Some(n),
         _ => None,
     };
-    let full = store.held.len() == MIRROR;
+    let full = helds(&mut store).len() == HOLDS as usize;
     for b in acked.values() {
         let Some(got) = now(store.get(b.id)).unwrap() else {
-            // A full mirror forgets its oldest cancelled booking to make room for a new one
+            // A full store forgets its oldest cancelled booking to make room for a new one
             // (live, or while the booking that needed the room was being written).
             let made_room = full || in_flight_new.is_some() || ledger.earlier_book_cut;
             let forgettable = ledger.cancelled.contains(&b.id) && made_room;
@@ -331,10 +225,13 @@ fn check_after_reboot(flash: SimFlash, ops: &[Op], ledger: &Ledger, context: &st
             other => panic!("{context}: replay of {} gave {other:?}", b.id),
         }
     }
-    let max_id = store.held.iter().map(|b| b.id).max().unwrap_or(0);
+    let max_id = helds(&mut store).iter().map(|b| b.id).max().unwrap_or(0);
     let fresh = new_booking("after", 30, 23, 9, 0xAF7E);
     let made = now(store.commit(&fresh)).unwrap_or_else(|e| {
-        panic!("{context}: {e:?} {:?}", store.held.iter().map(|b| (b.id, b.status)).collect::<Vec<_>>())
+        panic!(
+            "{context}: {e:?} {:?}",
+            helds(&mut store).iter().map(|b| (b.id, b.status)).collect::<Vec<_>>()
+        )
     });
     let Commit::Created(made) = made else { panic!("{context}: not created") };
     assert!(made.id > max_id, "{context}: id reused");
@@ -346,7 +243,7 @@ fn check_after_reboot(flash: SimFlash, ops: &[Op], ledger: &Ledger, context: &st
 
 /// Boots, books (some with titles), replays, takes (an overlap), cancels, books a touching span
 /// and rebooks: enough records to wrap the 5-page ring
-/// twice (so pages are opened with bookings and titles carried forward) with a 10-booking mirror.
+/// twice (so pages are opened with bookings and titles carried forward) in an 11-booking store.
 fn workload() -> Vec<Op> {
     let mut ops = vec![Op::Boot];
     let mut nonce = 1u64;
@@ -418,7 +315,7 @@ fn a_clean_run_matches_the_ram_store() {
     assert!(turns.iter().all(|&e| e >= 2), "the workload turns the ring twice: {turns:?}");
     let mut store = Sim::open(flash.revive(), BASE, PAGES).unwrap();
     assert_eq!(store.epoch(), 6);
-    let active = store.held.iter().filter(|b| b.status == Status::Active).count();
+    let active = helds(&mut store).iter().filter(|b| b.status == Status::Active).count();
     assert_eq!(active, mem.bookings().iter().filter(|b| b.status == Status::Active).count());
     // Each holder's bookings, walked after the reboot, as the RAM store walks them.
     for holder in [[0; 8], [1; 8], [7; 8]] {
@@ -536,7 +433,7 @@ fn wear_is_spread_over_every_page() {
 
 #[test]
 fn six_active_bookings_fill_it_and_cancelled_ones_make_room() {
-    let mut store = Small::open(SimFlash::new(), BASE, PAGES).unwrap();
+    let mut store = small(SimFlash::new());
     let mut ids = Vec::new();
     for h in 0..6 {
         let Commit::Created(b) = now(store.commit(&new_booking("nook", 1, h, 1, u64::from(h)))).unwrap()
@@ -553,9 +450,9 @@ fn six_active_bookings_fill_it_and_cancelled_ones_make_room() {
     assert!(matches!(now(store.commit(&new_booking("nook", 1, 9, 1, 99))), Ok(Commit::Created(_))));
     // The cancelled booking was forgotten to make room; a reboot agrees.
     assert_eq!(now(store.get(ids[2])).unwrap(), None);
-    let store = Small::open(store.into_flash(), BASE, PAGES).unwrap();
-    assert_eq!(store.held.len(), 6);
-    assert!(store.held.iter().all(|b| b.status == Status::Active));
+    let mut store = small(store.into_flash());
+    assert_eq!(helds(&mut store).len(), 6);
+    assert!(helds(&mut store).iter().all(|b| b.status == Status::Active));
 }
 
 #[test]
@@ -572,7 +469,7 @@ fn a_write_that_reads_back_wrong_is_not_acknowledged_and_poisons_until_reopened(
     flash.stuck = None;
     flash.mem[at] = 0;
     let mut store = Sim::open(flash, BASE, PAGES).unwrap();
-    assert_eq!(store.held.len(), 0, "the bad record is skipped");
+    assert_eq!(helds(&mut store).len(), 0, "the bad record is skipped");
     assert!(matches!(now(store.commit(&n)), Ok(Commit::Created(_))));
 }
 

@@ -11,7 +11,7 @@
 
 use core::ptr::{read_volatile, write_volatile};
 
-use embedded_storage::nor_flash::{ErrorType, NorFlash, NorFlashErrorKind, ReadNorFlash};
+use embedded_storage::nor_flash::{ErrorType, MultiwriteNorFlash, NorFlash, NorFlashErrorKind, ReadNorFlash};
 
 /// Where the emulated flash starts (the top 8 KiB of the LM3S6965's 64 KiB SRAM).
 const BASE: usize = 0x2000_E000;
@@ -92,3 +92,7 @@ impl NorFlash for Nor {
         Ok(())
     }
 }
+
+/// Programming a programmed word clears the bits asked (how the store kills a superseded
+/// record): `write` ANDs, as NOR flash programs.
+impl MultiwriteNorFlash for Nor {}

@@ -1,8 +1,9 @@
 //! redmark door-panel firmware for QEMU's `lm3s6965evb` (Cortex-M3): the board-independent
 //! panel (`redmark-panel`: engine, booking tools, flash store, boot counter) over this board's
 //! UART0 (PL011), its flash (see [`flash`]) and a SysTick clock. With feature `net` the panel
-//! serves over the Ethernet controller instead ([`enet`], smoltcp; see docs/panel-network.md)
-//! and shows the room's state on the board's OLED ([`oled`]).
+//! serves over the Ethernet controller instead ([`enet`], smoltcp; see docs/panel-network.md),
+//! shows the room's state on the board's OLED ([`oled`]) and keeps its bookings on the SD card
+//! beside it on the same bus ([`sd`], [`ssi`]).
 #![no_std]
 #![no_main]
 
@@ -14,6 +15,10 @@ mod enet;
 mod flash;
 #[cfg(feature = "net")]
 mod oled;
+#[cfg(feature = "net")]
+mod sd;
+#[cfg(feature = "net")]
+mod ssi;
 #[cfg(not(feature = "net"))]
 mod uart;
 mod vectors;
@@ -34,9 +39,19 @@ fn main() -> ! {
     stack::paint();
     let Some(cp) = cortex_m::Peripherals::take() else { diag::fail() };
     clock::start(cp.SYST);
+    #[cfg(not(feature = "net"))]
     let Some(store) =
         cortex_m::singleton!(: Bookings<flash::Nor> = Bookings::new(flash::Nor::take(), 0, flash::PAGES))
     else {
+        diag::fail()
+    };
+    // Networked: the SD card if one answers (before the OLED is set up: the bus is shared).
+    #[cfg(feature = "net")]
+    let (medium, pages) = sd::Medium::find();
+    #[cfg(feature = "net")]
+    diag::text(medium.name());
+    #[cfg(feature = "net")]
+    let Some(store) = cortex_m::singleton!(: Bookings<sd::Medium> = Bookings::new(medium, 0, pages)) else {
         diag::fail()
     };
     #[cfg(feature = "alloc-canary")]

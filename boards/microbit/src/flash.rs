@@ -1,5 +1,12 @@
-//! The booking store's flash: the last 8 pages (1 KiB each) of the nRF51822's 256 KiB,
+//! The booking store's flash: the last 64 pages (1 KiB each) of the nRF51822's 256 KiB,
 //! programmed through the NVMC, as `embedded-storage` NOR flash.
+//!
+//! 64 KiB hold `redmark_flash_store::MAX_BOOKINGS` (256) titled bookings, two 64-byte records
+//! each (512 records), in a window of 63 pages of 15 record slots (945), so a page's carry-over
+//! copies about half a page, not all of it. The region grew downward around the last 8 pages
+//! (0x3E000, the store's before it read in place): a panel upgraded in place keeps its log
+//! (the store finds its pages by their sequence numbers). The image stays below 0x30000
+//! (memory.x; about 73 KiB of 192 KiB used).
 //!
 //! QEMU's microbit emulates the NVMC: erase sets a page to 0xFF, a word write programs it.
 //! What it keeps: across a system reset (QMP `system_reset`, the reset button) the flash
@@ -8,12 +15,12 @@
 
 use core::ptr::{read_volatile, write_volatile};
 
-use embedded_storage::nor_flash::{ErrorType, NorFlash, NorFlashErrorKind, ReadNorFlash};
+use embedded_storage::nor_flash::{ErrorType, MultiwriteNorFlash, NorFlash, NorFlashErrorKind, ReadNorFlash};
 
-/// Where the store's pages start (page 248).
-pub const BASE: u32 = 0x3_E000;
+/// Where the store's pages start (page 192).
+pub const BASE: u32 = 0x3_0000;
 /// Erase pages the store owns.
-pub const PAGES: u32 = 8;
+pub const PAGES: u32 = 64;
 const PAGE: usize = 1024;
 const END: usize = 0x4_0000;
 
@@ -109,3 +116,8 @@ impl NorFlash for Nor {
         Ok(())
     }
 }
+
+/// Programming a programmed word clears the bits asked (how the store kills a superseded
+/// record): the NVMC allows two writes of a word between erases (nRF51 reference manual,
+/// n_WRITE), and the store writes a word at most twice.
+impl MultiwriteNorFlash for Nor {}

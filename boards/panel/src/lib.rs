@@ -42,7 +42,7 @@ use core::panic::PanicInfo;
 
 use cortex_m_rt::{exception, ExceptionFrame};
 use diag::Piece::{Hex, Num, Text};
-use embedded_storage::nor_flash::NorFlash;
+use embedded_storage::nor_flash::MultiwriteNorFlash;
 use redmark_core::booking::{BookingApp, Floor, DEFAULT_FLOOR};
 use redmark_core::engine::{Config, Note, ServerInfo};
 use redmark_core::seal::{Key, KeyRing};
@@ -57,9 +57,6 @@ pub const PRINCIPAL: &[u8] = b"panel:uart0";
 pub const LINE_MAX: usize = 2048;
 /// Output buffer: the largest answer (`tools/list`) is 2.9 KiB (2 931 bytes with its newline).
 pub const OUT_LEN: usize = 3072;
-/// Bookings the store holds (active, plus cancelled ones until room is needed); beyond
-/// that many active ones `book_room` reports the store full.
-pub const BOOKINGS: usize = 32;
 
 /// The panel's floor: its rooms, on the wall clock of the zone provisioned at build time (UTC
 /// without the `zone` feature).
@@ -80,8 +77,12 @@ pub const FLOOR: Floor<'static> = ZONED;
 #[cfg(feature = "meeting-life")]
 pub const FLOOR: Floor<'static> = Floor { check_in_minutes: Some(CHECK_IN_MINUTES), ..ZONED };
 
-/// The booking store over a board's flash `F`: flash pages, mirrored in RAM.
-pub type Bookings<F> = FlashStore<F, BOOKINGS>;
+/// The booking store over a board's flash `F`: its records read in place, no booking in
+/// RAM. It holds `redmark_flash_store::MAX_BOOKINGS` (active, plus cancelled ones until room
+/// is needed) where the board's region is sized for them (the micro:bit's), fewer on a
+/// smaller one (`FlashStore::capacity`); beyond that many active ones `book_room` reports the
+/// store full.
+pub type Bookings<F> = FlashStore<F>;
 
 const INFO: ServerInfo = ServerInfo {
     name: "redmark-panel",
@@ -147,7 +148,7 @@ pub(crate) type Panel<F> = Engine<PanelApp<F>>;
 /// Loads the store and counts this boot, then builds the engine. Not inlined: its frame
 /// (the key schedule, the engine as built) is gone while serving.
 #[inline(never)]
-pub(crate) fn setup<F: NorFlash>(
+pub(crate) fn setup<F: MultiwriteNorFlash>(
     store: &'static mut Bookings<F>,
     now_s: fn() -> u64,
 ) -> (Panel<F>, PanelHost) {
@@ -171,7 +172,7 @@ pub(crate) fn setup<F: NorFlash>(
 /// with [`FlashStore::new`]; loaded here), its clock `now_s` (seconds since boot). Call with
 /// the stack painted ([`stack::paint`]).
 #[cfg(not(feature = "net"))]
-pub fn run<U: embedded_io::Read + embedded_io::Write, F: NorFlash>(
+pub fn run<U: embedded_io::Read + embedded_io::Write, F: MultiwriteNorFlash>(
     uart: &mut U,
     store: &'static mut Bookings<F>,
     now_s: fn() -> u64,

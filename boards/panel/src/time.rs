@@ -192,7 +192,7 @@ impl<A: App<Tool = BookingTool>> App for Timed<A> {
 
 /// Serves newline JSON-RPC on `uart` for ever: the time methods here, every other message by
 /// the engine. A UART error or end is a fault.
-pub(crate) fn serve<U: Read + Write, F: embedded_storage::nor_flash::NorFlash>(
+pub(crate) fn serve<U: Read + Write, F: embedded_storage::nor_flash::MultiwriteNorFlash>(
     uart: &mut U,
     engine: &mut Panel<F>,
     lines: &mut Lines<LINE_MAX>,

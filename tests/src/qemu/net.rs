@@ -55,11 +55,18 @@ impl HttpAnswer {
 impl NetPanel {
     /// Boots `image` (a `Build::NET` image) and waits until it serves.
     pub fn boot(image: &Path) -> NetPanel {
+        NetPanel::boot_with(image, &[])
+    }
+
+    /// [`NetPanel::boot`] with more QEMU arguments (an SD card's `-drive`, say).
+    pub fn boot_with(image: &Path, extra: &[String]) -> NetPanel {
         let (http, tcp) = (free_port(), free_port());
         let nic = format!(
             "user,model=stellaris,hostfwd=tcp:127.0.0.1:{http}-:80,hostfwd=tcp:127.0.0.1:{tcp}-:7000"
         );
-        let panel = Panel::boot_with(LM3S6965EVB, image, &["-nic".to_owned(), nic]);
+        let mut args = vec!["-nic".to_owned(), nic];
+        args.extend_from_slice(extra);
+        let panel = Panel::boot_with(LM3S6965EVB, image, &args);
         let p = NetPanel {
             panel,
             http,

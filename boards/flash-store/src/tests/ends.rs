@@ -44,8 +44,8 @@ fn an_end_moves_into_free_time_only_and_survives_a_reboot() {
     );
     let freed = NewBooking { span: moved(&mine, 30, 30), ..new_booking("nook", 1, 9, 3, 3) };
     assert!(matches!(now(store.commit(&freed)), Ok(Commit::Created(_))), "the time given back");
-    let store = Sim::open(store.into_flash(), BASE, PAGES).unwrap();
-    assert_eq!(store.held.iter().find(|h| h.id == b.id).map(|h| h.span), Some(shorter.new.span));
+    let mut store = Sim::open(store.into_flash(), BASE, PAGES).unwrap();
+    assert_eq!(helds(&mut store).iter().find(|h| h.id == b.id).map(|h| h.span), Some(shorter.new.span));
 }
 
 #[test]

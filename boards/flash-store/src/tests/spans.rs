@@ -19,9 +19,9 @@ const WHOLE_HOUR_LOG: [&str; 7] = [
     "020000000200000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000f9b5ee71",
 ];
 
-/// The whole-hour image's store geometry in its tests: 4 pages, a mirror of 10 (8 here: with
-/// titles, two records a booking, 4 pages of 8 slots hold no more, see `load`).
-type WholeHourGeometry = FlashStore<SimFlash, 8>;
+/// The whole-hour image's store geometry in its tests: 4 pages (of 8 slots: 8 titled
+/// bookings, see `load`).
+type WholeHourGeometry = FlashStore<SimFlash>;
 const WHOLE_HOUR_PAGES: u32 = 4;
 
 /// The tests' flash as the whole-hour image left it: page 0 erased and written, the others
@@ -56,7 +56,7 @@ fn whole_hour(
 
 /// Books and cancels `rounds` times in a room of its own (with and without titles), so the
 /// ring turns and pages are opened with the other bookings carried into them.
-fn churn<const N: usize>(store: &mut FlashStore<SimFlash, N>, rounds: u64) {
+pub(super) fn churn(store: &mut FlashStore<SimFlash>, rounds: u64) {
     for i in 0..rounds {
         let n = new_booking("churn", 1 + (i % 28) as u8, (i % 24) as u8, 9, 0xC000 + i);
         let Commit::Created(b) = now(store.commit(&n)).unwrap() else { panic!("churn {i}") };
@@ -89,7 +89,7 @@ fn a_panel_upgraded_from_whole_hours_keeps_its_bookings_and_epoch() {
     let mut store = WholeHourGeometry::open(store.into_flash(), BASE, WHOLE_HOUR_PAGES).unwrap();
     for b in &expected[..2] {
         assert_eq!(now(store.get(b.id)), Ok(Some(b.clone())));
-        let h = store.held.iter().find(|h| h.id == b.id).unwrap().clone();
+        let h = helds(&mut store).into_iter().find(|h| h.id == b.id).unwrap();
         assert_eq!(store.read(h.page.into(), h.slot.into()).unwrap()[0], KIND_BOOKING, "rewritten");
     }
     assert_eq!(now(store.get(made.id)), Ok(Some(made)));
@@ -170,7 +170,7 @@ fn a_booking_whose_title_record_went_bad_keeps_the_booking_without_it() {
     let mut store = Sim::open(SimFlash::new(), BASE, PAGES).unwrap();
     let n = new_booking("nook", 1, 9, 1, 1);
     let Ok(Commit::Created(b)) = now(store.commit(&n)) else { panic!() };
-    let h = store.held[0].clone();
+    let h = helds(&mut store)[0].clone();
     let at = store.addr(h.page.into(), u32::from(h.slot) - 1) as usize + TITLE_AT;
     let mut flash = store.into_flash();
     flash.mem[at] &= 0x0F;

@@ -21,7 +21,7 @@ use sha2::{Digest, Sha256};
 use super::face::DOOR_ROOM;
 use crate::diag::{self, Piece::Num, Piece::Text};
 use crate::{Panel, PanelHost, CHECK_IN_MINUTES, FLOOR};
-use embedded_storage::nor_flash::NorFlash;
+use embedded_storage::nor_flash::MultiwriteNorFlash;
 
 /// The principal of a booking made at the door.
 pub const AT_THE_DOOR: &[u8] = b"panel:at-the-door";
@@ -49,7 +49,7 @@ pub fn holder() -> [u8; 8] {
 
 /// Acts on `pressed` (the buttons pressed since the last look) at wall time `wall`; `out` is
 /// the engine's output buffer, lent for the tools' answers.
-pub(crate) fn press<F: NorFlash>(
+pub(crate) fn press<F: MultiwriteNorFlash>(
     pressed: u8,
     engine: &mut Panel<F>,
     host: &mut PanelHost,
@@ -75,7 +75,7 @@ pub(crate) fn press<F: NorFlash>(
 }
 
 /// "Book now": the hour under way, straight into the store.
-fn book_now<F: NorFlash>(engine: &mut Panel<F>, host: &mut PanelHost, minute: booking::Minute) {
+fn book_now<F: MultiwriteNorFlash>(engine: &mut Panel<F>, host: &mut PanelHost, minute: booking::Minute) {
     let Some(room) = FLOOR.rooms.get(DOOR_ROOM) else { return };
     let Ok(room_id) = RoomId::try_from(room.id) else { return };
     // The hour under way on the floor's clock (its offset is the same all through it).
@@ -151,7 +151,7 @@ fn check_in(store: &mut impl Store, minute: Minute) {
 /// Releases the door room's bookings whose check-in window passed by `minute` with nobody
 /// checked in (at most [`MAX_RELEASED_A_RUN`] a call), each durable before the next. Only the
 /// door's room: check-in is at its door, and the panel's other rooms have nobody to check in.
-pub(crate) fn release<F: NorFlash>(engine: &mut Panel<F>, minute: Minute) {
+pub(crate) fn release<F: MultiwriteNorFlash>(engine: &mut Panel<F>, minute: Minute) {
     let Some(room) = FLOOR.rooms.get(DOOR_ROOM) else { return };
     let store = engine.app_mut().0.store_mut();
     for _ in 0..MAX_RELEASED_A_RUN {
@@ -171,7 +171,7 @@ pub(crate) fn release<F: NorFlash>(engine: &mut Panel<F>, minute: Minute) {
 /// "Extend 15 min" (`extend`) or "end now" on the walk-up booking under way, through the core's
 /// tool as [`AT_THE_DOOR`]: its rules (the floor's grid and longest booking, a free room for
 /// the time added) are the desktop's.
-fn change<F: NorFlash>(
+fn change<F: MultiwriteNorFlash>(
     engine: &mut Panel<F>,
     host: &mut PanelHost,
     minute: booking::Minute,

@@ -95,15 +95,30 @@ pub struct Face {
     shown: Option<Sign>,
     minute: Option<Minute>,
     next_ms: u64,
+    looked: Option<Looked>,
+}
+
+/// The room's occupancy as last read: at which minute, after how many of the store's writes,
+/// and what it was.
+#[derive(Clone, Copy)]
+struct Looked {
+    at: Minute,
+    writes: u32,
+    state: State,
+    next: Option<(u16, u16)>,
 }
 
 impl Face {
     /// Every [`LOOK_EVERY_MS`]: redraws what changed, from `store`, the wall clock `wall`
-    /// (unix seconds; None: no time) and the panel's `address`.
+    /// (unix seconds; None: no time) and the panel's `address`. `writes` counts the store's
+    /// writes (`FlashStore::writes`): the store is read again only when it or the minute
+    /// changed (each read is a pass over its log on flash or the SD card).
+    #[allow(clippy::too_many_arguments)]
     pub fn look<S: Screen>(
         &mut self,
         screen: &mut S,
         store: &mut impl Store,
+        writes: u32,
         floor: Floor<'_>,
         now_ms: u64,
         wall: Option<u64>,
@@ -115,8 +130,15 @@ impl Face {
         self.next_ms = now_ms + LOOK_EVERY_MS;
         let Some(room) = floor.rooms.get(DOOR_ROOM) else { return };
         let minute = wall.and_then(minute_of);
-        let (state, next) =
-            minute.map_or((State::NoTime, None), |m| occupancy(store, room.id, m, floor.zone));
+        let (state, next) = match (minute, self.looked) {
+            (None, _) => (State::NoTime, None),
+            (Some(m), Some(l)) if l.at == m && l.writes == writes => (l.state, l.next),
+            (Some(m), _) => {
+                let (state, next) = occupancy(store, room.id, m, floor.zone);
+                self.looked = Some(Looked { at: m, writes, state, next });
+                (state, next)
+            }
+        };
         let sign = Sign { state, next, address };
         if self.shown != Some(sign) {
             blank(screen, 0, 0, S::WIDTH, S::HEIGHT);

@@ -13,7 +13,7 @@
 //! gets 408 and the connection closes; see `slots` for the other deadline and the spare
 //! listener.
 
-use embedded_storage::nor_flash::NorFlash;
+use embedded_storage::nor_flash::MultiwriteNorFlash;
 use redmark_core::engine::{Context, HttpHeaders};
 use redmark_core::serve::Host;
 use redmark_core::wire::lines::Line;
@@ -58,7 +58,7 @@ pub(crate) struct Lent<'a> {
 
 /// One pass over an HTTP socket: (re)listen, enforce the deadlines, look at what arrived,
 /// answer at most one request.
-pub(crate) fn serve<F: NorFlash>(
+pub(crate) fn serve<F: MultiwriteNorFlash>(
     s: &mut Socket<'_>,
     c: &mut Conn,
     engine: &mut Panel<F>,
@@ -232,7 +232,7 @@ fn plain(s: &mut Socket<'_>, status: u16, text: &[u8], close: bool, extra: &[u8]
 
 /// Answers the request at the start of `buf` (what the connection has sent so far; `full`:
 /// its receive buffer is full), if it is whole.
-fn request<F: NorFlash>(
+fn request<F: MultiwriteNorFlash>(
     s: &mut Socket<'_>,
     buf: &[u8],
     full: bool,

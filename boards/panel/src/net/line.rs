@@ -3,7 +3,7 @@
 //! `-32600` and the connection goes on. A line not finished [`super::MESSAGE_MS`] after its
 //! first byte is reset (see `slots`).
 
-use embedded_storage::nor_flash::NorFlash;
+use embedded_storage::nor_flash::MultiwriteNorFlash;
 use redmark_core::engine::{Context, Handled};
 use redmark_core::serve::Host;
 use redmark_core::wire::lines::Lines;
@@ -28,7 +28,7 @@ impl Conn {
 
 /// One pass over a line socket: (re)listen, enforce the deadlines, read until one message is
 /// answered.
-pub(crate) fn serve<F: NorFlash>(
+pub(crate) fn serve<F: MultiwriteNorFlash>(
     s: &mut Socket<'_>,
     c: &mut Conn,
     engine: &mut Panel<F>,

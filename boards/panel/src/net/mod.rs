@@ -35,7 +35,7 @@ pub use crate::wall;
 use core::ptr::addr_of_mut;
 use core::sync::atomic::{AtomicBool, Ordering};
 
-use embedded_storage::nor_flash::NorFlash;
+use embedded_storage::nor_flash::MultiwriteNorFlash;
 use redmark_core::serve::Host;
 use smoltcp::iface::{Config, Interface, SocketHandle, SocketSet, SocketStorage};
 use smoltcp::phy::Device;
@@ -131,7 +131,7 @@ pub(crate) enum Pass {
 
 /// Serves the panel on `device` for ever, its bookings in `store` (as [`crate::run`]).
 /// Draws the face on `screen` ([`face::NoScreen`] for a board without one).
-pub fn run<D: Device, F: NorFlash, S: face::Screen>(
+pub fn run<D: Device, F: MultiwriteNorFlash, S: face::Screen>(
     device: &mut D,
     board: Board,
     store: &'static mut Bookings<F>,
@@ -218,7 +218,9 @@ pub fn run<D: Device, F: NorFlash, S: face::Screen>(
             released_at = Some(m);
         }
         let ip = iface.ipv4_addr().unwrap_or(STATIC_IP);
-        shown.look(screen, engine.app_mut().0.store_mut(), crate::FLOOR, ms, wall, ip.octets());
+        let store = engine.app_mut().0.store_mut();
+        let writes = store.writes();
+        shown.look(screen, store, writes, crate::FLOOR, ms, wall, ip.octets());
         let mut pass = Pass::Idle;
         for (i, h) in handles.iter().enumerate() {
             let Some(h) = *h else { continue };
