@@ -89,9 +89,26 @@ fn whoami() -> String {
 }
 
 /// `cargo build --offline` in `dir` into the workspace's target directory, with the
-/// workspace's dev profile (the root Cargo.toml's) so its dependencies' builds are reused.
+/// workspace's dev profile (the root Cargo.toml's) so its dependencies' builds are reused, and
+/// without what `cargo test` set for this test (a build script that watches `OUT_DIR` or
+/// `CARGO_MANIFEST_DIR`, as ring's does, would run again and its crate compile again).
 fn build(dir: &Path) -> Run {
     let mut cmd = Command::new("cargo");
+    for (var, _) in std::env::vars_os() {
+        let var = var.to_string_lossy();
+        let set_by_cargo_test = [
+            "CARGO_PKG_",
+            "CARGO_MANIFEST_",
+            "CARGO_CRATE_",
+            "CARGO_BIN_",
+        ]
+        .iter()
+        .any(|p| var.starts_with(p))
+            || ["OUT_DIR", "CARGO_PRIMARY_PACKAGE", "CARGO_TARGET_TMPDIR"].contains(&&*var);
+        if set_by_cargo_test {
+            cmd.env_remove(&*var);
+        }
+    }
     cmd.current_dir(dir)
         .args(["build", "--offline"])
         .args(["--config", r#"profile.dev.debug="line-tables-only""#])
