@@ -305,7 +305,12 @@ pub struct Run {
 
 /// Runs `cmd` with stdin from /dev/null and stdout/stderr captured, waiting at most [`WAIT`]:
 /// past that the process is killed and the test fails (never an unbounded `.output()`).
-pub fn run_bounded(mut cmd: Command) -> Run {
+pub fn run_bounded(cmd: Command) -> Run {
+    run_bounded_for(cmd, WAIT)
+}
+
+/// [`run_bounded`], waiting at most `wait` (a build, say).
+pub fn run_bounded_for(mut cmd: Command, wait: Duration) -> Run {
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -321,7 +326,7 @@ pub fn run_bounded(mut cmd: Command) -> Run {
     };
     let out = drain(Box::new(child.stdout.take().expect("stdout")));
     let err = drain(Box::new(child.stderr.take().expect("stderr")));
-    let deadline = Instant::now() + WAIT;
+    let deadline = Instant::now() + wait;
     let status = loop {
         if let Some(s) = child.try_wait().expect("wait") {
             break s;
@@ -329,7 +334,7 @@ pub fn run_bounded(mut cmd: Command) -> Run {
         if Instant::now() > deadline {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("{cmd:?} ran longer than {WAIT:?}");
+            panic!("{cmd:?} ran longer than {wait:?}");
         }
         thread::sleep(Duration::from_millis(10));
     };
