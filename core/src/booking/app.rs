@@ -135,6 +135,19 @@ impl<S: Store> App for BookingApp<'_, S> {
         mcp_app::RESOURCES
     }
 
+    /// A room's day (`redmark://rooms/{room}/{day}`, [`room_day`](super::room_day)) is
+    /// followed on a `subscriptions/listen` stream: the host reports its bookings' changes.
+    #[cfg(feature = "day-schedule")]
+    fn serves_subscriptions(&self) -> bool {
+        true
+    }
+
+    #[cfg(feature = "day-schedule")]
+    fn subscribable(&self, uri: &str) -> bool {
+        let floors = buildings(&self.floor, self.site_buildings());
+        super::watched(floors, uri).is_some()
+    }
+
     #[cfg(feature = "day-schedule")]
     fn read_resource(
         &mut self,

@@ -34,6 +34,7 @@ mod read;
 #[cfg(feature = "clock-changes")]
 mod repeat;
 mod report;
+mod room_day;
 mod room_set;
 #[cfg(feature = "day-schedule")]
 mod schedule;
@@ -65,6 +66,7 @@ pub use mem_store::MemStore;
 #[cfg(any(feature = "day-schedule", feature = "public-titles"))]
 pub use named::title_readable;
 #[cfg(feature = "campus")]
+pub use room_day::{room_day, watched, ROOM_DAY_PREFIX};
 pub use room_set::RoomSet;
 pub use room_set::{Mask, RoomBits};
 pub use span::{minute_of, Day, Minute, Span, CLOCK_SET_FROM, MAX_MINUTES};

@@ -12,6 +12,7 @@ mod handled;
 mod headers;
 mod http;
 mod invocation;
+mod listen;
 mod lists;
 mod method;
 mod reply;
@@ -31,6 +32,7 @@ pub use elicit::{Elicited, Round};
 pub use error::{CallError, RpcError};
 pub use handled::{Handled, Note};
 pub use http::HttpHeaders;
+pub use listen::{Listen, KEY_SUBSCRIPTION_ID};
 pub use reply::{Done, Msg, Replied, Reply, Report};
 pub use versions::SUPPORTED_VERSIONS;
 
@@ -233,6 +235,7 @@ impl<A: App> Engine<A> {
                 status: 202,
                 responded: false,
                 note: None,
+                listening: false,
             },
             Line::Message(m) => self.handle_message(m, cx, (), out).await,
             Line::TooLong => error_answer(None, &RpcError::Envelope(EnvelopeError::TooLarge), out),
@@ -253,6 +256,7 @@ impl<A: App> Engine<A> {
                 status: 500,
                 responded: false,
                 note: Some(Note::OutputTooSmall),
+                listening: false,
             };
         }
         let mut w = Writer::new(&mut *out);
@@ -273,8 +277,25 @@ impl<A: App> Engine<A> {
                     status: 202,
                     responded: false,
                     note,
+                    listening: false,
                 };
             }
+            dispatch::Outcome::Listening(id) => match w.finish() {
+                Ok(len) => {
+                    return Handled {
+                        len,
+                        status: 200,
+                        responded: true,
+                        note,
+                        listening: true,
+                    }
+                }
+                // An acknowledgement echoes every URI: long ones may not fit a small buffer.
+                Err(_) => {
+                    note = Some(Note::ResponseTooLarge);
+                    (Some(id), RpcError::ResponseTooLarge)
+                }
+            },
             dispatch::Outcome::Result(id) => {
                 w.key("_meta")
                     .begin_object()
@@ -294,6 +315,7 @@ impl<A: App> Engine<A> {
                             status: 200,
                             responded: true,
                             note,
+                            listening: false,
                         };
                     }
                     Err(_) => {
@@ -313,6 +335,7 @@ impl<A: App> Engine<A> {
             status: status.http_status(),
             responded: true,
             note,
+            listening: false,
         }
     }
 }
@@ -373,6 +396,7 @@ pub fn fault_answer(input: Option<&[u8]>, out: &mut [u8]) -> Handled {
                 status: 500,
                 responded: false,
                 note: None,
+                listening: false,
             }
         }
         Some(Ok(env)) => env.id,
@@ -392,12 +416,14 @@ fn error_answer(id: Option<Value<'_>>, e: &RpcError<'_>, out: &mut [u8]) -> Hand
             status: e.http_status(),
             responded: true,
             note: None,
+            listening: false,
         },
         Err(_) => Handled {
             len: 0,
             status: 500,
             responded: false,
             note: Some(Note::OutputTooSmall),
+            listening: false,
         },
     }
 }

@@ -413,6 +413,7 @@ fn fault(msg: Msg<'_>, out: &mut [u8]) -> Handled {
             status: 500,
             responded: true,
             note: None,
+            listening: false,
         }
     })
 }
