@@ -18,7 +18,7 @@ pub struct Handled {
     /// Something for the log that the wire does not say.
     pub note: Option<Note>,
     /// The message opened a `subscriptions/listen` stream: `out[..len]` is its
-    /// acknowledgement, and the host now keeps the stream ([`Listen`](super::Listen)).
+    /// acknowledgement, and the host now keeps the stream ([`Listen`](super::listen::Listen)).
     pub listening: bool,
 }
 

@@ -12,7 +12,7 @@ mod handled;
 mod headers;
 mod http;
 mod invocation;
-mod listen;
+pub mod listen;
 mod lists;
 mod method;
 mod reply;
@@ -32,7 +32,6 @@ pub use elicit::{Elicited, Round};
 pub use error::{CallError, RpcError};
 pub use handled::{Handled, Note};
 pub use http::HttpHeaders;
-pub use listen::{Listen, KEY_SUBSCRIPTION_ID};
 pub use reply::{Done, Msg, Replied, Reply, Report};
 pub use versions::SUPPORTED_VERSIONS;
 

@@ -32,6 +32,7 @@ use redmark_core::seal::KeyRing;
 use redmark_core::Via;
 use redmark_core::{App, Engine, Handled};
 
+pub mod changes;
 pub mod drive;
 pub mod entropy;
 mod inject;
@@ -133,6 +134,8 @@ pub struct Shared<A> {
     resources: bool,
     /// The booking app's calendar feeds (none for another app).
     calendars: Option<Arc<dyn Calendars>>,
+    /// What listen streams follow (none for an app whose store tells no changes).
+    live: Option<changes::Live>,
 }
 
 impl<A: Hosted> Shared<A> {
@@ -150,6 +153,7 @@ impl<A: Hosted> Shared<A> {
             admin: None,
             resources,
             calendars: None,
+            live: None,
         })
     }
 
@@ -161,6 +165,12 @@ impl<A: Hosted> Shared<A> {
     /// The calendar feeds (`/calendars/` on `--http`), for a booking app.
     pub fn calendars(&self) -> Option<&dyn Calendars> {
         self.calendars.as_deref()
+    }
+
+    /// The store's changes and the floors, for `subscriptions/listen` streams (none: the
+    /// app's store tells no changes).
+    pub fn live(&self) -> Option<&changes::Live> {
+        self.live.as_ref()
     }
 
     /// Whether the app serves resources (concrete or templates).
@@ -219,6 +229,10 @@ where
         let resources = serves_resources(&BookingApp::site(floor, store.handle(), info));
         let calendars =
             Source::new(floor, store.handle(), &keys).map(|s| Arc::new(s) as Arc<dyn Calendars>);
+        let live = store.changes().map(|changes| changes::Live {
+            changes,
+            floors: floor,
+        });
         Arc::new(Shared {
             make: Box::new(move || BookingApp::site(floor, store.handle(), info)),
             keys,
@@ -226,6 +240,7 @@ where
             admin: Some(admin),
             resources,
             calendars,
+            live,
         })
     }
 }

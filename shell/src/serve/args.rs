@@ -146,6 +146,10 @@ pub struct ServeArgs {
     /// seconds (a client that sends and never reads)
     #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
     pub write_timeout: u64,
+    /// Send an idle subscriptions/listen stream over HTTP a keep-alive comment every this many
+    /// seconds (proxies close quiet connections; the stream itself never times out)
+    #[arg(long, value_name = "SECS", default_value_t = crate::transport::live::DEFAULT_KEEP_ALIVE.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    pub keep_alive: u64,
     /// How long a requestState (an open question) stays valid, seconds
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     pub state_ttl: u32,

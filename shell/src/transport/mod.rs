@@ -5,6 +5,7 @@
 pub mod accept;
 pub mod feeds;
 pub mod http;
+pub mod live;
 pub mod peer;
 pub mod share;
 pub mod skip_answer;
