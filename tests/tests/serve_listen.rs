@@ -292,3 +292,115 @@ fn a_booking_on_another_instance_reaches_the_stream_through_postgres() {
         .expect("an update from instance B");
     assert_updated(&v, &followed, "pg");
 }
+
+/// Sends `msg` on a line client and returns the lines that come back until `done` says one
+/// is the last wanted (answers and notifications interleave).
+fn lines_until<R, W>(
+    c: &mut redmark_tests::server::LineClient<R, W>,
+    mut done: impl FnMut(&[Value]) -> bool,
+) -> Vec<Value>
+where
+    R: std::io::Read + Send + 'static,
+    W: std::io::Write,
+{
+    let mut got = Vec::new();
+    while !done(&got) {
+        got.push(c.recv());
+    }
+    got
+}
+
+fn book_call(id: u64, room: &str, day: &str, hour: u64) -> Value {
+    tool_call(
+        id,
+        "book_room",
+        json!({"day": day, "hour": hour, "room_id": room}),
+        false,
+    )
+}
+
+fn cancelled(id: &str) -> Value {
+    json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":id}})
+}
+
+#[test]
+fn over_stdio_updates_interleave_with_answers_and_a_cancel_ends_the_stream() {
+    let data = TempDir::new("listen-stdio");
+    let mut s = Server::start(&[], data.path());
+    let mut c = s.stdio();
+    let day = "2099-12-21";
+    let followed = uri("atrium", day);
+    c.send(&listen_msg("s1", &[&followed]));
+    let ack = c.recv();
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "s1"
+    );
+    // The booking's answer and the stream's update, on the one channel.
+    c.send(&book_call(2, "atrium", day, 9));
+    let got = lines_until(&mut c, |g| g.len() == 2);
+    let answer = got
+        .iter()
+        .find(|v| v["id"] == 2)
+        .expect("the booking's answer");
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    let update = got
+        .iter()
+        .find(|v| v.get("id").is_none())
+        .expect("an update");
+    assert_updated(update, &followed, "s1");
+    // The client ends s1 and opens s2: the next booking updates s2 only.
+    c.send(&cancelled("s1"));
+    c.send(&listen_msg("s2", &[&followed]));
+    let ack = c.recv();
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "s2"
+    );
+    c.send(&book_call(3, "atrium", day, 10));
+    let got = lines_until(&mut c, |g| g.len() == 2);
+    let updates: Vec<&Value> = got.iter().filter(|v| v.get("id").is_none()).collect();
+    assert_eq!(updates.len(), 1, "{got:?}");
+    assert_updated(updates[0], &followed, "s2");
+    // The server stops: it ends s2 with notifications/cancelled naming it.
+    s.signal("TERM");
+    let end = c.recv();
+    assert_eq!(end["method"], "notifications/cancelled", "{end}");
+    assert_eq!(end["params"]["requestId"], "s2", "{end}");
+}
+
+#[test]
+fn through_the_shared_folder_relay_a_stream_hears_the_owner_s_bookings() {
+    let data = TempDir::new("listen-relay");
+    let mut owner = Server::start(&[], data.path());
+    let mut o = owner.stdio();
+    let d = o.request(&redmark_tests::server::discover(1));
+    assert_eq!(
+        d["result"]["capabilities"]["resources"]["subscribe"], true,
+        "{d}"
+    );
+    let mut relayed = Server::start(&[], data.path());
+    assert!(
+        relayed.wait_stderr("passing this one's messages"),
+        "{}",
+        relayed.stderr()
+    );
+    let mut r = relayed.stdio();
+    let day = "2099-12-22";
+    let followed = uri("nook", day);
+    r.send(&listen_msg("via-relay", &[&followed]));
+    let ack = r.recv();
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
+    // Booked on the owner's own stdio, heard through the relay.
+    let booked = o.request(&book_call(2, "nook", day, 14));
+    assert_eq!(booked["result"]["isError"], false, "{booked}");
+    let v = r.recv();
+    assert_updated(&v, &followed, "via-relay");
+}

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::host::changes::{Follow, Live};
 use crate::host::{Conn, Hosted};
-use crate::store::changes::{Change, Changes};
+use crate::store::changes::Change;
 
 /// How often an idle stream gets a keep-alive comment unless `--keep-alive` says otherwise:
 /// well inside the idle limits of proxies and load balancers (often 60 s).
@@ -36,11 +36,7 @@ pub fn stream<A: Hosted>(
 ) -> Response {
     let follow = match live {
         Some(l) => l.follow(message),
-        None => Live {
-            changes: Changes::new(),
-            floors: &[],
-        }
-        .follow(message),
+        None => Live::quiet().follow(message),
     };
     let Some(follow) = follow else {
         return (StatusCode::INTERNAL_SERVER_ERROR, "Internal error\n").into_response();

@@ -6,6 +6,7 @@ pub mod accept;
 pub mod feeds;
 pub mod http;
 pub mod live;
+pub mod live_lines;
 pub mod peer;
 pub mod share;
 pub mod skip_answer;
