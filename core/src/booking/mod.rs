@@ -65,8 +65,8 @@ pub use floor::{Floor, Room, DEFAULT_FLOOR, DEFAULT_GRID, DEFAULT_MAX_MINUTES, D
 pub use mem_store::MemStore;
 #[cfg(any(feature = "day-schedule", feature = "public-titles"))]
 pub use named::title_readable;
-#[cfg(feature = "campus")]
 pub use room_day::{room_day, watched, ROOM_DAY_PREFIX};
+#[cfg(feature = "campus")]
 pub use room_set::RoomSet;
 pub use room_set::{Mask, RoomBits};
 pub use span::{minute_of, Day, Minute, Span, CLOCK_SET_FROM, MAX_MINUTES};

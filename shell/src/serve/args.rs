@@ -33,6 +33,11 @@ Calendars (docs/calendars.md): each --http listener serves the floor as iCalenda
 back to 366 ahead, at most 2000 bookings), to a caller of /mcp or with the feed key in the URLs
 GET /calendars/ lists; rotating the sealing key, or with --tokens changing a token, revokes them.
 
+Live changes (docs/live.md): a 2026-07-28 client follows rooms' days with subscriptions/listen
+(redmark://rooms/ROOM/YYYY-MM-DD, at most 32 a stream) and gets notifications/resources/updated
+when a booking there changes on any instance; over HTTP the stream is an event stream with a
+keep-alive comment every --keep-alive seconds; over stdio and TCP its lines come between answers.
+
 Limits: a message (line or POST body) holds at most 16384 bytes; a longer line gets a -32600
 error without id and the connection goes on; a longer POST body gets HTTP 413 with that error.
 A TCP or HTTP client that takes no bytes of an answer for 30 s (--write-timeout) is
