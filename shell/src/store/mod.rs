@@ -2,6 +2,8 @@
 //! instances ([`pg`]), each the core's [`Store`] with a handle per engine ([`Bookings`]).
 
 pub mod changes;
+#[cfg(test)]
+mod changes_tests;
 mod fence;
 pub mod outage;
 pub mod pg;
