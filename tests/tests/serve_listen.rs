@@ -404,3 +404,27 @@ fn through_the_shared_folder_relay_a_stream_hears_the_owner_s_bookings() {
     let v = r.recv();
     assert_updated(&v, &followed, "via-relay");
 }
+
+#[test]
+#[cfg_attr(not(pg_tools), ignore = "PostgreSQL is not installed")]
+fn the_python_sdk_2_3_hears_a_booking_on_another_instance() {
+    let Some(py) = redmark_tests::peers::python_sdk_2_3("REDMARK_REQUIRE_PG") else {
+        return;
+    };
+    let pg = Cluster::start();
+    let url = pg.url();
+    let (da, db) = (TempDir::new("listen-sdk-a"), TempDir::new("listen-sdk-b"));
+    let a = Server::start(&["--http", "127.0.0.1:0", "--store", &url], da.path());
+    let b = Server::start(&["--http", "127.0.0.1:0", "--store", &url], db.path());
+    let day = "2099-12-24";
+    let followed = uri("studio-b", day);
+    let (la, lb) = (
+        format!("http://{}/mcp", a.http[0]),
+        format!("http://{}/mcp", b.http[0]),
+    );
+    let args = [&la, &lb, &followed, "studio-b", "nook", day];
+    let out = redmark_tests::peers::run_python(&py, "listen_client.py", &args);
+    assert_eq!(out["honored"], json!([followed]), "{out}");
+    assert_eq!(out["updated"], followed, "{out}");
+    assert!(out["subscription"].is_string(), "{out}");
+}
