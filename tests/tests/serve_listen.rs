@@ -1,4 +1,8 @@
-//! Live changes: a `subscriptions/listen` stream over HTTP hears `notifications/resources/updated` for the room-days it names when a booking changes them, on this instance or another one on the same PostgreSQL, keeps alive while idle, and ends with its result when the server stops.
+//! Live changes end to end: `subscriptions/listen` over HTTP, stdio, the relay, PostgreSQL.
+//!
+//! Live changes: a `subscriptions/listen` stream over HTTP hears `notifications/resources/updated`
+//! for the room-days it names when a booking changes them, on this instance or another one on the
+//! same PostgreSQL, keeps alive while idle, and ends with its result when the server stops.
 #![cfg_attr(not(pg_tools), allow(dead_code, unused_imports))]
 
 use std::io::{BufRead, BufReader, Read, Write};

@@ -1,4 +1,7 @@
-//! The booking page follows the server's live stream: when another client books a room on the day shown, the grid shows it booked without a reload (headless Chromium).
+//! The booking page follows the live stream: another client's booking appears without a reload.
+//!
+//! The booking page follows the server's live stream: when another client books a room on the day
+//! shown, the grid shows it booked without a reload (headless Chromium).
 
 #![cfg_attr(not(browser_tools), allow(dead_code, unused_imports))]
 

@@ -1,4 +1,7 @@
-//! A room's day as a resource URI, `redmark://rooms/{room}/{day}`: what a `subscriptions/listen` stream names, read back to a room and the UTC span of its day.
+//! A room's day as a resource URI, `redmark://rooms/{room}/{day}`, and the span it covers.
+//!
+//! A room's day as a resource URI, `redmark://rooms/{room}/{day}`: what a `subscriptions/listen`
+//! stream names, read back to a room and the UTC span of its day.
 
 use super::floor::Floor;
 use super::span::{Day, Span};

@@ -1,4 +1,7 @@
-//! `subscriptions/listen`: the request checked and acknowledged here; the stream itself is the host's, which asks the engine to write each of its messages (an update, the close).
+//! `subscriptions/listen`: checked and acknowledged here; the stream itself is the host's.
+//!
+//! `subscriptions/listen`: the request checked and acknowledged here; the stream itself is the
+//! host's, which asks the engine to write each of its messages (an update, the close).
 //!
 //! The engine keeps nothing between messages, so it cannot hold a stream. A listen request is
 //! checked like any other (envelope, headers, `_meta`, version, params) and answered with its

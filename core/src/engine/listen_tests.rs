@@ -1,4 +1,7 @@
-//! `subscriptions/listen`: the params checked, the bound on URIs, and the exact bytes of the acknowledgement, an update and the two closes.
+//! `subscriptions/listen`: params, the bound on URIs, and the exact bytes of every message.
+//!
+//! `subscriptions/listen`: the params checked, the bound on URIs, and the exact bytes of the
+//! acknowledgement, an update and the two closes.
 
 use std::format;
 use std::string::String;

@@ -1,4 +1,7 @@
-//! Every write tells the store's change hub what it changed, in redb and in PostgreSQL (there through `NOTIFY` and the instance's own `LISTEN`, and to a second instance too).
+//! Every write tells the store's change hub what it changed, in redb and in PostgreSQL.
+//!
+//! Every write tells the store's change hub what it changed, in redb and in PostgreSQL (there
+//! through `NOTIFY` and the instance's own `LISTEN`, and to a second instance too).
 
 use std::time::Duration;
 

@@ -23,7 +23,8 @@
 //! 4. Body of at most [`MAX_MESSAGE`] bytes, read within the body timeout: larger → **413**
 //!    with an id-less JSON-RPC `-32600` "message too large"; too slow → 408.
 //! 5. A `subscriptions/listen` the engine acknowledged is answered with an event stream that
-//!    stays open ([`super::live`]). Else the engine answers; its `Handled.status` is the HTTP status (400 for -32020/-32021/-32022
+//!    stays open ([`super::live`]). Else the engine answers; its `Handled.status` is the HTTP
+//!    status (400 for -32020/-32021/-32022
 //!    and `_meta` -32602, 404 for -32601, 202 with no body for a notification). One message →
 //!    `application/json`; several (notifications before the response) → `text/event-stream`,
 //!    one `data:` event each. `Mcp-Param-*` headers go to the engine too

@@ -1,4 +1,8 @@
-//! Every instance's changes, to every instance: a write transaction `NOTIFY`s what it changed (delivered only if it commits), and each instance's listener connection `LISTEN`s and tells its change hub, its own changes included.
+//! Every instance's changes to every instance: `NOTIFY` in each write batch, `LISTEN` per instance.
+//!
+//! Every instance's changes, to every instance: a write transaction `NOTIFY`s what it changed
+//! (delivered only if it commits), and each instance's listener connection `LISTEN`s and tells its
+//! change hub, its own changes included.
 
 use std::pin::Pin;
 use std::sync::Arc;
