@@ -40,12 +40,18 @@ impl Stream {
     /// Opens a stream on `addr` for `uris`, with id `id`; panics unless it answers 200 with
     /// an event stream.
     fn open(addr: SocketAddr, id: &str, uris: &[&str]) -> Stream {
+        Stream::open_as(addr, None, id, uris)
+    }
+
+    /// [`Stream::open`] with a bearer token.
+    fn open_as(addr: SocketAddr, token: Option<&str>, id: &str, uris: &[&str]) -> Stream {
         let body = serde_json::to_vec(&listen_msg(id, uris)).unwrap();
+        let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
         let mut s = TcpStream::connect(addr).expect("connect");
         let head = format!(
             "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
              Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
-             Mcp-Method: subscriptions/listen\r\nContent-Length: {}\r\n\r\n",
+             Mcp-Method: subscriptions/listen\r\n{auth}Content-Length: {}\r\n\r\n",
             body.len()
         );
         s.write_all(head.as_bytes()).unwrap();
@@ -431,4 +437,50 @@ fn the_python_sdk_2_3_hears_a_booking_on_another_instance() {
     assert_eq!(out["honored"], json!([followed]), "{out}");
     assert_eq!(out["updated"], followed, "{out}");
     assert!(out["subscription"].is_string(), "{out}");
+}
+
+#[test]
+fn an_open_stream_counts_against_its_principal_s_share() {
+    const ALICE: &str = "alice-token-0123456789";
+    const BOB: &str = "bob-token-0123456789ab";
+    let data = TempDir::new("listen-share");
+    let file = data.path().join("tokens.toml");
+    std::fs::write(&file, format!("alice = \"{ALICE}\"\nbob = \"{BOB}\"\n")).unwrap();
+    let s = Server::start(
+        &[
+            "--http",
+            "127.0.0.1:0",
+            "--tokens",
+            file.to_str().unwrap(),
+            "--max-connections-per-principal",
+            "1",
+        ],
+        data.path(),
+    );
+    let followed = uri("atrium", "2099-12-21");
+    let mut stream = Stream::open_as(s.http[0], Some(ALICE), "share", &[&followed]);
+    acknowledged(&mut stream, "share", &[&followed]);
+    let as_ = |token: &str| {
+        let auth = format!("Bearer {token}");
+        post_mcp(
+            s.http[0],
+            &redmark_tests::server::discover(1),
+            &[("Authorization", auth.as_str())],
+        )
+        .status
+    };
+    assert_eq!(as_(ALICE), 503, "Alice's one connection is her stream");
+    assert_eq!(as_(BOB), 200, "Bob's share is his own");
+    // The stream goes on: a booking still reaches it.
+    book_as(s.http[0], BOB, "atrium", "2099-12-21", 15);
+    let v = stream.message(HEARD_WITHIN).expect("an update");
+    assert_updated(&v, &followed, "share");
+}
+
+/// Books as the holder of `token`.
+fn book_as(addr: SocketAddr, token: &str, room: &str, day: &str, hour: u64) {
+    let auth = format!("Bearer {token}");
+    let call = book_call(1, room, day, hour);
+    let r = post_mcp(addr, &call, &[("Authorization", auth.as_str())]).json();
+    assert_eq!(r["result"]["isError"], false, "{r}");
 }
