@@ -153,3 +153,8 @@ pub const MAX_EXCEPTIONS_NAMED: usize = 4;
 /// ids: one run in a store that numbers a series at once); ids past them are counted as
 /// `more_occurrences`, not named.
 pub const MAX_ID_RUNS: usize = 4;
+
+/// Most resource URIs one `subscriptions/listen` stream names in `resourceSubscriptions`: a
+/// week of days for four rooms. More are refused with `-32602` "Too many
+/// resourceSubscriptions" (`RpcError::TooManySubscriptions`, `data.max`); open another stream.
+pub const MAX_LISTEN_URIS: usize = 32;

@@ -197,6 +197,42 @@ function followDay(day) {
   }
 }
 
+// ---- live updates ---------------------------------------------------------------------------
+
+/** Rooms one live stream follows (the server's bound on a subscriptions/listen stream). */
+const MAX_FOLLOWED = 32;
+/** How long the page waits before following again after its stream ended. */
+const FOLLOW_AGAIN_MS = 5000;
+/** Whether the server tells changes (server/discover's resources.subscribe). */
+let subscribes = false;
+/** The open stream: the day it follows and how to end it. */
+let live = null;
+/** A re-read of the grid already asked for by an update. */
+let rereading = null;
+
+/** Follows the grid's day on the server's live stream: another client's booking then redraws
+ * the grid without a reload (one stream for the day shown, moved when the day changes). */
+function followLive(day) {
+  if (!subscribes || !floor || !floor.rooms || (live && live.day === day)) return;
+  if (live) live.stop.abort();
+  const stop = new AbortController();
+  live = { day, stop };
+  const uris = floor.rooms.slice(0, MAX_FOLLOWED).map((r) => `redmark://rooms/${r.id}/${day}`);
+  const again = () => {
+    if (!live || live.stop !== stop) return;
+    live = null;
+    delete $('grid').dataset.live;
+    if (!stop.signal.aborted) setTimeout(() => followLive($('day').value || day), FOLLOW_AGAIN_MS);
+  };
+  client.listen(uris, () => {
+    rereading = rereading || setTimeout(() => { rereading = null; refreshFloor(); }, 50);
+  }, stop.signal).then((s) => {
+    // The day the grid follows live (the tests wait for it).
+    if (live && live.stop === stop) $('grid').dataset.live = day;
+    return s.ended.then(again);
+  }, again);
+}
+
 async function refreshFloor() {
   const day = $('day').value || today(floor ? floor.clock.zone : UTC);
   if (dayChosen || !floor) followDay(day);
@@ -209,6 +245,7 @@ async function refreshFloor() {
       $('day').value = shown;
       followDay(shown);
     }
+    if (shown) followLive(shown);
   } catch (e) {
     $('grid').replaceChildren(el('p', { class: 'error-text', text: `The floor could not be read: ${e.message}` }));
     if (e instanceof McpFailure) fail(e);
@@ -332,6 +369,7 @@ async function connect() {
   try {
     const d = await client.discover();
     const info = (d._meta && d._meta['io.modelcontextprotocol/serverInfo']) || {};
+    subscribes = Boolean(d.capabilities && d.capabilities.resources && d.capabilities.resources.subscribe);
     $('server-info').textContent = `${info.name || 'server'} ${info.version || ''} · protocol ${(d.supportedVersions || []).join(', ')}`;
     tools = await client.listTools();
   } catch (e) {

@@ -211,6 +211,74 @@ export class McpClient {
 
   discover() { return this.call('server/discover'); }
 
+  /**
+   * Opens a subscriptions/listen stream for the resources `uris` and calls `onUpdate(uri)` for
+   * each notifications/resources/updated on it, until `signal` aborts it or the server ends it.
+   * Resolves once the server acknowledged it, with a promise of its end; throws McpFailure.
+   */
+  async listen(uris, onUpdate, signal) {
+    const id = this.nextId++;
+    const params = { notifications: { resourceSubscriptions: uris }, _meta: this.meta() };
+    const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params });
+    const headers = {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': PROTOCOL_VERSION,
+      'Mcp-Method': 'subscriptions/listen',
+    };
+    if (this.token) headers.Authorization = `Bearer ${this.token}`;
+    this.onWire('→', body);
+    let resp;
+    try {
+      resp = await fetch(this.endpoint, { method: 'POST', headers, body, cache: 'no-store', signal });
+    } catch (e) {
+      throw new McpFailure('connection', `The live updates could not start (${e.message}).`);
+    }
+    const ctype = (resp.headers.get('content-type') || '').split(';')[0].trim().toLowerCase();
+    if (ctype !== 'text/event-stream' || !resp.body) {
+      const text = await resp.text().catch(() => '');
+      let msg = null;
+      try { msg = JSON.parse(text); } catch { /* not JSON */ }
+      throw new McpFailure('rpc', msg && msg.error ? describeError(msg.error, 'subscriptions/listen')
+        : `The server answered HTTP ${resp.status} to subscriptions/listen.`);
+    }
+    const reader = resp.body.getReader();
+    const decoder = new TextDecoder();
+    let buffered = '';
+    let acked = false;
+    /** The next message of the stream (null at its end), keep-alive comments skipped. */
+    const next = async () => {
+      for (;;) {
+        const end = buffered.search(/\r?\n\r?\n/);
+        if (end >= 0) {
+          const event = buffered.slice(0, end);
+          buffered = buffered.slice(end).replace(/^\r?\n\r?\n/, '');
+          const [data] = sseMessages(`${event}\n\n`);
+          if (data == null) continue;
+          this.onWire('←', data);
+          try { return JSON.parse(data); } catch { continue; }
+        }
+        const { value, done } = await reader.read();
+        if (done) return null;
+        buffered += decoder.decode(value, { stream: true });
+      }
+    };
+    const first = await next();
+    if (!first || first.method !== 'notifications/subscriptions/acknowledged') {
+      reader.cancel().catch(() => {});
+      throw new McpFailure('protocol', 'The server did not acknowledge the live updates.');
+    }
+    acked = true;
+    const ended = (async () => {
+      for (;;) {
+        const msg = await next();
+        if (!msg || msg.id === id) return;
+        if (msg.method === 'notifications/resources/updated' && msg.params) onUpdate(msg.params.uri);
+      }
+    })().catch(() => {});
+    return { acked, ended };
+  }
+
   /** Every tool, following nextCursor a bounded number of pages. */
   async listTools() {
     const tools = [];

@@ -135,6 +135,19 @@ impl<S: Store> App for BookingApp<'_, S> {
         mcp_app::RESOURCES
     }
 
+    /// A room's day (`redmark://rooms/{room}/{day}`, [`watched`](super::watched)) is
+    /// followed on a `subscriptions/listen` stream: the host reports its bookings' changes.
+    #[cfg(feature = "day-schedule")]
+    fn serves_subscriptions(&self) -> bool {
+        true
+    }
+
+    #[cfg(feature = "day-schedule")]
+    fn subscribable(&self, uri: &str) -> bool {
+        let floors = buildings(&self.floor, self.site_buildings());
+        super::watched(floors, uri).is_some()
+    }
+
     /// A room's day ([`room_day`]).
     #[cfg(feature = "day-schedule")]
     fn resource_templates(&self) -> &[TemplateInfo] {

@@ -38,6 +38,8 @@ mod report;
 mod room_complete;
 #[cfg(feature = "day-schedule")]
 pub mod room_day;
+#[cfg(feature = "day-schedule")]
+mod room_day_uri;
 mod room_set;
 #[cfg(feature = "day-schedule")]
 mod schedule;
@@ -68,6 +70,8 @@ pub use floor::{Floor, Room, DEFAULT_FLOOR, DEFAULT_GRID, DEFAULT_MAX_MINUTES, D
 pub use mem_store::MemStore;
 #[cfg(any(feature = "day-schedule", feature = "public-titles"))]
 pub use named::title_readable;
+#[cfg(feature = "day-schedule")]
+pub use room_day_uri::{room_day, watched, ROOM_DAY_PREFIX};
 #[cfg(feature = "campus")]
 pub use room_set::RoomSet;
 pub use room_set::{Mask, RoomBits};

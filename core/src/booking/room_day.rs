@@ -19,10 +19,10 @@ use crate::engine::{Call, CallError, Done, Reply, TemplateInfo};
 use crate::limits::{MAX_ROOM_DAY_BOOKINGS, MAX_STR, ROOM_DAY_DAYS_AHEAD, ROOM_DAY_DAYS_BACK};
 use crate::wire::write::Writer;
 
+pub use super::room_day_uri::{RoomDayUri, ROOM_DAY_PREFIX};
+
 /// The URI template of a room's day.
 pub const ROOM_DAY_TEMPLATE: &str = "redmark://rooms/{room}/{day}";
-/// What every room-day URI starts with.
-pub const ROOM_DAY_PREFIX: &str = "redmark://rooms/";
 /// The MIME type of the day's bookings.
 pub const JSON_MIME: &str = "application/json";
 /// The MIME type of the day as a calendar.
@@ -42,17 +42,6 @@ pub const ROOM_DAY: TemplateInfo = TemplateInfo {
                   public",
     mime_type: JSON_MIME,
 };
-
-/// The URI of room `.0`'s day `.1` as a read answers it (the room's id, the ISO day):
-/// `redmark://rooms/nook/2026-12-07`; what a change of that day is announced under.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RoomDayUri<'a>(pub &'a str, pub Day);
-
-impl fmt::Display for RoomDayUri<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{ROOM_DAY_PREFIX}{}/{}", self.0, self.1)
-    }
-}
 
 /// A day outside [`ROOM_DAY_DAYS_BACK`]..[`ROOM_DAY_DAYS_AHEAD`] of today (`-32602`).
 pub const DAY_OUT_OF_RANGE: CallError =
@@ -500,13 +489,6 @@ mod tests {
         assert_eq!(b.len(), MAX_ROOM_DAY_BOOKINGS);
         assert_eq!(json["doc"]["more"], 24 - MAX_ROOM_DAY_BOOKINGS);
         assert_eq!(b[0]["title"], title.as_str());
-    }
-
-    #[test]
-    fn the_uri_of_a_room_day() {
-        let day = Day::parse("2026-12-07").unwrap();
-        let uri = std::format!("{}", RoomDayUri("nook", day));
-        assert_eq!(uri, "redmark://rooms/nook/2026-12-07");
     }
 
     #[test]

@@ -237,6 +237,17 @@ pub trait App {
         core::future::ready(Err(CallError::NotFound))
     }
 
+    /// Whether the host reports changes to some of the app's resources on a
+    /// `subscriptions/listen` stream (discover then says `resources.subscribe`).
+    fn serves_subscriptions(&self) -> bool {
+        false
+    }
+
+    /// Whether a listen stream may name `uri` in `resourceSubscriptions`.
+    fn subscribable(&self, _uri: &str) -> bool {
+        false
+    }
+
     /// Whether `completion/complete` is served.
     fn serves_completions(&self) -> bool {
         false

@@ -21,6 +21,9 @@ use crate::wire::write::Writer;
 /// How a message ended.
 pub(crate) enum Outcome<'a> {
     Notification,
+    /// A `subscriptions/listen` acknowledged (the whole notification written): the host keeps
+    /// the stream.
+    Listening(Value<'a>),
     /// A result object was written and left open for the engine to close.
     Result(Value<'a>),
     Error(Option<Value<'a>>, RpcError<'a>),
@@ -70,7 +73,9 @@ pub(crate) fn dispatch<'a, 'h, A: App>(
         params: env.params,
         http,
     };
+    let listen = Method::of(env.method) == Some(Method::Listen);
     match request(eng, call, cx, w, note, progress) {
+        Ok(None) if listen => Dispatched::Done(Outcome::Listening(id)),
         Ok(None) => Dispatched::Done(Outcome::Result(id)),
         Ok(Some(waits)) => waits,
         Err(e) => Dispatched::Done(Outcome::Error(Some(id), e)),
@@ -215,6 +220,7 @@ fn request<'a, A: App>(
             prompts_get(&mut inv, params)?;
         }
         Method::Complete => complete(eng, id, params, cx.now, w, note)?,
+        Method::Listen => super::listen::open(eng, w, id, params)?,
     }
     Ok(None)
 }

@@ -35,6 +35,9 @@ pub enum RpcError<'a> {
     ResourceNotFound(Value<'a>),
     /// A `requestState` that fails verification, for whatever reason.
     BadState,
+    /// A `subscriptions/listen` naming more than
+    /// [`MAX_LISTEN_URIS`](crate::limits::MAX_LISTEN_URIS) resources.
+    TooManySubscriptions,
     /// The request cannot be served without a capability the client did not declare.
     MissingCapability(Capability),
     /// The answer does not fit the lent output buffer.
@@ -128,6 +131,7 @@ impl RpcError<'_> {
             | RpcError::UnknownTool(_)
             | RpcError::UnknownPrompt(_)
             | RpcError::ResourceNotFound(_)
+            | RpcError::TooManySubscriptions
             | RpcError::BadState => -32602,
             RpcError::HeaderMismatch(_) => -32020,
             RpcError::MissingCapability(_) => -32021,
@@ -168,6 +172,7 @@ impl RpcError<'_> {
             RpcError::UnknownPrompt(name) => w.string_with(|f| echo(f, "Unknown prompt: ", name)),
             RpcError::ResourceNotFound(_) => w.string("Resource not found"),
             RpcError::BadState => w.string("Invalid requestState"),
+            RpcError::TooManySubscriptions => w.string("Too many resourceSubscriptions"),
             RpcError::MissingCapability(c) => w.string_with(|f| {
                 f.write_str("This request needs the client capability '")?;
                 f.write_str(c.name())?;
@@ -197,6 +202,14 @@ impl RpcError<'_> {
                     .begin_object()
                     .end_object()
                     .end_object()
+                    .end_object();
+            }
+            RpcError::TooManySubscriptions => {
+                let max = crate::limits::MAX_LISTEN_URIS as i64;
+                w.key("data")
+                    .begin_object()
+                    .key("max")
+                    .int(max)
                     .end_object();
             }
             RpcError::MethodNotFound => {

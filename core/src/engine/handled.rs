@@ -17,6 +17,9 @@ pub struct Handled {
     pub responded: bool,
     /// Something for the log that the wire does not say.
     pub note: Option<Note>,
+    /// The message opened a `subscriptions/listen` stream: `out[..len]` is its
+    /// acknowledgement, and the host now keeps the stream ([`Listen`](super::listen::Listen)).
+    pub listening: bool,
 }
 
 /// A log-worthy event behind an answer.

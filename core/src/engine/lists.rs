@@ -1,7 +1,7 @@
 //! The listing methods: `server/discover`, `tools/list`, `prompts/list`, `resources/list`
 //! and `resources/templates/list`, each one page with its caching hints.
 
-use super::method::serves_resources;
+use super::method::{serves_resources, serves_subscriptions};
 use super::{App, Engine};
 use crate::wire::json::Value;
 use crate::wire::write::Writer;
@@ -24,7 +24,11 @@ pub(super) fn discover<A: App>(eng: &Engine<A>, w: &mut Writer<'_>, id: Value<'_
         w.key("prompts").begin_object().end_object();
     }
     if serves_resources(&eng.app) {
-        w.key("resources").begin_object().end_object();
+        w.key("resources").begin_object();
+        if serves_subscriptions(&eng.app) {
+            w.key("subscribe").bool(true);
+        }
+        w.end_object();
     }
     if eng.app.serves_completions() {
         w.key("completions").begin_object().end_object();

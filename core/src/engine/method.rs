@@ -15,6 +15,7 @@ pub(super) enum Method {
     TemplatesList,
     ResourcesRead,
     Complete,
+    Listen,
 }
 
 impl Method {
@@ -30,6 +31,7 @@ impl Method {
             ("resources/templates/list", Method::TemplatesList),
             ("resources/read", Method::ResourcesRead),
             ("completion/complete", Method::Complete),
+            ("subscriptions/listen", Method::Listen),
         ]
         .into_iter()
         .find(|(n, _)| name.eq_str(n))
@@ -45,6 +47,7 @@ impl Method {
                 serves_resources(app)
             }
             Method::Complete => app.serves_completions(),
+            Method::Listen => serves_subscriptions(app),
         }
     }
 }
@@ -53,4 +56,10 @@ impl Method {
 /// served only then).
 pub(super) fn serves_resources<A: App>(app: &A) -> bool {
     !app.resources().is_empty() || !app.resource_templates().is_empty()
+}
+
+/// Whether `subscriptions/listen` is served: the app reports changes to some of its resources
+/// (discover then says `resources.subscribe`).
+pub(super) fn serves_subscriptions<A: App>(app: &A) -> bool {
+    serves_resources(app) && app.serves_subscriptions()
 }

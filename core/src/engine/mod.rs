@@ -12,6 +12,7 @@ mod handled;
 mod headers;
 mod http;
 mod invocation;
+pub mod listen;
 mod lists;
 mod method;
 mod reply;
@@ -233,6 +234,7 @@ impl<A: App> Engine<A> {
                 status: 202,
                 responded: false,
                 note: None,
+                listening: false,
             },
             Line::Message(m) => self.handle_message(m, cx, (), out).await,
             Line::TooLong => error_answer(None, &RpcError::Envelope(EnvelopeError::TooLarge), out),
@@ -253,6 +255,7 @@ impl<A: App> Engine<A> {
                 status: 500,
                 responded: false,
                 note: Some(Note::OutputTooSmall),
+                listening: false,
             };
         }
         let mut w = Writer::new(&mut *out);
@@ -277,8 +280,25 @@ impl<A: App> Engine<A> {
                     status: 202,
                     responded: false,
                     note,
+                    listening: false,
                 };
             }
+            dispatch::Outcome::Listening(id) => match w.finish() {
+                Ok(len) => {
+                    return Handled {
+                        len,
+                        status: 200,
+                        responded: true,
+                        note,
+                        listening: true,
+                    }
+                }
+                // An acknowledgement echoes every URI: long ones may not fit a small buffer.
+                Err(_) => {
+                    note = Some(Note::ResponseTooLarge);
+                    (Some(id), RpcError::ResponseTooLarge)
+                }
+            },
             dispatch::Outcome::Result(id) => {
                 w.key("_meta")
                     .begin_object()
@@ -298,6 +318,7 @@ impl<A: App> Engine<A> {
                             status: 200,
                             responded: true,
                             note,
+                            listening: false,
                         };
                     }
                     Err(_) => {
@@ -317,6 +338,7 @@ impl<A: App> Engine<A> {
             status: status.http_status(),
             responded: true,
             note,
+            listening: false,
         }
     }
 }
@@ -377,6 +399,7 @@ pub fn fault_answer(input: Option<&[u8]>, out: &mut [u8]) -> Handled {
                 status: 500,
                 responded: false,
                 note: None,
+                listening: false,
             }
         }
         Some(Ok(env)) => env.id,
@@ -396,12 +419,14 @@ fn error_answer(id: Option<Value<'_>>, e: &RpcError<'_>, out: &mut [u8]) -> Hand
             status: e.http_status(),
             responded: true,
             note: None,
+            listening: false,
         },
         Err(_) => Handled {
             len: 0,
             status: 500,
             responded: false,
             note: Some(Note::OutputTooSmall),
+            listening: false,
         },
     }
 }

@@ -32,6 +32,7 @@ use redmark_core::seal::KeyRing;
 use redmark_core::Via;
 use redmark_core::{App, Engine, Handled};
 
+pub mod changes;
 pub mod drive;
 pub mod entropy;
 mod inject;
@@ -134,6 +135,8 @@ pub struct Shared<A> {
     resources: bool,
     /// The booking app's calendar feeds (none for another app).
     calendars: Option<Arc<dyn Calendars>>,
+    /// What listen streams follow (none for an app whose store tells no changes).
+    live: Option<changes::Live>,
 }
 
 impl<A: Hosted> Shared<A> {
@@ -151,6 +154,7 @@ impl<A: Hosted> Shared<A> {
             admin: None,
             resources,
             calendars: None,
+            live: None,
         })
     }
 
@@ -162,6 +166,12 @@ impl<A: Hosted> Shared<A> {
     /// The calendar feeds (`/calendars/` on `--http`), for a booking app.
     pub fn calendars(&self) -> Option<&dyn Calendars> {
         self.calendars.as_deref()
+    }
+
+    /// The store's changes and the floors, for `subscriptions/listen` streams (none: the
+    /// app's store tells no changes).
+    pub fn live(&self) -> Option<&changes::Live> {
+        self.live.as_ref()
     }
 
     /// Whether the app serves resources (concrete or templates).
@@ -220,6 +230,10 @@ where
         let resources = serves_resources(&BookingApp::site(floor, store.handle(), info));
         let calendars =
             Source::new(floor, store.handle(), &keys).map(|s| Arc::new(s) as Arc<dyn Calendars>);
+        let live = store.changes().map(|changes| changes::Live {
+            changes,
+            floors: floor,
+        });
         Arc::new(Shared {
             make: Box::new(move || BookingApp::site(floor, store.handle(), info)),
             keys,
@@ -227,6 +241,7 @@ where
             admin: Some(admin),
             resources,
             calendars,
+            live,
         })
     }
 }
@@ -424,6 +439,7 @@ fn fault(msg: Msg<'_>, out: &mut [u8]) -> Handled {
             status: 500,
             responded: true,
             note: None,
+            listening: false,
         }
     })
 }

@@ -15,7 +15,7 @@ use redmark_core::wire::meta::{KEY_CAPS, KEY_VERSION};
 use serde_json::{json, Map, Value};
 
 use super::rpc::{error, is_modern, key_of, names_initialize, result, tool_error};
-use super::shape::{legacy_result, server_capabilities};
+use super::shape::{legacy_result, refuses_subscriptions, server_capabilities};
 use super::{
     CORE_VERSION, LEGACY_VERSIONS, MAX_CALLS_PER_SESSION, MAX_QUESTIONS_PER_CALL, MAX_ROUNDS,
 };
@@ -180,6 +180,9 @@ impl Session {
         }
         if method == "ping" {
             return vec![send(result(&id, json!({})), true, &id)];
+        }
+        if let Some(why) = refuses_subscriptions(&method) {
+            return vec![send(error(&id, -32601, why), true, &id)];
         }
         // Translate for the core: the session's version and capabilities in `_meta`.
         let mut params = match msg.remove("params") {

@@ -296,3 +296,18 @@ fn calls_and_rounds_are_bounded() {
     let end = sent(&s.core_answer(t, ASK.as_bytes(), now));
     assert_eq!(end["result"]["isError"], true, "{end}");
 }
+
+#[test]
+fn a_legacy_session_is_told_it_has_no_subscriptions() {
+    let now = Instant::now();
+    let mut s = Session::serving(true);
+    s.client_line(INIT.as_bytes(), now);
+    s.client_line(INITIALIZED.as_bytes(), now);
+    for method in ["resources/subscribe", "subscriptions/listen"] {
+        let msg = json!({"jsonrpc":"2.0","id":3,"method":method,"params":{"uri":"redmark://rooms/atrium/2099-12-21"}});
+        let r = sent(&s.client_line(msg.to_string().as_bytes(), now));
+        assert_eq!(r["error"]["code"], -32601, "{r}");
+        let m = r["error"]["message"].as_str().unwrap();
+        assert!(m.contains("2026-07-28 (subscriptions/listen)"), "{m}");
+    }
+}

@@ -30,6 +30,22 @@ pub fn legacy_result(result: &mut Value) {
     }
 }
 
+/// The 2025-11-25 era's subscriptions (`resources/subscribe`, and a 2026-07-28 listen sent
+/// inside a legacy session): refused, since a legacy session holds no stream (`initialize`
+/// never says `resources.subscribe`).
+pub fn refuses_subscriptions(method: &str) -> Option<&'static str> {
+    [
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "subscriptions/listen",
+    ]
+    .contains(&method)
+    .then_some(
+        "Method not found: resource updates need MCP 2026-07-28 (subscriptions/listen); \
+             a 2025-11-25 session has no subscriptions",
+    )
+}
+
 /// What `initialize` says the server has: tools, and resources when the app serves them.
 pub fn server_capabilities(resources: bool) -> Value {
     if resources {

@@ -13,7 +13,7 @@ use redmark_core::wire::json::shallow::shallow_member;
 use redmark_core::wire::json::{parse, Kind};
 
 /// The `method` label values; a request is counted under one of them.
-pub const METHODS: [&str; 12] = [
+pub const METHODS: [&str; 13] = [
     "server/discover",
     "tools/list",
     "tools/call",
@@ -23,6 +23,7 @@ pub const METHODS: [&str; 12] = [
     "resources/templates/list",
     "resources/read",
     "completion/complete",
+    "subscriptions/listen",
     // Any `notifications/…`.
     "notifications",
     // Any other method name.
@@ -31,9 +32,9 @@ pub const METHODS: [&str; 12] = [
     "unreadable",
 ];
 
-const NOTIFICATIONS: usize = 9;
-const OTHER: usize = 10;
-const UNREADABLE: usize = 11;
+const NOTIFICATIONS: usize = 10;
+const OTHER: usize = 11;
+const UNREADABLE: usize = 12;
 
 /// The JSON-RPC error codes the engine answers with (`core/src/engine/error.rs`), each a
 /// `code` label value of its own; any other is counted as `other`.
@@ -107,6 +108,11 @@ pub fn outcome_of(answer: &[u8], responded: bool) -> Outcome {
         return Outcome::Notification;
     }
     let response = answer.rsplit(|b| *b == b'\n').next().unwrap_or(answer);
+    // A subscriptions/listen opened: its acknowledgement is its answer (the result comes when
+    // the stream ends).
+    if response.starts_with(LISTENING) {
+        return Outcome::Result;
+    }
     // The member after the id: within the opening, the id and a few bytes.
     let head = &response[..response.len().min(MAX_ID + 64)];
     let result = find(head, RESULT);
@@ -124,6 +130,8 @@ pub fn outcome_of(answer: &[u8], responded: bool) -> Outcome {
     }
 }
 
+/// The start of a `subscriptions/listen` stream's acknowledgement, as the core writes it.
+const LISTENING: &[u8] = br#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged""#;
 /// The response's result member.
 const RESULT: &[u8] = b",\"result\":";
 /// The response's error member, up to its code.
@@ -205,6 +213,10 @@ mod tests {
             m(r#"{"jsonrpc":"2.0","method":"notifications/cancelled"}"#),
             "notifications"
         );
+        assert_eq!(
+            m(r#"{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen"}"#),
+            "subscriptions/listen"
+        );
         assert_eq!(m(r#"{"jsonrpc":"2.0","id":1,"method":"x/y"}"#), "other");
         assert_eq!(m(r#"{"jsonrpc":"2.0","id":1,"method":7}"#), "unreadable");
         assert_eq!(m("not json"), "unreadable");
@@ -250,6 +262,13 @@ mod tests {
             Outcome::Result
         );
         assert_eq!(outcome_of(b"", false), Outcome::Notification);
+        // A subscriptions/listen's acknowledgement: the stream opened.
+        assert_eq!(
+            o(
+                r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{}}"#
+            ),
+            Outcome::Result
+        );
         assert_eq!(o("garbage"), Outcome::Error(None));
         assert_eq!(code_index(Some(-32602)), 3);
         assert_eq!(code_index(Some(-1)), CODES.len());

@@ -40,6 +40,11 @@ reason. --caldav-credentials FILE holds user:password (one line, mode 0600). Whi
 unreachable booking goes on; the outage is logged when it starts and ends, and the next pass
 catches up.
 
+Live changes (docs/live.md): a 2026-07-28 client follows rooms' days with subscriptions/listen
+(redmark://rooms/ROOM/YYYY-MM-DD, at most 32 a stream) and gets notifications/resources/updated
+when a booking there changes on any instance; over HTTP the stream is an event stream with a
+keep-alive comment every --keep-alive seconds; over stdio and TCP its lines come between answers.
+
 Limits: a message (line or POST body) holds at most 16384 bytes; a longer line gets a -32600
 error without id and the connection goes on; a longer POST body gets HTTP 413 with that error.
 A TCP or HTTP client that takes no bytes of an answer for 30 s (--write-timeout) is
@@ -160,6 +165,10 @@ pub struct ServeArgs {
     /// The file of the --caldav server's user:password (one line, not readable by others)
     #[arg(long, value_name = "FILE", requires = "caldav")]
     pub caldav_credentials: Option<PathBuf>,
+    /// Send an idle subscriptions/listen stream over HTTP a keep-alive comment every this many
+    /// seconds (proxies close quiet connections; the stream itself never times out)
+    #[arg(long, value_name = "SECS", default_value_t = crate::transport::live::DEFAULT_KEEP_ALIVE.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    pub keep_alive: u64,
     /// How long a requestState (an open question) stays valid, seconds
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     pub state_ttl: u32,

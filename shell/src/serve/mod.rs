@@ -444,6 +444,7 @@ async fn serve<A: Hosted>(
             read_timeout: Duration::from_secs(30),
             grace: Duration::from_secs(10),
             write_timeout: Duration::from_secs(args.write_timeout),
+            keep_alive: Duration::from_secs(args.keep_alive),
         };
         tracker.spawn(http::serve_http(
             Arc::clone(&shared),

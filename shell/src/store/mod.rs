@@ -1,6 +1,9 @@
 //! Where bookings are kept: redb in the data folder ([`redb`]) and PostgreSQL shared by many
 //! instances ([`pg`]), each the core's [`Store`] with a handle per engine ([`Bookings`]).
 
+pub mod changes;
+#[cfg(test)]
+mod changes_tests;
 mod fence;
 pub mod outage;
 pub mod pg;
@@ -24,6 +27,11 @@ pub trait Bookings: Store + Admin + Send + Sync + Sized + 'static {
     fn handle(&self) -> Self;
     /// This handle's place in its connection's read-after-write order.
     fn fence(&self) -> &Fence;
+    /// Where the store tells what its writes (and, shared, other instances') changed
+    /// (`None`: it does not).
+    fn changes(&self) -> Option<std::sync::Arc<changes::Changes>> {
+        None
+    }
 }
 
 /// What the operator's paths ask of a served store (`/healthz`, `redmark backup`), whatever

@@ -22,7 +22,9 @@
 //!    ([`super::share`]).
 //! 4. Body of at most [`MAX_MESSAGE`] bytes, read within the body timeout: larger → **413**
 //!    with an id-less JSON-RPC `-32600` "message too large"; too slow → 408.
-//! 5. The engine answers; its `Handled.status` is the HTTP status (400 for -32020/-32021/-32022
+//! 5. A `subscriptions/listen` the engine acknowledged is answered with an event stream that
+//!    stays open ([`super::live`]). Else the engine answers; its `Handled.status` is the HTTP
+//!    status (400 for -32020/-32021/-32022
 //!    and `_meta` -32602, 404 for -32601, 202 with no body for a notification). One message →
 //!    `application/json`; several (notifications before the response) → `text/event-stream`,
 //!    one `data:` event each. `Mcp-Param-*` headers go to the engine too
@@ -81,6 +83,8 @@ pub struct HttpConfig {
     pub grace: Duration,
     /// A connection whose answer the client takes no bytes of for this long is closed.
     pub write_timeout: Duration,
+    /// How often an idle `subscriptions/listen` stream gets a keep-alive ([`super::live`]).
+    pub keep_alive: Duration,
 }
 
 struct HttpState<A: Hosted> {
@@ -94,6 +98,7 @@ struct HttpState<A: Hosted> {
     legacy: Arc<HttpLegacy>,
     /// Who holds the listener's connections ([`Shares::snapshot`] for metrics).
     shares: Arc<Shares>,
+    keep_alive: Duration,
 }
 
 /// Serves HTTP on `listener` until shutdown, then lets open requests finish (up to the grace).
@@ -122,6 +127,7 @@ pub async fn serve_http<A: Hosted>(
         anonymous: Arc::from(ANONYMOUS),
         legacy,
         shares: Arc::clone(&shares),
+        keep_alive: cfg.keep_alive,
     });
     let app = Router::new().fallback(handle::<A>).with_state(state);
     let tracker = TaskTracker::new();
@@ -388,6 +394,16 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
             &principal,
         )
         .await;
+    // A subscriptions/listen stream: the response stays open (transport/live.rs).
+    if handled.listening {
+        let ack = conn.answer(&handled).to_vec();
+        let closing = match parts.extensions.get::<Arc<Hold>>() {
+            Some(hold) => hold.closing().clone(),
+            None => CancellationToken::new(),
+        };
+        let live = st.shared.live();
+        return super::live::stream(conn, live, &body, &ack, st.keep_alive, closing);
+    }
     let bytes = conn.answer(&handled);
     if !handled.responded {
         if handled.status >= 400 {

@@ -5,6 +5,8 @@
 pub mod accept;
 pub mod feeds;
 pub mod http;
+pub mod live;
+pub mod live_lines;
 pub mod peer;
 pub mod share;
 pub mod skip_answer;

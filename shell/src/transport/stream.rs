@@ -28,6 +28,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::live_lines::LineStreams;
 use crate::host::{Begun, Conn, Hosted, InFlight, Msg, Shared};
 use crate::legacy::stream::StreamLegacy;
 
@@ -107,9 +108,12 @@ where
     // LEGACY (dual-era, crate::legacy): a connection that sends `initialize` is served as
     // 2025-11-25 by its session; until then every line takes the path below.
     let mut legacy = StreamLegacy::new(shared.serves_resources());
+    // Open subscriptions/listen streams (live_lines.rs): a connection that has one is not idle.
+    let mut streams = LineStreams::new(shared.live());
     loop {
+        let until = deadline.filter(|_| streams.is_empty());
         let read = async {
-            match deadline {
+            match until {
                 Some(at) => tokio::time::timeout_at(at, reader.read(&mut chunk))
                     .await
                     .ok(),
@@ -118,10 +122,28 @@ where
         };
         let n = tokio::select! {
             biased;
-            _ = shutdown.cancelled() => return End::Shutdown,
+            _ = shutdown.cancelled() => {
+                for line in streams.close_all(&conn) {
+                    batch.extend_from_slice(&line);
+                    batch.push(b'\n');
+                }
+                let _ = sink.send(&mut batch).await;
+                return End::Shutdown;
+            }
             // LEGACY: a pushed question waited too long; its call ends.
             expired = legacy.expired() => {
                 for line in expired {
+                    batch.extend_from_slice(&line);
+                    batch.push(b'\n');
+                }
+                if let Err(e) = sink.send(&mut batch).await {
+                    return End::Io(format!("write: {e}"));
+                }
+                continue;
+            }
+            // A change to a room-day an open stream follows: its updates, between answers.
+            change = streams.next() => {
+                for line in streams.updates(&change, &conn) {
                     batch.extend_from_slice(&line);
                     batch.push(b'\n');
                 }
@@ -151,7 +173,7 @@ where
             if let Msg::Line(m) = msg {
                 if legacy.takes(m) {
                     if let Err(e) = writing
-                        .drain(&mut conn, principal, &mut batch, &mut sink)
+                        .drain(&mut conn, principal, &mut batch, &mut sink, &mut streams)
                         .await
                     {
                         return End::Io(format!("write: {e}"));
@@ -171,11 +193,23 @@ where
                 Msg::Line(m) => Some(m),
                 _ => None,
             };
+            if let Some(m) = line {
+                streams.cancelled(m);
+            }
             if writing.blocked() {
                 writing.push(Queued::Later(line.map(<[u8]>::to_vec)));
             } else {
                 let fenced = !writing.is_empty();
-                match conn.begin(line, principal, fenced) {
+                let begun = conn.begin(line, principal, fenced);
+                if let (Begun::Done(h), Some(m)) = (&begun, line) {
+                    if h.listening {
+                        if let Some(ended) = streams.opened(m, &conn) {
+                            batch.extend_from_slice(&ended);
+                            batch.push(b'\n');
+                        }
+                    }
+                }
+                match begun {
                     Begun::Done(h) if !fenced => {
                         if h.responded {
                             batch.extend_from_slice(conn.answer(&h));
@@ -191,7 +225,7 @@ where
             }
             if writing.is_full() {
                 if let Err(e) = writing
-                    .drain(&mut conn, principal, &mut batch, &mut sink)
+                    .drain(&mut conn, principal, &mut batch, &mut sink, &mut streams)
                     .await
                 {
                     return End::Io(format!("write: {e}"));
@@ -211,7 +245,7 @@ where
                 }
             }
             if let Err(e) = writing
-                .drain(&mut conn, principal, &mut batch, &mut sink)
+                .drain(&mut conn, principal, &mut batch, &mut sink, &mut streams)
                 .await
             {
                 return End::Io(format!("write: {e}"));
@@ -287,6 +321,7 @@ impl Writing {
         principal: &[u8],
         batch: &mut Vec<u8>,
         sink: &mut W,
+        streams: &mut LineStreams,
     ) -> io::Result<()> {
         while let Some(q) = self.waiting.pop_front() {
             self.bytes -= Self::size(&q);
@@ -308,6 +343,12 @@ impl Writing {
                         Begun::Done(h) => h,
                         Begun::Waiting(p) => conn.resume(p).await,
                     };
+                    if let (true, Some(m)) = (h.listening, &line) {
+                        if let Some(ended) = streams.opened(m, conn) {
+                            batch.extend_from_slice(&ended);
+                            batch.push(b'\n');
+                        }
+                    }
                     h.responded.then(|| conn.answer(&h))
                 }
             };

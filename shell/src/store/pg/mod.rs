@@ -28,6 +28,7 @@
 //! when the outcome of a `COMMIT` is unknown, since a booking that did commit is then replayed
 //! by its nonce and a cancel is idempotent. Then the callers get [`StoreError::Io`] (the engine
 //! answers `-32603`), and the next batch connects again: the instance recovers by itself.
+mod notify;
 mod series;
 mod sql;
 mod worker;
@@ -46,7 +47,9 @@ use redmark_core::booking::{
 use redmark_core::seal::Nonce;
 use tokio::sync::{mpsc, oneshot, Mutex};
 use tokio_postgres::Config;
+use tokio_util::sync::{CancellationToken, DropGuard};
 
+use super::changes::Changes;
 use super::{Admin, Bookings, Fence, PROBE_ID};
 use crate::metrics::metrics;
 use sql::{connect, migrate};
@@ -67,6 +70,9 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 pub struct PgStore {
     jobs: mpsc::Sender<Job>,
     fence: Fence,
+    /// Every instance's changes (`notify.rs`), heard while any handle is open.
+    changes: Arc<Changes>,
+    _listening: Arc<DropGuard>,
 }
 
 /// Where a store lives, for messages: never its password.
@@ -130,10 +136,14 @@ impl PgStore {
             let (config, rx, down) = (Arc::clone(&config), Arc::clone(&rx), Arc::clone(&down));
             tokio::spawn(worker(config, rx, down, first.take()));
         }
+        let (changes, stop) = (Changes::new(), CancellationToken::new());
+        notify::listen(Arc::clone(&config), Arc::clone(&changes), stop.clone()).await;
         tracing::info!("bookings: {name}");
         Ok(PgStore {
             jobs: tx,
             fence: Fence::default(),
+            changes,
+            _listening: Arc::new(stop.drop_guard()),
         })
     }
 
@@ -302,11 +312,17 @@ impl Bookings for PgStore {
         PgStore {
             jobs: self.jobs.clone(),
             fence: Fence::default(),
+            changes: Arc::clone(&self.changes),
+            _listening: Arc::clone(&self._listening),
         }
     }
 
     fn fence(&self) -> &Fence {
         &self.fence
+    }
+
+    fn changes(&self) -> Option<Arc<Changes>> {
+        Some(Arc::clone(&self.changes))
     }
 }
 

@@ -21,6 +21,7 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, Config, Row, Statement, Transaction};
 
 use super::sql::{decode, minute, Conn, Statements};
+use crate::store::changes;
 
 /// A worker stops taking jobs into its transaction once it carries this many calls (a job is
 /// never split, so one large group of writes may carry more).
@@ -244,11 +245,46 @@ pub(super) async fn transact(
         replies[i] = Some(r);
     }
     made_trail(&tx, &s.trail_many, ops, &replies).await?;
+    super::notify::notify(&tx, &changed(&tx, s, ops, &replies).await?).await?;
     tx.commit().await?;
     Ok(replies
         .into_iter()
         .map(|r| r.unwrap_or(Err(StoreError::Io)))
         .collect())
+}
+
+/// What a batch's writes changed (for the other instances, `notify.rs`).
+async fn changed(
+    tx: &Transaction<'_>,
+    s: &Statements,
+    ops: &[&Op],
+    replies: &[Option<Result<Reply, StoreError>>],
+) -> Result<Vec<changes::Change>, Fault> {
+    let mut made = Vec::new();
+    for (op, reply) in ops.iter().zip(replies) {
+        let Some(Ok(reply)) = reply else { continue };
+        made.extend(match (op, reply) {
+            (Op::Commit(..), Reply::Commit(c)) => changes::of_commit(c),
+            (Op::Cancel(..) | Op::CheckIn(..) | Op::Release(..), Reply::Booking(b)) => {
+                changes::of_booking(b)
+            }
+            (Op::SetEnd(_, _, from, _), Reply::Resized(r)) => changes::of_resized(r, *from),
+            (Op::Series(base, other, occ, _), Reply::Series(c)) => {
+                changes::of_series(base, other, occ, c)
+            }
+            (Op::CancelSeries(..), Reply::Ids(Some(ids))) => {
+                let mut of = Vec::with_capacity(ids.len());
+                for id in ids {
+                    let rows = tx.query(&s.get, &[&i64::from(*id)]).await?;
+                    let b = rows.first().and_then(|r| super::sql::decode_quiet(r, 0));
+                    of.extend(b.map(|b| changes::Change::of(&b)));
+                }
+                of
+            }
+            _ => vec![],
+        });
+    }
+    Ok(made)
 }
 
 /// Inserts the batch's bookings with [`INSERT_MANY_SQL`](super::sql::INSERT_MANY_SQL) and fills in the reply of each that

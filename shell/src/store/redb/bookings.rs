@@ -15,6 +15,7 @@ use redmark_core::seal::Nonce;
 use super::file::RedbStore;
 use super::group::Committer;
 use crate::metrics::metrics;
+use crate::store::changes::{self, Change, Changes};
 use crate::store::{Admin, Bookings, Fence, Snapshot, PROBE_ID};
 
 /// One engine's handle on a redb store ([`RedbBookings::new`], then
@@ -24,6 +25,8 @@ pub struct RedbBookings {
     store: Arc<RedbStore>,
     pub(super) committer: Arc<Committer>,
     fence: Fence,
+    /// Where its committed changes are told.
+    changes: Arc<Changes>,
 }
 
 impl RedbBookings {
@@ -34,6 +37,14 @@ impl RedbBookings {
             committer: Arc::new(Committer::new(Arc::clone(&store))),
             store,
             fence: Fence::default(),
+            changes: Changes::new(),
+        }
+    }
+
+    /// Tells the store's followers what a write committed.
+    fn told(&self, made: Vec<Change>) {
+        for c in made {
+            self.changes.publish(c);
         }
     }
 
@@ -60,6 +71,9 @@ impl Store for RedbBookings {
         let (new, by) = (new.clone(), *by);
         let made = self.committer.write(move |t| t.book(&new, &by)).await?;
         metrics().committed(&made);
+        if let Ok(c) = &made {
+            self.told(changes::of_commit(c));
+        }
         made
     }
 
@@ -68,6 +82,9 @@ impl Store for RedbBookings {
         let by = *by;
         let made = self.committer.write(move |t| t.cancel(id, &by)).await;
         metrics().cancelled(&made);
+        if let Ok(b) = &made {
+            self.told(changes::of_booking(b));
+        }
         made
     }
 
@@ -113,15 +130,24 @@ impl Store for RedbBookings {
     ) -> Result<Option<Resized>, StoreError> {
         self.fence.queued_behind_earlier();
         let by = *by;
-        self.committer
+        let made = self
+            .committer
             .write(move |t| t.set_end(id, &by, from, to))
-            .await
+            .await;
+        if let Ok(r) = &made {
+            self.told(changes::of_resized(r, from));
+        }
+        made
     }
 
     async fn check_in(&mut self, id: BookingId, by: &Actor) -> Result<Option<Booking>, StoreError> {
         self.fence.queued_behind_earlier();
         let by = *by;
-        self.committer.write(move |t| t.check_in(id, &by)).await
+        let made = self.committer.write(move |t| t.check_in(id, &by)).await;
+        if let Ok(b) = &made {
+            self.told(changes::of_booking(b));
+        }
+        made
     }
 
     async fn release_due(
@@ -132,9 +158,14 @@ impl Store for RedbBookings {
     ) -> Result<Option<Booking>, StoreError> {
         self.fence.queued_behind_earlier();
         let by = *by;
-        self.committer
+        let made = self
+            .committer
             .write(move |t| t.release_due(now, window, &by))
-            .await
+            .await;
+        if let Ok(b) = &made {
+            self.told(changes::of_booking(b));
+        }
+        made
     }
 
     async fn commit_series(
@@ -145,11 +176,17 @@ impl Store for RedbBookings {
         by: &Actor,
     ) -> Result<SeriesCommit, StoreError> {
         self.fence.queued_behind_earlier();
-        let (base, other, occurrences, by) =
-            (base.clone(), other.to_owned(), occurrences.to_vec(), *by);
-        self.committer
-            .write(move |t| t.book_series(&base, &other, &occurrences, &by))
-            .await?
+        let made = {
+            let (base, other, occurrences, by) =
+                (base.clone(), other.to_owned(), occurrences.to_vec(), *by);
+            self.committer
+                .write(move |t| t.book_series(&base, &other, &occurrences, &by))
+                .await?
+        };
+        if let Ok(c) = &made {
+            self.told(changes::of_series(base, other, occurrences, c));
+        }
+        made
     }
 
     async fn cancel_series(
@@ -160,9 +197,19 @@ impl Store for RedbBookings {
     ) -> Result<Option<SeriesIds>, StoreError> {
         self.fence.queued_behind_earlier();
         let by = *by;
-        self.committer
+        let made = self
+            .committer
             .write(move |t| t.cancel_series(series, from, &by))
-            .await
+            .await;
+        // The cancelled bookings' rooms and times, read back (after the write, so at once).
+        if let Ok(Some(ids)) = &made {
+            for &id in ids {
+                if let Ok(Some(b)) = self.store.get(id) {
+                    self.told(vec![Change::of(&b)]);
+                }
+            }
+        }
+        made
     }
 
     async fn next_in_series(
@@ -180,11 +227,16 @@ impl Bookings for RedbBookings {
             store: Arc::clone(&self.store),
             committer: Arc::clone(&self.committer),
             fence: Fence::default(),
+            changes: Arc::clone(&self.changes),
         }
     }
 
     fn fence(&self) -> &Fence {
         &self.fence
+    }
+
+    fn changes(&self) -> Option<Arc<Changes>> {
+        Some(Arc::clone(&self.changes))
     }
 }
 
