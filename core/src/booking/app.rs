@@ -148,7 +148,7 @@ impl<S: Store> App for BookingApp<'_, S> {
         super::watched(floors, uri).is_some()
     }
 
-    /// A room's day ([`room_day`]).
+    /// A room's day ([`mod@room_day`]).
     #[cfg(feature = "day-schedule")]
     fn resource_templates(&self) -> &[TemplateInfo] {
         room_day::TEMPLATES
@@ -169,7 +169,7 @@ impl<S: Store> App for BookingApp<'_, S> {
         room_day::read(site, &mut self.store, uri, call, reply).await
     }
 
-    /// The room-day template's `room` and `day` ([`room_day`]).
+    /// The room-day template's `room` and `day` ([`mod@room_day`]).
     #[cfg(feature = "day-schedule")]
     fn serves_completions(&self) -> bool {
         true
