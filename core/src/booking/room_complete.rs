@@ -84,8 +84,6 @@ mod tests {
     use crate::seal::{Key, KeyRing};
     use crate::{Access, Engine};
     use serde_json::{json, Value};
-    use std::string::{String, ToString};
-    use std::vec;
 
     type Booking = Engine<BookingApp<'static, MemStore<8>>>;
 
@@ -122,7 +120,7 @@ mod tests {
         arg: &str,
         value: &str,
         context: Option<Value>,
-    ) -> vec::Vec<String> {
+    ) -> std::vec::Vec<String> {
         let mut params = json!({"ref": {"type": "ref/resource", "uri": ROOM_DAY_TEMPLATE},
             "argument": {"name": arg, "value": value}});
         if let Some(c) = context {

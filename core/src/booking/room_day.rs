@@ -275,8 +275,6 @@ mod tests {
     use crate::{Access, Engine};
     use core::sync::atomic::{AtomicU64, Ordering};
     use serde_json::{json, Value};
-    use std::string::ToString;
-    use std::vec;
 
     /// A fresh nonce for each message (one operation each).
     static NONCES: AtomicU64 = AtomicU64::new(1);
