@@ -3,7 +3,6 @@
 //! `subscriptions/listen`: the params checked, the bound on URIs, and the exact bytes of the
 //! acknowledgement, an update and the two closes.
 
-
 use super::Listen;
 use crate::booking::{BookingApp, MemStore, DEFAULT_FLOOR};
 use crate::engine::{Config, Context, Engine, ServerInfo};

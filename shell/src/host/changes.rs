@@ -1,8 +1,7 @@
 //! Open `subscriptions/listen` streams as the host keeps them: what each follows, what it hears.
 //!
-//! Open `subscriptions/listen` streams as the host keeps them: which room-days each follows, which
-//! of the store's changes touch them, and each message on the stream written by the connection's
-//! engine.
+//! Each stream's room-days, the store's changes that touch them, and each message on the stream
+//! written by the connection's engine.
 
 use std::sync::Arc;
 

@@ -1,7 +1,6 @@
 //! The change hub: every committed change to a booking (its room and UTC minutes), broadcast.
 //!
-//! The change hub: every committed change to a booking, as its room and the UTC minutes it touched,
-//! broadcast to whoever follows them (`subscriptions/listen` streams).
+//! Whoever follows them hears them: the `subscriptions/listen` streams.
 //!
 //! One hub per store. Who publishes: the redb store after each write it made; PostgreSQL's
 //! listener for every instance's writes, its own included (each write transaction sends a

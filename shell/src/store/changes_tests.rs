@@ -1,7 +1,6 @@
 //! Every write tells the store's change hub what it changed, in redb and in PostgreSQL.
 //!
-//! Every write tells the store's change hub what it changed, in redb and in PostgreSQL (there
-//! through `NOTIFY` and the instance's own `LISTEN`, and to a second instance too).
+//! In PostgreSQL through `NOTIFY` and the instance's own `LISTEN`, and to a second instance too.
 
 use std::time::Duration;
 

@@ -1,8 +1,8 @@
 //! A `subscriptions/listen` stream over Streamable HTTP: an event stream that stays open.
 //!
-//! A `subscriptions/listen` stream over Streamable HTTP: the POST's response is an event stream
-//! that begins with the acknowledgement, carries an update whenever a followed room-day changes, a
-//! keep-alive comment every interval, and ends with the request's result when the server closes it.
+//! The POST's response begins with the acknowledgement, carries an update whenever a followed
+//! room-day changes, a keep-alive comment every interval, and ends with the request's result when
+//! the server closes it.
 //!
 //! The connection is held while the stream is open, so it counts against its principal's
 //! share of the listener like any request being answered ([`super::share`]); when its place

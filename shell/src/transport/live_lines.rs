@@ -1,8 +1,7 @@
 //! `subscriptions/listen` streams on a line connection: stdio, TCP, the folder's socket (relay).
 //!
-//! `subscriptions/listen` streams on a line connection (stdio, TCP, the data folder's socket and so
-//! the relay): their notifications interleaved with the answers, a stream ended by the client's
-//! `notifications/cancelled` or, by the server, with its own.
+//! Their notifications come between the answers; a stream ends with the client's
+//! `notifications/cancelled` or, from the server, with its own.
 
 use redmark_core::wire::envelope;
 use tokio::sync::broadcast::error::RecvError;
