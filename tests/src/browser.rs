@@ -45,7 +45,12 @@ pub struct Browser {
 
 /// An element of the page, by its WebDriver reference.
 #[derive(Clone, Debug)]
-pub struct Element(String);
+pub struct Element {
+    /// The WebDriver's reference.
+    id: String,
+    /// The selector it was found by, to find it again once the page redrew it.
+    css: String,
+}
 
 impl Browser {
     /// Starts ChromeDriver and a headless Chromium window of `width` × `height` CSS pixels.
@@ -185,12 +190,13 @@ impl Browser {
                 Some(body),
             ) {
                 Ok(v) => {
-                    return Element(
-                        v[ELEMENT]
+                    return Element {
+                        id: v[ELEMENT]
                             .as_str()
                             .unwrap_or_else(|| panic!("no element ref: {v}"))
                             .into(),
-                    )
+                        css: css.into(),
+                    }
                 }
                 Err(e) if Instant::now() > end => panic!("no element {css}: {e}"),
                 Err(_) => thread::sleep(Duration::from_millis(50)),
@@ -198,24 +204,36 @@ impl Browser {
         }
     }
 
-    /// Clicks an element.
+    /// Clicks an element; one the page replaced since it was found (the grid redraws when a
+    /// live update arrives) is found again by its selector and clicked, up to [`WAIT`].
     pub fn click(&self, e: &Element) {
-        self.cmd("POST", &format!("/element/{}/click", e.0), None);
+        let end = Instant::now() + WAIT;
+        let mut id = e.id.clone();
+        loop {
+            let path = format!("/session/{}/element/{id}/click", self.session);
+            match self.try_send("POST", &path, None) {
+                Ok(_) => return,
+                Err(err) if err["error"] == "stale element reference" && Instant::now() < end => {
+                    id = self.find(&e.css).id;
+                }
+                Err(err) => panic!("WebDriver POST {path}: {err}"),
+            }
+        }
     }
 
     /// Clears a text control and types `text` into it.
     pub fn fill(&self, e: &Element, text: &str) {
-        self.cmd("POST", &format!("/element/{}/clear", e.0), None);
+        self.cmd("POST", &format!("/element/{}/clear", e.id), None);
         self.cmd(
             "POST",
-            &format!("/element/{}/value", e.0),
+            &format!("/element/{}/value", e.id),
             Some(json!({ "text": text })),
         );
     }
 
     /// An element's rendered text.
     pub fn text(&self, e: &Element) -> String {
-        self.cmd("GET", &format!("/element/{}/text", e.0), None)
+        self.cmd("GET", &format!("/element/{}/text", e.id), None)
             .as_str()
             .unwrap_or_default()
             .to_string()
@@ -258,7 +276,7 @@ impl Browser {
 
     /// Goes into the frame `frame` of the current page (`None`: back to the top page).
     pub fn frame(&self, frame: Option<&Element>) {
-        let id = frame.map_or(Value::Null, |e| json!({ ELEMENT: e.0 }));
+        let id = frame.map_or(Value::Null, |e| json!({ ELEMENT: e.id }));
         self.cmd("POST", "/frame", Some(json!({ "id": id })));
     }
 
@@ -274,7 +292,7 @@ impl Browser {
     /// A PNG of one element (`Some`) or of the viewport, written to `path`.
     pub fn screenshot(&self, e: Option<&Element>, path: &Path) {
         let tail = match e {
-            Some(e) => format!("/element/{}/screenshot", e.0),
+            Some(e) => format!("/element/{}/screenshot", e.id),
             None => "/screenshot".into(),
         };
         let b64 = self.cmd("GET", &tail, None);
