@@ -1,9 +1,10 @@
 //! Operators and the trail: an operator cancels anyone's booking and reads its trail (made,
-//! moved, cancelled: by whom, when, how, where); a plain user can do neither.
+//! extended, ended, cancelled: by whom, when, how, where, and whether on an answer); a plain
+//! user can do neither.
 
 mod common;
 
-use common::Client;
+use common::{form_caps, Client};
 use redmark_core::{Access, Via};
 use serde_json::{json, Value};
 
@@ -91,7 +92,7 @@ fn an_operator_cancels_anothers_booking_and_the_trail_says_who_when_and_how() {
     assert_eq!(
         text(&r),
         format!(
-            "bk_1: made by {alice} at 2026-09-21T14:13:00+00:00 over stdio; moved its end by \
+            "bk_1: made by {alice} at 2026-09-21T14:13:00+00:00 over stdio; extended by \
              {alice} at 2026-09-21T14:13:00+00:00 over stdio; cancelled by an operator {olga} \
              at 2026-09-21T14:14:00+00:00 over http on instance 4242."
         )
@@ -104,4 +105,49 @@ fn hex(principal: &[u8]) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+#[test]
+fn the_trail_tells_an_early_end_and_a_cancel_confirmed_in_a_form() {
+    let mut c = Client::default();
+    let id = alices_booking(&mut c);
+    // 2026-09-24T09:20:00Z: Alice's meeting is under way; she ends it early.
+    c.now = 1_790_241_600;
+    let r = call(&mut c, "end_booking", json!({"booking_id": id}));
+    assert_eq!(r["isError"], false, "{r}");
+
+    c.principal = b"olga".to_vec();
+    c.access = OPERATOR;
+    let asked = c.call(
+        "cancel_booking",
+        json!({"booking_id": id}),
+        form_caps(),
+        None,
+        None,
+    );
+    let state = asked["result"]["requestState"]
+        .as_str()
+        .unwrap_or_else(|| panic!("asked to confirm: {asked}"))
+        .to_owned();
+    let yes = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+    let done = c.call(
+        "cancel_booking",
+        json!({"booking_id": id}),
+        form_caps(),
+        Some(yes),
+        Some(&state),
+    );
+    assert_eq!(done["result"]["isError"], false, "{done}");
+
+    let r = call(&mut c, "booking_trail", json!({"booking_id": id}));
+    let (alice, olga) = (hex(b"alice"), hex(b"olga"));
+    let t = text(&r);
+    assert!(t.starts_with(&format!("bk_1: made by {alice} at ")), "{t}");
+    assert!(t.contains(&format!("; ended early by {alice} at ")), "{t}");
+    assert!(
+        t.contains(&format!(
+            "; cancelled by an operator {olga} after answering a question at "
+        )),
+        "{t}"
+    );
 }

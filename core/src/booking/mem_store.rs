@@ -143,7 +143,7 @@ impl<const N: usize> Store for MemStore<N> {
         };
         s.new.span = span;
         let moved = s.clone();
-        self.keep(id, Change::Resized, by);
+        self.keep(id, Change::end_moved(from, to), by);
         Ok(Some(Resized::Moved(moved)))
     }
 

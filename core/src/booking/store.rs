@@ -495,14 +495,18 @@ impl Actor {
         Actor {
             holder: holder(principal),
             operator: access.operator,
+            on_answer: false,
             at: now,
             via: access.via,
             instance: access.instance,
         }
     }
 
-    /// Who makes `call`.
+    /// Who makes `call`, and whether on an answer (it came back with a verified state).
     pub(crate) fn of_call(call: &Call<'_>) -> Actor {
-        Actor::of(call.principal, call.now, call.access)
+        Actor {
+            on_answer: call.state.is_some(),
+            ..Actor::of(call.principal, call.now, call.access)
+        }
     }
 }

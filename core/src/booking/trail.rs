@@ -15,6 +15,9 @@ pub struct Actor {
     pub holder: [u8; 8],
     /// Whether it acted as an operator (any booking, not only its own).
     pub operator: bool,
+    /// Whether it acted on an answer: the call came back with the server's question answered
+    /// (its `requestState`), e.g. a room picked in the form or a cancel confirmed.
+    pub on_answer: bool,
     /// The call's clock, unix seconds.
     pub at: u64,
     /// Its transport.
@@ -30,6 +33,7 @@ impl Actor {
         Actor {
             holder,
             operator: false,
+            on_answer: false,
             at: 0,
             via: Via::Unknown,
             instance: 0,
@@ -55,13 +59,18 @@ pub enum Change {
     Made,
     /// Cancelled.
     Cancelled,
-    /// Its end moved (`extend_booking`, `end_booking`).
+    /// Its end moved, as written before extended and ended were told apart (read, no longer
+    /// written).
     Resized,
     /// Its holder checked in (`check_in`).
     CheckedIn,
     /// Released: nobody checked in within the floor's window (the actor is the instance that
     /// released it).
     Released,
+    /// Its end moved later (`extend_booking`).
+    Extended,
+    /// Its end moved earlier (`end_booking`): the rest given back.
+    Ended,
 }
 
 impl Change {
@@ -73,6 +82,17 @@ impl Change {
             Change::Resized => 3,
             Change::CheckedIn => 4,
             Change::Released => 5,
+            Change::Extended => 6,
+            Change::Ended => 7,
+        }
+    }
+
+    /// The change that moves a booking's end `from` → `to`: extended or ended early.
+    pub fn end_moved(from: super::span::Minute, to: super::span::Minute) -> Change {
+        if to > from {
+            Change::Extended
+        } else {
+            Change::Ended
         }
     }
 
@@ -84,6 +104,8 @@ impl Change {
             3 => Some(Change::Resized),
             4 => Some(Change::CheckedIn),
             5 => Some(Change::Released),
+            6 => Some(Change::Extended),
+            7 => Some(Change::Ended),
             _ => None,
         }
     }
@@ -96,6 +118,8 @@ impl Change {
             Change::Resized => "moved its end",
             Change::CheckedIn => "checked in",
             Change::Released => "released (nobody checked in)",
+            Change::Extended => "extended",
+            Change::Ended => "ended early",
         }
     }
 }
@@ -113,12 +137,13 @@ pub struct Step {
 pub const STEP_BYTES: usize = 23;
 
 impl Step {
-    /// The step as stored: code, holder, operator, time, transport, instance.
+    /// The step as stored: code, holder, flags (1: operator, 2: on an answer), time, transport,
+    /// instance.
     pub fn to_bytes(&self) -> [u8; STEP_BYTES] {
         let mut b = [0; STEP_BYTES];
         b[0] = self.change.code();
         b[1..9].copy_from_slice(&self.by.holder);
-        b[9] = self.by.operator.into();
+        b[9] = u8::from(self.by.operator) | u8::from(self.by.on_answer) << 1;
         b[10..18].copy_from_slice(&self.by.at.to_le_bytes());
         b[18] = self.by.via.code();
         b[19..23].copy_from_slice(&self.by.instance.to_le_bytes());
@@ -138,7 +163,8 @@ impl Step {
             change: Change::from_code(b[0])?,
             by: Actor {
                 holder,
-                operator: b[9] == 1,
+                operator: b[9] & 1 != 0,
+                on_answer: b[9] & 2 != 0,
                 at: u64::from_le_bytes(at),
                 via: Via::from_code(b[18]),
                 instance: u32::from_le_bytes(instance),
@@ -180,6 +206,9 @@ impl fmt::Display for Said<'_> {
                 write!(f, "{b:02x}")?;
             }
         }
+        if by.on_answer {
+            f.write_str(" after answering a question")?;
+        }
         match super::span::minute_of(by.at).filter(|_| by.at >= super::span::CLOCK_SET_FROM) {
             Some(m) => write!(f, " at {}", super::zone::Rfc3339(m, &super::zone::Utc))?,
             None => f.write_str(" at an unset clock")?,
@@ -211,6 +240,7 @@ mod tests {
             by: Actor {
                 holder: [1, 2, 3, 4, 5, 6, 7, 8],
                 operator: true,
+                on_answer: true,
                 at: 1_790_000_000,
                 via: Via::Http,
                 instance: 4242,

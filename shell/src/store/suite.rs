@@ -473,6 +473,7 @@ async fn trails(s: &mut impl Store) {
     let maker = Actor {
         holder: [20; 8],
         operator: false,
+        on_answer: false,
         at: 1_790_000_000,
         via: Via::Http,
         instance: 7,
@@ -487,7 +488,7 @@ async fn trails(s: &mut impl Store) {
         via: Via::Stdio,
         ..maker
     };
-    let Ok(Some(Resized::Moved(longer))) = s.set_end(b.id, &later, at(600), at(630)).await else {
+    let Ok(Some(Resized::Moved(_))) = s.set_end(b.id, &later, at(600), at(630)).await else {
         panic!("extended");
     };
     let stranger = Actor {
@@ -495,9 +496,17 @@ async fn trails(s: &mut impl Store) {
         ..maker
     };
     assert_eq!(s.cancel(b.id, &stranger).await, Ok(None), "not theirs");
+    let early = Actor {
+        at: maker.at + 90,
+        ..later
+    };
+    let Ok(Some(Resized::Moved(longer))) = s.set_end(b.id, &early, at(630), at(615)).await else {
+        panic!("ended early");
+    };
     let operator = Actor {
         holder: [22; 8],
         operator: true,
+        on_answer: true,
         at: maker.at + 120,
         via: Via::Tcp,
         instance: 8,
@@ -519,9 +528,15 @@ async fn trails(s: &mut impl Store) {
     );
     let trail = s.trail(b.id).await.unwrap();
     let kinds: Vec<Change> = trail.iter().map(|t| t.change).collect();
-    assert_eq!(kinds, [Change::Made, Change::Resized, Change::Cancelled]);
+    let ended = [
+        Change::Made,
+        Change::Extended,
+        Change::Ended,
+        Change::Cancelled,
+    ];
+    assert_eq!(kinds, ended);
     let by: Vec<Actor> = trail.iter().map(|t| t.by).collect();
-    assert_eq!(by, [maker, later, operator]);
+    assert_eq!(by, [maker, later, early, operator]);
     // The free span is bookable again, and that booking's trail is its own.
     let again = created(s.commit(&span("trail", 540, 600, 131)).await);
     let trail = s.trail(again.id).await.unwrap();

@@ -452,7 +452,7 @@ async fn set_end(
 ) -> Result<Result<Reply, StoreError>, Fault> {
     let holder = &by.holder;
     let step = Step {
-        change: Change::Resized,
+        change: Change::end_moved(from, to),
         by: *by,
     };
     let id = i64::from(id);
