@@ -85,7 +85,7 @@ fn book_as_0cacbc5(db: &Database, new: &NewBooking) -> Commit {
             return Commit::Replayed(load(&bookings, id).unwrap().unwrap());
         }
         let rooms = Tiers([ROOM_STARTS; 3]).open(|t| tx.open_table(t)).unwrap();
-        let first = next_in_room(&rooms, &bookings, &new.room, new.span.start).unwrap();
+        let first = next_in_room(&rooms, &bookings, &new.room, new.span.start, u32::MAX).unwrap();
         if let Some(b) = first.filter(|b| b.new.span.overlaps(&new.span)) {
             return Commit::Taken(b);
         }

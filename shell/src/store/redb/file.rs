@@ -166,7 +166,7 @@ impl RedbStore {
             let tx = db.begin_read().map_err(fault)?;
             let rooms = ROOM_TIERS.open(|t| tx.open_table(t))?;
             let t = tx.open_table(BOOKINGS).map_err(fault)?;
-            tables::next_in_room(&rooms, &t, room, from)
+            tables::next_in_room(&rooms, &t, room, from, Minute::MAX)
         })
     }
 

@@ -14,6 +14,12 @@ pub(super) fn room_key(room: &str, start: Minute) -> Option<Vec<u8>> {
     Some(k)
 }
 
+/// The start a [`room_key`] holds (`None`: not one, a damaged store).
+pub(super) fn room_key_start(key: &[u8]) -> Option<Minute> {
+    let start = key.get(key.len().checked_sub(4)?..)?;
+    Some(Minute::from_be_bytes(start.try_into().ok()?))
+}
+
 /// The nonce index's key of a holder's operation: a nonce is only ever matched together with
 /// its holder.
 pub(super) fn operation_key(holder: &Holder, nonce: &Nonce) -> Vec<u8> {
@@ -28,4 +34,16 @@ pub(super) fn holder_key(holder: &Holder, start: Minute, room: &str) -> Vec<u8> 
     k.extend_from_slice(&start.to_be_bytes());
     k.extend_from_slice(room.as_bytes());
     k
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_room_key_gives_its_start_back() {
+        let k = room_key("studio b", 29_000_123).unwrap();
+        assert_eq!(room_key_start(&k), Some(29_000_123));
+        assert_eq!(room_key_start(&k[..3]), None);
+    }
 }

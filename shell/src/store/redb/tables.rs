@@ -6,7 +6,7 @@ use std::ops::Bound;
 use redb::{ReadableTable, TableDefinition};
 
 pub(super) use super::errors::{corrupt, fault};
-use super::keys::{holder_key, operation_key, room_key};
+use super::keys::{holder_key, operation_key, room_key, room_key_start};
 use super::tiers::{Due, Index, Levels, Tiers};
 use super::trail::{keep, TrailTable, TRAIL};
 use redmark_core::booking::{
@@ -210,28 +210,31 @@ pub(super) fn indexed(
 
 /// [`Store::next_in_room`](redmark_core::booking::Store::next_in_room) over [`ROOM_STARTS`]:
 /// the last booking starting at or before `from` if it is still under way, else the first
-/// starting after. A room's active bookings never overlap, so at most two index reads.
+/// starting after, if it starts before `before` (`Minute::MAX`: any). A room's active bookings
+/// never overlap, so at most two index reads; the later booking's record is read only when its
+/// start, which its key holds, is before `before` (a clash check's is almost never).
 pub(super) fn next_in_room<T: ReadableTable<&'static [u8], u32>>(
     rooms: &Levels<T>,
     bookings: &impl ReadableTable<u32, &'static [u8]>,
     room: &str,
     from: Minute,
+    before: Minute,
 ) -> Result<Option<Booking>, StoreError> {
-    let (Some(first), Some(at), Some(last)) = (
+    let (Some(first), Some(at), Some(end)) = (
         room_key(room, 0),
         room_key(room, from),
-        room_key(room, Minute::MAX),
+        room_key(room, before),
     ) else {
         return Ok(None);
     };
-    let before = rooms.last_in((Bound::Included(&first[..]), Bound::Included(&at[..])))?;
-    if let Some((_, id)) = before {
+    let before_from = rooms.last_in((Bound::Included(&first[..]), Bound::Included(&at[..])))?;
+    if let Some((_, id)) = before_from {
         let b = indexed(bookings, id)?;
         if b.new.span.end > from {
             return Ok(Some(b));
         }
     }
-    let after = (Bound::Excluded(&at[..]), Bound::Included(&last[..]));
+    let after = (Bound::Excluded(&at[..]), Bound::Excluded(&end[..]));
     let next = rooms.first_in(after)?;
     next.map(|(_, id)| indexed(bookings, id)).transpose()
 }
@@ -306,9 +309,28 @@ impl<'t> Tables<'t> {
     }
 
     /// The earliest active booking of `new`'s room that overlaps its span: what refuses it.
+    /// When it is free, one read of the room index (the last booking starting before the end)
+    /// and that booking's record.
     fn in_the_way(&self, new: &NewBooking) -> Result<Option<Booking>, StoreError> {
-        let first = next_in_room(&self.rooms, &self.bookings, &new.room, new.span.start)?;
-        Ok(first.filter(|b| b.new.span.overlaps(&new.span)))
+        let (room, span) = (&new.room, new.span);
+        let (Some(first), Some(end)) = (room_key(room, 0), room_key(room, span.end)) else {
+            return Ok(None);
+        };
+        let last = self
+            .rooms
+            .last_in((Bound::Included(&first[..]), Bound::Excluded(&end[..])))?;
+        let Some((key, id)) = last else {
+            return Ok(None);
+        };
+        let start = room_key_start(&key)
+            .ok_or_else(|| corrupt(format_args!("a room index key without a start")))?;
+        if start < span.start {
+            // A room's active bookings never overlap: none before this one reaches the span.
+            let b = indexed(&self.bookings, id)?;
+            return Ok((b.new.span.end > span.start).then_some(b));
+        }
+        // One starts inside the span: taken. The answer names the earliest in the way.
+        next_in_room(&self.rooms, &self.bookings, room, span.start, span.end)
     }
 
     /// The highest booking id given so far (0: none).
@@ -472,13 +494,13 @@ impl<'t> Tables<'t> {
             EndStep::Answer(done) => return Ok(Some(done)),
         };
         if to > from {
-            let next = next_in_room(&self.rooms, &self.bookings, &b.new.room, from)?;
-            if let Some(other) = next.filter(|o| o.new.span.start < to) {
+            let next = next_in_room(&self.rooms, &self.bookings, &b.new.room, from, to)?;
+            if let Some(other) = next {
                 return Ok(Some(Resized::Taken(other)));
             }
         }
         self.bookings.insert(id, &encode(&b)[..]).map_err(fault)?;
-        keep(&mut self.trail, id, Change::Resized, by)?;
+        keep(&mut self.trail, id, Change::end_moved(from, to), by)?;
         Ok(Some(Resized::Moved(b)))
     }
 
