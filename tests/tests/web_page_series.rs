@@ -1,6 +1,7 @@
 //! The booking page books a weekly series through its "Call a tool" form (book_room's
 //! `repeat` and `count` are fields of it like any argument) and renders the one question about
-//! the 3 Thursdays taken; the room picked there holds those 3, the atrium the other 9.
+//! the 3 Thursdays taken; each answer is stored as the form said: another room holds those 3
+//! and the atrium the other 9, skip books the 9, cancel books none.
 
 #![cfg_attr(not(browser_tools), allow(dead_code, unused_imports))]
 
@@ -32,9 +33,10 @@ fn rooms_on(addr: SocketAddr, day: &str) -> Vec<String> {
         .collect()
 }
 
-#[test]
-#[cfg_attr(not(browser_tools), ignore = "chromium/chromedriver are not installed")]
-fn the_page_books_a_weekly_series_and_answers_its_clashes_with_another_room() {
+/// Books the series through the page's form on a server where the atrium's 3 Thursdays are
+/// taken, answers its one question with `choice` (an option's value) and waits for the page's
+/// `status` saying `says`: the server, to read what was stored.
+fn answer_the_series_form(choice: &str, says: &str) -> (Server, TempDir) {
     let data = TempDir::new("web-series");
     let s = Server::start(&["--http", "127.0.0.1:0"], data.path());
     let addr = s.http[0];
@@ -74,10 +76,18 @@ fn the_page_books_a_weekly_series_and_answers_its_clashes_with_another_room() {
     for day in TAKEN {
         assert!(asked.contains(&format!("{day} (taken")), "{day}: {asked}");
     }
-    b.click(&b.find("#ask [data-field=choice] input[value='studio-b']"));
+    let option = format!("#ask [data-field=choice] input[value='{choice}']");
+    b.click(&b.find(&option));
     b.click(&b.find("#ask button[data-action=accept]"));
-    let said = wait_says(&b, "status", "Booked Weekly on Thu 09:00–10:00 (UTC)");
-    assert!(said.contains("in Studio B"), "{said}");
+    wait_says(&b, "status", says);
+    (s, data)
+}
+
+#[test]
+#[cfg_attr(not(browser_tools), ignore = "chromium/chromedriver are not installed")]
+fn the_page_books_a_weekly_series_and_answers_its_clashes_with_another_room() {
+    let (s, _data) = answer_the_series_form("studio-b", "in Studio B");
+    let addr = s.http[0];
     for day in TAKEN {
         assert_eq!(rooms_on(addr, day), ["atrium", "studio-b"], "{day}");
     }
@@ -92,4 +102,32 @@ fn the_page_books_a_weekly_series_and_answers_its_clashes_with_another_room() {
         Vec::<String>::new(),
         "no thirteenth"
     );
+}
+
+#[test]
+#[cfg_attr(not(browser_tools), ignore = "chromium/chromedriver are not installed")]
+fn the_page_skips_the_taken_dates_of_a_series() {
+    let (s, _data) = answer_the_series_form("skip", "Booked Weekly on Thu 09:00–10:00 (UTC)");
+    let addr = s.http[0];
+    for day in TAKEN {
+        assert_eq!(
+            rooms_on(addr, day),
+            ["atrium"],
+            "{day}: only the one taken before"
+        );
+    }
+    assert_eq!(rooms_on(addr, "2099-10-08"), ["atrium"]);
+    assert_eq!(rooms_on(addr, "2099-12-03"), ["atrium"], "the twelfth");
+}
+
+#[test]
+#[cfg_attr(not(browser_tools), ignore = "chromium/chromedriver are not installed")]
+fn the_page_cancels_a_series_whose_dates_are_taken() {
+    let (s, _data) = answer_the_series_form("cancel", "Cancelled: nothing was booked.");
+    let addr = s.http[0];
+    let mine = call(addr, "list_bookings", json!({}));
+    let listed = mine["structuredContent"]["bookings"].as_array().cloned();
+    let listed = listed.unwrap_or_else(|| panic!("{mine}"));
+    assert_eq!(listed.len(), 3, "only the 3 booked before: {mine}");
+    assert_eq!(rooms_on(addr, "2099-10-08"), Vec::<String>::new());
 }
