@@ -384,7 +384,6 @@ impl<A: Hosted> Conn<A> {
         }
         // OPS (crate::metrics): every answered message, by method and outcome.
         crate::metrics::metrics().request(msg.bytes(), &out[..h.len], h.responded);
-        crate::calendar::caldav::nudge(msg.bytes().unwrap_or_default());
         // The MCP App's document, larger than `out`, goes into its read's answer here.
         let mut h = h;
         if h.responded && mcp_app::fill(msg.bytes(), &mut self.answer) {

@@ -1,4 +1,4 @@
-//! Two-way CalDAV (`redmark serve --caldav URL`): each room is a calendar collection on a CalDAV server, kept in step with the store by reconciling both every few seconds and right after a booking (docs/calendars.md, "Two-way CalDAV").
+//! Two-way CalDAV (`redmark serve --caldav URL`): each room is a calendar collection on a CalDAV server, kept in step with the store by reconciling both every few seconds and right after the store tells of a change (docs/calendars.md, "Two-way CalDAV").
 //!
 //! There is no queue: the store is the durable record, so a pass compares what the store
 //! holds for a room over the feeds' window with what the room's collection holds (kept up to
@@ -11,14 +11,14 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use redmark_core::booking::{Floor, Holder};
 use redmark_core::seal::KeyRing;
-use tokio::sync::Notify;
+use tokio::sync::broadcast;
 
+use crate::store::changes::Change;
 use crate::store::Bookings;
 
 pub mod dav;
@@ -31,7 +31,7 @@ use dav::{Dav, DavError};
 use pass::{PassError, Sync};
 use seen::Seen;
 
-/// How often every room is synced when nothing nudges it (an event a calendar client puts
+/// How often every room is synced when the store tells of no change (an event a calendar client puts
 /// in a room's collection holds its slot within this, plus one pass).
 pub const SYNC_EVERY: Duration = Duration::from_secs(3);
 /// The least time between two passes (a burst of bookings is synced together).
@@ -40,19 +40,6 @@ pub const MIN_GAP: Duration = Duration::from_millis(250);
 const MAX_CREDENTIALS: u64 = 4096;
 /// What the sealing key is derived into for the holder of bookings made for others' events.
 const MIRROR_LABEL: &[u8] = b"redmark caldav mirror holder v1";
-
-/// Whether a syncer runs (nudges are dropped otherwise).
-static RUNNING: AtomicBool = AtomicBool::new(false);
-/// Wakes the syncer for a pass now.
-static NUDGE: Notify = Notify::const_new();
-
-/// The booking host's hook: after a message `msg` was answered, a `tools/call` (which may
-/// have booked or cancelled) asks for a pass now.
-pub fn nudge(msg: &[u8]) {
-    if RUNNING.load(Ordering::Relaxed) && memchr::memmem::find(msg, b"tools/call").is_some() {
-        NUDGE.notify_one();
-    }
-}
 
 /// `--caldav` and its credentials, read.
 pub struct Config {
@@ -116,8 +103,10 @@ pub fn syncer<S: Bookings>(
     let (user, password) = config.credentials.unwrap_or_default();
     let dav = Arc::new(Dav::new(&config.url, &user, &password));
     let sync = Sync { dav, tag, mirror };
+    // Every committed change the store tells of (this instance's and, on PostgreSQL, the
+    // others'), the calendar's own bookings included: one more pass finds nothing to do.
+    let mut heard = store.changes().map(|c| c.follow());
     let mut store = store.handle();
-    RUNNING.store(true, Ordering::Relaxed);
     Some(async move {
         let mut outage = Outage::default();
         let mut ready: Vec<&'static str> = Vec::new();
@@ -129,10 +118,22 @@ pub fn syncer<S: Bookings>(
             tokio::time::sleep(MIN_GAP).await;
             tokio::select! {
                 () = tokio::time::sleep(SYNC_EVERY) => {}
-                () = NUDGE.notified() => {}
+                () = changed(&mut heard) => {}
             }
         }
     })
+}
+
+/// Waits for the store's next change (one missed for falling behind counts); never, for a
+/// store that tells none or once it stopped telling.
+async fn changed(heard: &mut Option<broadcast::Receiver<Change>>) {
+    let Some(rx) = heard else {
+        return std::future::pending().await;
+    };
+    if let Err(broadcast::error::RecvError::Closed) = rx.recv().await {
+        *heard = None;
+        std::future::pending::<()>().await;
+    }
 }
 
 /// One pass over every room: the first failure, if any (the other rooms are still synced).
