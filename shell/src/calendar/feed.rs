@@ -52,13 +52,7 @@ pub async fn write<S: Store>(
         }
         Route::Index | Route::Unknown => return Err(FeedError::UnknownRoom),
     };
-    let mut ics = Ics::default();
-    ics.raw("BEGIN", "VCALENDAR");
-    ics.raw("VERSION", "2.0");
-    ics.text(
-        "PRODID",
-        concat!("-//redmark//redmark ", env!("CARGO_PKG_VERSION"), "//EN"),
-    );
+    let mut ics = Ics::calendar();
     ics.raw("METHOD", "PUBLISH");
     ics.text("X-WR-CALNAME", name);
     if list.truncated {
@@ -94,9 +88,8 @@ pub async fn write<S: Store>(
             }
         }
     }
-    ics.raw("END", "VCALENDAR");
     Ok(Feed {
-        body: ics.finish(),
+        body: ics.end_calendar(),
         truncated: list.truncated,
     })
 }

@@ -16,6 +16,25 @@ pub struct Ics {
 }
 
 impl Ics {
+    /// A VCALENDAR begun: its BEGIN, VERSION and redmark's PRODID (ended by
+    /// [`Ics::end_calendar`]).
+    pub fn calendar() -> Ics {
+        let mut ics = Ics::default();
+        ics.raw("BEGIN", "VCALENDAR");
+        ics.raw("VERSION", "2.0");
+        ics.text(
+            "PRODID",
+            concat!("-//redmark//redmark ", env!("CARGO_PKG_VERSION"), "//EN"),
+        );
+        ics
+    }
+
+    /// The VCALENDAR [`Ics::calendar`] began, ended: the document.
+    pub fn end_calendar(mut self) -> String {
+        self.raw("END", "VCALENDAR");
+        self.out
+    }
+
     /// `NAME:value`, `value` written as it is: only for values this module made (times,
     /// numbers, enumerations, ids of our own), never for words a person chose.
     pub fn raw(&mut self, name: &str, value: &str) {

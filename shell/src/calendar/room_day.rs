@@ -53,13 +53,7 @@ pub fn write(doc: &Value, tag: &str, now: Timestamp) -> Option<String> {
     let day = doc["day"].as_str()?;
     let events = events(doc, room)?;
     let tz = TimeZone::get(zone).ok();
-    let mut ics = Ics::default();
-    ics.raw("BEGIN", "VCALENDAR");
-    ics.raw("VERSION", "2.0");
-    ics.text(
-        "PRODID",
-        concat!("-//redmark//redmark ", env!("CARGO_PKG_VERSION"), "//EN"),
-    );
+    let mut ics = Ics::calendar();
     ics.raw("METHOD", "PUBLISH");
     ics.text("X-WR-CALNAME", &format!("{room}, {day}"));
     let from = events.iter().map(|e| e.start).min();
@@ -93,8 +87,7 @@ pub fn write(doc: &Value, tag: &str, now: Timestamp) -> Option<String> {
         ics.raw("TRANSP", transp);
         ics.raw("END", "VEVENT");
     }
-    ics.raw("END", "VCALENDAR");
-    Some(ics.finish())
+    Some(ics.end_calendar())
 }
 
 #[cfg(test)]

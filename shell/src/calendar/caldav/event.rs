@@ -44,13 +44,7 @@ pub fn state(b: &Booking, summary: &str) -> String {
 /// Our event of `o.booking` as an iCalendar document, stamped `now`.
 pub fn write(o: &Ours<'_>, now: Timestamp) -> String {
     let span = o.booking.new.span;
-    let mut ics = Ics::default();
-    ics.raw("BEGIN", "VCALENDAR");
-    ics.raw("VERSION", "2.0");
-    ics.text(
-        "PRODID",
-        concat!("-//redmark//redmark ", env!("CARGO_PKG_VERSION"), "//EN"),
-    );
+    let mut ics = Ics::calendar();
     if let Some((tz, name)) = o.zone {
         vtimezone(
             &mut ics,
@@ -79,8 +73,7 @@ pub fn write(o: &Ours<'_>, now: Timestamp) -> String {
     ics.raw("TRANSP", "OPAQUE");
     ics.raw("X-REDMARK-STATE", &state(o.booking, o.summary));
     ics.raw("END", "VEVENT");
-    ics.raw("END", "VCALENDAR");
-    ics.finish()
+    ics.end_calendar()
 }
 
 /// The booking id of a UID of ours (`bk_<id>@<tag>.redmark`).
