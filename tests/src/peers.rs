@@ -120,23 +120,43 @@ pub fn assert_nothing_booked(out: &Value) {
     assert!(is_free(&out["rooms"], "atrium"), "{out}");
 }
 
-/// The official Python SDK 2.3's interpreter (`target/sdk-peers/venv`, installed by
-/// scripts/sdk-peer.sh), or `None` (said) when it is not installed and `required` (an
-/// environment variable, `REDMARK_REQUIRE_…`) is not `1`.
-pub fn python_sdk_2_3(required: &str) -> Option<std::path::PathBuf> {
-    let py = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../target/sdk-peers/venv/bin/python");
+/// The interpreter of the venv `target/<venv>/venv` that `script` installs `what` into, or
+/// `None` (said) when it is not there and `required` (an environment variable,
+/// `REDMARK_REQUIRE_…`) is not `1`.
+pub fn venv_python(venv: &str, what: &str, script: &str, required: &str) -> Option<PathBuf> {
+    let py = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../target")
+        .join(venv)
+        .join("venv/bin/python");
     if py.exists() {
         return Some(py);
     }
     assert!(
         std::env::var_os(required).is_none_or(|v| v != "1"),
-        "{} is missing: scripts/sdk-peer.sh installs the Python SDK 2.3 there",
+        "{} is missing: {script} installs {what} there",
         py.display()
     );
-    eprintln!(
-        "skipped: no Python SDK 2.3 at {} (scripts/sdk-peer.sh)",
-        py.display()
-    );
+    eprintln!("no {what} at {} ({script} installs it)", py.display());
     None
+}
+
+/// The official Python SDK 2.3's interpreter (`target/sdk-peers/venv`, installed by
+/// scripts/sdk-peer.sh), as [`venv_python`] finds it.
+pub fn python_sdk_2_3(required: &str) -> Option<PathBuf> {
+    venv_python(
+        "sdk-peers",
+        "the Python SDK 2.3",
+        "scripts/sdk-peer.sh",
+        required,
+    )
+}
+
+/// The `icalendar` venv's interpreter (scripts/ical-peer.sh), as [`venv_python`] finds it.
+pub fn ical_python() -> Option<PathBuf> {
+    venv_python(
+        "ical-peer",
+        "icalendar",
+        "scripts/ical-peer.sh",
+        "REDMARK_REQUIRE_ICAL",
+    )
 }

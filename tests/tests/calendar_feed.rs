@@ -7,10 +7,10 @@
 //! wrong, forged or revoked key gets 403, no credentials 401.
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use redmark_core::booking::{minute_of, Day};
-use redmark_tests::peers::run_python;
+use redmark_tests::peers::{ical_python, run_python};
 use redmark_tests::server::{http, post_mcp, tool_call, HttpResponse, Server, TempDir};
 use serde_json::{json, Value};
 
@@ -29,24 +29,6 @@ id = "nook"
 name = "The Nook"
 seats = 4
 "#;
-
-/// The `icalendar` venv's interpreter, or `None` (said) unless `REDMARK_REQUIRE_ICAL=1`.
-fn python() -> Option<PathBuf> {
-    let py = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/ical-peer/venv/bin/python");
-    if py.exists() {
-        return Some(py);
-    }
-    assert!(
-        std::env::var_os("REDMARK_REQUIRE_ICAL").is_none_or(|v| v != "1"),
-        "{} is missing: scripts/ical-peer.sh installs icalendar there",
-        py.display()
-    );
-    eprintln!(
-        "skipped: no icalendar at {} (scripts/ical-peer.sh)",
-        py.display()
-    );
-    None
-}
 
 /// A server of the Berlin floor with Alice and Bob as token principals (`tokens` the file's
 /// text, so a test can change a token).
@@ -168,7 +150,7 @@ fn event<'a>(feed: &'a Value, id: &str) -> &'a Value {
 
 #[test]
 fn feeds_parse_with_icalendar_for_the_bearer_and_the_feed_key() {
-    let Some(py) = python() else { return };
+    let Some(py) = ical_python() else { return };
     let data = TempDir::new("calendar-feed");
     let tokens = format!("alice = \"{ALICE}\"\nbob = \"{BOB}\"\n");
     let s = serve(data.path(), &tokens);
@@ -337,7 +319,7 @@ fn changing_a_token_revokes_its_feed_urls() {
 
 #[test]
 fn a_series_is_one_recurring_event_with_its_exceptions() {
-    let Some(py) = python() else { return };
+    let Some(py) = ical_python() else { return };
     let data = TempDir::new("calendar-feed-series");
     let tokens = format!("alice = \"{ALICE}\"\nbob = \"{BOB}\"\n");
     let s = serve(data.path(), &tokens);

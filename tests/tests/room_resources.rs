@@ -6,10 +6,10 @@
 //! contents (the host fills the calendar on every transport).
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use redmark_core::booking::{minute_of, Day};
-use redmark_tests::peers::{python_sdk_2_3, run_python};
+use redmark_tests::peers::{ical_python, python_sdk_2_3, run_python};
 use redmark_tests::server::{http, meta, post_mcp, tool_call, HttpResponse, Server, TempDir};
 use serde_json::{json, Value};
 
@@ -89,21 +89,10 @@ fn sdk_read(py: &Path, addr: SocketAddr, token: &str, uri: &str) -> Value {
     out
 }
 
-/// The `icalendar` venv's interpreter, if scripts/ical-peer.sh installed it (a failure when
-/// missing with `REDMARK_REQUIRE_ICAL=1`).
-fn ical_python() -> Option<PathBuf> {
-    let py = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/ical-peer/venv/bin/python");
-    let required = std::env::var_os("REDMARK_REQUIRE_ICAL").is_some_and(|v| v == "1");
-    assert!(py.exists() || !required, "{} is missing", py.display());
-    py.exists().then_some(py)
-}
-
 /// The calendar content as `icalendar` parses it (`tests/peers/ical_check.py`), if installed.
 fn parsed_calendar(dir: &Path, calendar: &str) -> Option<Value> {
-    let py = ical_python().or_else(|| {
-        eprintln!("no icalendar (scripts/ical-peer.sh): the calendar is checked by its lines");
-        None
-    })?;
+    // Without it, the calendar is checked by its lines.
+    let py = ical_python()?;
     let file = dir.join("day.ics");
     std::fs::write(&file, calendar).unwrap();
     let v = run_python(&py, "ical_check.py", &[&file]);

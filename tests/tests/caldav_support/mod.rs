@@ -39,20 +39,12 @@ seats = 4
 /// The venv's interpreter (Radicale and `caldav`), or `None` (said) unless
 /// `REDMARK_REQUIRE_CALDAV=1`.
 pub fn python() -> Option<PathBuf> {
-    let py = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/caldav-peer/venv/bin/python");
-    if py.exists() {
-        return Some(py);
-    }
-    assert!(
-        std::env::var_os("REDMARK_REQUIRE_CALDAV").is_none_or(|v| v != "1"),
-        "{} is missing: scripts/caldav-peer.sh installs Radicale and caldav there",
-        py.display()
-    );
-    eprintln!(
-        "skipped: no Radicale at {} (scripts/caldav-peer.sh)",
-        py.display()
-    );
-    None
+    redmark_tests::peers::venv_python(
+        "caldav-peer",
+        "Radicale and caldav",
+        "scripts/caldav-peer.sh",
+        "REDMARK_REQUIRE_CALDAV",
+    )
 }
 
 /// A Radicale on a loopback port with its storage in `dir`; killed on drop.
