@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs every cargo-fuzz target of core/fuzz, one at a time, each from its seed corpus
-# (core/fuzz/seeds/TARGET, in git) plus the local generated corpus (core/fuzz/corpus/TARGET,
-# git-ignored, grows across runs). Crashes land in core/fuzz/artifacts/TARGET.
+# Runs every cargo-fuzz target of core/fuzz (the engine, the panel's request heads) and
+# shell/fuzz (what a CalDAV server hands over), one at a time, each from its seed corpus
+# (DIR/fuzz/seeds/TARGET, in git) plus the local generated corpus (DIR/fuzz/corpus/TARGET,
+# git-ignored, grows across runs). Crashes land in DIR/fuzz/artifacts/TARGET.
 #
 #   scripts/fuzz.sh                 full run: 10^7 executions per target
 #   scripts/fuzz.sh --runs N        N executions per target
@@ -16,7 +17,7 @@
 # dependencies): FUZZ_SANITIZER=address scripts/fuzz.sh to turn it on.
 #
 # Refreshing the seeds after a long run (keep them small, a few dozen files per target):
-#   cd core && cargo +nightly fuzz cmin -O -a -s none TARGET fuzz/corpus/TARGET
+#   cd core && cargo +nightly fuzz cmin -O -a -s none TARGET fuzz/corpus/TARGET (shell: cd shell)
 #   (then copy what is worth keeping into fuzz/seeds/TARGET)
 set -euo pipefail
 
@@ -37,7 +38,8 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-cd "$(dirname "$0")/../core"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
 
 if ! cargo +nightly --version >/dev/null 2>&1; then
     echo "fuzz: skipped, the nightly toolchain (cargo +nightly) is not installed"
@@ -48,8 +50,19 @@ if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
     cargo install cargo-fuzz --locked --version "$CARGO_FUZZ_VERSION"
 fi
 
+# Each target with the crate folder (core or shell) whose fuzz/ holds it.
+wanted=("${targets[@]}")
+targets=()
+for dir in core shell; do
+    while read -r t; do
+        if [ ${#wanted[@]} -eq 0 ] || printf '%s\n' "${wanted[@]}" | grep -qx "$t"; then
+            targets+=("$dir:$t")
+        fi
+    done < <(cd "$dir" && cargo +nightly fuzz list)
+done
 if [ ${#targets[@]} -eq 0 ]; then
-    mapfile -t targets < <(cargo +nightly fuzz list)
+    echo "fuzz.sh: no target named ${wanted[*]} in core/fuzz or shell/fuzz" >&2
+    exit 2
 fi
 if [ "$smoke" = 1 ]; then
     limit=(-max_total_time="$seconds")
@@ -57,14 +70,19 @@ else
     limit=(-runs="$runs")
 fi
 
-echo "==> building fuzz targets"
-cargo +nightly fuzz build -O -a -s "$sanitizer"
+for dir in core shell; do
+    echo "==> building fuzz targets of $dir/fuzz"
+    (cd "$dir" && cargo +nightly fuzz build -O -a -s "$sanitizer")
+done
 
 log_dir=$(mktemp -d)
 trap 'rm -rf "$log_dir"' EXIT
 summary=()
 failed=0
-for t in "${targets[@]}"; do
+for dt in "${targets[@]}"; do
+    dir=${dt%%:*}
+    t=${dt#*:}
+    cd "$root/$dir"
     echo "==> fuzzing $t (${limit[*]})"
     mkdir -p "fuzz/corpus/$t" "fuzz/artifacts/$t" "fuzz/seeds/$t"
     before=$(find "fuzz/artifacts/$t" -type f | wc -l)

@@ -108,7 +108,7 @@ else
     echo "skipped: not root or no setpriv (tcp_refuses_another_users_process, a_relay_refuses_an_owner_of_another_user and another_users_http_client_is_not_the_local_user stay ignored)"
 fi
 
-step "fuzz smoke (every target in core/fuzz for a few seconds; skipped without nightly)"
+step "fuzz smoke (every target in core/fuzz and shell/fuzz for a few seconds; skipped without nightly)"
 scripts/fuzz.sh --smoke
 
 step "benches compile"
