@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every cargo-fuzz target of core/fuzz (the engine, the panel's request heads) and
-# shell/fuzz (what a CalDAV server hands over), one at a time, each from its seed corpus
-# (DIR/fuzz/seeds/TARGET, in git) plus the local generated corpus (DIR/fuzz/corpus/TARGET,
-# git-ignored, grows across runs). Crashes land in DIR/fuzz/artifacts/TARGET.
+# shell/fuzz (what a CalDAV server hands over, the 2025-11-25 bridge), one at a time, each
+# from its seed corpus (DIR/fuzz/seeds/TARGET, in git) plus the local generated corpus
+# (DIR/fuzz/corpus/TARGET, git-ignored, grows across runs). Crashes land in DIR/fuzz/artifacts/TARGET.
 #
 #   scripts/fuzz.sh                 full run: 10^7 executions per target
 #   scripts/fuzz.sh --runs N        N executions per target

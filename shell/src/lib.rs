@@ -41,7 +41,7 @@ pub mod data;
 pub mod fault;
 mod folder;
 pub mod host;
-mod legacy;
+pub mod legacy;
 pub mod metrics;
 pub mod ops;
 mod platform;

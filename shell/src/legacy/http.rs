@@ -4,7 +4,7 @@
 //! - A POST of `initialize` without 2026-07-28 `_meta` opens a session: the answer carries a
 //!   fresh `Mcp-Session-Id` (128 random bits). At most [`super::MAX_SESSIONS_PER_PRINCIPAL`] per
 //!   principal and [`super::MAX_SESSIONS`] in all; past that an idle one goes, never a session with a
-//!   call in flight of another principal ([`super::table`]); when none can go, **503**.
+//!   call in flight of another principal (`table.rs`); when none can go, **503**.
 //! - One timer per session, armed for its earliest waiting question and re-armed for each
 //!   later one: every waiting question is given up after [`super::QUESTION_WAIT`], and the
 //!   timers do not grow with the requests a client sends.
