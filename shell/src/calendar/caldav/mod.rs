@@ -124,13 +124,23 @@ pub fn syncer<S: Bookings>(
     })
 }
 
-/// Waits for the store's next change (one missed for falling behind counts); never, for a
-/// store that tells none or once it stopped telling.
+/// Waits for the store's next change (one missed for falling behind counts), then takes every
+/// other change already told: a burst (a series of 52, the pass's own mirror bookings) wakes
+/// one pass, not one a change. Never, for a store that tells none or once it stopped telling.
 async fn changed(heard: &mut Option<broadcast::Receiver<Change>>) {
+    use broadcast::error::{RecvError, TryRecvError};
     let Some(rx) = heard else {
         return std::future::pending().await;
     };
-    if let Err(broadcast::error::RecvError::Closed) = rx.recv().await {
+    let mut closed = matches!(rx.recv().await, Err(RecvError::Closed));
+    while !closed {
+        match rx.try_recv() {
+            Ok(_) | Err(TryRecvError::Lagged(_)) => {}
+            Err(TryRecvError::Empty) => break,
+            Err(TryRecvError::Closed) => closed = true,
+        }
+    }
+    if closed {
         *heard = None;
         std::future::pending::<()>().await;
     }
@@ -299,5 +309,27 @@ mod tests {
         assert_eq!(o.since.map(|(_, n)| n), Some(2));
         o.after(None);
         assert!(o.since.is_none());
+    }
+
+    #[tokio::test]
+    async fn a_burst_of_changes_wakes_one_pass_and_a_closed_hub_none() {
+        let hub = crate::store::changes::Changes::new();
+        let mut heard = Some(hub.follow());
+        let span = redmark_core::booking::Span::new(30_000_000, 30_000_060).unwrap();
+        for _ in 0..52 {
+            hub.publish_room("atrium", span);
+        }
+        changed(&mut heard).await;
+        let rx = heard.as_mut().unwrap();
+        assert!(matches!(
+            rx.try_recv(),
+            Err(broadcast::error::TryRecvError::Empty)
+        ));
+        hub.publish_room("atrium", span);
+        changed(&mut heard).await;
+        drop(hub);
+        let waited = tokio::time::timeout(Duration::from_millis(50), changed(&mut heard)).await;
+        assert!(waited.is_err(), "a closed hub wakes nothing");
+        assert!(heard.is_none());
     }
 }
