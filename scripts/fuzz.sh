@@ -50,27 +50,39 @@ if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
     cargo install cargo-fuzz --locked --version "$CARGO_FUZZ_VERSION"
 fi
 
-# Each target with the crate folder (core or shell) whose fuzz/ holds it.
+# Each target with the crate folder (core or shell) whose fuzz/ holds it; a name in neither
+# is refused.
 wanted=("${targets[@]}")
 targets=()
+dirs=()
 for dir in core shell; do
-    while read -r t; do
-        if [ ${#wanted[@]} -eq 0 ] || printf '%s\n' "${wanted[@]}" | grep -qx "$t"; then
+    mapfile -t here < <(cd "$dir" && cargo +nightly fuzz list)
+    took=0
+    for t in "${here[@]}"; do
+        chosen=$((${#wanted[@]} == 0))
+        for w in "${wanted[@]}"; do
+            [ "$w" = "$t" ] && chosen=1
+        done
+        if [ "$chosen" = 1 ]; then
             targets+=("$dir:$t")
+            took=1
         fi
-    done < <(cd "$dir" && cargo +nightly fuzz list)
+    done
+    [ "$took" = 1 ] && dirs+=("$dir")
 done
-if [ ${#targets[@]} -eq 0 ]; then
-    echo "fuzz.sh: no target named ${wanted[*]} in core/fuzz or shell/fuzz" >&2
-    exit 2
-fi
+for w in "${wanted[@]}"; do
+    if ! printf '%s\n' "${targets[@]}" | grep -qxF -e "core:$w" -e "shell:$w"; then
+        echo "fuzz.sh: no target $w in core/fuzz or shell/fuzz" >&2
+        exit 2
+    fi
+done
 if [ "$smoke" = 1 ]; then
     limit=(-max_total_time="$seconds")
 else
     limit=(-runs="$runs")
 fi
 
-for dir in core shell; do
+for dir in "${dirs[@]}"; do
     echo "==> building fuzz targets of $dir/fuzz"
     (cd "$dir" && cargo +nightly fuzz build -O -a -s "$sanitizer")
 done
