@@ -118,3 +118,32 @@ fn a_hint_offers_only_the_rooms_free_then() {
         "{r}"
     );
 }
+
+#[test]
+fn a_room_picked_in_the_form_and_taken_meanwhile_is_not_swapped_for_another() {
+    let mut c = Client::default();
+    // "The big room": the atrium and Studio B are both free, so the form asks which.
+    let hint = json!({"day": "2026-09-24", "start": "9:00", "room_hint": "the big room"});
+    let asked = c.call("book_room", hint.clone(), form_caps(), None, None);
+    let state = asked["result"]["requestState"]
+        .as_str()
+        .unwrap_or_else(|| panic!("asked which room: {asked}"))
+        .to_owned();
+    // Someone else takes the atrium before the answer comes back.
+    c.principal = b"bob".to_vec();
+    book(&mut c, at("9", "atrium"));
+    c.principal = b"alice".to_vec();
+    let answer = Some(accept("room", json!({"room_id": "atrium"})));
+    let r = c.call("book_room", hint, form_caps(), answer, Some(&state));
+    // Not booked in Studio B behind the user's back: the atrium's clash is shown, with what
+    // fits instead (Studio B among it).
+    assert_ne!(
+        r["result"]["structuredContent"]["booking"]["room_id"], "studio-b",
+        "the user picked the atrium: {r}"
+    );
+    let message = r["result"]["inputRequests"]["instead"]["params"]["message"].as_str();
+    assert!(
+        message.is_some_and(|m| m.starts_with("The Atrium is already booked")),
+        "{r}"
+    );
+}

@@ -118,9 +118,15 @@ pub(super) async fn book_room<S: Store>(
             #[cfg_attr(not(feature = "offer-instead"), allow(unused_mut))]
             let mut candidates = pool.and(fits);
             // Only the candidates free then are offered; all taken, the first is the one
-            // whose clash is shown (with what fits instead).
+            // whose clash is shown (with what fits instead). Not when this call answers the
+            // question: the room picked is booked or refused by the store as it is now, never
+            // swapped for the one left free meanwhile (nor read for again).
             #[cfg(feature = "offer-instead")]
-            if candidates.count() > 1 {
+            if candidates.count() > 1
+                && call
+                    .response(<WhichRoom as crate::typed::Question>::KEY)
+                    .is_none()
+            {
                 let free = free_at(floor, store, span, needs, candidates).await?;
                 candidates = if free.is_none() {
                     candidates.lowest()
