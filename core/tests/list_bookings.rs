@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{form_caps, meta, Client};
+use common::{meta, Client};
 use redmark_core::limits::{LIST_OUT, MAX_ID, MAX_LISTED, MAX_TITLE};
 use redmark_core::Context;
 use serde_json::{json, Value};
@@ -64,21 +64,7 @@ fn only_your_active_bookings_earliest_first() {
     let bobs = book(&mut c, "2026-09-24", 12, "nook");
     assert_eq!(ids(&list(&mut c, json!({}))), [bobs]);
     c.principal = b"alice".to_vec();
-    let r = c.call(
-        "cancel_booking",
-        json!({"booking_id": gone}),
-        form_caps(),
-        None,
-        None,
-    );
-    let state = r["result"]["requestState"].as_str().unwrap().to_owned();
-    c.call(
-        "cancel_booking",
-        json!({"booking_id": gone}),
-        form_caps(),
-        Some(common::accept("confirm", json!({"confirm": true}))),
-        Some(&state),
-    );
+    c.confirmed("cancel_booking", json!({"booking_id": gone}));
     let page = list(&mut c, json!({"day": "2026-09-24"}));
     // (slot, room id): 09:00 nook, then 10:00 atrium before studio-b.
     assert_eq!(ids(&page), [early.clone(), atrium.clone(), studio.clone()]);

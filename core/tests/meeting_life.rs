@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{form_caps, Client};
+use common::Client;
 use serde_json::{json, Value};
 
 /// Books `room` on `day` from `start` for `minutes` as the client's principal; its id.
@@ -178,22 +178,7 @@ fn what_has_not_started_or_is_cancelled_is_not_ended() {
         "bk_1 has not started yet (it starts at 09:00): to give it back, cancel it with \
          cancel_booking."
     );
-    let asked = c.call(
-        "cancel_booking",
-        json!({"booking_id": later}),
-        form_caps(),
-        None,
-        None,
-    );
-    let state = asked["result"]["requestState"].as_str().unwrap().to_owned();
-    let yes = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
-    let done = c.call(
-        "cancel_booking",
-        json!({"booking_id": later}),
-        form_caps(),
-        Some(yes),
-        Some(&state),
-    );
+    let done = c.confirmed("cancel_booking", json!({"booking_id": later}));
     assert_eq!(done["result"]["isError"], false, "{done}");
     let r = call(
         &mut c,

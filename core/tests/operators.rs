@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{form_caps, Client};
+use common::Client;
 use redmark_core::{Access, Via};
 use serde_json::{json, Value};
 
@@ -118,25 +118,7 @@ fn the_trail_tells_an_early_end_and_a_cancel_confirmed_in_a_form() {
 
     c.principal = b"olga".to_vec();
     c.access = OPERATOR;
-    let asked = c.call(
-        "cancel_booking",
-        json!({"booking_id": id}),
-        form_caps(),
-        None,
-        None,
-    );
-    let state = asked["result"]["requestState"]
-        .as_str()
-        .unwrap_or_else(|| panic!("asked to confirm: {asked}"))
-        .to_owned();
-    let yes = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
-    let done = c.call(
-        "cancel_booking",
-        json!({"booking_id": id}),
-        form_caps(),
-        Some(yes),
-        Some(&state),
-    );
+    let done = c.confirmed("cancel_booking", json!({"booking_id": id}));
     assert_eq!(done["result"]["isError"], false, "{done}");
 
     let r = call(&mut c, "booking_trail", json!({"booking_id": id}));

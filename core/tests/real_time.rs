@@ -102,11 +102,7 @@ fn any_overlap_is_a_clash_and_touching_is_not() {
         .as_str()
         .unwrap()
         .to_owned();
-    let cancel = json!({"booking_id": id});
-    let asked = c.call("cancel_booking", cancel.clone(), form_caps(), None, None);
-    let state = asked["result"]["requestState"].as_str().unwrap().to_owned();
-    let yes = Some(accept("confirm", json!({"confirm": true})));
-    c.call("cancel_booking", cancel, form_caps(), yes, Some(&state));
+    c.confirmed("cancel_booking", json!({"booking_id": id}));
     let r = book(&mut c, at("12:30", 60));
     assert_eq!(r["structuredContent"]["booked"], true, "{r}");
     // Which rooms are free for a span: the nook is not, at any part of 12:30–13:30.

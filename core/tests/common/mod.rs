@@ -105,6 +105,18 @@ impl Client {
         }
         self.request("tools/call", params)
     }
+
+    /// `tool` with `args` from a client with forms, its confirmation asked and accepted: the
+    /// retry's response.
+    pub fn confirmed(&mut self, tool: &str, args: Value) -> Value {
+        let asked = self.call(tool, args.clone(), form_caps(), None, None);
+        let state = asked["result"]["requestState"]
+            .as_str()
+            .unwrap_or_else(|| panic!("asked to confirm: {asked}"))
+            .to_owned();
+        let yes = accept("confirm", json!({"confirm": true}));
+        self.call(tool, args, form_caps(), Some(yes), Some(&state))
+    }
 }
 
 pub fn meta(caps: Value) -> Value {
