@@ -44,7 +44,8 @@ CHECK=0
 # Flash: 80 KiB per image (64 KiB until bookings had spans, titles and day words; 72 KiB
 # until the host's time on the UART, +3.3 KB; 76 KiB until the store read its records in
 # place to hold 256 bookings, +1.9 KB; 78 KiB until the engine awaited resource reads and knew
-# subscriptions/listen, +1.7 KB: docs/panel.md "Budgets"), with at least 4 KiB of it to
+# subscriptions/listen, +1.7 KB, since taken back by the core's `resources` feature: docs/panel.md
+# "Budgets"), with at least 4 KiB of it to
 # spare (so an image over 76 KiB fails --check: room for the next feature without a fight
 # over bytes). RAM is what is scarce on these chips (16 KiB on the
 # nRF51), hence the tighter budget on static RAM + peak stack: 15.5 KiB (14 KiB until then),

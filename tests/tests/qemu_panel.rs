@@ -50,6 +50,8 @@ fn discover_answers_with_the_panel_identity_and_nothing_else_on_the_uart() {
         &request(1, "server/discover", json!({"_meta": meta(json!({}))})),
     );
     assert_eq!(r["result"]["supportedVersions"], json!([VERSION]));
+    // A panel serves no resource and follows nothing (its core is built without `resources`).
+    assert_eq!(r["result"]["capabilities"], json!({"tools": {}}), "{r}");
     assert_eq!(
         r["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
         "redmark-panel"
@@ -66,6 +68,19 @@ fn discover_answers_with_the_panel_identity_and_nothing_else_on_the_uart() {
         .map(|t| t["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["book_room", "cancel_booking", "list_rooms"]);
+    // Nor are the resource methods and `subscriptions/listen` known to it.
+    let methods = [
+        ("resources/list", json!({})),
+        ("resources/templates/list", json!({})),
+        ("resources/read", json!({"uri": "redmark://rooms/nook/2099-01-01"})),
+        ("subscriptions/listen", json!({"notifications": {}})),
+    ];
+    for (i, (method, params)) in (10..).zip(methods) {
+        let mut params = params;
+        params["_meta"] = meta(json!({}));
+        let r = rpc(&mut p, i, &request(i, method, params));
+        assert_eq!(r["error"]["code"], -32601, "{method}: {r}");
+    }
     // No banner, no log line: nothing more arrives unasked.
     assert_eq!(p.try_recv(Duration::from_millis(300)), None);
     let err = p.finish();

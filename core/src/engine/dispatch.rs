@@ -5,11 +5,12 @@
 use super::error::RpcError;
 use super::headers::{check_headers, check_param_headers, notification_headers};
 use super::http::Sent;
-use super::invocation::{
-    complete, invoke_read, invoke_tool, prompts_get, resources_read, tools_call, Invocation,
-    ResourceRead, ToolCall,
-};
-use super::lists::{discover, prompts_list, resources_list, templates_list, tools_list};
+use super::invocation::{complete, invoke_tool, prompts_get, tools_call, Invocation, ToolCall};
+#[cfg(feature = "resources")]
+use super::invocation::{invoke_read, resources_read, ResourceRead};
+use super::lists::{discover, prompts_list, tools_list};
+#[cfg(feature = "resources")]
+use super::lists::{resources_list, templates_list};
 use super::method::Method;
 use super::reply::Progress;
 use super::{App, Context, Engine, HttpHeaders, Note, SUPPORTED_VERSIONS};
@@ -23,6 +24,7 @@ pub(crate) enum Outcome<'a> {
     Notification,
     /// A `subscriptions/listen` acknowledged (the whole notification written): the host keeps
     /// the stream.
+    #[cfg(feature = "resources")]
     Listening(Value<'a>),
     /// A result object was written and left open for the engine to close.
     Result(Value<'a>),
@@ -36,6 +38,7 @@ pub(crate) enum Dispatched<'a, T> {
     /// A checked `tools/call` of the request with this id, for [`run_tool`].
     Tool(Value<'a>, ToolCall<'a, T>),
     /// A checked `resources/read` of the request with this id, for [`run_read`].
+    #[cfg(feature = "resources")]
     Read(Value<'a>, ResourceRead<'a>),
 }
 
@@ -73,8 +76,10 @@ pub(crate) fn dispatch<'a, 'h, A: App>(
         params: env.params,
         http,
     };
+    #[cfg(feature = "resources")]
     let listen = Method::of(env.method) == Some(Method::Listen);
     match request(eng, call, cx, w, note, progress) {
+        #[cfg(feature = "resources")]
         Ok(None) if listen => Dispatched::Done(Outcome::Listening(id)),
         Ok(None) => Dispatched::Done(Outcome::Result(id)),
         Ok(Some(waits)) => waits,
@@ -108,6 +113,7 @@ pub(crate) async fn run_tool<'a, A: App>(
 }
 
 /// Runs the resource read a dispatched `resources/read` named (it may await the app's store).
+#[cfg(feature = "resources")]
 pub(crate) async fn run_read<'a, A: App>(
     eng: &mut Engine<A>,
     id: Value<'a>,
@@ -188,10 +194,12 @@ fn request<'a, A: App>(
             one_page(params, "Invalid cursor: prompts/list has one page")?;
             prompts_list(eng, w, id)
         }
+        #[cfg(feature = "resources")]
         Method::ResourcesList => {
             one_page(params, "Invalid cursor: resources/list has one page")?;
             resources_list(eng, w, id)
         }
+        #[cfg(feature = "resources")]
         Method::TemplatesList => {
             one_page(
                 params,
@@ -203,6 +211,7 @@ fn request<'a, A: App>(
             let call = tools_call(eng, meta, params)?;
             return Ok(Some(Dispatched::Tool(id, call)));
         }
+        #[cfg(feature = "resources")]
         Method::ResourcesRead => {
             let read = resources_read(meta, params)?;
             return Ok(Some(Dispatched::Read(id, read)));
@@ -220,6 +229,7 @@ fn request<'a, A: App>(
             prompts_get(&mut inv, params)?;
         }
         Method::Complete => complete(eng, id, params, cx.now, w, note)?,
+        #[cfg(feature = "resources")]
         Method::Listen => super::listen::open(eng, w, id, params)?,
     }
     Ok(None)

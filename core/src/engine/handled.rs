@@ -18,7 +18,8 @@ pub struct Handled {
     /// Something for the log that the wire does not say.
     pub note: Option<Note>,
     /// The message opened a `subscriptions/listen` stream: `out[..len]` is its
-    /// acknowledgement, and the host now keeps the stream ([`Listen`](super::listen::Listen)).
+    /// acknowledgement, and the host now keeps the stream (`engine::listen::Listen`; never
+    /// without the `resources` feature).
     pub listening: bool,
 }
 

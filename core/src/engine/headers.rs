@@ -55,6 +55,7 @@ pub(super) fn check_headers<'a>(
     }
     let name_member = match m {
         Method::ToolsCall | Method::PromptsGet => Some("name"),
+        #[cfg(feature = "resources")]
         Method::ResourcesRead => Some("uri"),
         _ => None,
     };

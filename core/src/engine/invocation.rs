@@ -4,10 +4,13 @@
 
 use super::error::CallError;
 use super::error::RpcError;
-use super::lists::{cache_hints, open_result};
+#[cfg(feature = "resources")]
+use super::lists::cache_hints;
+use super::lists::open_result;
 use super::reply::{Progress, ResultKind, Sealer};
 use super::{App, Config, Context, Done, Engine, Note};
 use super::{Call, CompletionRef, CompletionRequest, Completions, Reply};
+#[cfg(feature = "resources")]
 use crate::limits::MAX_STR;
 use crate::mrtr::InputResponses;
 use crate::seal::{self, Binding, KeyRing, Opened, Origin, SealError};
@@ -335,6 +338,7 @@ pub(super) fn prompts_get<'a, A: App>(
     Ok(())
 }
 
+#[cfg(feature = "resources")]
 /// A `resources/read` checked and ready to run: its handler may wait for the app's store
 /// (a room's day), so it is awaited like a [`ToolCall`].
 pub(crate) struct ResourceRead<'a> {
@@ -344,6 +348,7 @@ pub(crate) struct ResourceRead<'a> {
     state: Option<Value<'a>>,
 }
 
+#[cfg(feature = "resources")]
 impl<'a> ResourceRead<'a> {
     /// The request's `_meta`.
     pub(super) fn meta(&self) -> &RequestMeta<'a> {
@@ -352,6 +357,7 @@ impl<'a> ResourceRead<'a> {
 }
 
 /// Checks a `resources/read`'s params (its URI decodes into [`MAX_STR`] bytes).
+#[cfg(feature = "resources")]
 #[inline(never)]
 pub(super) fn resources_read<'a>(
     meta: RequestMeta<'a>,
@@ -382,6 +388,7 @@ pub(super) fn resources_read<'a>(
 
 /// Runs a checked `resources/read` (like [`invoke_tool`]: the app's read may wait for its
 /// store). `inv.meta` is `read`'s.
+#[cfg(feature = "resources")]
 pub(super) async fn invoke_read<'a, A: App>(
     inv: &mut Invocation<'_, 'a, '_, '_, A>,
     read: &ResourceRead<'a>,

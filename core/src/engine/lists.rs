@@ -1,6 +1,7 @@
 //! The listing methods: `server/discover`, `tools/list`, `prompts/list`, `resources/list`
 //! and `resources/templates/list`, each one page with its caching hints.
 
+#[cfg(feature = "resources")]
 use super::method::{serves_resources, serves_subscriptions};
 use super::{App, Engine};
 use crate::wire::json::Value;
@@ -23,6 +24,7 @@ pub(super) fn discover<A: App>(eng: &Engine<A>, w: &mut Writer<'_>, id: Value<'_
     if !eng.app.prompts().is_empty() {
         w.key("prompts").begin_object().end_object();
     }
+    #[cfg(feature = "resources")]
     if serves_resources(&eng.app) {
         w.key("resources").begin_object();
         if serves_subscriptions(&eng.app) {
@@ -104,6 +106,7 @@ pub(super) fn prompts_list<A: App>(eng: &Engine<A>, w: &mut Writer<'_>, id: Valu
     cache_hints(eng, w);
 }
 
+#[cfg(feature = "resources")]
 pub(super) fn resources_list<A: App>(eng: &Engine<A>, w: &mut Writer<'_>, id: Value<'_>) {
     open_result(w, id);
     w.key("resources").begin_array();
@@ -123,6 +126,7 @@ pub(super) fn resources_list<A: App>(eng: &Engine<A>, w: &mut Writer<'_>, id: Va
     cache_hints(eng, w);
 }
 
+#[cfg(feature = "resources")]
 pub(super) fn templates_list<A: App>(eng: &Engine<A>, w: &mut Writer<'_>, id: Value<'_>) {
     open_result(w, id);
     w.key("resourceTemplates").begin_array();

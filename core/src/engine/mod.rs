@@ -12,6 +12,7 @@ mod handled;
 mod headers;
 mod http;
 mod invocation;
+#[cfg(feature = "resources")]
 pub mod listen;
 mod lists;
 mod method;
@@ -268,6 +269,7 @@ impl<A: App> Engine<A> {
                     let (w, note, progress) = (&mut w, &mut note, &mut progress);
                     dispatch::run_tool(self, id, &call, cx, w, note, progress).await
                 }
+                #[cfg(feature = "resources")]
                 dispatch::Dispatched::Read(id, read) => {
                     let (w, note, progress) = (&mut w, &mut note, &mut progress);
                     dispatch::run_read(self, id, &read, cx, w, note, progress).await
@@ -283,6 +285,7 @@ impl<A: App> Engine<A> {
                     listening: false,
                 };
             }
+            #[cfg(feature = "resources")]
             dispatch::Outcome::Listening(id) => match w.finish() {
                 Ok(len) => {
                     return Handled {
