@@ -35,17 +35,22 @@ pub(crate) enum Outcome<'a> {
 pub(crate) enum Dispatched<'a, T> {
     /// Answered (or refused).
     Done(Outcome<'a>),
-    /// A checked `tools/call` of the request with this id, for [`run_tool`].
-    Tool(Value<'a>, ToolCall<'a, T>),
-    /// A checked `resources/read` of the request with this id, for [`run_read`].
+    /// A checked request of this id whose handler may wait for the app's store, for [`run`].
+    Waits(Value<'a>, Waits<'a, T>),
+}
+
+/// A checked request whose handler may wait for the app's store.
+pub(crate) enum Waits<'a, T> {
+    /// A `tools/call`.
+    Tool(ToolCall<'a, T>),
+    /// A `resources/read` (a room's day reads the store).
     #[cfg(feature = "resources")]
-    Read(Value<'a>, ResourceRead<'a>),
+    Read(ResourceRead<'a>),
 }
 
 /// Checks one message and answers it, except a `tools/call` or a `resources/read`, whose
 /// handler may wait for its store: that one comes back checked, for the engine to await with
-/// [`run_tool`] or [`run_read`]. Only that await is async, so a waiting handling holds nothing
-/// of the checks.
+/// [`run`]. Only that await is async, so a waiting handling holds nothing of the checks.
 pub(crate) fn dispatch<'a, 'h, A: App>(
     eng: &mut Engine<A>,
     input: &'a [u8],
@@ -87,52 +92,36 @@ pub(crate) fn dispatch<'a, 'h, A: App>(
     }
 }
 
-/// Runs the tool a dispatched `tools/call` named: the one await of a handling.
-pub(crate) async fn run_tool<'a, A: App>(
+/// Runs the tool or the resource read a dispatched request named: the one await of a handling.
+pub(crate) async fn run<'a, A: App>(
     eng: &mut Engine<A>,
     id: Value<'a>,
-    call: &ToolCall<'a, A::Tool>,
+    waits: &Waits<'a, A::Tool>,
     cx: &Context<'_>,
     w: &mut Writer<'_>,
     note: &mut Option<Note>,
     progress: &mut Progress<'a>,
 ) -> Outcome<'a> {
+    let meta = match waits {
+        Waits::Tool(call) => call.meta(),
+        #[cfg(feature = "resources")]
+        Waits::Read(read) => read.meta(),
+    };
     let mut inv = Invocation {
         eng,
         id,
-        meta: call.meta(),
+        meta,
         cx,
         w,
         note,
         progress,
     };
-    match invoke_tool(&mut inv, call).await {
-        Ok(()) => Outcome::Result(id),
-        Err(e) => Outcome::Error(Some(id), e),
-    }
-}
-
-/// Runs the resource read a dispatched `resources/read` named (it may await the app's store).
-#[cfg(feature = "resources")]
-pub(crate) async fn run_read<'a, A: App>(
-    eng: &mut Engine<A>,
-    id: Value<'a>,
-    read: &ResourceRead<'a>,
-    cx: &Context<'_>,
-    w: &mut Writer<'_>,
-    note: &mut Option<Note>,
-    progress: &mut Progress<'a>,
-) -> Outcome<'a> {
-    let mut inv = Invocation {
-        eng,
-        id,
-        meta: read.meta(),
-        cx,
-        w,
-        note,
-        progress,
+    let ran = match waits {
+        Waits::Tool(call) => invoke_tool(&mut inv, call).await,
+        #[cfg(feature = "resources")]
+        Waits::Read(read) => invoke_read(&mut inv, read).await,
     };
-    match invoke_read(&mut inv, read).await {
+    match ran {
         Ok(()) => Outcome::Result(id),
         Err(e) => Outcome::Error(Some(id), e),
     }
@@ -209,12 +198,12 @@ fn request<'a, A: App>(
         }
         Method::ToolsCall => {
             let call = tools_call(eng, meta, params)?;
-            return Ok(Some(Dispatched::Tool(id, call)));
+            return Ok(Some(Dispatched::Waits(id, Waits::Tool(call))));
         }
         #[cfg(feature = "resources")]
         Method::ResourcesRead => {
             let read = resources_read(meta, params)?;
-            return Ok(Some(Dispatched::Read(id, read)));
+            return Ok(Some(Dispatched::Waits(id, Waits::Read(read))));
         }
         Method::PromptsGet => {
             let mut inv = Invocation {

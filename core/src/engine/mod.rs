@@ -265,14 +265,9 @@ impl<A: App> Engine<A> {
         let outcome =
             match dispatch::dispatch(self, input, cx, sent, &mut w, &mut note, &mut progress) {
                 dispatch::Dispatched::Done(outcome) => outcome,
-                dispatch::Dispatched::Tool(id, call) => {
+                dispatch::Dispatched::Waits(id, waits) => {
                     let (w, note, progress) = (&mut w, &mut note, &mut progress);
-                    dispatch::run_tool(self, id, &call, cx, w, note, progress).await
-                }
-                #[cfg(feature = "resources")]
-                dispatch::Dispatched::Read(id, read) => {
-                    let (w, note, progress) = (&mut w, &mut note, &mut progress);
-                    dispatch::run_read(self, id, &read, cx, w, note, progress).await
+                    dispatch::run(self, id, &waits, cx, w, note, progress).await
                 }
             };
         let (id, status) = match outcome {
