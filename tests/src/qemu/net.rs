@@ -27,11 +27,14 @@ pub struct NetPanel {
 const NET_LINE: &str = "redmark-panel: net: 10.0.2.15 (static";
 
 /// A loopback port free right now (the OS picks it; QEMU binds it next).
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free loopback port")
+/// Two free loopback ports for QEMU's forwarding, distinct: both are held while they are picked
+/// (one picked and let go, then the other, could be the same port twice, and QEMU then cannot
+/// forward the second).
+fn free_ports() -> (u16, u16) {
+    let bind = || std::net::TcpListener::bind("127.0.0.1:0").expect("a free loopback port");
+    let (a, b) = (bind(), bind());
+    let port = |l: &std::net::TcpListener| l.local_addr().expect("its address").port();
+    (port(&a), port(&b))
 }
 
 /// One HTTP answer: status, head (lower-cased header names), body.
@@ -60,7 +63,7 @@ impl NetPanel {
 
     /// [`NetPanel::boot`] with more QEMU arguments (an SD card's `-drive`, say).
     pub fn boot_with(image: &Path, extra: &[String]) -> NetPanel {
-        let (http, tcp) = (free_port(), free_port());
+        let (http, tcp) = free_ports();
         let nic = format!(
             "user,model=stellaris,hostfwd=tcp:127.0.0.1:{http}-:80,hostfwd=tcp:127.0.0.1:{tcp}-:7000"
         );
