@@ -75,8 +75,7 @@ fn discover_answers_with_the_panel_identity_and_nothing_else_on_the_uart() {
         ("resources/read", json!({"uri": "redmark://rooms/nook/2099-01-01"})),
         ("subscriptions/listen", json!({"notifications": {}})),
     ];
-    for (i, (method, params)) in (10..).zip(methods) {
-        let mut params = params;
+    for (i, (method, mut params)) in (10..).zip(methods) {
         params["_meta"] = meta(json!({}));
         let r = rpc(&mut p, i, &request(i, method, params));
         assert_eq!(r["error"]["code"], -32601, "{method}: {r}");

@@ -338,9 +338,9 @@ pub(super) fn prompts_get<'a, A: App>(
     Ok(())
 }
 
-#[cfg(feature = "resources")]
 /// A `resources/read` checked and ready to run: its handler may wait for the app's store
 /// (a room's day), so it is awaited like a [`ToolCall`].
+#[cfg(feature = "resources")]
 pub(crate) struct ResourceRead<'a> {
     meta: RequestMeta<'a>,
     target: Target<'a>,

@@ -26,7 +26,6 @@ pub struct NetPanel {
 /// The start of the line the panel prints once it serves on the network.
 const NET_LINE: &str = "redmark-panel: net: 10.0.2.15 (static";
 
-/// A loopback port free right now (the OS picks it; QEMU binds it next).
 /// Two free loopback ports for QEMU's forwarding, distinct: both are held while they are picked
 /// (one picked and let go, then the other, could be the same port twice, and QEMU then cannot
 /// forward the second).
