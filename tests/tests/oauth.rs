@@ -490,7 +490,7 @@ fn the_issuer_rotates_its_key_without_a_restart() {
     let r = book(addr, Some(&new), "nook", 1);
     assert_eq!(r.status, 200, "{}", s.stderr());
     assert_eq!(r.json()["result"]["structuredContent"]["booked"], true);
-    assert!(s.stderr().contains("auth: fetched"), "{}", s.stderr());
+    assert!(s.wait_stderr("auth: fetched"), "{}", s.stderr());
     rooms(addr, &old);
 }
 

@@ -218,8 +218,9 @@ fn while_the_jwks_hangs_unknown_kids_are_all_answered_within_one_fetch_timeout()
         );
     }
     assert_eq!(issuer.jwks_hits(), 2, "one fetch shared by the four");
+    // The log line is read from the server's stderr by another thread: wait for it, bounded.
     assert!(
-        s.stderr().contains("no key Some(\"rotated-in\")"),
+        s.wait_stderr("no key Some(\"rotated-in\")"),
         "{}",
         s.stderr()
     );
