@@ -219,7 +219,10 @@ pub trait App {
     }
 
     /// The resource templates, in `resources/templates/list` order. Resources are served
-    /// when this or [`App::resources`] is non-empty.
+    /// when this or [`App::resources`] is non-empty, and only in a build with the core's
+    /// `resources` feature (a default one): without it the four resource methods and
+    /// `subscriptions/listen` are answered `-32601` and discover offers no `resources`,
+    /// whatever these say.
     fn resource_templates(&self) -> &[TemplateInfo] {
         &[]
     }
