@@ -10,7 +10,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
 use redmark_tests::pg::Cluster;
-use redmark_tests::server::{meta, post_mcp, tool_call, Server, TempDir};
+use redmark_tests::server::{http, meta, post_mcp, tool_call, Server, TempDir};
 use serde_json::{json, Value};
 
 /// One thing an event stream carried.
@@ -133,6 +133,16 @@ impl Stream {
     }
 }
 
+/// The `redmark_listen_streams_open` gauge of the server at `addr` (a listener without tokens).
+fn streams_open(addr: SocketAddr) -> String {
+    let r = http(addr, "GET", "/metrics", &[], b"");
+    let text = String::from_utf8(r.body).expect("UTF-8");
+    text.lines()
+        .find_map(|l| l.strip_prefix("redmark_listen_streams_open "))
+        .unwrap_or_else(|| panic!("no listen gauge in:\n{text}"))
+        .to_owned()
+}
+
 /// Long enough for any change to travel (a booking, a commit, a NOTIFY): a bound, not a goal.
 const HEARD_WITHIN: Duration = Duration::from_secs(20);
 
@@ -190,8 +200,14 @@ fn a_booking_on_this_instance_updates_the_followed_day_only() {
     let s = Server::start(&["--http", "127.0.0.1:0"], data.path());
     let day = "2099-12-21";
     let (followed, next_day) = (uri("atrium", day), uri("atrium", "2099-12-22"));
+    assert_eq!(streams_open(s.http[0]), "0");
     let mut stream = Stream::open(s.http[0], "live-1", &[&followed, &next_day]);
     acknowledged(&mut stream, "live-1", &[&followed, &next_day]);
+    assert_eq!(
+        streams_open(s.http[0]),
+        "1",
+        "the stream counted while open"
+    );
     // Another room first, then the followed one: the first update is the followed day's.
     book(s.http[0], 1, "studio-b", day, 9);
     let id = book(s.http[0], 2, "atrium", day, 10);
@@ -221,6 +237,17 @@ fn an_idle_stream_keeps_alive_and_ends_with_its_result_at_shutdown() {
             other => panic!("expected a keep-alive, got {other:?}"),
         }
     }
+    // A second stream, dropped by its client: no longer counted once the server's next
+    // keep-alive finds it gone.
+    let mut gone = Stream::open(s.http[0], "gone", &[&followed]);
+    acknowledged(&mut gone, "gone", &[&followed]);
+    assert_eq!(streams_open(s.http[0]), "2");
+    drop(gone);
+    let until = Instant::now() + HEARD_WITHIN;
+    while streams_open(s.http[0]) != "1" && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(streams_open(s.http[0]), "1", "the dropped stream uncounted");
     s.signal("TERM");
     let end = stream.message(HEARD_WITHIN).expect("the closing result");
     assert_eq!(end["id"], "idle", "{end}");

@@ -26,6 +26,8 @@ pub struct Watch {
     id: Vec<u8>,
     /// Each URI followed, with its room and the UTC minutes of its day.
     uris: Vec<(String, Arc<str>, Span)>,
+    /// OPS (crate::metrics): counted as an open stream while it lives.
+    _open: crate::metrics::Open,
 }
 
 /// A followed stream of changes, with the messages it asks to be sent.
@@ -57,6 +59,7 @@ impl Live {
             watch: Watch {
                 id: listen.id().to_vec(),
                 uris,
+                _open: crate::metrics::metrics().listen_stream(),
             },
             changes: self.changes.follow(),
         })

@@ -78,6 +78,8 @@ pub struct Metrics {
     commits: Histogram,
     /// Open connections by [`Transport::ALL`] (an HTTP listener's shares: [`ListenerShares`]).
     connections: [IntGauge; 3],
+    /// Open `subscriptions/listen` streams, every transport.
+    listens: IntGauge,
 }
 
 /// The process's counters, made on first use.
@@ -86,10 +88,10 @@ pub fn metrics() -> &'static Metrics {
     &METRICS
 }
 
-/// One open connection, counted until dropped.
-pub struct OpenConnection(IntGauge);
+/// One open connection or listen stream, counted until dropped.
+pub struct Open(IntGauge);
 
-impl Drop for OpenConnection {
+impl Drop for Open {
     fn drop(&mut self) {
         self.0.dec();
     }
@@ -156,13 +158,18 @@ impl Metrics {
             &["transport"],
         )
         .expect("valid metric");
+        let listens = IntGauge::new(
+            "redmark_listen_streams_open",
+            "subscriptions/listen streams open, on every transport",
+        )
+        .expect("valid metric");
         let info = IntGaugeVec::new(
             Opts::new("redmark_build_info", "The running redmark's version"),
             &["version"],
         )
         .expect("valid metric");
         info.with_label_values(&[env!("CARGO_PKG_VERSION")]).set(1);
-        let collectors: [Box<dyn prometheus::core::Collector>; 8] = [
+        let collectors: [Box<dyn prometheus::core::Collector>; 9] = [
             Box::new(requests.clone()),
             Box::new(asked.clone()),
             Box::new(answers.clone()),
@@ -170,6 +177,7 @@ impl Metrics {
             Box::new(group.clone()),
             Box::new(store.clone()),
             Box::new(connections.clone()),
+            Box::new(listens.clone()),
             Box::new(info),
         ];
         for c in collectors {
@@ -187,6 +195,7 @@ impl Metrics {
             reads: store.with_label_values(&["read"]),
             commits: store.with_label_values(&["commit"]),
             connections: Transport::ALL.map(|t| connections.with_label_values(&[t.label()])),
+            listens,
         }
     }
 
@@ -253,10 +262,13 @@ impl Metrics {
     }
 
     /// Counts a connection open on `transport` until the returned guard is dropped.
-    pub fn connection(&self, transport: Transport) -> OpenConnection {
-        let g = self.connections[transport as usize].clone();
-        g.inc();
-        OpenConnection(g)
+    pub fn connection(&self, transport: Transport) -> Open {
+        open(&self.connections[transport as usize])
+    }
+
+    /// Counts a listen stream open until the returned guard is dropped.
+    pub fn listen_stream(&self) -> Open {
+        open(&self.listens)
     }
 
     /// Everything, in the text exposition format 0.0.4.
@@ -267,6 +279,12 @@ impl Metrics {
         }
         text
     }
+}
+
+/// `gauge` one higher until the guard is dropped.
+fn open(gauge: &IntGauge) -> Open {
+    gauge.inc();
+    Open(gauge.clone())
 }
 
 /// How the HTTP listener that answers `/metrics` shares its connections among principals
@@ -417,5 +435,9 @@ mod tests {
             sample(&m.render(), r#"redmark_connections_open{transport="http"}"#),
             0.0
         );
+        let stream = m.listen_stream();
+        assert_eq!(sample(&m.render(), "redmark_listen_streams_open"), 1.0);
+        drop(stream);
+        assert_eq!(sample(&m.render(), "redmark_listen_streams_open"), 0.0);
     }
 }
