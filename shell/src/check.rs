@@ -13,8 +13,10 @@ request and a line in the log. Run redmark check when the disk or the file is su
 after putting a copy back (before starting the server). Stop the server first: a store a
 server holds is \"in use\".
 
-Exit status 0 and one line on stdout when the store passes; 1 and one line on stderr saying
-what is wrong and what to do (restore a copy, or redmark serve --repair) when it does not.";
+Exit status 0 when the store passes, with a line on stdout saying so and then what the file
+holds: each table's entries, its pages and how full its leaves are, and how much of the file
+is pages in use (the rest is free pages redb reuses); 1 and one line on stderr saying what is
+wrong and what to do (restore a copy, or redmark serve --repair) when it does not.";
 
 /// Options of `redmark check`.
 #[derive(clap::Args, Debug)]
@@ -26,7 +28,8 @@ pub struct CheckArgs {
     pub data: Option<PathBuf>,
 }
 
-/// Runs `redmark check`: one line on stdout if the store passes, else the reason on stderr.
+/// Runs `redmark check`: what it checked and what the file holds on stdout if the store passes,
+/// else the reason on stderr.
 pub fn run(args: CheckArgs) -> ExitCode {
     let checked = crate::serve::data_dir(args.data.as_deref())
         .and_then(|dir| crate::store::redb::check_store(&dir).map_err(|e| e.0));

@@ -185,7 +185,9 @@ fn check_passes_an_intact_store_and_refuses_a_vanished_one() {
     assert!(
         run.stdout.starts_with("redmark check: ")
             && run.stdout.contains("passed redb's integrity check")
-            && run.stdout.contains("(3 bookings)"),
+            && run.stdout.contains("(3 bookings)")
+            && run.stdout.contains("\n  bookings: 3 entries on 1 page ")
+            && run.stdout.contains("\n  the file: "),
         "{}",
         run.stdout
     );

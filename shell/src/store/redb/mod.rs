@@ -84,6 +84,7 @@ mod snapshot;
 mod tables;
 mod tiers;
 mod trail;
+mod usage;
 
 pub use bookings::RedbBookings;
 pub use file::RedbStore;

@@ -11,6 +11,7 @@ use redb::{Database, ReadableTable, ReadableTableMetadata, TableHandle};
 use super::migrate::{Rebuilt, INDEX_TIERS};
 use super::overlay::Overlay;
 use super::tables::{decode_quiet, StoreId, BOOKINGS, INDEXES, META, OLD_HELD, STORE_ID};
+use super::usage::usage;
 use crate::fault::panics::catch_quiet;
 
 /// Name of the bookings database inside the data directory.
@@ -65,7 +66,7 @@ pub fn open_checked(dir: &Path, key_file_existed: bool) -> Result<Database, Open
         Some(db) => db,
         None => {
             // The full check on a copy, then redb's own recovery of the file.
-            check(read_locked(&path)?).map_err(|why| damaged(&path, why))?;
+            check(read_locked(&path)?, None).map_err(|why| damaged(&path, why))?;
             open_db(&path)?
         }
     };
@@ -91,14 +92,16 @@ pub fn check_store(dir: &Path) -> Result<String, OpenError> {
             path.display()
         )));
     }
-    let seen = check(read_locked(&path)?).map_err(|why| damaged(&path, why))?;
+    let file_bytes = fs::metadata(&path).map_or(0, |m| m.len());
+    let seen = check(read_locked(&path)?, Some(file_bytes)).map_err(|why| damaged(&path, why))?;
     if marker.is_some() {
         settle_id(seen.id, marker, dir)?;
     }
     Ok(format!(
-        "{} passed redb's integrity check and every record decodes ({} bookings)",
+        "{} passed redb's integrity check and every record decodes ({} bookings)\n{}",
         path.display(),
-        seen.bookings
+        seen.bookings,
+        seen.usage
     ))
 }
 
@@ -363,15 +366,18 @@ struct Seen {
     id: Option<StoreId>,
     /// Bookings decoded.
     bookings: u64,
+    /// What the file holds, table by table ([`usage`]): only for `redmark check`.
+    usage: String,
 }
 
 /// Checks a copy of the store in memory (redb writes only into the copy): redb's checksums,
 /// then every record. Returns what it saw, or why the store is damaged.
-fn check(copy: Overlay) -> Result<Seen, String> {
-    catch_quiet(|| check_copy(copy)).unwrap_or_else(|p| Err(format!("redb stopped: {p}")))
+fn check(copy: Overlay, file_bytes: Option<u64>) -> Result<Seen, String> {
+    catch_quiet(|| check_copy(copy, file_bytes))
+        .unwrap_or_else(|p| Err(format!("redb stopped: {p}")))
 }
 
-fn check_copy(mem: Overlay) -> Result<Seen, String> {
+fn check_copy(mem: Overlay, file_bytes: Option<u64>) -> Result<Seen, String> {
     // A small cache: the check reads each page about once.
     let mut db = Database::builder()
         .set_cache_size(CHECK_CACHE)
@@ -413,9 +419,15 @@ fn check_copy(mem: Overlay) -> Result<Seen, String> {
             }
         }
     }
+    let id = id_in(&tx)?;
+    drop(tx);
     Ok(Seen {
-        id: id_in(&tx)?,
+        id,
         bookings: ids.len() as u64,
+        usage: match file_bytes {
+            Some(n) => usage(&db, n)?,
+            None => String::new(),
+        },
     })
 }
 
