@@ -8,20 +8,19 @@ use redb::{Database, ReadableTableMetadata, TableHandle};
 
 /// A line for each table holding entries, then one for the file of `file_bytes` bytes.
 pub(super) fn usage(db: &Database, file_bytes: u64) -> Result<String, String> {
-    let text = |e: &dyn std::fmt::Display| e.to_string();
-    let write = db.begin_write().map_err(|e| text(&e))?;
-    let stats = write.stats().map_err(|e| text(&e))?;
-    write.abort().map_err(|e| text(&e))?;
+    let write = db.begin_write().map_err(text)?;
+    let stats = write.stats().map_err(text)?;
+    write.abort().map_err(text)?;
     let page = stats.page_size() as u64;
-    let tx = db.begin_read().map_err(|e| text(&e))?;
+    let tx = db.begin_read().map_err(text)?;
     let mut out = String::new();
-    for table in tx.list_tables().map_err(|e| text(&e))? {
-        let t = tx.open_untyped_table(table.clone()).map_err(|e| text(&e))?;
-        let entries = t.len().map_err(|e| text(&e))?;
+    for table in tx.list_tables().map_err(text)? {
+        let t = tx.open_untyped_table(table.clone()).map_err(text)?;
+        let entries = t.len().map_err(text)?;
         if entries == 0 {
             continue;
         }
-        let s = t.stats().map_err(|e| text(&e))?;
+        let s = t.stats().map_err(text)?;
         let _ = writeln!(
             out,
             "  {}: {entries} entries on {} (their data fills {} % of the leaves)",
@@ -40,6 +39,11 @@ pub(super) fn usage(db: &Database, file_bytes: u64) -> Result<String, String> {
         stats.allocated_pages(),
     );
     Ok(out)
+}
+
+/// The error's sentence.
+fn text(e: impl std::fmt::Display) -> String {
+    e.to_string()
 }
 
 /// "1 page", "2 pages".
