@@ -1,4 +1,5 @@
-//! How a redb error or a damaged record becomes a store error: logged, then `Io` or `Corrupt`.
+//! How a redb error or a damaged record becomes a store error (logged, then `Io` or `Corrupt`),
+//! or the text a refused open or a check says.
 
 use redmark_core::booking::StoreError;
 
@@ -10,6 +11,11 @@ pub(super) fn fault<E: Into<redb::Error>>(e: E) -> StoreError {
         redb::Error::Corrupted(_) => StoreError::Corrupt,
         _ => StoreError::Io,
     }
+}
+
+/// A redb error as text (what a refused open or a check says).
+pub(super) fn text(e: impl Into<redb::Error>) -> String {
+    e.into().to_string()
 }
 
 /// A damaged record or a broken link between tables: logged, and `Corrupt` to the caller.

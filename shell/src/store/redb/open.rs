@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use redb::{Database, ReadableTable, ReadableTableMetadata, TableHandle};
 
+use super::errors::text;
 use super::migrate::{Rebuilt, INDEX_TIERS};
 use super::overlay::Overlay;
 use super::tables::{decode_quiet, StoreId, BOOKINGS, INDEXES, META, OLD_HELD, STORE_ID};
@@ -66,7 +67,7 @@ pub fn open_checked(dir: &Path, key_file_existed: bool) -> Result<Database, Open
         Some(db) => db,
         None => {
             // The full check on a copy, then redb's own recovery of the file.
-            check(read_locked(&path)?, None).map_err(|why| damaged(&path, why))?;
+            check(read_locked(&path)?, false).map_err(|why| damaged(&path, why))?;
             open_db(&path)?
         }
     };
@@ -92,8 +93,7 @@ pub fn check_store(dir: &Path) -> Result<String, OpenError> {
             path.display()
         )));
     }
-    let file_bytes = fs::metadata(&path).map_or(0, |m| m.len());
-    let seen = check(read_locked(&path)?, Some(file_bytes)).map_err(|why| damaged(&path, why))?;
+    let seen = check(read_locked(&path)?, true).map_err(|why| damaged(&path, why))?;
     if marker.is_some() {
         settle_id(seen.id, marker, dir)?;
     }
@@ -372,12 +372,14 @@ struct Seen {
 
 /// Checks a copy of the store in memory (redb writes only into the copy): redb's checksums,
 /// then every record. Returns what it saw, or why the store is damaged.
-fn check(copy: Overlay, file_bytes: Option<u64>) -> Result<Seen, String> {
-    catch_quiet(|| check_copy(copy, file_bytes))
+fn check(copy: Overlay, with_usage: bool) -> Result<Seen, String> {
+    catch_quiet(|| check_copy(copy, with_usage))
         .unwrap_or_else(|p| Err(format!("redb stopped: {p}")))
 }
 
-fn check_copy(mem: Overlay, file_bytes: Option<u64>) -> Result<Seen, String> {
+fn check_copy(mem: Overlay, with_usage: bool) -> Result<Seen, String> {
+    // The file's length as read into the copy, for `usage`.
+    let file_bytes = redb::StorageBackend::len(&mem).map_err(|e| e.to_string())?;
     // A small cache: the check reads each page about once.
     let mut db = Database::builder()
         .set_cache_size(CHECK_CACHE)
@@ -424,9 +426,10 @@ fn check_copy(mem: Overlay, file_bytes: Option<u64>) -> Result<Seen, String> {
     Ok(Seen {
         id,
         bookings: ids.len() as u64,
-        usage: match file_bytes {
-            Some(n) => usage(&db, n)?,
-            None => String::new(),
+        usage: if with_usage {
+            usage(&db, file_bytes)?
+        } else {
+            String::new()
         },
     })
 }
@@ -444,11 +447,6 @@ fn id_in(tx: &redb::ReadTransaction) -> Result<Option<StoreId>, String> {
             .map(Some)
             .map_err(|_| "its store id is not 16 bytes".to_string()),
     }
-}
-
-/// A redb error as text.
-fn text(e: impl Into<redb::Error>) -> String {
-    e.into().to_string()
 }
 
 fn new_id() -> Result<StoreId, OpenError> {

@@ -6,6 +6,8 @@ use std::fmt::Write as _;
 
 use redb::{Database, ReadableTableMetadata, TableHandle};
 
+use super::errors::text;
+
 /// A line for each table holding entries, then one for the file of `file_bytes` bytes.
 pub(super) fn usage(db: &Database, file_bytes: u64) -> Result<String, String> {
     let write = db.begin_write().map_err(text)?;
@@ -39,11 +41,6 @@ pub(super) fn usage(db: &Database, file_bytes: u64) -> Result<String, String> {
         stats.allocated_pages(),
     );
     Ok(out)
-}
-
-/// The error's sentence.
-fn text(e: impl std::fmt::Display) -> String {
-    e.to_string()
 }
 
 /// "1 page", "2 pages".
