@@ -3,6 +3,7 @@
 //! a form that says what clashed (or, to a client that cannot be asked, listed in words).
 
 use core::fmt;
+use core::ops::Range;
 
 use heapless::{String, Vec};
 
@@ -59,6 +60,7 @@ async fn other_starts<S: Store>(
     let day = day_span(floor.zone, Local(span, floor.zone).starts().0);
     let (step, length) = (Minute::from(floor.grid.max(1)), span.minutes());
     let mut found = Vec::new();
+    let mut seen = Seen::default();
     for k in 1..day.minutes() / step {
         for start in [
             span.start.checked_add(k * step),
@@ -68,7 +70,7 @@ async fn other_starts<S: Store>(
                 continue;
             };
             let inside = s.start >= day.start && s.end <= day.end && !s.is_past(now);
-            if inside && occupant(store, room, s).await?.is_none() {
+            if inside && seen.free(store, room, s).await? {
                 let _ = found.push(s);
                 if found.is_full() {
                     return Ok(found);
@@ -77,6 +79,49 @@ async fn other_starts<S: Store>(
         }
     }
     Ok(found)
+}
+
+/// Most busy and most free stretches of a room [`Seen`] keeps each (more are read again).
+const SEEN: usize = 8;
+
+/// What the reads of one room have shown so far: stretches a booking holds, and stretches
+/// free (from where a read began to the next booking's start), so a start they settle costs
+/// no read.
+#[derive(Default)]
+struct Seen {
+    busy: Vec<Range<Minute>, SEEN>,
+    free: Vec<Range<Minute>, SEEN>,
+}
+
+impl Seen {
+    /// Whether nobody holds `room` for any of `s`: from what was seen, else read.
+    async fn free<S: Store>(
+        &mut self,
+        store: &mut S,
+        room: &str,
+        s: Span,
+    ) -> Result<bool, CallError> {
+        if self.busy.iter().any(|b| b.start < s.end && s.start < b.end) {
+            return Ok(false);
+        }
+        if self
+            .free
+            .iter()
+            .any(|f| f.start <= s.start && s.end <= f.end)
+        {
+            return Ok(true);
+        }
+        // The first booking ending after the start: none of the room is held before it.
+        let next = store.next_in_room(room, s.start).await?;
+        let until = next.as_ref().map_or(Minute::MAX, |b| b.new.span.start);
+        if s.start < until {
+            let _ = self.free.push(s.start..until);
+        }
+        if let Some(b) = &next {
+            let _ = self.busy.push(b.new.span.start..b.new.span.end);
+        }
+        Ok(s.end <= until)
+    }
 }
 
 /// An offered room (for the span asked for), or another start in the room asked for.
@@ -177,5 +222,59 @@ pub(super) async fn instead<'r, 'w, 'b, S: Store>(
         Round::Answer(Elicited::Cancelled, reply) => {
             Ok(Settled::Answered(complete(reply, &NotBooked::Cancelled)))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::booking::{Actor, BookingId, MemStore, NewBooking};
+    use crate::engine::poll_once;
+
+    /// `room`'s booking from `start` to `end` (minutes), operation `n`.
+    fn booking(start: Minute, end: Minute, n: u8) -> NewBooking {
+        NewBooking {
+            room: String::try_from("atrium").unwrap(),
+            span: Span::new(start, end).unwrap(),
+            title: String::new(),
+            attendees: 0,
+            holder: [1; 8],
+            nonce: [n; 8],
+        }
+    }
+
+    fn book(store: &mut MemStore<8>, new: &NewBooking) -> BookingId {
+        let by = Actor::holder(new.holder);
+        match poll_once(store.commit_by(new, &by)).unwrap().unwrap() {
+            crate::booking::Commit::Created(b) => b.id,
+            other => panic!("not booked: {other:?}"),
+        }
+    }
+
+    fn free(seen: &mut Seen, store: &mut MemStore<8>, start: Minute, end: Minute) -> bool {
+        let s = Span::new(start, end).unwrap();
+        poll_once(seen.free(store, "atrium", s)).unwrap().unwrap()
+    }
+
+    #[test]
+    fn a_start_settled_by_what_was_read_is_not_read_again() {
+        const T: Minute = 29_000_000;
+        let mut store = MemStore::<8>::new();
+        let id = book(&mut store, &booking(T + 60, T + 120, 1));
+        let mut seen = Seen::default();
+        // Read: free up to T+60, then the booking.
+        assert!(free(&mut seen, &mut store, T, T + 30));
+        assert!(!free(&mut seen, &mut store, T + 45, T + 75));
+        // What the store holds now is not read again: the booking cancelled still holds its
+        // stretch, and one made in the stretch read as free does not take it.
+        poll_once(store.cancel(id, &Actor::holder([1; 8])))
+            .unwrap()
+            .unwrap();
+        book(&mut store, &booking(T + 15, T + 30, 2));
+        assert!(!free(&mut seen, &mut store, T + 90, T + 100));
+        assert!(free(&mut seen, &mut store, T + 15, T + 45));
+        // A start neither covers is read.
+        assert!(free(&mut seen, &mut store, T + 120, T + 150));
+        assert!(!free(&mut seen, &mut store, T - 15, T + 20));
     }
 }
