@@ -7,6 +7,7 @@ through bench/clash-cost.sh, which builds the release binary.
 
     python3 bench/clash-cost.py --redmark BIN [--rounds N] [--per N] [--window N]
                                 [--clash-every N] [--pg]
+    python3 bench/clash-cost.py --pool LOG...   (the pairs of runs saved to LOG, taken together)
 
 The filled store is made once, through the server's TCP listener: 16 rooms (a floor file
 written here), PER_DAY bookings a room a day from 2030-01-01 (45 to 90 minutes, starts shifted
@@ -30,7 +31,7 @@ cluster, a database per round: empty, or a copy of the filled one; the CPU and w
 are then redmark's alone, not the database's).
 """
 import argparse, datetime, glob, multiprocessing, os, re, shutil, socket, subprocess, sys
-import tempfile, threading, time
+import statistics, tempfile, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare import META, META_ELICIT, line, median, start_net, stop  # noqa: E402
@@ -304,7 +305,9 @@ def make_template(bin_, work, floor, pg=None):
 def main():
     global PREFILL, CANCELLED, DAYS, CLASH_EVERY
     ap = argparse.ArgumentParser()
-    ap.add_argument("--redmark", required=True)
+    ap.add_argument("--redmark")
+    ap.add_argument("--pool", nargs="+", metavar="LOG",
+                    help="no run: the pairs of earlier runs' printed tables, taken together")
     ap.add_argument("--rounds", type=int, default=5, help="pairs of rounds (a then b)")
     ap.add_argument("--per", type=int, default=4000, help="bookings each client pipelines")
     ap.add_argument("--prefill", type=int, default=PREFILL, help="active bookings in (b)")
@@ -317,6 +320,10 @@ def main():
                     help="the new spans fall on the last N days of the stored ones (0: all)")
     ap.add_argument("--pg", action="store_true", help="the PostgreSQL store instead of redb")
     a = ap.parse_args()
+    if a.pool:
+        return pool(a.pool)
+    if not a.redmark:
+        ap.error("--redmark is required (or --pool)")
     PREFILL, CANCELLED, CLASH_EVERY = a.prefill, a.prefill // 20, a.clash_every
     DAYS = -(-PREFILL // (len(ROOMS) * PER_DAY))
     if a.window > full_days() or a.per * CLIENTS > (a.window or full_days()) * len(ROOMS) * 3:
@@ -400,6 +407,26 @@ def report(rows, a, n, clashes, size):
     print(f"server CPU a call (b)/(a): {spread(cpu)}"
           + ("" if a.pg else f"; bytes the server wrote to the store a call (b)/(a): "
                               f"{spread(wrote)}"))
+
+
+def pool(logs):
+    """The calls/s ratios b/a of every pair in the tables `logs` hold (this script's output),
+    taken together: their median, quartiles and verdict."""
+    rates = []
+    for log in logs:
+        with open(log) as f:
+            for l in f:
+                m = re.match(r"\| \d+ \| ([\d,]+) \| ([\d,]+) \|", l)
+                if m:
+                    a, b = (float(x.replace(",", "")) for x in m.groups())
+                    rates.append(b / a)
+    if len(rates) < 2:
+        raise SystemExit("--pool: no table of pairs in " + " ".join(logs))
+    low, mid, high = statistics.quantiles(rates, n=4)
+    verdict = "PASS" if median(rates) >= TARGET else "MISS"
+    print(f"calls/s (b)/(a): {median(rates):.3f} over {len(rates)} pairs of {len(logs)} runs "
+          f"(quartiles {low:.3f} and {high:.3f}, lowest {min(rates):.2f}, highest "
+          f"{max(rates):.2f}); target ≥ {TARGET:.2f}: {verdict}")
 
 
 if __name__ == "__main__":
