@@ -17,7 +17,7 @@ use super::store::Store;
 use super::store::{holder, Commit, NewBooking, StoreError};
 use super::tools::BookArgs;
 use super::trail::Actor;
-use super::vacancy::free_at;
+use super::vacancy::{first_free, free_at};
 use super::when::{time_of, Timed};
 use super::zone::Local;
 use crate::engine::{Call, CallError, Done, Msg, Reply};
@@ -251,7 +251,8 @@ pub(super) async fn book_room<S: Store>(
         }
         #[cfg_attr(not(feature = "public-titles"), allow(unused_variables))]
         Ok(Commit::Taken(ref clash)) => {
-            let free = free_at(floor, store, span, needs, Mask::ALL).await?;
+            // Only the first offered are named (`report::named`).
+            let free = first_free(floor, store, span, needs, Mask::ALL, MAX_OFFERED_ROOMS).await?;
             Ok(fail(
                 reply,
                 &Taken {

@@ -16,7 +16,7 @@ use super::report::{NotBooked, Taken};
 use super::room_set::RoomBits;
 use super::span::{Minute, Span};
 use super::store::{occupant, Store};
-use super::vacancy::free_at;
+use super::vacancy::first_free;
 use super::zone::{day_span, Local};
 use crate::engine::{Call, CallError, Done, Msg, Reply};
 use crate::limits::MAX_OFFERED_ROOMS;
@@ -156,7 +156,8 @@ pub(super) async fn instead<'r, 'w, 'b, S: Store>(
         Some(b) => InTheWay::of(&floor, &b, &Reader::of(call)),
         None => None,
     };
-    let rooms: Mask = free_at(floor, store, span, needs, Mask::ALL).await?;
+    // Only the first offered are named, in the form or in words (`report::named`).
+    let rooms: Mask = first_free(floor, store, span, needs, Mask::ALL, MAX_OFFERED_ROOMS).await?;
     let starts = other_starts(floor, store, room.id, span, call.now).await?;
     let mut values: Vec<String<6>, MAX_OTHER_STARTS> = Vec::new();
     for s in &starts {

@@ -23,11 +23,28 @@ pub(super) async fn free_at<S: Store>(
     needs: Needs<'_>,
     among: Mask,
 ) -> Result<Mask, CallError> {
-    let mut free = Mask::NONE;
+    first_free(floor, store, span, needs, among, MAX_ROOMS).await
+}
+
+/// The first `at_most` rooms (in the floor's order) [`free_at`] would give: no room after them
+/// is read (an answer that names at most that many free rooms, on a building of hundreds).
+pub(super) async fn first_free<S: Store>(
+    floor: Floor<'_>,
+    store: &mut S,
+    span: Span,
+    needs: Needs<'_>,
+    among: Mask,
+    at_most: usize,
+) -> Result<Mask, CallError> {
+    let (mut free, mut found) = (Mask::NONE, 0);
     for (i, r) in floor.rooms.iter().take(MAX_ROOMS).enumerate() {
+        if found == at_most {
+            break;
+        }
         let asked = among.has(i) && needs.fit(r);
         if asked && occupant(store, r.id, span).await?.is_none() {
             free = free.with(i);
+            found += 1;
         }
     }
     Ok(free)
@@ -77,4 +94,52 @@ pub(super) async fn busy_cells<S: Store>(
         }
     }
     Ok(busy)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::booking::{Actor, Commit, MemStore, NewBooking, DEFAULT_FLOOR};
+    use crate::engine::poll_once;
+    use heapless::String;
+
+    /// An hour on 2030-01-01.
+    const SPAN: Span = Span {
+        start: 31_557_600,
+        end: 31_557_660,
+    };
+
+    fn first(store: &mut MemStore<4>, at_most: usize) -> Mask {
+        let all = Needs::seats(0);
+        poll_once(first_free(
+            DEFAULT_FLOOR,
+            store,
+            SPAN,
+            all,
+            Mask::ALL,
+            at_most,
+        ))
+        .unwrap()
+        .unwrap()
+    }
+
+    #[test]
+    fn the_first_free_rooms_are_those_in_the_floors_order_and_no_more() {
+        let mut store = MemStore::<4>::new();
+        let new = NewBooking {
+            room: String::try_from("atrium").unwrap(),
+            span: SPAN,
+            title: String::new(),
+            attendees: 0,
+            holder: [1; 8],
+            nonce: [1; 8],
+        };
+        let booked = poll_once(store.commit_by(&new, &Actor::holder([1; 8]))).unwrap();
+        assert!(matches!(booked, Ok(Commit::Created(_))));
+        // atrium (0) is taken; studio-b (1) and nook (2) are free.
+        assert_eq!(first(&mut store, 1), Mask::NONE.with(1));
+        assert_eq!(first(&mut store, 2), Mask::NONE.with(1).with(2));
+        assert_eq!(first(&mut store, 16), Mask::NONE.with(1).with(2));
+        assert_eq!(first(&mut store, 0), Mask::NONE);
+    }
 }
