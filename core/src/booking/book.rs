@@ -17,7 +17,9 @@ use super::store::Store;
 use super::store::{holder, Commit, NewBooking, StoreError};
 use super::tools::BookArgs;
 use super::trail::Actor;
-use super::vacancy::{first_free, free_at};
+use super::vacancy::first_free;
+#[cfg(feature = "offer-instead")]
+use super::vacancy::free_at;
 use super::when::{time_of, Timed};
 use super::zone::Local;
 use crate::engine::{Call, CallError, Done, Msg, Reply};

@@ -15,7 +15,9 @@ use super::named::{InTheWay, Named, Reader};
 use super::report::{NotBooked, Taken};
 use super::room_set::RoomBits;
 use super::span::{Minute, Span};
-use super::store::{occupant, Store};
+#[cfg(feature = "public-titles")]
+use super::store::occupant;
+use super::store::Store;
 use super::vacancy::first_free;
 use super::zone::{day_span, Local};
 use crate::engine::{Call, CallError, Done, Msg, Reply};
