@@ -1,6 +1,8 @@
 //! Which rooms are free for a span, and when each room is busy on a day, asked of the store
 //! room by room (for `list_rooms`, `day_schedule`, and a `book_room` whose room is taken).
 
+use core::future::Future;
+
 use super::floor::{Floor, Mask, Needs};
 use super::room_set::RoomBits;
 use super::span::Span;
@@ -16,14 +18,15 @@ use crate::limits::MAX_SCHEDULE_ROOMS;
 
 /// The rooms of `floor` among `among` with what `needs` asks that nobody holds for any of
 /// `span` (only those rooms are read).
-pub(super) async fn free_at<S: Store>(
-    floor: Floor<'_>,
-    store: &mut S,
+pub(super) fn free_at<'a, S: Store>(
+    floor: Floor<'a>,
+    store: &'a mut S,
     span: Span,
-    needs: Needs<'_>,
+    needs: Needs<'a>,
     among: Mask,
-) -> Result<Mask, CallError> {
-    first_free(floor, store, span, needs, among, MAX_ROOMS).await
+) -> impl Future<Output = Result<Mask, CallError>> + 'a {
+    // Not a future of its own: the same one as `first_free`'s (a panel's flash holds one).
+    first_free(floor, store, span, needs, among, MAX_ROOMS)
 }
 
 /// The first `at_most` rooms (in the floor's order) [`free_at`] would give: no room after them
