@@ -66,6 +66,9 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 step "core is no_std without alloc"
 scripts/check-no-std.sh
 
+step "the core with each of its features alone (clippy, warnings are errors)"
+scripts/check-core-features.sh
+
 step "2025-11-25 SDK peers (Python and TypeScript clients, pinned) for the dual-era tests"
 scripts/legacy-peers.sh
 

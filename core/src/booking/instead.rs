@@ -234,7 +234,7 @@ mod tests {
     use crate::booking::{Actor, BookingId, MemStore, NewBooking};
     use crate::engine::poll_once;
 
-    /// `room`'s booking from `start` to `end` (minutes), operation `n`.
+    /// The atrium's booking from `start` to `end` (minutes), operation `n`.
     fn booking(start: Minute, end: Minute, n: u8) -> NewBooking {
         NewBooking {
             room: String::try_from("atrium").unwrap(),
