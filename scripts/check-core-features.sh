@@ -4,10 +4,10 @@
 # one feature shows here rather than in the one build that happens to lack it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-features=$(python3 -c '
-import tomllib
-with open("core/Cargo.toml", "rb") as f:
-    print(" ".join(k for k in tomllib.load(f)["features"] if k not in ("default", "derive")))')
+features=$(cargo metadata --no-deps --format-version 1 --locked | python3 -c '
+import json, sys
+core = next(p for p in json.load(sys.stdin)["packages"] if p["name"] == "redmark-core")
+print(" ".join(f for f in core["features"] if f not in ("default", "derive")))')
 for feature in "" $features; do
     cargo clippy --quiet --locked -p redmark-core --lib --no-default-features \
         --features "derive${feature:+,$feature}" -- -D warnings
