@@ -91,7 +91,7 @@ const SEEN: usize = 8;
 /// no read.
 #[derive(Default)]
 struct Seen {
-    busy: Vec<Range<Minute>, SEEN>,
+    busy: Vec<Span, SEEN>,
     free: Vec<Range<Minute>, SEEN>,
 }
 
@@ -103,7 +103,7 @@ impl Seen {
         room: &str,
         s: Span,
     ) -> Result<bool, CallError> {
-        if self.busy.iter().any(|b| b.start < s.end && s.start < b.end) {
+        if self.busy.iter().any(|b| b.overlaps(&s)) {
             return Ok(false);
         }
         if self
@@ -120,7 +120,7 @@ impl Seen {
             let _ = self.free.push(s.start..until);
         }
         if let Some(b) = &next {
-            let _ = self.busy.push(b.new.span.start..b.new.span.end);
+            let _ = self.busy.push(b.new.span);
         }
         Ok(s.end <= until)
     }
