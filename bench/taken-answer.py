@@ -5,6 +5,7 @@ a floor file of ROOMS rooms, one of them booked and the same call then sent CALL
 
     cargo build --release --locked -p redmark
     python3 bench/taken-answer.py --redmark target/release/redmark [--rooms 500] [--calls 20]
+                                  [--store postgres://USER@HOST:PORT/DB]   (an empty database)
 
 Reads are the server's own count (`redmark_store_seconds_count{op="read"}` on its /metrics);
 the time is the client's, one call after another on one connection.
@@ -20,6 +21,7 @@ def main():
     ap.add_argument("--redmark", required=True)
     ap.add_argument("--rooms", type=int, default=500)
     ap.add_argument("--calls", type=int, default=20)
+    ap.add_argument("--store", help="a PostgreSQL store's URL (an empty database) instead of redb")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="redmark-taken-")
     try:
@@ -27,8 +29,9 @@ def main():
         with open(floor, "w") as f:
             for i in range(a.rooms):
                 f.write(f'[[room]]\nid = "r{i:03}"\nname = "Room {i}"\nseats = 8\n\n')
+        store = ("--store", a.store) if a.store else ()
         p, addrs = start_net(a.redmark, os.path.join(work, "data"), "--rooms", floor,
-                             "--tcp", "127.0.0.1:0", "--http", "127.0.0.1:0")
+                             "--tcp", "127.0.0.1:0", "--http", "127.0.0.1:0", *store)
         try:
             measure(a, addrs)
         finally:

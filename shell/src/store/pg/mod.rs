@@ -29,6 +29,8 @@
 //! by its nonce and a cancel is idempotent. Then the callers get [`StoreError::Io`] (the engine
 //! answers `-32603`), and the next batch connects again: the instance recovers by itself.
 mod notify;
+mod op;
+mod reads;
 mod series;
 mod sql;
 mod worker;
@@ -52,9 +54,10 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use super::changes::Changes;
 use super::{Admin, Bookings, Fence, PROBE_ID};
 use crate::metrics::metrics;
+use op::{Op, Reply};
 use sql::{connect, migrate};
 use worker::BATCH_TIMEOUT;
-use worker::{worker, Job, Op, Reply};
+use worker::{worker, Job};
 
 /// Connections (and committer tasks) per instance.
 pub const WORKERS: usize = 4;

@@ -95,7 +95,7 @@ fn racing_callers_on_two_instances_get_one_winner_per_slot() {
 /// a slot wins, a repeated operation is replayed, and the group's cancel comes after them.
 #[test]
 fn a_group_with_clashes_is_decided_as_one_at_a_time() {
-    use super::worker::{Op, Reply};
+    use super::op::{Op, Reply};
     let Some(pg) = Cluster::start_or_skip() else {
         return;
     };

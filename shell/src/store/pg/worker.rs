@@ -9,17 +9,16 @@ use std::time::Duration;
 
 use futures_util::future::try_join_all;
 use redmark_core::booking::{
-    end_step, latest, Actor, Booking, BookingId, Change, Commit, EndStep, Holder, Minute,
-    NewBooking, Occurrence, Resized, RoomId, SeriesCommit, SeriesIds, Status, Step, StoreError,
-    Trail,
+    end_step, Actor, Booking, BookingId, Change, Commit, EndStep, Holder, Minute, NewBooking,
+    Resized, Status, Step, StoreError,
 };
-use redmark_core::limits::TRAIL_SHOWN;
 use redmark_core::seal::Nonce;
 use tokio::sync::{mpsc, oneshot, Mutex};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, Config, Row, Statement, Transaction};
 
+use super::op::{Op, Reply};
 use super::sql::{decode, minute, Conn, Statements};
 use crate::store::changes;
 
@@ -30,35 +29,6 @@ pub const MAX_BATCH: usize = 512;
 pub const BATCH_TIMEOUT: Duration = Duration::from_secs(5);
 /// Tries of a batch (each on a live or fresh connection).
 pub const ATTEMPTS: usize = 3;
-
-/// One store call for a worker.
-#[derive(Clone, Debug)]
-pub(super) enum Op {
-    Commit(NewBooking, Actor),
-    Get(BookingId),
-    MadeBy(Holder, Nonce),
-    NextHeld(Holder, Minute, RoomId),
-    NextInRoom(RoomId, Minute),
-    Cancel(BookingId, Actor),
-    SetEnd(BookingId, Actor, Minute, Minute),
-    CheckIn(BookingId, Actor),
-    Release(Minute, u16, Actor),
-    Trail(BookingId),
-    Series(NewBooking, RoomId, Vec<Occurrence>, Actor),
-    CancelSeries(BookingId, Minute, Actor),
-    NextInSeries(BookingId, BookingId),
-}
-
-/// What a call returned.
-#[derive(Debug)]
-pub(super) enum Reply {
-    Commit(Commit),
-    Booking(Option<Booking>),
-    Resized(Option<Resized>),
-    Trail(Trail),
-    Series(SeriesCommit),
-    Ids(Option<SeriesIds>),
-}
 
 /// Calls that go into one transaction together, in order (one [`Store`](redmark_core::booking::Store) call, or a whole
 /// group of writes), and where their caller waits.
@@ -220,11 +190,18 @@ pub(super) fn retryable(e: &tokio_postgres::Error) -> bool {
 type Fault = tokio_postgres::Error;
 
 /// One transaction: the batch's bookings in one statement, then every op still undecided
-/// (bookings that inserted nothing, cancels, reads) pipelined in batch order, then one commit.
+/// (bookings that inserted nothing, cancels, reads) pipelined in batch order, then one commit;
+/// a batch of reads only, pipelined on the connection without one.
 pub(super) async fn transact(
     conn: &mut Conn,
     ops: &[&Op],
 ) -> Result<Vec<Result<Reply, StoreError>>, Fault> {
+    if ops.iter().all(|op| super::reads::reads_only(op)) {
+        // Reads alone need no transaction (and its two round trips): each is one statement,
+        // which sees every batch committed before it began, as it would inside one.
+        let (c, s) = (&conn.client, &conn.s);
+        return try_join_all(ops.iter().map(|op| super::reads::read(c, s, op))).await;
+    }
     let tx = conn.client.transaction().await?;
     let mut replies: Vec<Option<Result<Reply, StoreError>>> = ops.iter().map(|_| None).collect();
     let s = &conn.s;
@@ -367,25 +344,6 @@ pub(super) async fn run(
     };
     Ok(match op {
         Op::Commit(new, _) => commit_one(tx, &s.commit, new).await?,
-        Op::Get(id) => one(tx.query(&s.get, &[&i64::from(*id)]).await?),
-        Op::NextInSeries(series, after) => one(tx
-            .query(
-                &s.next_in_series,
-                &[&i64::from(*series), &i64::from(*after)],
-            )
-            .await?),
-        Op::MadeBy(holder, nonce) => {
-            one(tx.query(&s.made_by, &[&&holder[..], &&nonce[..]]).await?)
-        }
-        Op::NextHeld(holder, start, room) => one(tx
-            .query(
-                &s.next_held,
-                &[&&holder[..], &minute(*start), &room.as_str()],
-            )
-            .await?),
-        Op::NextInRoom(room, from) => one(tx
-            .query(&s.next_in_room, &[&room.as_str(), &minute(*from)])
-            .await?),
         Op::Cancel(id, by) => cancel(tx, s, *id, by).await?,
         Op::Series(base, other, occ, by) => {
             super::series::commit_series(tx, s, base, other, occ, by)
@@ -414,28 +372,12 @@ pub(super) async fn run(
             let args: [&(dyn ToSql + Sync); 3] = [&minute(*now), &i32::from(*window), &&step[..]];
             one(tx.query(&s.release, &args).await?)
         }
-        Op::Trail(id) => {
-            let shown = TRAIL_SHOWN as i64;
-            let rows = tx.query(&s.trail_of, &[&i64::from(*id), &shown]).await?;
-            let mut steps = Vec::with_capacity(rows.len());
-            // Newest first from the database; a kind this release does not know is skipped.
-            for row in rows.iter().rev() {
-                let Ok(bytes) = row.try_get::<_, &[u8]>(0) else {
-                    return Ok(Err(decode_failed()));
-                };
-                if bytes
-                    .first()
-                    .is_some_and(|&c| Change::from_code(c).is_none())
-                {
-                    continue;
-                }
-                match Step::from_bytes(bytes) {
-                    Some(step) => steps.push(step),
-                    None => return Ok(Err(decode_failed())),
-                }
-            }
-            Ok(Reply::Trail(latest(steps)))
-        }
+        Op::Get(_)
+        | Op::NextInSeries(..)
+        | Op::MadeBy(..)
+        | Op::NextHeld(..)
+        | Op::NextInRoom(..)
+        | Op::Trail(_) => return super::reads::read(tx, s, op).await,
     })
 }
 
@@ -514,10 +456,6 @@ async fn cancel(
 }
 
 /// A trail row that does not decode: the store's data is damaged.
-fn decode_failed() -> StoreError {
-    tracing::error!("booking store: a trail row does not decode");
-    StoreError::Corrupt
-}
 
 /// Keeps the maker of every booking the batch created in its trail, in one statement.
 async fn made_trail(
