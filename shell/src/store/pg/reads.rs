@@ -76,7 +76,8 @@ pub(super) async fn read<C: GenericClient + Sync>(
     })
 }
 
-/// A trail row that does not decode: said in the log, the caller gets `Corrupt`.
+/// A trail row that does not decode: the store's data is damaged (said in the log; the
+/// caller gets `Corrupt`).
 fn decode_failed() -> StoreError {
     tracing::error!("booking store: a trail row does not decode");
     StoreError::Corrupt

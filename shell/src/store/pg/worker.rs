@@ -455,8 +455,6 @@ async fn cancel(
     })
 }
 
-/// A trail row that does not decode: the store's data is damaged.
-
 /// Keeps the maker of every booking the batch created in its trail, in one statement.
 async fn made_trail(
     tx: &Transaction<'_>,
