@@ -21,7 +21,9 @@
 //! split), run them inside ONE transaction (the bookings in one statement, the rest
 //! pipelined), commit it with `synchronous_commit = on` (set on the session), and only then
 //! answer each caller. So one WAL flush acknowledges a whole batch, and while one worker waits
-//! for its flush the next collects the following batch.
+//! for its flush the next collects the following batch. Calls that only read go to
+//! [`READERS`] tasks of their own, which run each batch without a transaction (one statement
+//! a read, pipelined), so a read never waits for a commit.
 //!
 //! Faults: a failed batch is rolled back as a whole (nothing half-written) and retried on a
 //! fresh connection up to `worker::ATTEMPTS` times within `BATCH_TIMEOUT`; a retry is safe even
@@ -61,6 +63,9 @@ use worker::{worker, Job};
 
 /// Connections (and committer tasks) per instance.
 pub const WORKERS: usize = 4;
+/// Connections (and tasks) per instance that run reads alone, so a read never waits behind a
+/// batch's commit.
+pub const READERS: usize = 2;
 /// Most jobs waiting for a worker; callers beyond it wait to enqueue.
 pub const MAX_QUEUED: usize = 8192;
 /// How long the database lets a session sit idle inside a transaction.
@@ -72,6 +77,8 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 /// without blocking a thread.
 pub struct PgStore {
     jobs: mpsc::Sender<Job>,
+    /// Jobs that only read, for the [`READERS`].
+    reads: mpsc::Sender<Job>,
     fence: Fence,
     /// Every instance's changes (`notify.rs`), heard while any handle is open.
     changes: Arc<Changes>,
@@ -130,20 +137,25 @@ impl PgStore {
         migrate(&mut client)
             .await
             .map_err(|e| format!("cannot set up the booking store {name}: {e}"))?;
-        let (tx, rx) = mpsc::channel(MAX_QUEUED);
-        let rx = Arc::new(Mutex::new(rx));
         let config = Arc::new(config);
         let mut first = Some(client);
         let down = Arc::new(AtomicBool::new(false));
-        for _ in 0..WORKERS {
-            let (config, rx, down) = (Arc::clone(&config), Arc::clone(&rx), Arc::clone(&down));
-            tokio::spawn(worker(config, rx, down, first.take()));
-        }
+        let mut queue = |workers: usize| {
+            let (tx, rx) = mpsc::channel(MAX_QUEUED);
+            let rx = Arc::new(Mutex::new(rx));
+            for _ in 0..workers {
+                let (config, rx, down) = (Arc::clone(&config), Arc::clone(&rx), Arc::clone(&down));
+                tokio::spawn(worker(config, rx, down, first.take()));
+            }
+            tx
+        };
+        let (tx, reads) = (queue(WORKERS), queue(READERS));
         let (changes, stop) = (Changes::new(), CancellationToken::new());
         notify::listen(Arc::clone(&config), Arc::clone(&changes), stop.clone()).await;
         tracing::info!("bookings: {name}");
         Ok(PgStore {
             jobs: tx,
+            reads,
             fence: Fence::default(),
             changes,
             _listening: Arc::new(stop.drop_guard()),
@@ -162,7 +174,12 @@ impl PgStore {
     /// answers, one each.
     async fn calls(&self, ops: Vec<Op>) -> Result<Vec<Result<Reply, StoreError>>, StoreError> {
         let (reply, answer) = oneshot::channel();
-        self.jobs
+        let queue = if ops.iter().all(reads::reads_only) {
+            &self.reads
+        } else {
+            &self.jobs
+        };
+        queue
             .send(Job { ops, reply })
             .await
             .map_err(|_| StoreError::Io)?;
@@ -314,6 +331,7 @@ impl Bookings for PgStore {
     fn handle(&self) -> Self {
         PgStore {
             jobs: self.jobs.clone(),
+            reads: self.reads.clone(),
             fence: Fence::default(),
             changes: Arc::clone(&self.changes),
             _listening: Arc::clone(&self._listening),

@@ -453,3 +453,62 @@ fn a_series_raced_by_another_instance_is_taken_whole() {
     let got = rt.block_on(s.commit_series(&base, "", &occ, &by));
     assert_eq!(got, Ok(SeriesCommit::Taken(0b10)));
 }
+
+/// A read is answered while every worker waits on a row lock inside its transaction: reads
+/// have connections of their own ([`super::READERS`]) and run without a transaction.
+#[test]
+fn a_read_is_answered_while_every_writer_waits() {
+    let Some(pg) = Cluster::start_or_skip() else {
+        return;
+    };
+    let rt = runtime();
+    rt.block_on(async {
+        let mut s = PgStore::open(&pg.url()).await.expect(NO_PG);
+        let booking = new("atrium", 9, 1, 1);
+        let Commit::Created(first) = s.commit(&booking).await.unwrap() else {
+            panic!("the first booking is made");
+        };
+        // Another session holds the booking's row, which every cancel of it waits for.
+        let config: tokio_postgres::Config = pg.url().parse().unwrap();
+        let blocker = super::sql::connect(&config).await.unwrap();
+        let id = i64::from(first.id);
+        blocker.batch_execute("BEGIN").await.unwrap();
+        blocker
+            .execute(
+                "SELECT id FROM redmark_bookings WHERE id = $1 FOR UPDATE",
+                &[&id],
+            )
+            .await
+            .unwrap();
+        // Sessions waiting for a lock, seen from a session of its own (outside a transaction,
+        // whose view of `pg_stat_activity` would stay as first read).
+        let watcher = super::sql::connect(&config).await.unwrap();
+        let waiting = || async {
+            let row = watcher
+                .query_one(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'",
+                    &[],
+                )
+                .await
+                .unwrap();
+            row.get::<_, i64>(0)
+        };
+        // One cancel at a time, each sent once the one before waits: every worker takes one.
+        let mut writes = Vec::new();
+        for k in 0..super::WORKERS {
+            let mut h = s.handle();
+            let by = Actor::holder(booking.holder);
+            writes.push(tokio::spawn(async move { h.cancel(first.id, &by).await }));
+            while waiting().await <= k as i64 {
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+        }
+        let read = tokio::time::timeout(std::time::Duration::from_secs(3), s.get(first.id)).await;
+        let read = read.expect("the read is answered while the writers wait");
+        assert_eq!(read.unwrap().map(|b| b.id), Some(first.id));
+        blocker.batch_execute("ROLLBACK").await.unwrap();
+        for w in writes {
+            assert!(w.await.unwrap().is_ok());
+        }
+    });
+}

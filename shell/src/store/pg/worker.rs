@@ -1,6 +1,6 @@
 //! The store's workers: each takes every job waiting into one transaction on its own
-//! connection, commits it durably, then answers every caller; failed batches are retried on a
-//! fresh connection.
+//! connection (none for a batch that only reads), commits it durably, then answers every
+//! caller; failed batches are retried on a fresh connection.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -69,50 +69,55 @@ pub(super) async fn worker(
             }
             batch
         };
-        // Every batch takes its spans' index entries in one order, so two batches (on any
-        // instances) mostly wait for each other rather than deadlock (a deadlock between
-        // overlapping spans is retried); a stable sort: the bookings of one span keep their
-        // arrival order.
-        let mut order: Vec<(usize, usize, &Op)> = batch
-            .iter()
-            .enumerate()
-            .flat_map(|(j, job)| job.ops.iter().enumerate().map(move |(i, op)| (j, i, op)))
-            .collect();
-        order.sort_by(|a, b| lock_order(a.2).cmp(&lock_order(b.2)));
-        let ops: Vec<&Op> = order.iter().map(|(_, _, op)| *op).collect();
-        let outcome =
-            tokio::time::timeout(BATCH_TIMEOUT, attempts(&config, &mut conn, &down, &ops))
-                .await
-                .unwrap_or_else(|_| {
-                    // Once per outage: a database that stopped answering fails every batch.
-                    if crate::store::outage::store_down(true) {
-                        down.store(true, Ordering::Relaxed);
-                        tracing::error!(
-                            "booking store: no answer in {BATCH_TIMEOUT:?}; requests get -32603 \
-                             until it answers again"
-                        );
-                    }
-                    conn = None;
-                    Err(StoreError::Io)
-                });
-        match outcome {
-            Ok(replies) => {
-                let mut answers: Vec<Vec<Option<Result<Reply, StoreError>>>> = batch
-                    .iter()
-                    .map(|job| job.ops.iter().map(|_| None).collect())
-                    .collect();
-                for ((j, i, _), r) in order.iter().zip(replies) {
-                    answers[*j][*i] = Some(r);
-                }
-                for (job, a) in batch.into_iter().zip(answers) {
-                    let a = a.into_iter().map(|r| r.unwrap_or(Err(StoreError::Io)));
-                    let _ = job.reply.send(a.collect());
-                }
+        run_batch(&config, &mut conn, &down, batch).await;
+    }
+}
+
+/// Runs `batch` (in one transaction unless it only reads; one attempt after another, within
+/// [`BATCH_TIMEOUT`]) and answers every caller.
+async fn run_batch(config: &Config, conn: &mut Option<Conn>, down: &AtomicBool, batch: Vec<Job>) {
+    // Every batch takes its spans' index entries in one order, so two batches (on any
+    // instances) mostly wait for each other rather than deadlock (a deadlock between
+    // overlapping spans is retried); a stable sort: the bookings of one span keep their
+    // arrival order.
+    let mut order: Vec<(usize, usize, &Op)> = batch
+        .iter()
+        .enumerate()
+        .flat_map(|(j, job)| job.ops.iter().enumerate().map(move |(i, op)| (j, i, op)))
+        .collect();
+    order.sort_by(|a, b| lock_order(a.2).cmp(&lock_order(b.2)));
+    let ops: Vec<&Op> = order.iter().map(|(_, _, op)| *op).collect();
+    let outcome = tokio::time::timeout(BATCH_TIMEOUT, attempts(config, conn, down, &ops))
+        .await
+        .unwrap_or_else(|_| {
+            // Once per outage: a database that stopped answering fails every batch.
+            if crate::store::outage::store_down(true) {
+                down.store(true, Ordering::Relaxed);
+                tracing::error!(
+                    "booking store: no answer in {BATCH_TIMEOUT:?}; requests get -32603 \
+                     until it answers again"
+                );
             }
-            Err(e) => {
-                for job in batch {
-                    let _ = job.reply.send(job.ops.iter().map(|_| Err(e)).collect());
-                }
+            *conn = None;
+            Err(StoreError::Io)
+        });
+    match outcome {
+        Ok(replies) => {
+            let mut answers: Vec<Vec<Option<Result<Reply, StoreError>>>> = batch
+                .iter()
+                .map(|job| job.ops.iter().map(|_| None).collect())
+                .collect();
+            for ((j, i, _), r) in order.iter().zip(replies) {
+                answers[*j][*i] = Some(r);
+            }
+            for (job, a) in batch.into_iter().zip(answers) {
+                let a = a.into_iter().map(|r| r.unwrap_or(Err(StoreError::Io)));
+                let _ = job.reply.send(a.collect());
+            }
+        }
+        Err(e) => {
+            for job in batch {
+                let _ = job.reply.send(job.ops.iter().map(|_| Err(e)).collect());
             }
         }
     }
