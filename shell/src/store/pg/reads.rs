@@ -1,5 +1,6 @@
 //! The store's reads: one statement each, inside a batch's transaction or, for a batch of
-//! reads only, on the worker's connection itself (`worker::transact`).
+//! reads only (the [`READERS`](super::READERS)' batches), on the connection itself without one
+//! (`worker::transact`).
 
 use redmark_core::booking::{latest, Change, Step, StoreError};
 use redmark_core::limits::TRAIL_SHOWN;
@@ -8,7 +9,7 @@ use tokio_postgres::{GenericClient, Row};
 use super::op::{Op, Reply};
 use super::sql::{decode, minute, Statements};
 
-/// Whether `op` only reads (so a batch of such ops needs no transaction).
+/// Whether `op` only reads: a call of such ops goes to the readers, and needs no transaction.
 pub(super) fn reads_only(op: &Op) -> bool {
     matches!(
         op,
