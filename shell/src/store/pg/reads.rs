@@ -9,6 +9,14 @@ use tokio_postgres::{GenericClient, Row};
 use super::op::{Op, Reply};
 use super::sql::{decode, minute, Statements};
 
+/// The booking in the first of `rows` (a read's, or a write's `RETURNING`), or none.
+pub(super) fn one(rows: Vec<Row>) -> Result<Reply, StoreError> {
+    match rows.first() {
+        Some(r) => decode(r, 0).map(|b| Reply::Booking(Some(b))),
+        None => Ok(Reply::Booking(None)),
+    }
+}
+
 /// Whether `op` only reads: a call of such ops goes to the readers, and needs no transaction.
 pub(super) fn reads_only(op: &Op) -> bool {
     matches!(
@@ -29,10 +37,6 @@ pub(super) async fn read<C: GenericClient + Sync>(
     s: &Statements,
     op: &Op,
 ) -> Result<Result<Reply, StoreError>, tokio_postgres::Error> {
-    let one = |rows: Vec<Row>| match rows.first() {
-        Some(r) => decode(r, 0).map(|b| Reply::Booking(Some(b))),
-        None => Ok(Reply::Booking(None)),
-    };
     Ok(match op {
         Op::Get(id) => one(c.query(&s.get, &[&i64::from(*id)]).await?),
         Op::NextInSeries(series, after) => one(c

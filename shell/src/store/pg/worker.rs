@@ -19,6 +19,7 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, Config, Row, Statement, Transaction};
 
 use super::op::{Op, Reply};
+use super::reads::one;
 use super::sql::{decode, minute, Conn, Statements};
 use crate::store::changes;
 
@@ -343,10 +344,6 @@ pub(super) async fn run(
     s: &Statements,
     op: &Op,
 ) -> Result<Result<Reply, StoreError>, Fault> {
-    let one = |rows: Vec<Row>| match rows.first() {
-        Some(r) => decode(r, 0).map(|b| Reply::Booking(Some(b))),
-        None => Ok(Reply::Booking(None)),
-    };
     Ok(match op {
         Op::Commit(new, _) => commit_one(tx, &s.commit, new).await?,
         Op::Cancel(id, by) => cancel(tx, s, *id, by).await?,
@@ -377,12 +374,8 @@ pub(super) async fn run(
             let args: [&(dyn ToSql + Sync); 3] = [&minute(*now), &i32::from(*window), &&step[..]];
             one(tx.query(&s.release, &args).await?)
         }
-        Op::Get(_)
-        | Op::NextInSeries(..)
-        | Op::MadeBy(..)
-        | Op::NextHeld(..)
-        | Op::NextInRoom(..)
-        | Op::Trail(_) => return super::reads::read(tx, s, op).await,
+        // Every other op only reads.
+        _ => return super::reads::read(tx, s, op).await,
     })
 }
 
