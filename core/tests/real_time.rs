@@ -246,3 +246,37 @@ fn a_floor_with_opening_hours_books_only_within_them() {
         json!({"open": "07:00", "close": "20:00"})
     );
 }
+
+#[test]
+fn a_taken_room_offers_other_starts_only_within_the_opening_hours() {
+    let floor = Floor {
+        open: Some((TimeOfDay(8 * 60), TimeOfDay(18 * 60))),
+        ..DEFAULT_FLOOR
+    };
+    let keys = KeyRing::new(Key::new(1, &[0x42; 32]).unwrap());
+    let mut c = Client {
+        engine: Engine::new(
+            BookingApp::new(floor, MemStore::new(), INFO),
+            keys,
+            Config::default(),
+        ),
+        ..Client::default()
+    };
+    let at = |start: &str| json!({"day": "2026-09-24", "start": start, "room_id": "nook"});
+    for (taken, want) in [
+        ("8", ["@09:00", "@09:15", "@09:30"]),
+        ("17", ["@16:00", "@15:45", "@15:30"]),
+    ] {
+        book(&mut c, at(taken));
+        let asked = c.call("book_room", at(taken), form_caps(), None, None);
+        let options = &asked["result"]["inputRequests"]["instead"]["params"]["requestedSchema"]
+            ["properties"]["choice"]["oneOf"];
+        let starts: Vec<&str> = options
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|o| o["const"].as_str().filter(|v| v.starts_with('@')))
+            .collect();
+        assert_eq!(starts, want, "{asked}");
+    }
+}

@@ -19,6 +19,7 @@ use super::span::{Minute, Span};
 use super::store::occupant;
 use super::store::Store;
 use super::vacancy::first_free;
+use super::when::within_hours;
 use super::zone::{day_span, Local};
 use crate::engine::{Call, CallError, Done, Msg, Reply};
 use crate::limits::MAX_OFFERED_ROOMS;
@@ -50,8 +51,8 @@ pub(super) enum Settled<'r, 'w, 'b> {
     Answered(Done),
 }
 
-/// Other starts in `room`, the same length as `span`, on its day, not past `now`: the nearest
-/// first, at most [`MAX_OTHER_STARTS`].
+/// Other starts in `room`, the same length as `span`, on its day within the opening hours, not
+/// past `now`: the nearest first, at most [`MAX_OTHER_STARTS`].
 async fn other_starts<S: Store>(
     floor: Floor<'_>,
     store: &mut S,
@@ -71,7 +72,10 @@ async fn other_starts<S: Store>(
             let Some(s) = start.and_then(|s| Span::new(s, s + length)) else {
                 continue;
             };
-            let inside = s.start >= day.start && s.end <= day.end && !s.is_past(now);
+            let inside = s.start >= day.start
+                && s.end <= day.end
+                && !s.is_past(now)
+                && within_hours(floor, s);
             if inside && seen.free(store, room, s).await? {
                 let _ = found.push(s);
                 if found.is_full() {

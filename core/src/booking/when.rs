@@ -143,6 +143,18 @@ pub(super) fn when<'a>(
     }
 }
 
+/// Whether `span` starts and ends within `floor`'s opening hours on its wall clock (always on
+/// a floor without them).
+pub(super) fn within_hours(floor: Floor<'_>, span: Span) -> bool {
+    #[cfg(feature = "opening-hours")]
+    if let Some((open, close)) = floor.open {
+        let local = super::zone::Local(span, floor.zone);
+        return local.starts().1 .0 >= open.0 && local.ends_at().0 <= close.0;
+    }
+    let _ = (floor, span);
+    true
+}
+
 /// The building a `book_room` question's state carries, if it carries one (the room, time and
 /// instead questions' states: the span or the repeated times, then the building).
 #[cfg(feature = "campus")]
