@@ -506,3 +506,27 @@ fn a_series_whose_first_date_moved_is_listed_in_the_room_most_of_it_is_in() {
         &json!([{"id": first, "day": "2026-10-01", "room_id": "studio-b"}])
     );
 }
+
+/// A rule with no date between the first day and `until` books nothing (and takes no id).
+#[test]
+fn a_series_with_no_date_before_until_books_nothing() {
+    let mut c = Client::default();
+    // Monday 2026-09-28 to Tuesday: no Thursday.
+    let args = json!({"day": "2026-09-28", "start": "10", "room_id": "nook",
+                      "repeat": "weekly", "weekdays": "thu", "until": "2026-09-29"});
+    let r = c.call("book_room", args, json!({}), None, None);
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.starts_with("Nothing booked: no date of the series"),
+        "{r}"
+    );
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let one = json!({"day": "2026-09-28", "start": "10", "room_id": "nook"});
+    let r = c.call("book_room", one, json!({}), None, None);
+    assert_eq!(
+        r["result"]["structuredContent"]["booking"]["id"], "bk_1",
+        "{r}"
+    );
+}

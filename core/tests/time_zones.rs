@@ -225,3 +225,32 @@ fn a_day_with_a_clock_change_is_23_or_25_hours() {
     assert_eq!(day("2026-10-25"), 25 * 60);
     assert_eq!(day("2026-09-24"), 24 * 60);
 }
+
+/// A series whose first time the clocks repeat starts at the time picked, as a single booking
+/// does.
+#[test]
+fn a_series_from_a_time_the_clocks_repeat_starts_at_the_one_picked() {
+    let mut starts = Vec::new();
+    for pick in ["first", "second"] {
+        for series in [false, true] {
+            let mut c = in_berlin(1_790_000_000);
+            let mut args =
+                json!({"day": "2026-10-25", "start": "02:30", "minutes": 30, "room_id": "nook"});
+            if series {
+                args["repeat"] = json!("weekly");
+                args["count"] = json!(2);
+            }
+            let asked = c.call("book_room", args.clone(), form_caps(), None, None);
+            let state = asked["result"]["requestState"].as_str().unwrap().to_owned();
+            let answer = Some(accept("time", json!({"start": pick})));
+            let r = c.call("book_room", args, form_caps(), answer, Some(&state));
+            assert_eq!(r["result"]["isError"], false, "{r}");
+            let store = c.engine.app().store();
+            let first = store.bookings().iter().map(|b| b.new.span.start).min();
+            starts.push(first.unwrap());
+        }
+    }
+    assert_eq!(starts[0], starts[1], "the first 02:30");
+    assert_eq!(starts[2], starts[3], "the second 02:30");
+    assert_eq!(starts[3] - starts[1], 60, "an hour apart");
+}

@@ -72,6 +72,8 @@ pub(super) enum SeriesError<'a> {
     NoRepeat,
     /// Occurrences that overlap one another (a booking longer than its interval).
     Overlap,
+    /// No date of the rule falls between the first day and `until` (none to book).
+    NoDate,
 }
 
 impl fmt::Display for SeriesError<'_> {
@@ -108,6 +110,10 @@ impl fmt::Display for SeriesError<'_> {
             SeriesError::Overlap => f.write_str(
                 "The occurrences would overlap one another: make the booking shorter than its \
                  interval.",
+            ),
+            SeriesError::NoDate => f.write_str(
+                "Nothing booked: no date of the series falls between the first day and until \
+                 (give a later until, or other weekdays).",
             ),
         }
     }
@@ -160,7 +166,8 @@ pub(super) fn rule<'a>(
 
 /// The occurrences of `rule` from the day of `first` (its wall time and length each day in
 /// `zone`): the same wall time every day it falls on (across a clock change too), a day whose
-/// wall time the clocks skip a [`Occ::Gap`], a repeated one its first time.
+/// wall time the clocks skip a [`Occ::Gap`], a repeated one its first time (but on the first
+/// day `first` itself: the time the booking asked or picked). None to book is an error.
 pub(super) fn expand<'a>(
     zone: &dyn Zone,
     first: Span,
@@ -197,6 +204,8 @@ pub(super) fn expand<'a>(
         };
         if on {
             let occ = match zone.resolve(d.first_minute() + Minute::from(at.0)) {
+                // The first day's time is the one asked (or picked, where the clocks repeat it).
+                _ if d == day0 => Occ::At(first),
                 Resolved::One(t) | Resolved::Twice(t, _) => {
                     Occ::At(Span::new(t, t + length).ok_or(SeriesError::TooMany)?)
                 }
@@ -210,6 +219,9 @@ pub(super) fn expand<'a>(
             found.push(occ).map_err(|_| SeriesError::TooMany)?;
         }
         day = d.next();
+    }
+    if !found.iter().any(|o| matches!(o, Occ::At(_))) {
+        return Err(SeriesError::NoDate);
     }
     Ok(found)
 }
