@@ -11,9 +11,9 @@ use super::ics::{utc_stamp, utc_time, vtimezone, Ics};
 use super::recur::{differs, group, recurrence, Entry, Recurrence};
 use super::{Ask, Feed, FeedError, Route};
 
-/// Days before now a feed starts.
+/// Days before today (UTC) a feed starts, at midnight.
 pub const DAYS_BACK: u32 = 31;
-/// Days after now a feed ends.
+/// Days after today (UTC) a feed ends, at the midnight after.
 pub const DAYS_AHEAD: u32 = 366;
 /// Bookings one feed holds at most (the earliest in the range; later ones come in as earlier
 /// ones leave it).
@@ -33,8 +33,11 @@ pub async fn write<S: Store>(
     tag: &str,
 ) -> Result<Feed, FeedError> {
     let now = (ask.now.as_second() / 60).clamp(0, i64::from(Minute::MAX)) as Minute;
-    let from = now.saturating_sub(DAYS_BACK * DAY);
-    let to = now.saturating_add(DAYS_AHEAD * DAY);
+    // Whole UTC days, so a feed's text (and its ETag) stays the same all day while its
+    // bookings do: a calendar app polling it is answered 304.
+    let today = now - now % DAY;
+    let from = today.saturating_sub(DAYS_BACK * DAY);
+    let to = today.saturating_add((DAYS_AHEAD + 1) * DAY);
     let mut list = Listing {
         bookings: Vec::new(),
         truncated: false,
@@ -401,6 +404,35 @@ mod tests {
             .unwrap();
         let t = std::thread::Builder::new().stack_size(64 << 20);
         t.spawn(move || rt.block_on(f)).unwrap().join().unwrap();
+    }
+
+    /// Asked again later the same day, every feed is the same text but its DTSTAMP lines.
+    #[test]
+    fn a_feed_asked_later_the_same_day_is_unchanged() {
+        run(async {
+            let mut s = Box::new(MemStore::<4096>::new());
+            book(&mut s, b"alice", "atrium", at(9, 0), at(10, 0), "Board").await;
+            let floors = floors(true);
+            for route in [
+                Route::Room("atrium".into()),
+                Route::FreeBusy("atrium".into()),
+                Route::Mine,
+            ] {
+                let mut bodies = Vec::new();
+                for (h, m) in [(0, 1), (13, 37), (23, 59)] {
+                    let mut a = ask(route.clone(), b"alice");
+                    a.now = jiff::Timestamp::from_second(i64::from(at(h, m)) * 60).unwrap();
+                    let feed = write(floors, &mut *s, &a, "t").await.unwrap();
+                    let lines = feed
+                        .body
+                        .split("\r\n")
+                        .filter(|l| !l.starts_with("DTSTAMP:"));
+                    bodies.push(lines.collect::<Vec<_>>().join("\n"));
+                }
+                assert_eq!(bodies[0], bodies[1], "{route:?}");
+                assert_eq!(bodies[0], bodies[2], "{route:?}");
+            }
+        });
     }
 
     #[test]
