@@ -81,11 +81,11 @@ pub struct Listed {
 }
 
 /// A CalDAV server: the base URL (ending in `/`) rooms' collections go under, and the
-/// `Authorization` header for its credentials.
+/// `Authorization` header for its credentials (none without).
 pub struct Dav {
     agent: ureq::Agent,
     base: String,
-    auth: String,
+    auth: Option<String>,
 }
 
 const PROPFIND_TYPE: &str = r#"<?xml version="1.0" encoding="utf-8"?>
@@ -105,8 +105,8 @@ const QUERY: &str = r#"<?xml version="1.0" encoding="utf-8"?>
 </c:calendar-query>"#;
 
 impl Dav {
-    /// A client of `base` (made to end in `/`) as `user` with `password`.
-    pub fn new(base: &str, user: &str, password: &str) -> Dav {
+    /// A client of `base` (made to end in `/`), as `user` with `password` if given.
+    pub fn new(base: &str, credentials: Option<(&str, &str)>) -> Dav {
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .allow_non_standard_methods(true)
@@ -119,10 +119,10 @@ impl Dav {
         if !base.ends_with('/') {
             base.push('/');
         }
-        let auth = format!(
-            "Basic {}",
-            Base64::encode_string(format!("{user}:{password}").as_bytes())
-        );
+        let auth = credentials.map(|(user, password)| {
+            let pair = format!("{user}:{password}");
+            format!("Basic {}", Base64::encode_string(pair.as_bytes()))
+        });
         Dav { agent, base, auth }
     }
 
@@ -160,10 +160,10 @@ impl Dav {
         headers: &[(&str, &str)],
         body: &str,
     ) -> Result<(u16, String), DavError> {
-        let mut req = ureq::http::Request::builder()
-            .method(method)
-            .uri(url)
-            .header("Authorization", &self.auth);
+        let mut req = ureq::http::Request::builder().method(method).uri(url);
+        if let Some(auth) = &self.auth {
+            req = req.header("Authorization", auth);
+        }
         for (k, v) in headers {
             req = req.header(*k, *v);
         }
@@ -238,12 +238,7 @@ impl Dav {
         xml_escape(token, &mut escaped);
         let body = SYNC.replace("{token}", &escaped);
         let (status, text) = self.send("REPORT", &url, &headers, &body)?;
-        match status {
-            207 => changes(&text).map(Synced::Changes),
-            s if s >= 500 => Err(DavError::Status("REPORT sync-collection", s)),
-            _ if !token.is_empty() => Ok(Synced::TokenInvalid),
-            _ => Ok(Synced::Unsupported),
-        }
+        synced(status, &text, token)
     }
 
     /// Writes `data` at `href`: new (`if_match` `None`: `If-None-Match: *`) or over version
@@ -367,6 +362,22 @@ pub fn changes(text: &str) -> Result<Changes, DavError> {
     Ok(out)
 }
 
+/// What a `sync-collection` REPORT answered with `status` and `body` says, asked with
+/// `token`: a token the server no longer knows is its `valid-sync-token` precondition (RFC
+/// 6578, 403 or 409); no collection sync is its `supported-report` one (RFC 3253, 403), 405 or
+/// 501. Anything else (401, 404, 429, 5xx) fails this pass only, to be tried again.
+fn synced(status: u16, body: &str, token: &str) -> Result<Synced, DavError> {
+    match status {
+        207 => changes(body).map(Synced::Changes),
+        405 | 501 => Ok(Synced::Unsupported),
+        403 if body.contains("supported-report") => Ok(Synced::Unsupported),
+        403 | 409 if !token.is_empty() && body.contains("valid-sync-token") => {
+            Ok(Synced::TokenInvalid)
+        }
+        s => Err(DavError::Status("REPORT sync-collection", s)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -416,7 +427,7 @@ END:VCALENDAR
 
     #[test]
     fn urls_of_hrefs_and_the_collection() {
-        let d = Dav::new("http://127.0.0.1:5232/redmark", "u", "p");
+        let d = Dav::new("http://127.0.0.1:5232/redmark", Some(("u", "p")));
         assert_eq!(
             d.collection("atrium"),
             "http://127.0.0.1:5232/redmark/atrium/"
@@ -429,9 +440,34 @@ END:VCALENDAR
             d.path("http://127.0.0.1:5232/redmark/atrium/"),
             "/redmark/atrium/"
         );
-        assert_eq!(d.auth, "Basic dTpw");
+        assert_eq!(d.auth.as_deref(), Some("Basic dTpw"));
+        let anonymous = Dav::new("http://127.0.0.1:5232/redmark", None);
+        assert_eq!(anonymous.auth, None, "no credentials: no Authorization");
         let mut s = String::new();
         xml_escape("A & <B>", &mut s);
         assert_eq!(s, "A &amp; &lt;B&gt;");
+    }
+
+    /// Only the preconditions RFC 6578 and RFC 3253 name drop the token or collection sync;
+    /// any other refusal fails the pass and keeps both.
+    #[test]
+    fn a_sync_refusal_is_read_by_its_precondition() {
+        let invalid = r#"<error xmlns="DAV:"><valid-sync-token/></error>"#;
+        let unsupported = r#"<error xmlns="DAV:"><supported-report/></error>"#;
+        let synced = |status, body, token| match synced(status, body, token) {
+            Ok(Synced::TokenInvalid) => "token invalid",
+            Ok(Synced::Unsupported) => "unsupported",
+            Ok(Synced::Changes(_)) => "changes",
+            Err(_) => "failed",
+        };
+        assert_eq!(synced(403, invalid, "t1"), "token invalid");
+        assert_eq!(synced(409, invalid, "t1"), "token invalid");
+        assert_eq!(synced(403, unsupported, ""), "unsupported");
+        assert_eq!(synced(501, "", ""), "unsupported");
+        assert_eq!(synced(405, "", "t1"), "unsupported");
+        for status in [401, 403, 404, 409, 429, 500, 503] {
+            assert_eq!(synced(status, "", "t1"), "failed", "{status}");
+            assert_eq!(synced(status, "", ""), "failed", "{status}");
+        }
     }
 }

@@ -100,8 +100,9 @@ pub fn syncer<S: Bookings>(
     let tag = crate::calendar::uid_tag(ring)?;
     let mut mirror: Holder = [0; 8];
     mirror.copy_from_slice(&ring.derive(MIRROR_LABEL)?[..8]);
-    let (user, password) = config.credentials.unwrap_or_default();
-    let dav = Arc::new(Dav::new(&config.url, &user, &password));
+    let credentials = config.credentials.as_ref();
+    let dav = Dav::new(&config.url, credentials.map(|(u, p)| (&u[..], &p[..])));
+    let dav = Arc::new(dav);
     let sync = Sync { dav, tag, mirror };
     // Every committed change the store tells of (this instance's and, on PostgreSQL, the
     // others'), the calendar's own bookings included: one more pass finds nothing to do.
