@@ -121,6 +121,18 @@ mod tests {
 
     static FLOORS: [Floor<'static>; 1] = [DEFAULT_FLOOR];
 
+    /// A stream hears nothing once its hub is dropped: why `Shared` holds even a quiet one.
+    #[test]
+    fn a_quiet_hubs_streams_stay_open_while_it_is_held() {
+        use tokio::sync::broadcast::error::TryRecvError;
+        let live = Live::quiet();
+        let msg = br#"{"jsonrpc":"2.0","id":"s","method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["redmark://rooms/atrium/2026-12-07"]}}}"#;
+        let mut f = live.follow(msg).unwrap();
+        assert_eq!(f.changes.try_recv().unwrap_err(), TryRecvError::Empty);
+        drop(live);
+        assert_eq!(f.changes.try_recv().unwrap_err(), TryRecvError::Closed);
+    }
+
     #[test]
     fn a_stream_hears_changes_to_its_room_days_only() {
         let live = Live {

@@ -135,8 +135,9 @@ pub struct Shared<A> {
     resources: bool,
     /// The booking app's calendar feeds (none for another app).
     calendars: Option<Arc<dyn Calendars>>,
-    /// What listen streams follow (none for an app whose store tells no changes).
-    live: Option<changes::Live>,
+    /// What listen streams follow (quiet for an app whose store tells no changes: held here,
+    /// since a stream's changes end when their hub is dropped).
+    live: changes::Live,
 }
 
 impl<A: Hosted> Shared<A> {
@@ -154,7 +155,7 @@ impl<A: Hosted> Shared<A> {
             admin: None,
             resources,
             calendars: None,
-            live: None,
+            live: changes::Live::quiet(),
         })
     }
 
@@ -168,10 +169,10 @@ impl<A: Hosted> Shared<A> {
         self.calendars.as_deref()
     }
 
-    /// The store's changes and the floors, for `subscriptions/listen` streams (none: the
+    /// The store's changes and the floors, for `subscriptions/listen` streams (quiet: the
     /// app's store tells no changes).
-    pub fn live(&self) -> Option<&changes::Live> {
-        self.live.as_ref()
+    pub fn live(&self) -> &changes::Live {
+        &self.live
     }
 
     /// Whether the app serves resources (concrete or templates).
@@ -230,10 +231,12 @@ where
         let resources = serves_resources(&BookingApp::site(floor, store.handle(), info));
         let calendars =
             Source::new(floor, store.handle(), &keys).map(|s| Arc::new(s) as Arc<dyn Calendars>);
-        let live = store.changes().map(|changes| changes::Live {
-            changes,
-            floors: floor,
-        });
+        let live = store
+            .changes()
+            .map_or_else(changes::Live::quiet, |changes| changes::Live {
+                changes,
+                floors: floor,
+            });
         Arc::new(Shared {
             make: Box::new(move || BookingApp::site(floor, store.handle(), info)),
             keys,

@@ -28,21 +28,16 @@ pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);
 const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
 
 /// The streamed response of the listen request `message` the engine acknowledged with `ack`,
-/// followed on `live` (an app whose store tells no changes: a stream that only keeps alive),
-/// open until `closing`.
+/// followed on `live` (a quiet one: a stream that only keeps alive), open until `closing`.
 pub fn stream<A: Hosted>(
     conn: Conn<A>,
-    live: Option<&Live>,
+    live: &Live,
     message: &[u8],
     ack: &[u8],
     keep_alive: Duration,
     closing: CancellationToken,
 ) -> Response {
-    let follow = match live {
-        Some(l) => l.follow(message),
-        None => Live::quiet().follow(message),
-    };
-    let Some(follow) = follow else {
+    let Some(follow) = live.follow(message) else {
         return (StatusCode::INTERNAL_SERVER_ERROR, "Internal error\n").into_response();
     };
     let state = Open {

@@ -25,10 +25,10 @@ pub struct LineStreams {
 }
 
 impl LineStreams {
-    /// No stream open yet; `live`: where changes come from (none: streams that hear nothing).
-    pub fn new(live: Option<&Live>) -> LineStreams {
+    /// No stream open yet; `live`: where changes come from (quiet: streams that hear nothing).
+    pub fn new(live: &Live) -> LineStreams {
         LineStreams {
-            live: live.cloned().unwrap_or_else(Live::quiet),
+            live: live.clone(),
             watches: Vec::new(),
             changes: None,
         }
