@@ -526,3 +526,40 @@ fn python_sdk_client_books_with_a_bearer_token() {
     let run = run_bounded(cmd);
     assert_ne!(run.code, 0, "{}", run.stdout);
 }
+
+/// Behind a TLS proxy that names this server `Host: localhost` (docs/oauth.md), a browser on
+/// the booking page names the site in `Origin`: `--resource`'s origin is accepted and no other,
+/// and the feed URLs handed out are under the site, not `http://localhost`.
+#[test]
+#[cfg_attr(
+    not(oauth_peer),
+    ignore = "needs oidc-provider and the Python SDK 2.3 (scripts/oauth-peer.sh installs them)"
+)]
+fn behind_a_proxy_the_sites_origin_is_accepted_and_feeds_are_under_it() {
+    let tmp = TempDir::new("oauth-proxy");
+    let issuer = Issuer::start(&tmp.path().join("keys.json"), &[]);
+    let data = TempDir::new("oauth-proxy-data");
+    let s = serve(&issuer, data.path());
+    let addr = s.http[0];
+    let alice = bearer(&issuer.token("alice", RESOURCE, "rooms:write"));
+    let site = RESOURCE.trim_end_matches("/mcp");
+    let call = tool_call(1, "list_rooms", json!({"day": DAY, "hour": 9}), false);
+    for (origin, status) in [(site, 200), ("https://evil.example", 403)] {
+        let headers = [
+            ("Authorization", alice.as_str()),
+            ("Host", "localhost"),
+            ("Origin", origin),
+        ];
+        let r = post_mcp(addr, &call, &headers);
+        let body = String::from_utf8_lossy(&r.body);
+        assert_eq!(r.status, status, "Origin {origin}: {body}");
+    }
+    let headers = [("Authorization", alice.as_str()), ("Host", "localhost")];
+    let r = http(addr, "GET", "/calendars/", &headers, b"");
+    let text = String::from_utf8_lossy(&r.body);
+    assert_eq!(r.status, 200, "{text}");
+    assert!(
+        text.contains(&format!("{site}/calendars/mine.ics?key=")),
+        "{text}"
+    );
+}

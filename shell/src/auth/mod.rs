@@ -88,6 +88,8 @@ pub struct OAuth {
     document: Vec<u8>,
     /// What the booking page signs in with (`--page-client-id`).
     pub page: Option<crate::web::SignIn>,
+    /// `--resource`'s `scheme://authority`: the site as browsers name it behind a TLS proxy.
+    origin: String,
 }
 
 /// Who a request is, as the resource server sees it.
@@ -106,7 +108,9 @@ impl OAuth {
         let (Some(issuer), Some(resource)) = (&args.auth_issuer, &args.resource) else {
             return Ok(None);
         };
-        let (_, path) = metadata::split_url(resource).map_err(|e| format!("--resource {e}"))?;
+        let (origin, path) =
+            metadata::split_url(resource).map_err(|e| format!("--resource {e}"))?;
+        let origin = origin.to_owned();
         metadata::split_url(issuer).map_err(|e| format!("--auth-issuer {e}"))?;
         let insecure_ok = args.allow_insecure_issuer;
         if !insecure_ok && !metadata::is_tls_or_loopback(issuer) {
@@ -189,7 +193,14 @@ impl OAuth {
             metadata_paths,
             document: challenge::resource_document(resource, issuer, &scopes),
             page,
+            origin,
         }))
+    }
+
+    /// The public origin (`--resource`'s `scheme://authority`): a browser's `Origin` there is
+    /// this site's, and feed URLs are handed out under it.
+    pub fn origin(&self) -> &str {
+        &self.origin
     }
 
     /// The metadata document, when `path` is one of its well-known paths.

@@ -65,6 +65,14 @@ pub fn keyed(
     })
 }
 
+/// Where the feed URLs handed out point: the public origin (`--resource`'s) or, without one,
+/// this server as the request's `Host` names it (`http` on loopback, else `https`).
+#[derive(Clone, Copy)]
+pub struct Base<'a> {
+    pub public: Option<&'a str>,
+    pub loopback: bool,
+}
+
 /// The answer to `route` for the caller `seated` (authenticated by its bearer token, whose
 /// `bearer` is passed to bind the feed keys it is given, or by a feed key).
 pub async fn answer(
@@ -74,7 +82,7 @@ pub async fn answer(
     seated: &[u8],
     bearer: Option<&str>,
     tokens: Option<&Tokens>,
-    loopback: bool,
+    base: Base<'_>,
 ) -> Response {
     if parts.method != Method::GET && parts.method != Method::HEAD {
         let mut r = plain(
@@ -105,7 +113,7 @@ pub async fn answer(
             _ => Vec::new(),
         };
         let key = calendars.key().issue(principal, &binding);
-        return index(calendars, parts, &key, loopback);
+        return index(calendars, parts, &key, base);
     }
     let ask = Ask {
         route,
@@ -165,13 +173,16 @@ fn etag(body: &str) -> String {
 }
 
 /// The caller's feed URLs, each with its key (text: paste one into a calendar app).
-fn index(calendars: &dyn Calendars, parts: &Parts, key: &str, loopback: bool) -> Response {
+fn index(calendars: &dyn Calendars, parts: &Parts, key: &str, base: Base<'_>) -> Response {
     let host = parts
         .headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
         .unwrap_or("localhost");
-    let base = format!("{}://{host}", if loopback { "http" } else { "https" });
+    let base = match base.public {
+        Some(origin) => origin.to_owned(),
+        None => format!("{}://{host}", if base.loopback { "http" } else { "https" }),
+    };
     let mut text = String::from(
         "Your calendar feeds (subscribe to a URL in a calendar app; the key in it stands for \
          you: keep it secret). docs/calendars.md says how to revoke it.\n\n",

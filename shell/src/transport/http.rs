@@ -4,7 +4,9 @@
 //! Per request, in order:
 //! 1. Host/Origin (DNS rebinding, other sites): when bound to loopback, `Host` must name
 //!    localhost, 127.0.0.1 or `[::1]` (any port); an `Origin`, if sent, must be the `Host`
-//!    itself (name and port: a page on another local port is another site). Else **403**. Off
+//!    itself (name and port: a page on another local port is another site) or, with
+//!    `--auth-issuer`, `--resource`'s origin (the site's, behind a TLS proxy that sends
+//!    `Host: localhost`). Else **403**. Off
 //!    loopback that check cannot stop DNS rebinding (the attacker's name is a valid `Host` and
 //!    `Origin`), which is why `redmark serve` refuses a non-loopback address without
 //!    `--tokens`: there the bearer token is the guard.
@@ -216,7 +218,8 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
         Ok(h) => h,
         Err(bad) => return bad.into_response(),
     };
-    if let Err(why) = super::strict::check_origin(&host_view, st.loopback) {
+    let public = st.oauth.as_deref().map(OAuth::origin);
+    if let Err(why) = super::strict::check_origin(&host_view, st.loopback, public) {
         tracing::info!("http: 403 ({why})");
         return plain(
             StatusCode::FORBIDDEN,
@@ -267,7 +270,11 @@ async fn handle<A: Hosted>(State(st): State<Arc<HttpState<A>>>, req: Request) ->
             return over;
         }
         let token = bearer(&parts.headers);
-        return feeds::answer(cals, &parts, route, &who, token, tokens, st.loopback).await;
+        let base = feeds::Base {
+            public: st.oauth.as_deref().map(OAuth::origin),
+            loopback: st.loopback,
+        };
+        return feeds::answer(cals, &parts, route, &who, token, tokens, base).await;
     }
     if parts.uri.path() != "/mcp" {
         return plain(

@@ -78,8 +78,13 @@ fn is_local(host: &str) -> bool {
     matches!(host, "localhost" | "127.0.0.1" | "[::1]")
 }
 
-/// The DNS-rebinding and cross-origin guard (see [`super::http`]'s docs).
-pub fn check_origin(h: &HeaderMap, loopback: bool) -> Result<(), &'static str> {
+/// The DNS-rebinding and cross-origin guard (see [`super::http`]'s docs); `public`: the site's
+/// public origin, which a browser names behind a TLS proxy that names this server in `Host`.
+pub fn check_origin(
+    h: &HeaderMap,
+    loopback: bool,
+    public: Option<&str>,
+) -> Result<(), &'static str> {
     let host = h
         .get(header::HOST)
         .and_then(|v| v.to_str().ok())
@@ -95,6 +100,9 @@ pub fn check_origin(h: &HeaderMap, loopback: bool) -> Result<(), &'static str> {
         return Ok(());
     };
     let o = origin.to_str().map_err(|_| "unreadable Origin")?;
+    if public.is_some_and(|p| p.eq_ignore_ascii_case(o)) {
+        return Ok(());
+    }
     let (default, rest) = match (o.strip_prefix("http://"), o.strip_prefix("https://")) {
         (Some(rest), _) => (80, rest),
         (_, Some(rest)) => (443, rest),
@@ -141,7 +149,7 @@ mod tests {
     }
 
     fn guard(pairs: &[(&'static str, &'static str)], loopback: bool) -> bool {
-        check_origin(&hm(pairs), loopback).is_ok()
+        check_origin(&hm(pairs), loopback, None).is_ok()
     }
 
     #[test]
