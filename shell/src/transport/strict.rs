@@ -190,6 +190,27 @@ mod tests {
         ));
     }
 
+    /// Behind a TLS proxy that sends `Host: localhost`, the site's public origin is accepted
+    /// too, and only it.
+    #[test]
+    fn the_public_origin_is_the_sites() {
+        let public = Some("https://rooms.example.org");
+        let with = |origin: &'static str| hm(&[("host", "localhost"), ("origin", origin)]);
+        assert!(check_origin(&with("https://rooms.example.org"), true, public).is_ok());
+        assert!(check_origin(&with("https://rooms.example.org"), true, None).is_err());
+        for other in ["https://evil.example", "http://rooms.example.org", "null"] {
+            assert!(check_origin(&with(other), true, public).is_err(), "{other}");
+        }
+        let elsewhere = hm(&[
+            ("host", "evil.example"),
+            ("origin", "https://rooms.example.org"),
+        ]);
+        assert!(
+            check_origin(&elsewhere, true, public).is_err(),
+            "Host still guarded"
+        );
+    }
+
     /// An Origin, when sent, is the Host itself: another local port is another site (a page
     /// there could otherwise drive this server with "simple" requests).
     #[test]
