@@ -145,6 +145,7 @@ pub(super) fn when<'a>(
 
 /// Whether `span` starts and ends within `floor`'s opening hours on its wall clock (always on
 /// a floor without them).
+#[cfg(feature = "offer-instead")]
 pub(super) fn within_hours(floor: Floor<'_>, span: Span) -> bool {
     #[cfg(feature = "opening-hours")]
     if let Some((open, close)) = floor.open {
