@@ -75,7 +75,8 @@
 //!   fewer if the region's pages could not hold that many titled bookings (two records each)
 //!   with room to turn the ring. When it is full the oldest cancelled or released booking is
 //!   forgotten (its record killed, its nonce with it) to make room; only that many active
-//!   bookings make it full ([`StoreError::Full`]).
+//!   bookings make it full ([`StoreError::Full`]). The store has no clock: its owner forgets
+//!   the bookings that have ended ([`FlashStore::forget_ended`], a panel a day after they end).
 //!
 //! # Boot counter
 //!
@@ -237,6 +238,22 @@ impl<F: MultiwriteNorFlash> FlashStore<F> {
         window: u16,
     ) -> Result<Option<Booking>, StoreError> {
         self.release_first(|b| b.room == room && due(&b.booking(Title::new()), now, window))
+    }
+
+    /// Forgets up to `most` bookings that had ended by `by`, the lowest ids first (their
+    /// records killed, their nonces with them): a panel's past meetings leave room for new
+    /// ones, which only active bookings fill ([`StoreError::Full`]). How many it forgot.
+    pub fn forget_ended(&mut self, by: Minute, most: u32) -> Result<u32, StoreError> {
+        if self.poisoned {
+            return Err(StoreError::Io);
+        }
+        let mut forgot = 0;
+        while forgot < most {
+            let Some(h) = self.least(&|h| h.span.end <= by, &|h, b| h.id < b.id)? else { break };
+            self.kill(u32::from(h.page), u32::from(h.slot))?;
+            forgot += 1;
+        }
+        Ok(forgot)
     }
 
     /// Releases the due booking (`is_due`) with the lowest id, once durable.

@@ -14,6 +14,7 @@ use crate::record::*;
 use sim::SimFlash;
 
 mod ends;
+mod forget;
 mod in_place;
 mod release;
 mod sim;

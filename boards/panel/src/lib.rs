@@ -43,7 +43,7 @@ use core::panic::PanicInfo;
 use cortex_m_rt::{exception, ExceptionFrame};
 use diag::Piece::{Hex, Num, Text};
 use embedded_storage::nor_flash::MultiwriteNorFlash;
-use redmark_core::booking::{BookingApp, Floor, DEFAULT_FLOOR};
+use redmark_core::booking::{BookingApp, Floor, Minute, DEFAULT_FLOOR};
 use redmark_core::engine::{Config, Note, ServerInfo};
 use redmark_core::seal::{Key, KeyRing};
 use redmark_core::serve::Host;
@@ -76,6 +76,18 @@ pub const FLOOR: Floor<'static> = ZONED;
 /// The panel's floor (with the door's check-in window where the door has buttons).
 #[cfg(feature = "meeting-life")]
 pub const FLOOR: Floor<'static> = Floor { check_in_minutes: Some(CHECK_IN_MINUTES), ..ZONED };
+
+/// Minutes a booking is kept after it ends, then forgotten ([`forget_past`]).
+pub const KEEP_ENDED_MINUTES: Minute = 24 * 60;
+
+/// Forgets the bookings that ended [`KEEP_ENDED_MINUTES`] before `minute` (a trusted time), a
+/// few a call (each a pass over the store and a flash write): the store's room, which active
+/// bookings fill, is for the meetings to come. Call it once a minute.
+pub(crate) fn forget_past<F: MultiwriteNorFlash>(store: &mut Bookings<F>, minute: Minute) {
+    if store.forget_ended(minute.saturating_sub(KEEP_ENDED_MINUTES), 4).is_err() {
+        diag::text("store: forgetting past bookings failed");
+    }
+}
 
 /// The booking store over a board's flash `F`: its records read in place, no booking in
 /// RAM. It holds `redmark_flash_store::MAX_BOOKINGS` (active, plus cancelled ones until room

@@ -201,6 +201,7 @@ pub(crate) fn serve<U: Read + Write, F: embedded_storage::nor_flash::MultiwriteN
 ) -> ! {
     let mut time = TimeState::new();
     let mut chunk = [0u8; redmark_core::limits::READ_CHUNK];
+    let mut forgot_at = None;
     loop {
         let n = match uart.read(&mut chunk) {
             Ok(n) if n > 0 => n,
@@ -222,6 +223,12 @@ pub(crate) fn serve<U: Read + Write, F: embedded_storage::nor_flash::MultiwriteN
                     entropy: host.entropy(),
                     access: redmark_core::Access::USER,
                 };
+                // Past meetings forgotten with a trusted time, once a minute, before a request.
+                let minute = wall::is_set().then_some(cx.now).and_then(redmark_core::booking::minute_of);
+                if let Some(m) = minute.filter(|&m| forgot_at != Some(m)) {
+                    crate::forget_past(engine.app_mut().0.store_mut(), m);
+                    forgot_at = Some(m);
+                }
                 let handled = engine.handle_line(line, &cx, out);
                 if let Some(note) = handled.note {
                     host.note(note);

@@ -215,6 +215,7 @@ pub fn run<D: Device, F: MultiwriteNorFlash, S: face::Screen>(
         // Release with a trusted time only (SNTP's, never back, bounded steps: panel.md).
         if let Some(m) = wall.and_then(redmark_core::booking::minute_of).filter(|&m| released_at != Some(m)) {
             door::release(&mut engine, m);
+            crate::forget_past(engine.app_mut().0.store_mut(), m);
             released_at = Some(m);
         }
         let ip = iface.ipv4_addr().unwrap_or(STATIC_IP);
