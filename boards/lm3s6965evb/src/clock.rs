@@ -4,8 +4,9 @@
 //! 12.5 MHz). A wrap is counted once: by the SysTick handler, or, while interrupts are masked
 //! (a reading, the idle check), by [`poll`], which takes the pending exception over.
 
-use core::sync::atomic::{AtomicU32, Ordering};
+use core::cell::Cell;
 
+use cortex_m::interrupt::Mutex;
 use cortex_m::peripheral::syst::SystClkSource;
 use cortex_m::peripheral::{SCB, SYST};
 use cortex_m_rt::exception;
@@ -20,9 +21,17 @@ const PERIOD: u64 = 1 << 24;
 #[cfg(feature = "net")]
 const PERIOD: u64 = CORE_HZ / 100;
 
-/// SysTick wraps since boot (one execution context: plain loads and stores, no CAS, so this
-/// also builds for thumbv6m).
-static WRAPS: AtomicU32 = AtomicU32::new(0);
+/// SysTick wraps since boot, in 64 bits (a 32-bit count of 10 ms wraps would roll over after
+/// 497 days); read and counted with interrupts masked.
+static WRAPS: Mutex<Cell<u64>> = Mutex::new(Cell::new(0));
+
+/// Counts one wrap.
+fn count_wrap() {
+    cortex_m::interrupt::free(|cs| {
+        let wraps = WRAPS.borrow(cs);
+        wraps.set(wraps.get() + 1);
+    });
+}
 
 /// Starts SysTick.
 pub fn start(mut syst: SYST) {
@@ -36,20 +45,20 @@ pub fn start(mut syst: SYST) {
 /// SysTick: a wrap.
 #[exception]
 fn SysTick() {
-    WRAPS.store(WRAPS.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
+    count_wrap();
 }
 
 /// Counts a wrap still pending (call with interrupts masked).
 pub fn poll() {
     if SCB::is_pendst_pending() {
         SCB::clear_pendst();
-        WRAPS.store(WRAPS.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
+        count_wrap();
     }
 }
 
 /// Core cycles since boot.
 pub fn ticks() -> u64 {
-    cortex_m::interrupt::free(|_| {
+    cortex_m::interrupt::free(|cs| {
         poll();
         let mut cur = SYST::get_current();
         if SCB::is_pendst_pending() {
@@ -57,7 +66,7 @@ pub fn ticks() -> u64 {
             poll();
             cur = SYST::get_current();
         }
-        u64::from(WRAPS.load(Ordering::Relaxed)) * PERIOD + (PERIOD - 1 - u64::from(cur))
+        WRAPS.borrow(cs).get() * PERIOD + (PERIOD - 1 - u64::from(cur))
     })
 }
 
