@@ -12,6 +12,7 @@ use redb::{
 };
 
 use super::tables::{BOOKINGS, INDEXES, META, OLD_HELD};
+use super::trail::TRAIL;
 use crate::store::Snapshot;
 
 /// Copies every table of `db`, as one read transaction sees them, into a new database on `to`
@@ -30,6 +31,7 @@ pub(super) fn snapshot(db: &Database, to: File) -> Result<Snapshot, String> {
     // The empty tripwire an older release obeys (`migrate.rs`), so a copy is as safe as the file.
     copy_table(&read, &write, OLD_HELD)?;
     copy_table(&read, &write, META)?;
+    copy_table(&read, &write, TRAIL)?;
     write.commit().map_err(text)?;
     Ok(Snapshot {
         bookings,
@@ -135,6 +137,11 @@ mod tests {
         let restored = RedbStore::open_checked(&copy, false).unwrap();
         assert_eq!(restored.all().unwrap(), store.store().all().unwrap());
         let mut restored = RedbBookings::new(restored);
+        for id in 1..=5 {
+            let trail = now(restored.trail(id)).unwrap();
+            assert_eq!(trail, now(store.trail(id)).unwrap(), "bk_{id}'s trail");
+            assert_eq!(trail.len(), if id == 2 { 2 } else { 1 }, "bk_{id}: {trail:?}");
+        }
         assert!(
             now(occupant(&mut restored, "nook", Span::hour(DAY, 1)))
                 .unwrap()
