@@ -512,3 +512,58 @@ fn a_read_is_answered_while_every_writer_waits() {
         }
     });
 }
+
+/// An end moved into a booking another session commits meanwhile: the exclusion constraint
+/// fails the batch, which runs again and answers `Taken`, not a store failure.
+#[test]
+fn an_end_moved_into_a_booking_committed_meanwhile_is_taken() {
+    let Some(pg) = Cluster::start_or_skip() else {
+        return;
+    };
+    let rt = runtime();
+    rt.block_on(async {
+        let mut s = PgStore::open(&pg.url()).await.expect(NO_PG);
+        let mine = new("atrium", 9, 1, 1);
+        let Commit::Created(b) = s.commit(&mine).await.unwrap() else {
+            panic!("the booking is made");
+        };
+        let (end, later) = (b.new.span.end, b.new.span.end + 30);
+        // Another session books the half hour after it, not yet committed.
+        let config: tokio_postgres::Config = pg.url().parse().unwrap();
+        let other = super::sql::connect(&config).await.unwrap();
+        other.batch_execute("BEGIN").await.unwrap();
+        let (from, to) = (end as i32, later as i32);
+        other
+            .execute(
+                "INSERT INTO redmark_bookings (room, start_minute, end_minute, title, attendees, \
+                 holder, nonce) VALUES ('atrium', $1, $2, '', 1, $3, $3)",
+                &[&from, &to, &vec![9u8; 8]],
+            )
+            .await
+            .unwrap();
+        let watcher = super::sql::connect(&config).await.unwrap();
+        let by = Actor::holder(mine.holder);
+        let mut h = s.handle();
+        let moved = tokio::spawn(async move { h.set_end(b.id, &by, end, later).await });
+        // The update waits for the other session's row, then that commits.
+        loop {
+            let row = watcher
+                .query_one(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'",
+                    &[],
+                )
+                .await
+                .unwrap();
+            if row.get::<_, i64>(0) > 0 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        other.batch_execute("COMMIT").await.unwrap();
+        let got = moved.await.unwrap();
+        assert!(
+            matches!(got, Ok(Some(redmark_core::booking::Resized::Taken(ref o))) if o.new.span.start == end),
+            "{got:?}"
+        );
+    });
+}

@@ -186,10 +186,13 @@ pub(super) async fn attempts(
     Err(last)
 }
 
-/// A deadlock between two batches or a lost connection: the whole batch may run again.
+/// A deadlock between two batches, or a booking another transaction committed into a time
+/// this batch's statement took for free (the exclusion constraint: `SET_END_SQL`), or a lost
+/// connection: the whole batch may run again, and then sees what was committed.
 pub(super) fn retryable(e: &tokio_postgres::Error) -> bool {
     matches!(e.code(), Some(c) if *c == SqlState::T_R_DEADLOCK_DETECTED
-        || *c == SqlState::T_R_SERIALIZATION_FAILURE)
+        || *c == SqlState::T_R_SERIALIZATION_FAILURE
+        || *c == SqlState::EXCLUSION_VIOLATION)
 }
 
 /// Why a batch failed: the database said no or went away; it was rolled back.

@@ -140,7 +140,11 @@ mod tests {
         for id in 1..=5 {
             let trail = now(restored.trail(id)).unwrap();
             assert_eq!(trail, now(store.trail(id)).unwrap(), "bk_{id}'s trail");
-            assert_eq!(trail.len(), if id == 2 { 2 } else { 1 }, "bk_{id}: {trail:?}");
+            assert_eq!(
+                trail.len(),
+                if id == 2 { 2 } else { 1 },
+                "bk_{id}: {trail:?}"
+            );
         }
         assert!(
             now(occupant(&mut restored, "nook", Span::hour(DAY, 1)))
