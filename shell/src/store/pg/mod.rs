@@ -357,4 +357,6 @@ impl Admin for PgStore {
 #[cfg(test)]
 mod migrate_tests;
 #[cfg(test)]
+mod race_tests;
+#[cfg(test)]
 mod tests;

@@ -1,5 +1,6 @@
 //! A whole series booked inside a worker's transaction: all its occurrences or none, a clash
-//! (also one a racing instance commits meanwhile) answered as taken, never a failed batch.
+//! (also one a racing instance commits meanwhile) answered as taken, never a failed batch; the
+//! same operation racing itself (a retry while the first is in flight) answered as replayed.
 
 use std::collections::HashMap;
 
@@ -29,25 +30,8 @@ pub(super) async fn commit_series(
     occurrences: &[Occurrence],
     by: &Actor,
 ) -> Result<Result<SeriesCommit, StoreError>, Fault> {
-    let made = tx
-        .query(&s.made_by, &[&&base.holder[..], &&base.nonce[..]])
-        .await?;
-    if let Some(row) = made.first() {
-        let first: i64 = row.try_get(0)?;
-        let series: Option<i64> = row.try_get(11)?;
-        let series = series.unwrap_or(first);
-        let rows = tx.query(&s.series_ids, &[&series]).await?;
-        let mut ids = SeriesIds::new();
-        for r in &rows {
-            let Ok(id) = u32::try_from(r.try_get::<_, i64>(0)?) else {
-                return Ok(Err(StoreError::Corrupt));
-            };
-            let _ = ids.push(id);
-        }
-        let Ok(series) = u32::try_from(series) else {
-            return Ok(Err(StoreError::Corrupt));
-        };
-        return Ok(Ok(SeriesCommit::Replayed(series, ids)));
+    if let Some(again) = replayed(tx, s, base).await? {
+        return Ok(again);
     }
     let mut news = Vec::with_capacity(occurrences.len());
     for (i, o) in occurrences.iter().enumerate() {
@@ -61,6 +45,10 @@ pub(super) async fn commit_series(
     let ends: Vec<i32> = news.iter().map(|n| minute(n.span.end)).collect();
     let taken = tx.query(&s.series_clash, &[&rooms, &starts, &ends]).await?;
     if !taken.is_empty() {
+        // Taken by the same operation, committed since the first look: its series.
+        if let Some(again) = replayed(tx, s, base).await? {
+            return Ok(again);
+        }
         let mask = taken
             .iter()
             .filter_map(|r| r.try_get::<_, i32>(0).ok())
@@ -95,6 +83,10 @@ pub(super) async fn commit_series(
         // Taken after the check (or the same operation racing itself): none of it stays.
         let inserted: Vec<i64> = ids.iter().flatten().copied().collect();
         tx.execute(&s.series_drop, &[&inserted]).await?;
+        // The same operation, committed meanwhile or earlier in this batch: its series.
+        if let Some(again) = replayed(tx, s, base).await? {
+            return Ok(again);
+        }
         let mask = ids
             .iter()
             .enumerate()
@@ -170,4 +162,34 @@ pub(super) async fn cancel_series(
         }
     }
     Ok(Some(out))
+}
+
+/// The series the operation of `base` booked, if it booked one (a new statement: it sees what
+/// committed since the transaction's earlier ones).
+async fn replayed(
+    tx: &Transaction<'_>,
+    s: &Statements,
+    base: &NewBooking,
+) -> Result<Option<Result<SeriesCommit, StoreError>>, Fault> {
+    let made = tx
+        .query(&s.made_by, &[&&base.holder[..], &&base.nonce[..]])
+        .await?;
+    let Some(row) = made.first() else {
+        return Ok(None);
+    };
+    let first: i64 = row.try_get(0)?;
+    let series: Option<i64> = row.try_get(11)?;
+    let series = series.unwrap_or(first);
+    let rows = tx.query(&s.series_ids, &[&series]).await?;
+    let mut ids = SeriesIds::new();
+    for r in &rows {
+        let Ok(id) = u32::try_from(r.try_get::<_, i64>(0)?) else {
+            return Ok(Some(Err(StoreError::Corrupt)));
+        };
+        let _ = ids.push(id);
+    }
+    let Ok(series) = u32::try_from(series) else {
+        return Ok(Some(Err(StoreError::Corrupt)));
+    };
+    Ok(Some(Ok(SeriesCommit::Replayed(series, ids))))
 }
