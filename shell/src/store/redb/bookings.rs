@@ -32,19 +32,12 @@ pub struct RedbBookings {
 impl RedbBookings {
     /// The bookings in `store`; the committing thread starts with the first write.
     pub fn new(store: RedbStore) -> Self {
-        let store = Arc::new(store);
+        let (store, changes) = (Arc::new(store), Changes::new());
         RedbBookings {
-            committer: Arc::new(Committer::new(Arc::clone(&store))),
+            committer: Arc::new(Committer::new(Arc::clone(&store), Arc::clone(&changes))),
             store,
             fence: Fence::default(),
-            changes: Changes::new(),
-        }
-    }
-
-    /// Tells the store's followers what a write committed.
-    fn told(&self, made: Vec<Change>) {
-        for c in made {
-            self.changes.publish(c);
+            changes,
         }
     }
 
@@ -69,22 +62,23 @@ impl Store for RedbBookings {
     async fn commit_by(&mut self, new: &NewBooking, by: &Actor) -> Result<Commit, StoreError> {
         self.fence.queued_behind_earlier();
         let (new, by) = (new.clone(), *by);
-        let made = self.committer.write(move |t| t.book(&new, &by)).await?;
-        metrics().committed(&made);
-        if let Ok(c) = &made {
-            self.told(changes::of_commit(c));
-        }
-        made
+        let tell = |made: &Result<Commit, StoreError>, _: &RedbStore| {
+            metrics().committed(made);
+            made.as_ref().map_or(vec![], changes::of_commit)
+        };
+        self.committer
+            .write(move |t| t.book(&new, &by), tell)
+            .await?
     }
 
     async fn cancel(&mut self, id: BookingId, by: &Actor) -> Result<Option<Booking>, StoreError> {
         self.fence.queued_behind_earlier();
         let by = *by;
-        let made = self.committer.write(move |t| t.cancel(id, &by)).await;
+        let made = self
+            .committer
+            .write(move |t| t.cancel(id, &by), |b, _| changes::of_booking(b))
+            .await;
         metrics().cancelled(&made);
-        if let Ok(b) = &made {
-            self.told(changes::of_booking(b));
-        }
         made
     }
 
@@ -130,24 +124,18 @@ impl Store for RedbBookings {
     ) -> Result<Option<Resized>, StoreError> {
         self.fence.queued_behind_earlier();
         let by = *by;
-        let made = self
-            .committer
-            .write(move |t| t.set_end(id, &by, from, to))
-            .await;
-        if let Ok(r) = &made {
-            self.told(changes::of_resized(r, from));
-        }
-        made
+        let tell = move |r: &Option<Resized>, _: &RedbStore| changes::of_resized(r, from);
+        self.committer
+            .write(move |t| t.set_end(id, &by, from, to), tell)
+            .await
     }
 
     async fn check_in(&mut self, id: BookingId, by: &Actor) -> Result<Option<Booking>, StoreError> {
         self.fence.queued_behind_earlier();
         let by = *by;
-        let made = self.committer.write(move |t| t.check_in(id, &by)).await;
-        if let Ok(b) = &made {
-            self.told(changes::of_booking(b));
-        }
-        made
+        self.committer
+            .write(move |t| t.check_in(id, &by), |b, _| changes::of_booking(b))
+            .await
     }
 
     async fn release_due(
@@ -158,14 +146,12 @@ impl Store for RedbBookings {
     ) -> Result<Option<Booking>, StoreError> {
         self.fence.queued_behind_earlier();
         let by = *by;
-        let made = self
-            .committer
-            .write(move |t| t.release_due(now, window, &by))
-            .await;
-        if let Ok(b) = &made {
-            self.told(changes::of_booking(b));
-        }
-        made
+        self.committer
+            .write(
+                move |t| t.release_due(now, window, &by),
+                |b, _| changes::of_booking(b),
+            )
+            .await
     }
 
     async fn commit_series(
@@ -176,17 +162,21 @@ impl Store for RedbBookings {
         by: &Actor,
     ) -> Result<SeriesCommit, StoreError> {
         self.fence.queued_behind_earlier();
-        let made = {
-            let (base, other, occurrences, by) =
-                (base.clone(), other.to_owned(), occurrences.to_vec(), *by);
-            self.committer
-                .write(move |t| t.book_series(&base, &other, &occurrences, &by))
-                .await?
+        let (base, other, occurrences, by) =
+            (base.clone(), other.to_owned(), occurrences.to_vec(), *by);
+        let told = (base.clone(), other.clone(), occurrences.clone());
+        let tell = move |made: &Result<SeriesCommit, StoreError>, _: &RedbStore| {
+            let (base, other, occurrences) = told;
+            made.as_ref().map_or(vec![], |c| {
+                changes::of_series(&base, &other, &occurrences, c)
+            })
         };
-        if let Ok(c) = &made {
-            self.told(changes::of_series(base, other, occurrences, c));
-        }
-        made
+        self.committer
+            .write(
+                move |t| t.book_series(&base, &other, &occurrences, &by),
+                tell,
+            )
+            .await?
     }
 
     async fn cancel_series(
@@ -197,19 +187,15 @@ impl Store for RedbBookings {
     ) -> Result<Option<SeriesIds>, StoreError> {
         self.fence.queued_behind_earlier();
         let by = *by;
-        let made = self
-            .committer
-            .write(move |t| t.cancel_series(series, from, &by))
-            .await;
-        // The cancelled bookings' rooms and times, read back (after the write, so at once).
-        if let Ok(Some(ids)) = &made {
-            for &id in ids {
-                if let Ok(Some(b)) = self.store.get(id) {
-                    self.told(vec![Change::of(&b)]);
-                }
-            }
-        }
-        made
+        // The cancelled bookings' rooms and times, read back after the commit.
+        let tell = |ids: &Option<SeriesIds>, store: &RedbStore| {
+            let ids = ids.iter().flatten();
+            let cancelled = ids.filter_map(|&id| store.get(id).ok().flatten());
+            cancelled.map(|b| Change::of(&b)).collect()
+        };
+        self.committer
+            .write(move |t| t.cancel_series(series, from, &by), tell)
+            .await
     }
 
     async fn next_in_series(

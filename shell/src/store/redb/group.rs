@@ -4,7 +4,8 @@
 //! A write is a closure on the transaction's [`Tables`], sent by a store handle's `commit` or
 //! `cancel` (see `bookings.rs`), which awaits its outcome without blocking a worker. The
 //! thread takes every write waiting (up to [`MAX_GROUP`]), runs them in arrival order inside
-//! one transaction, commits it durably, and only then answers each. At-most-once (holder,
+//! one transaction, commits it durably, and only then tells the store's followers what each
+//! changed (whether or not its writer still waits) and answers each. At-most-once (holder,
 //! nonce) and "span taken" are decided inside that transaction, in order, so any interleaving
 //! of connections gives the same outcomes a single lock would. Writes of one connection keep
 //! their order (one queue, one thread).
@@ -19,30 +20,35 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::file::RedbStore;
 use super::tables::{fault, Tables};
+use crate::store::changes::{Change, Changes};
 
 /// Most writes one transaction takes; more wait for the next one.
 pub const MAX_GROUP: usize = 1024;
 
-/// One write waiting for the committer: made inside the group's transaction, answered once
-/// the transaction is durable (or failed).
+/// One write waiting for the committer: made inside the group's transaction, told and
+/// answered once the transaction is durable (or failed).
 trait GroupWrite: Send {
     /// Makes the write; an error spoils the whole transaction.
     fn make(&mut self, tables: &mut Tables<'_>) -> Result<(), StoreError>;
-    /// Answers the writer: its outcome if `made` (the transaction is durable), else the error.
-    fn answer(self: Box<Self>, made: Result<(), StoreError>);
+    /// If `made` (the transaction is durable), tells `changes` what the write changed; then
+    /// answers the writer: its outcome, else the error.
+    fn answer(self: Box<Self>, made: Result<(), StoreError>, store: &RedbStore, changes: &Changes);
 }
 
-/// A write `F` with outcome `T` and where the outcome goes.
-struct Pending<T, F> {
+/// A write `F` with outcome `T`, what it changed by `G` (from its outcome and the store read
+/// after its commit), and where the outcome goes.
+struct Pending<T, F, G> {
     write: Option<F>,
     outcome: Option<T>,
+    tell: G,
     to: oneshot::Sender<Result<T, StoreError>>,
 }
 
-impl<T, F> GroupWrite for Pending<T, F>
+impl<T, F, G> GroupWrite for Pending<T, F, G>
 where
     T: Send,
     F: FnOnce(&mut Tables<'_>) -> Result<T, StoreError> + Send,
+    G: FnOnce(&T, &RedbStore) -> Vec<Change> + Send,
 {
     fn make(&mut self, tables: &mut Tables<'_>) -> Result<(), StoreError> {
         let write = self.write.take().ok_or(StoreError::Io)?;
@@ -50,9 +56,16 @@ where
         Ok(())
     }
 
-    fn answer(self: Box<Self>, made: Result<(), StoreError>) {
-        let Pending { outcome, to, .. } = *self;
+    fn answer(self: Box<Self>, made: Result<(), StoreError>, store: &RedbStore, changes: &Changes) {
+        let Pending {
+            outcome, tell, to, ..
+        } = *self;
         let got = made.and_then(|()| outcome.ok_or(StoreError::Io));
+        if let Ok(outcome) = &got {
+            for change in tell(outcome, store) {
+                changes.publish(change);
+            }
+        }
         // The writer may be gone (connection closed): its write stands anyway.
         let _ = to.send(got);
     }
@@ -85,15 +98,15 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Committer {
-    /// The committer of `store`; its thread starts with the first write.
-    pub fn new(store: Arc<RedbStore>) -> Committer {
+    /// The committer of `store`, telling `changes`; its thread starts with the first write.
+    pub fn new(store: Arc<RedbStore>, changes: Arc<Changes>) -> Committer {
         let (jobs, rx) = mpsc::unbounded_channel::<Job>();
         let groups = Arc::new(AtomicU64::new(0));
         let counted = Arc::clone(&groups);
         let start: Start = Box::new(move || {
             std::thread::Builder::new()
                 .name("redmark-commit".into())
-                .spawn(move || commit_loop(&store, rx, &counted))
+                .spawn(move || commit_loop(&store, &changes, rx, &counted))
         });
         Committer {
             jobs: Some(jobs),
@@ -111,18 +124,21 @@ impl Committer {
     }
 
     /// Makes `write` durable in the next group: its outcome once the group's transaction is
-    /// committed, or the error that spoiled it ([`StoreError::Io`] if the committer is gone:
+    /// committed (what `tell` says it changed told first, even if this future was dropped
+    /// meanwhile), or the error that spoiled it ([`StoreError::Io`] if the committer is gone:
     /// nothing was acknowledged).
-    pub async fn write<T, F>(&self, write: F) -> Result<T, StoreError>
+    pub async fn write<T, F, G>(&self, write: F, tell: G) -> Result<T, StoreError>
     where
         T: Send + 'static,
         F: FnOnce(&mut Tables<'_>) -> Result<T, StoreError> + Send + 'static,
+        G: FnOnce(&T, &RedbStore) -> Vec<Change> + Send + 'static,
     {
         self.ensure_started();
         let (to, outcome) = oneshot::channel();
         let job = Box::new(Pending {
             write: Some(write),
             outcome: None,
+            tell,
             to,
         });
         // A closed queue drops the job: the receiver then reports the write lost.
@@ -170,7 +186,12 @@ impl Drop for Committer {
 
 /// The committing thread: takes every write waiting (up to [`MAX_GROUP`]), makes them in one
 /// transaction, answers each once it is durable; ends when the queue closes.
-fn commit_loop(store: &RedbStore, mut rx: mpsc::UnboundedReceiver<Job>, groups: &AtomicU64) {
+fn commit_loop(
+    store: &RedbStore,
+    changes: &Changes,
+    mut rx: mpsc::UnboundedReceiver<Job>,
+    groups: &AtomicU64,
+) {
     let mut group: Vec<Job> = Vec::with_capacity(MAX_GROUP);
     while let Some(first) = rx.blocking_recv() {
         group.push(first);
@@ -190,7 +211,7 @@ fn commit_loop(store: &RedbStore, mut rx: mpsc::UnboundedReceiver<Job>, groups: 
         crate::metrics::metrics().group_committed(group.len(), began.elapsed());
         groups.fetch_add(1, Ordering::Relaxed);
         for w in group.drain(..) {
-            w.answer(made);
+            w.answer(made, store, changes);
         }
     }
 }
@@ -271,6 +292,33 @@ mod tests {
             W::Book(n) => Got::Book(s.commit(&n).await),
             W::Cancel(id, h) => Got::Cancel(s.cancel(id, &Actor::holder(h)).await),
         }
+    }
+
+    /// A write whose writer stopped waiting (a client gone mid-request) is still told to the
+    /// store's followers once it is committed.
+    #[test]
+    fn a_write_is_told_though_its_writer_is_gone() {
+        use futures_util::FutureExt as _;
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let dir = crate::store::redb::tests::scratch_dir("group-told");
+        let store = RedbBookings::new(RedbStore::open_checked(&dir, false).unwrap());
+        let mut heard = store.changes().unwrap().follow();
+        let mut h = store.handle();
+        let booking = new(9, 1, 1);
+        // Polled once (the write is sent), then dropped.
+        assert!(h.commit(&booking).now_or_never().is_none());
+        let wait = std::time::Duration::from_secs(10);
+        let told = rt.block_on(async { tokio::time::timeout(wait, heard.recv()).await });
+        let told = told.expect("told within 10 s").unwrap();
+        assert_eq!(
+            told,
+            crate::store::changes::Change::room("nook", booking.span)
+        );
+        drop((h, store));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// Writes sent together are made in few transactions, and each is decided exactly as a
