@@ -270,6 +270,12 @@ fn the_door_books_extends_and_ends_a_walk_up_booking_that_mcp_clients_see() {
     assert!(atrium_free_from_quarter_to_ten(&p, 15));
     // The booking made over HTTP is not the door's to end (it is not under way either).
     assert!(!atrium_free_from_quarter_to_ten(&p, 120));
+
+    // "Book now" again: the hour's first half is the ended walk-up booking's, so the door
+    // books what is free of it, from 09:30 to 10:00, as the face's "free until 11:00" offers.
+    p.panel.qmp(&[SELECT_KEY]);
+    wait_for(&p, "door: booked now, bk_3, hour 9", 1);
+    assert!(!atrium_free_from_quarter_to_ten(&p, 15));
 }
 
 /// The panel's time in the others'-booking test: 2026-09-21 09:44:50 UTC when the clock is set,

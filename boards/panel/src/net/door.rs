@@ -74,7 +74,8 @@ pub(crate) fn press<F: MultiwriteNorFlash>(
     }
 }
 
-/// "Book now": the hour under way, straight into the store.
+/// "Book now": the hour under way, straight into the store; where a booking holds part of it,
+/// the free time from the grid step under way to the next booking in that hour ([`free_part`]).
 fn book_now<F: MultiwriteNorFlash>(engine: &mut Panel<F>, host: &mut PanelHost, minute: booking::Minute) {
     let Some(room) = FLOOR.rooms.get(DOOR_ROOM) else { return };
     let Ok(room_id) = RoomId::try_from(room.id) else { return };
@@ -83,7 +84,7 @@ fn book_now<F: MultiwriteNorFlash>(engine: &mut Panel<F>, host: &mut PanelHost, 
     let hour = (local % (24 * 60) / 60) as u8;
     let start = minute - local % 60;
     let span = Span { start, end: start + 60 };
-    let new = NewBooking {
+    let mut new = NewBooking {
         room: room_id,
         span,
         title: Title::new(),
@@ -92,7 +93,13 @@ fn book_now<F: MultiwriteNorFlash>(engine: &mut Panel<F>, host: &mut PanelHost, 
         nonce: host.entropy(),
     };
     let store = engine.app_mut().0.store_mut();
-    let what = match poll_once(store.commit(&new)) {
+    let mut made = poll_once(store.commit(&new));
+    if let (Some(Ok(Commit::Taken(_))), Some(free)) = (&made, free_part(store, minute, span)) {
+        // Nothing was stored under the operation: the same one books the free part.
+        new.span = free;
+        made = poll_once(store.commit(&new));
+    }
+    let what = match made {
         Some(Ok(Commit::Created(b))) => {
             diag::line(&[Text("door: booked now, bk_"), Num(b.id.into()), Text(", hour "), Num(hour.into())]);
             // Booked by someone at the door: checked in (else it would be released at once,
@@ -107,6 +114,22 @@ fn book_now<F: MultiwriteNorFlash>(engine: &mut Panel<F>, host: &mut PanelHost, 
         _ => "door: book now failed: the store did not take it",
     };
     diag::text(what);
+}
+
+/// The door room's free time in `hour` from the grid step under way at `minute` to the next
+/// booking, if no booking is under way then (the face says "free" or "free until").
+fn free_part(store: &mut impl Store, minute: booking::Minute, hour: Span) -> Option<Span> {
+    let room = FLOOR.rooms.get(DOOR_ROOM)?;
+    let grid = booking::Minute::from(FLOOR.grid.max(1));
+    let from = minute - booking::wall(FLOOR.zone, minute) % grid;
+    // The flash store answers on the first poll.
+    let next = poll_once(store.next_in_room(room.id, from))?.ok()?;
+    let until = match next {
+        Some(b) if b.new.span.start <= from => return None,
+        Some(b) => b.new.span.start.min(hour.end),
+        None => hour.end,
+    };
+    Span::new(from, until)
 }
 
 /// The door room's booking under way at `minute`, if any.
