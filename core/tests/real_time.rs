@@ -207,21 +207,26 @@ fn the_minutes_of_today_that_have_passed_are_refused_and_the_next_grid_start_nam
     assert!(text(&r).contains("clock is not set"), "{r}");
 }
 
-#[test]
-fn a_floor_with_opening_hours_books_only_within_them() {
+/// A client of a floor open from `open` to `close` o'clock.
+fn open_from(open: u16, close: u16) -> Client {
     let floor = Floor {
-        open: Some((TimeOfDay(7 * 60), TimeOfDay(20 * 60))),
+        open: Some((TimeOfDay(open * 60), TimeOfDay(close * 60))),
         ..DEFAULT_FLOOR
     };
     let keys = KeyRing::new(Key::new(1, &[0x42; 32]).unwrap());
-    let mut c = Client {
+    Client {
         engine: Engine::new(
             BookingApp::new(floor, MemStore::new(), INFO),
             keys,
             Config::default(),
         ),
         ..Client::default()
-    };
+    }
+}
+
+#[test]
+fn a_floor_with_opening_hours_books_only_within_them() {
+    let mut c = open_from(7, 20);
     let at = |start: &str, minutes: u16| json!({"day": "2026-09-24", "start": start, "minutes": minutes, "room_id": "nook"});
     for (start, minutes) in [("6:30", 60), ("19:30", 60), ("0", 30)] {
         let r = book(&mut c, at(start, minutes));
@@ -249,19 +254,7 @@ fn a_floor_with_opening_hours_books_only_within_them() {
 
 #[test]
 fn a_taken_room_offers_other_starts_only_within_the_opening_hours() {
-    let floor = Floor {
-        open: Some((TimeOfDay(8 * 60), TimeOfDay(18 * 60))),
-        ..DEFAULT_FLOOR
-    };
-    let keys = KeyRing::new(Key::new(1, &[0x42; 32]).unwrap());
-    let mut c = Client {
-        engine: Engine::new(
-            BookingApp::new(floor, MemStore::new(), INFO),
-            keys,
-            Config::default(),
-        ),
-        ..Client::default()
-    };
+    let mut c = open_from(8, 18);
     let at = |start: &str| json!({"day": "2026-09-24", "start": start, "room_id": "nook"});
     for (taken, want) in [
         ("8", ["@09:00", "@09:15", "@09:30"]),
