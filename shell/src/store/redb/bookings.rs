@@ -63,12 +63,14 @@ impl Store for RedbBookings {
         self.fence.queued_behind_earlier();
         let (new, by) = (new.clone(), *by);
         let tell = |made: &Result<Commit, StoreError>, _: &RedbStore| {
-            metrics().committed(made);
             made.as_ref().map_or(vec![], changes::of_commit)
         };
-        self.committer
+        let made = self
+            .committer
             .write(move |t| t.book(&new, &by), tell)
-            .await?
+            .await?;
+        metrics().committed(&made);
+        made
     }
 
     async fn cancel(&mut self, id: BookingId, by: &Actor) -> Result<Option<Booking>, StoreError> {
