@@ -8,7 +8,12 @@ scripts/caldav-peer.sh) against a throwaway Radicale.
         UTC as a plain calendar client would; prints {"added": UID}
     caldav_client.py delete BASE USER PASSWORD ROOM UID
         deletes the event with that UID; prints {"deleted": UID}
+    caldav_client.py retitle BASE USER PASSWORD ROOM UID SUMMARY
+        rewrites the event's SUMMARY, every other property kept, as a calendar app's edit does;
+        prints {"retitled": UID}
 """
+
+import re
 
 import json
 import sys
@@ -53,6 +58,12 @@ def main():
                 summary=summary,
             )
             print(json.dumps({"added": uid}))
+        elif cmd == "retitle":
+            uid, summary = rest
+            ev = cal.event_by_uid(uid)
+            ev.data = re.sub(r"(?m)^SUMMARY:.*$", lambda _: "SUMMARY:" + summary, ev.data)
+            ev.save()
+            print(json.dumps({"retitled": uid}))
         elif cmd == "delete":
             (uid,) = rest
             cal.event_by_uid(uid).delete()

@@ -195,6 +195,33 @@ fn a_cancelled_booking_leaves_the_collection() {
     assert!(find(&radicale.events("nook"), &uid_of(&keep)).is_some());
 }
 
+/// (7) An event of redmark's retitled in a calendar app (its marker kept, as apps keep unknown
+/// properties) is written back as its booking says: redmark is the authority for its rooms.
+#[test]
+fn an_event_of_ours_edited_in_a_calendar_is_written_back() {
+    let Some(py) = python() else { return };
+    let dir = TempDir::new("caldav-edit");
+    let radicale = Radicale::start(&py, dir.path());
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let s = serve(&data, &radicale, &[]);
+    let id = booked_in(
+        &book(s.http[0], "nook", &day(5), "11:00", 30, "Retro"),
+        "nook",
+    )
+    .unwrap();
+    let summary = |want: &str| {
+        let events = radicale.events("nook");
+        let ev = find(&events, &uid_of(&id))?;
+        (ev["summary"] == want).then(|| ev["uid"].as_str().unwrap_or_default().to_owned())
+    };
+    let uid = until(SYNCED_WITHIN, || summary("Retro"))
+        .unwrap_or_else(|| panic!("not written: {}", s.stderr()));
+    radicale.retitle("nook", &uid, "Hijacked");
+    until(SYNCED_WITHIN, || summary("Retro"))
+        .unwrap_or_else(|| panic!("the edit stayed: {}", s.stderr()));
+}
+
 /// `redmark serve --help` explains the flags; a credentials file others may read, or a URL
 /// that is not HTTP, is refused at start with the reason and without the password (no
 /// server needed).

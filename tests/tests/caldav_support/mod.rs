@@ -158,6 +158,16 @@ impl Radicale {
         );
     }
 
+    /// Rewrites event `uid`'s SUMMARY with the client, every other property kept.
+    pub fn retitle(&self, room: &str, uid: &str, summary: &str) {
+        let url = self.url();
+        run_python(
+            &self.py,
+            "caldav_client.py",
+            &["retitle", &url, USER, PASSWORD, room, uid, summary],
+        );
+    }
+
     /// Deletes event `uid` with the client.
     pub fn delete(&self, room: &str, uid: &str) {
         let url = self.url();

@@ -33,9 +33,14 @@ pub struct Ours<'a> {
 /// The state an event of ours says (`X-REDMARK-STATE`): a digest of what it shows, so a
 /// changed booking (moved end, new title) is written again and an unchanged one is not.
 pub fn state(b: &Booking, summary: &str) -> String {
+    digest(b.new.span, summary)
+}
+
+/// The state of an event showing `span` titled `summary`.
+fn digest(span: Span, summary: &str) -> String {
     let d = Sha256::new()
-        .chain_update(b.new.span.start.to_be_bytes())
-        .chain_update(b.new.span.end.to_be_bytes())
+        .chain_update(span.start.to_be_bytes())
+        .chain_update(span.end.to_be_bytes())
         .chain_update(summary.as_bytes())
         .finalize();
     hex::encode(&d[..8])
@@ -108,8 +113,16 @@ pub fn read(text: &str, tag: &str, floor: &TimeZone) -> Kind {
         return Kind::Unreadable("no UID".into());
     };
     if let Some(id) = our_id(uid, tag) {
-        let state = value(ev, "X-REDMARK-STATE").map(str::to_owned);
-        return Kind::Ours { id, state };
+        // Its state while it still shows it: one a calendar user moved, retitled or cancelled
+        // (keeping the marker, as clients keep unknown properties) is written again.
+        let said = value(ev, "X-REDMARK-STATE").filter(|said| {
+            let summary = value(ev, "SUMMARY").map(unescape).unwrap_or_default();
+            !off(ev) && span(ev, floor).is_ok_and(|s| digest(s, &summary) == *said)
+        });
+        return Kind::Ours {
+            id,
+            state: said.map(str::to_owned),
+        };
     }
     if cal
         .events
@@ -123,14 +136,19 @@ pub fn read(text: &str, tag: &str, floor: &TimeZone) -> Kind {
             uid: uid.to_owned(),
             span,
             title: value(ev, "SUMMARY").map(unescape).unwrap_or_default(),
-            cancelled: value(ev, "STATUS").is_some_and(|s| s.eq_ignore_ascii_case("CANCELLED"))
-                || value(ev, "TRANSP").is_some_and(|s| s.eq_ignore_ascii_case("TRANSPARENT")),
+            cancelled: off(ev),
             sequence: value(ev, "SEQUENCE")
                 .and_then(|s| s.trim().parse().ok())
                 .unwrap_or(0),
         }),
         Err(why) => Kind::Unreadable(why.into()),
     }
+}
+
+/// Whether `ev` holds no time: cancelled, or marked free (transparent).
+fn off(ev: &IcalEvent) -> bool {
+    value(ev, "STATUS").is_some_and(|s| s.eq_ignore_ascii_case("CANCELLED"))
+        || value(ev, "TRANSP").is_some_and(|s| s.eq_ignore_ascii_case("TRANSPARENT"))
 }
 
 /// The first property `name` of `ev`.
@@ -372,11 +390,12 @@ mod tests {
             "t1",
             &berlin(),
         );
+        // Ours by its UID; its marker is not what it shows, so it has no state (written again).
         assert_eq!(
             k,
             Kind::Ours {
                 id: 12,
-                state: Some("ab".into())
+                state: None
             }
         );
         // Another server's tag: someone else's.
@@ -539,5 +558,20 @@ mod tests {
             }
         );
         assert_ne!(state(&b, "Review"), state(&b, "Busy"));
+        // Moved, retitled or cancelled in a calendar app (the marker kept): no state, so the
+        // plan writes it again.
+        for (from, to) in [
+            (
+                "DTSTART;TZID=Europe/Berlin:20261207T100000",
+                "DTSTART;TZID=Europe/Berlin:20261207T090000",
+            ),
+            ("SUMMARY:Review", "SUMMARY:Moved"),
+            ("STATUS:CONFIRMED", "STATUS:CANCELLED"),
+        ] {
+            let edited = text.replace(from, to);
+            assert_ne!(edited, text, "{from}");
+            let read = read(&edited, "t", &tz);
+            assert_eq!(read, Kind::Ours { id: 3, state: None }, "{to}");
+        }
     }
 }

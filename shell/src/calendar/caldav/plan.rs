@@ -23,7 +23,8 @@ pub enum Kind {
     Ours {
         /// The booking.
         id: BookingId,
-        /// What it said of the booking when written.
+        /// What it said of the booking when written, while it still shows that (none: edited
+        /// since, or no marker).
         state: Option<String>,
     },
     /// One someone else wrote.
