@@ -121,7 +121,15 @@ function makeAsker() {
 
 // ---- calling tools ------------------------------------------------------------------------
 
+/** Whether a call is under way (its question may be open): one at a time. */
+let calling = false;
+
 async function runTool(name, args) {
+  if (calling) {
+    say('A call is still open: answer or cancel its question first.');
+    return;
+  }
+  calling = true;
   const back = document.activeElement;
   document.body.setAttribute('aria-busy', 'true');
   $('call').disabled = true;
@@ -135,16 +143,20 @@ async function runTool(name, args) {
     $('ask-forms').replaceChildren();
     fail(e);
   } finally {
+    calling = false;
     document.body.removeAttribute('aria-busy');
     $('call').disabled = false;
+    // The control used, else (a grid redrawn without it) the result's heading.
+    const heading = $('result').querySelector('h3');
     if (back && back.isConnected && !back.disabled) back.focus();
+    else if (heading) heading.focus();
   }
 }
 
 function show(name, result) {
   const text = resultText(result) || '(no text)';
   const out = $('result');
-  out.replaceChildren(el('h3', { text: `${name}: ${result.isError ? 'the tool reported an error' : 'done'}` }),
+  out.replaceChildren(el('h3', { tabindex: '-1', text: `${name}: ${result.isError ? 'the tool reported an error' : 'done'}` }),
     el('p', { class: result.isError ? 'error-text' : '', text }));
   if (result.structuredContent) {
     out.append(el('details', {}, el('summary', { text: 'structuredContent' }),

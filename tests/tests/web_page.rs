@@ -186,6 +186,14 @@ fn book_pick_mark_decline_cancel_and_a_second_tab() {
         json!([]),
     );
     assert_eq!(checked, true, "the default (true) is prefilled");
+    // Another call while the question is open waits its turn: the question stays.
+    b.click(&b.find("td[data-room=atrium][data-start='12:00'] button"));
+    let said = b.text(&b.find("#status"));
+    assert_eq!(
+        said,
+        "A call is still open: answer or cancel its question first."
+    );
+    assert!(b.text(&b.find("#ask")).contains("Cancel bk_1"));
     b.click(&b.find("#ask button[data-action=accept]"));
     wait_says(
         &b,
@@ -204,6 +212,12 @@ fn book_pick_mark_decline_cancel_and_a_second_tab() {
     );
     wait_cell(&b, "atrium", "12:00", "own");
     assert_eq!(free_rooms(addr, 12), ["studio-b", "nook"]);
+    // The cell pressed is redrawn away: the focus is on the result's heading, not lost.
+    let focused = b.js(
+        "return document.activeElement === document.querySelector('#result h3')",
+        json!([]),
+    );
+    assert_eq!(focused, true, "the focus after a grid booking");
 
     // A phone's width: nothing wider than the screen.
     b.resize(390, 844);
