@@ -69,7 +69,9 @@ pub fn keyed(
 /// this server as the request's `Host` names it (`http` on loopback, else `https`).
 #[derive(Clone, Copy)]
 pub struct Base<'a> {
+    /// `--resource`'s origin, when the server has one (`scheme://authority`).
     pub public: Option<&'a str>,
+    /// Whether the listener is on loopback (then `http`).
     pub loopback: bool,
 }
 
