@@ -223,12 +223,6 @@ pub(crate) fn serve<U: Read + Write, F: embedded_storage::nor_flash::MultiwriteN
                     entropy: host.entropy(),
                     access: redmark_core::Access::USER,
                 };
-                // Past meetings forgotten with a trusted time, once a minute, before a request.
-                let minute = wall::is_set().then_some(cx.now).and_then(redmark_core::booking::minute_of);
-                if let Some(m) = minute.filter(|&m| forgot_at != Some(m)) {
-                    crate::forget_past(engine.app_mut().0.store_mut(), m);
-                    forgot_at = Some(m);
-                }
                 let handled = engine.handle_line(line, &cx, out);
                 if let Some(note) = handled.note {
                     host.note(note);
@@ -245,6 +239,13 @@ pub(crate) fn serve<U: Read + Write, F: embedded_storage::nor_flash::MultiwriteN
                     || uart.flush().is_err())
             {
                 diag::fail();
+            }
+            // Past meetings forgotten with a trusted time, once a minute, after an answer is
+            // sent (a pass over the store, kept out of the answer's time).
+            let minute = wall::is_set().then(|| host.now()).and_then(redmark_core::booking::minute_of);
+            if let Some(m) = minute.filter(|&m| forgot_at != Some(m)) {
+                crate::forget_past(engine.app_mut().0.store_mut(), m);
+                forgot_at = Some(m);
             }
         }
     }
